@@ -1,0 +1,1 @@
+//! Analyses that read the linked model.

@@ -1,0 +1,229 @@
+//! Low-level JSON scanning over a byte buffer that may end mid-value.
+//!
+//! Every function takes a position and returns the position after what it read, or
+//! [`Stop::Incomplete`] when the buffer ends first (the caller waits for more bytes and
+//! retries), or [`Stop::Bad`] for text that is not JSON. Nothing recurses: nesting depth
+//! is a counter, so a 100,000-deep array cannot overflow the stack.
+
+use std::borrow::Cow;
+
+/// Why a scan stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The buffer ended before the value did.
+    Incomplete,
+    /// Not valid JSON at this position (relative to the buffer).
+    Bad(&'static str, usize),
+}
+
+/// Result of a scan step.
+pub type Step<T> = Result<T, Stop>;
+
+/// Skips JSON whitespace (and a UTF-8 byte order mark at the very start).
+#[inline]
+pub fn skip_ws(buf: &[u8], mut pos: usize) -> usize {
+    while pos < buf.len() {
+        match buf[pos] {
+            b' ' | b'\n' | b'\r' | b'\t' => pos += 1,
+            _ => break,
+        }
+    }
+    pos
+}
+
+/// Requires byte `want` at `pos` (after whitespace); returns the position after it.
+#[inline]
+pub fn expect(buf: &[u8], pos: usize, want: u8, what: &'static str) -> Step<usize> {
+    let pos = skip_ws(buf, pos);
+    match buf.get(pos) {
+        None => Err(Stop::Incomplete),
+        Some(&b) if b == want => Ok(pos + 1),
+        Some(_) => Err(Stop::Bad(what, pos)),
+    }
+}
+
+/// Finds the end of a string whose opening quote is at `pos`. Returns (end position after the
+/// closing quote, whether it contains escapes).
+#[inline]
+pub fn string_end(buf: &[u8], pos: usize) -> Step<(usize, bool)> {
+    debug_assert_eq!(buf[pos], b'"');
+    let mut i = pos + 1;
+    let mut escaped = false;
+    loop {
+        match memchr::memchr2(b'"', b'\\', &buf[i..]) {
+            None => return Err(Stop::Incomplete),
+            Some(off) => {
+                let at = i + off;
+                if buf[at] == b'"' {
+                    return Ok((at + 1, escaped));
+                }
+                escaped = true;
+                if at + 1 >= buf.len() {
+                    return Err(Stop::Incomplete);
+                }
+                i = at + 2;
+            }
+        }
+    }
+}
+
+/// Reads a string at `pos` (which must be a quote). Returns its text and the end position.
+pub fn string<'a>(buf: &'a [u8], pos: usize) -> Step<(Cow<'a, str>, usize)> {
+    if buf.get(pos) != Some(&b'"') {
+        return if pos >= buf.len() { Err(Stop::Incomplete) } else { Err(Stop::Bad("expected a string", pos)) };
+    }
+    let (end, escaped) = string_end(buf, pos)?;
+    let raw = &buf[pos + 1..end - 1];
+    let text = if escaped { Cow::Owned(unescape(raw).ok_or(Stop::Bad("bad escape in string", pos))?) } else { utf8(raw) };
+    Ok((text, end))
+}
+
+fn utf8(raw: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(raw) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(raw),
+    }
+}
+
+fn unescape(raw: &[u8]) -> Option<String> {
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let e = *raw.get(i + 1)?;
+        i += 2;
+        match e {
+            b'"' => out.push(b'"'),
+            b'\\' => out.push(b'\\'),
+            b'/' => out.push(b'/'),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'u' => {
+                let hi = hex4(raw.get(i..i + 4)?)?;
+                i += 4;
+                let c = if (0xD800..0xDC00).contains(&hi) && raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                    let lo = hex4(raw.get(i + 2..i + 6)?)?;
+                    i += 6;
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF))
+                } else {
+                    char::from_u32(hi)
+                };
+                let mut tmp = [0u8; 4];
+                out.extend_from_slice(c.unwrap_or('\u{FFFD}').encode_utf8(&mut tmp).as_bytes());
+            }
+            _ => return None,
+        }
+    }
+    Some(match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// Byte classes for the value skipper.
+const fn class_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = 1;
+    t[b'{' as usize] = 2;
+    t[b'[' as usize] = 2;
+    t[b'}' as usize] = 3;
+    t[b']' as usize] = 3;
+    t
+}
+static CLASS: [u8; 256] = class_table();
+
+/// Finds the end of the scalar (number, true, false, null) starting at `pos`.
+#[inline]
+pub fn scalar_end(buf: &[u8], pos: usize) -> Step<usize> {
+    let mut i = pos;
+    while i < buf.len() {
+        match buf[i] {
+            b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t' => {
+                return if i == pos { Err(Stop::Bad("expected a value", pos)) } else { Ok(i) };
+            }
+            b'"' | b'{' | b'[' | b':' => return Err(Stop::Bad("unexpected character in a value", i)),
+            _ => i += 1,
+        }
+    }
+    Err(Stop::Incomplete)
+}
+
+/// Skips one JSON value starting at `pos` (after whitespace). Returns the position after it.
+/// Containers are skipped by counting brackets (outside strings), iteratively.
+pub fn skip_value(buf: &[u8], pos: usize) -> Step<usize> {
+    let pos = skip_ws(buf, pos);
+    let Some(&first) = buf.get(pos) else { return Err(Stop::Incomplete) };
+    match first {
+        b'"' => Ok(string_end(buf, pos)?.0),
+        b'{' | b'[' => {
+            let mut depth: usize = 0;
+            let mut i = pos;
+            while i < buf.len() {
+                match CLASS[buf[i] as usize] {
+                    0 => i += 1,
+                    1 => i = string_end(buf, i)?.0,
+                    2 => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    _ => {
+                        depth -= 1;
+                        i += 1;
+                        if depth == 0 {
+                            return Ok(i);
+                        }
+                    }
+                }
+            }
+            Err(Stop::Incomplete)
+        }
+        b'}' | b']' | b',' | b':' => Err(Stop::Bad("expected a value", pos)),
+        _ => scalar_end(buf, pos),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_nested_values_and_strings_with_brackets() {
+        let s = br#"{"a": [1, "]}", {"b": "\"}"}], "c": null} tail"#;
+        let end = skip_value(s, 0).unwrap();
+        assert_eq!(&s[end..], b" tail");
+    }
+
+    #[test]
+    fn incomplete_values_ask_for_more() {
+        assert_eq!(skip_value(br#"{"a": [1, 2"#, 0), Err(Stop::Incomplete));
+        assert_eq!(skip_value(br#""abc"#, 0), Err(Stop::Incomplete));
+        assert_eq!(skip_value(b"123", 0), Err(Stop::Incomplete));
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let mut s = vec![b'['; 100_000];
+        s.extend(std::iter::repeat(b']').take(100_000));
+        assert_eq!(skip_value(&s, 0), Ok(200_000));
+    }
+
+    #[test]
+    fn unescapes_strings() {
+        let (t, end) = string(br#""a\u003cb\n\ud83d\ude00" "#, 0).unwrap();
+        assert_eq!(t, "a<b\n😀");
+        assert_eq!(end, 24);
+    }
+}

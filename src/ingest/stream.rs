@@ -1,0 +1,215 @@
+//! Finds the events of a Trace Event Format document as its text arrives in pieces.
+//!
+//! Accepts the object form `{"traceEvents": [...], "deviceProperties": ..., ...}` and the bare
+//! array form `[...]`. Only the unparsed tail of the text is buffered; each complete event is
+//! handed to an [`EventSink`] and forgotten.
+
+use super::event::{parse_event, RawEvent};
+use super::scan::{self, skip_ws, Step, Stop};
+use crate::error::{Error, Result};
+
+/// Receives what the stream finds.
+pub trait EventSink {
+    /// One event; `index` is its position in the event array, `offset` its byte offset.
+    fn event(&mut self, ev: RawEvent<'_>, index: u64, offset: u64);
+    /// A top-level key other than `traceEvents`, with its (small) value.
+    fn header(&mut self, key: &str, value: serde_json::Value);
+    /// An element of the event array that is not an object.
+    fn not_an_object(&mut self, index: u64, offset: u64);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    ObjectKey { first: bool },
+    Events { first: bool, bare: bool },
+    Done,
+}
+
+/// Top-level values larger than this (other than `traceEvents`) are skipped, not decoded.
+const MAX_HEADER_VALUE: usize = 64 << 20;
+
+/// The incremental document reader.
+#[derive(Debug)]
+pub struct JsonStream {
+    buf: Vec<u8>,
+    /// Absolute offset of `buf[0]` in the whole text.
+    base: u64,
+    state: State,
+    events: u64,
+    saw_trace_events: bool,
+    object_form: bool,
+}
+
+impl Default for JsonStream {
+    fn default() -> Self {
+        JsonStream { buf: Vec::new(), base: 0, state: State::Start, events: 0, saw_trace_events: false, object_form: false }
+    }
+}
+
+impl JsonStream {
+    /// Number of events seen so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// True if the document was the object form.
+    pub fn object_form(&self) -> bool {
+        self.object_form
+    }
+
+    /// Feeds the next piece of text.
+    pub fn feed(&mut self, data: &[u8], sink: &mut dyn EventSink) -> Result<()> {
+        if self.buf.is_empty() {
+            // Parse straight from the caller's slice; keep only the unparsed tail.
+            let used = self.run(data, sink)?;
+            self.buf.extend_from_slice(&data[used..]);
+            self.base += used as u64;
+        } else {
+            self.buf.extend_from_slice(data);
+            let buf = std::mem::take(&mut self.buf);
+            let used = self.run(&buf, sink);
+            self.buf = buf;
+            let used = used?;
+            self.buf.drain(..used);
+            self.base += used as u64;
+        }
+        Ok(())
+    }
+
+    /// Ends the document: errors if it stopped early.
+    pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<()> {
+        if !self.buf.is_empty() {
+            let buf = std::mem::take(&mut self.buf);
+            let used = self.run(&buf, sink)?;
+            self.buf = buf[used..].to_vec();
+        }
+        let at = self.base + self.buf.len() as u64;
+        match self.state {
+            State::Done => Ok(()),
+            State::Start => Err(Error::new("empty input: no JSON text")),
+            State::ObjectKey { .. } => Err(Error::at("truncated JSON: the input ends inside the top-level object", at)),
+            State::Events { .. } => Err(Error::at(
+                format!("truncated JSON: the input ends inside traceEvents after {} complete events", self.events),
+                at,
+            )
+            .in_event(self.events)),
+        }
+    }
+
+    /// Whether a `traceEvents` array was found (object form) — a JSON object without one is not a trace.
+    pub fn saw_trace_events(&self) -> bool {
+        self.saw_trace_events
+    }
+
+    fn bad(&self, what: &str, pos: usize) -> Error {
+        let mut e = Error::at(format!("not a valid trace JSON: {what}"), self.base + pos as u64);
+        if matches!(self.state, State::Events { .. }) {
+            e = e.in_event(self.events);
+        }
+        e
+    }
+
+    /// Parses as much of `buf` as possible; returns how many bytes were consumed.
+    fn run(&mut self, buf: &[u8], sink: &mut dyn EventSink) -> Result<usize> {
+        let mut pos = 0;
+        loop {
+            match self.step(buf, pos, sink) {
+                Ok(Some(next)) => pos = next,
+                Ok(None) => return Ok(pos),
+                Err(Stop::Incomplete) => return Ok(pos),
+                Err(Stop::Bad(what, at)) => return Err(self.bad(what, at)),
+            }
+        }
+    }
+
+    /// One atomic step. `Ok(None)` means nothing more can be done with this buffer.
+    fn step(&mut self, buf: &[u8], pos: usize, sink: &mut dyn EventSink) -> Step<Option<usize>> {
+        let mut i = skip_ws(buf, pos);
+        if self.state == State::Start && buf[i..].starts_with(b"\xEF\xBB\xBF") {
+            i += 3;
+            i = skip_ws(buf, i);
+        }
+        if i >= buf.len() {
+            return Ok(if i > pos { Some(i) } else { None });
+        }
+        match self.state {
+            State::Start => match buf[i] {
+                b'{' => {
+                    self.object_form = true;
+                    self.state = State::ObjectKey { first: true };
+                    Ok(Some(i + 1))
+                }
+                b'[' => {
+                    self.state = State::Events { first: true, bare: true };
+                    Ok(Some(i + 1))
+                }
+                _ => Err(Stop::Bad("the input is not JSON (expected '{' or '[' at the start)", i)),
+            },
+            State::ObjectKey { first } => {
+                if buf[i] == b'}' {
+                    self.state = State::Done;
+                    return Ok(Some(i + 1));
+                }
+                if !first {
+                    if buf[i] != b',' {
+                        return Err(Stop::Bad("expected ',' or '}' between top-level keys", i));
+                    }
+                    i = skip_ws(buf, i + 1);
+                }
+                let (key, after) = scan::string(buf, i)?;
+                let v = scan::expect(buf, after, b':', "expected ':' after a top-level key")?;
+                let v = skip_ws(buf, v);
+                if v >= buf.len() {
+                    return Err(Stop::Incomplete);
+                }
+                if key == "traceEvents" {
+                    if buf[v] != b'[' {
+                        return Err(Stop::Bad("traceEvents is not an array", v));
+                    }
+                    self.saw_trace_events = true;
+                    self.state = State::Events { first: true, bare: false };
+                    return Ok(Some(v + 1));
+                }
+                let end = scan::skip_value(buf, v)?;
+                if end - v <= MAX_HEADER_VALUE {
+                    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf[v..end]) {
+                        sink.header(&key, value);
+                    }
+                }
+                self.state = State::ObjectKey { first: false };
+                Ok(Some(end))
+            }
+            State::Events { first, bare } => {
+                if buf[i] == b']' {
+                    self.state = if bare { State::Done } else { State::ObjectKey { first: false } };
+                    return Ok(Some(i + 1));
+                }
+                if !first {
+                    if buf[i] != b',' {
+                        return Err(Stop::Bad("expected ',' or ']' between events", i));
+                    }
+                    i = skip_ws(buf, i + 1);
+                    if i >= buf.len() {
+                        return Err(Stop::Incomplete);
+                    }
+                }
+                let index = self.events;
+                let offset = self.base + i as u64;
+                let end = if buf[i] == b'{' {
+                    let (ev, end) = parse_event(buf, i)?;
+                    sink.event(ev, index, offset);
+                    end
+                } else {
+                    let end = scan::skip_value(buf, i)?;
+                    sink.not_an_object(index, offset);
+                    end
+                };
+                self.events += 1;
+                self.state = State::Events { first: false, bare };
+                Ok(Some(end))
+            }
+            State::Done => Err(Stop::Bad("unexpected text after the end of the JSON document", i)),
+        }
+    }
+}

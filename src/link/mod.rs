@@ -1,0 +1,152 @@
+//! Links the model: GPU events ↔ runtime launches ↔ CPU ops, and CPU ranges into trees.
+//!
+//! - GPU event → launch: by `correlation`; failing that, by the `ac2g` flow whose finish sits
+//!   on the GPU event and whose start sits on a runtime call. A graph launch shares its
+//!   correlation with every kernel it replays, so all of them link to it.
+//! - CPU ranges → parent: time nesting per thread (innermost enclosing range).
+//! - Launch → CPU op: the innermost enclosing range of kind `cpu_op` on the same thread,
+//!   and the innermost python frame.
+//! - GPU event → CPU op: its launch's op; failing that, the `cpu_op` with the same `External id`.
+
+use crate::model::{OpKind, Trace, NONE};
+use std::collections::HashMap;
+
+/// Fills every link column of `trace`.
+pub fn link(trace: &mut Trace) {
+    nest_ranges_and_launches(trace);
+    link_gpu_to_launches(trace);
+    link_gpu_to_ops(trace);
+}
+
+fn link_gpu_to_launches(trace: &mut Trace) {
+    let l = &trace.launches;
+    let mut by_corr: HashMap<i64, u32> = HashMap::with_capacity(l.len());
+    for i in 0..l.len() {
+        if l.correlation[i] >= 0 {
+            by_corr.entry(l.correlation[i]).or_insert(i as u32);
+        }
+    }
+    let g = &mut trace.gpu;
+    let mut missing = Vec::new();
+    for i in 0..g.len() {
+        match by_corr.get(&g.correlation[i]) {
+            Some(&li) if g.correlation[i] >= 0 => g.launch[i] = li,
+            _ => missing.push(i),
+        }
+    }
+    if missing.is_empty() || trace.flow_finishes.is_empty() {
+        return;
+    }
+    // Flow fallback: finish (stream, ts) → id → start (pid, tid, ts) → launch on that thread.
+    let finishes: HashMap<(i64, i64), i64> = trace.flow_finishes.iter().map(|f| ((f.tid, f.ts), f.id)).collect();
+    let starts: HashMap<i64, (i64, i64, i64)> = trace.flow_starts.iter().map(|s| (s.id, (s.pid, s.tid, s.ts))).collect();
+    let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::new();
+    for i in 0..l.len() {
+        let t = &trace.threads[l.thread[i] as usize];
+        launch_at.insert((t.pid, t.tid, l.ts[i]), i as u32);
+    }
+    for i in missing {
+        let key = (g.stream[i] as i64, g.ts[i]);
+        if let Some(start) = finishes.get(&key).and_then(|id| starts.get(id)) {
+            if let Some(&li) = launch_at.get(start) {
+                g.launch[i] = li;
+            }
+        }
+    }
+}
+
+fn link_gpu_to_ops(trace: &mut Trace) {
+    let ops = &trace.ops;
+    let mut by_external: HashMap<i64, u32> = HashMap::new();
+    for i in 0..ops.len() {
+        if ops.kind[i] == OpKind::CpuOp && ops.external_id[i] >= 0 {
+            by_external.entry(ops.external_id[i]).or_insert(i as u32);
+        }
+    }
+    let g = &mut trace.gpu;
+    for i in 0..g.len() {
+        let li = g.launch[i];
+        let via_launch = if li != NONE { trace.launches.cpu_op[li as usize] } else { NONE };
+        g.cpu_op[i] = if via_launch != NONE {
+            via_launch
+        } else if li != NONE && trace.launches.is_graph[li as usize] {
+            NONE
+        } else {
+            by_external.get(&g.external_id[i]).copied().unwrap_or(NONE)
+        };
+    }
+}
+
+/// One pass per thread over ranges and launches in time order with a stack of open ranges.
+fn nest_ranges_and_launches(trace: &mut Trace) {
+    let nthreads = trace.threads.len();
+    let mut ops_by_thread: Vec<Vec<u32>> = vec![Vec::new(); nthreads];
+    let mut launches_by_thread: Vec<Vec<u32>> = vec![Vec::new(); nthreads];
+    for i in 0..trace.ops.len() {
+        ops_by_thread[trace.ops.thread[i] as usize].push(i as u32);
+    }
+    for i in 0..trace.launches.len() {
+        launches_by_thread[trace.launches.thread[i] as usize].push(i as u32);
+    }
+    let ops = &mut trace.ops;
+    let launches = &mut trace.launches;
+    let mut stack: Vec<u32> = Vec::new();
+    for t in 0..nthreads {
+        let mut list = std::mem::take(&mut ops_by_thread[t]);
+        // Outer ranges first: earlier start, then longer duration.
+        list.sort_unstable_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            ops.ts[a].cmp(&ops.ts[b]).then(ops.dur[b].cmp(&ops.dur[a])).then(a.cmp(&b))
+        });
+        let mut lis = std::mem::take(&mut launches_by_thread[t]);
+        lis.sort_unstable_by_key(|&i| (launches.ts[i as usize], i));
+        stack.clear();
+        let mut li = 0;
+        for &o in &list {
+            let o = o as usize;
+            // Launches that start before this range are resolved against the current stack.
+            while li < lis.len() && launches.ts[lis[li] as usize] < ops.ts[o] {
+                attach_launch(ops, launches, &mut stack, lis[li] as usize);
+                li += 1;
+            }
+            let (start, end) = (ops.ts[o], ops.ts[o] + ops.dur[o]);
+            while let Some(&top) = stack.last() {
+                let top_end = ops.ts[top as usize] + ops.dur[top as usize];
+                // Pop ranges that ended, and ranges this one outlives (partial overlap → sibling).
+                if top_end <= start || top_end < end {
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            ops.parent[o] = stack.last().copied().unwrap_or(NONE);
+            stack.push(o as u32);
+        }
+        while li < lis.len() {
+            attach_launch(ops, launches, &mut stack, lis[li] as usize);
+            li += 1;
+        }
+    }
+}
+
+fn attach_launch(ops: &crate::model::CpuOps, launches: &mut crate::model::Launches, stack: &mut Vec<u32>, l: usize) {
+    let ts = launches.ts[l];
+    while let Some(&top) = stack.last() {
+        if ops.ts[top as usize] + ops.dur[top as usize] < ts {
+            stack.pop();
+        } else {
+            break;
+        }
+    }
+    for &o in stack.iter().rev() {
+        let o = o as usize;
+        match ops.kind[o] {
+            OpKind::CpuOp if launches.cpu_op[l] == NONE => launches.cpu_op[l] = o as u32,
+            OpKind::PythonFunction if launches.python[l] == NONE => launches.python[l] = o as u32,
+            _ => {}
+        }
+        if launches.cpu_op[l] != NONE && launches.python[l] != NONE {
+            break;
+        }
+    }
+}

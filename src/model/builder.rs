@@ -1,0 +1,254 @@
+//! Builds the columnar [`Trace`] from decoded events.
+
+use super::*;
+use crate::ingest::{EventSink, Field, Id, RawEvent};
+use std::collections::HashMap;
+
+/// Collects events into a [`Trace`]; the ingest layer drives it through [`EventSink`].
+#[derive(Default)]
+pub struct TraceBuilder {
+    trace: Trace,
+    threads: HashMap<(i64, i64), u32>,
+    process_names: HashMap<i64, NameId>,
+    thread_names: HashMap<(i64, i64), NameId>,
+}
+
+/// What an event becomes in the model.
+enum Dest {
+    Gpu(GpuKind),
+    Op(OpKind),
+    Launch,
+    GpuAnnotation,
+    Ignore,
+}
+
+fn dest_of_x(cat: &str) -> Dest {
+    match cat {
+        "kernel" | "Kernel" => Dest::Gpu(GpuKind::Kernel),
+        "gpu_memcpy" | "Memcpy" => Dest::Gpu(GpuKind::Memcpy),
+        "gpu_memset" | "Memset" => Dest::Gpu(GpuKind::Memset),
+        "cpu_op" | "Operator" | "operator" => Dest::Op(OpKind::CpuOp),
+        "user_annotation" => Dest::Op(OpKind::UserAnnotation),
+        "python_function" => Dest::Op(OpKind::PythonFunction),
+        "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver" | "hip_runtime" | "hip_driver" | "runtime" => Dest::Launch,
+        "gpu_user_annotation" => Dest::GpuAnnotation,
+        _ => Dest::Ignore,
+    }
+}
+
+impl TraceBuilder {
+    fn id_value(&mut self, id: &Id<'_>) -> i64 {
+        match id {
+            Id::Num(n) => *n,
+            Id::Missing => -1,
+            Id::Text(t) => -2 - self.trace.names.intern(t) as i64,
+        }
+    }
+
+    fn thread(&mut self, pid: i64, tid: i64) -> u32 {
+        let next = self.trace.threads.len() as u32;
+        *self.threads.entry((pid, tid)).or_insert_with(|| {
+            self.trace.threads.push(ThreadInfo { pid, tid, process_name: NO_NAME, thread_name: NO_NAME });
+            next
+        })
+    }
+
+    fn intern_raw(&mut self, raw: Option<&[u8]>) -> NameId {
+        match raw {
+            None => NO_NAME,
+            Some(b) => match std::str::from_utf8(b) {
+                Ok(s) => self.trace.names.intern(s),
+                Err(_) => self.trace.names.intern(&String::from_utf8_lossy(b)),
+            },
+        }
+    }
+
+    /// Returns (ts, dur) or records why the event is skipped.
+    fn times(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<(i64, i64)> {
+        let ts = match ev.ts {
+            Field::Value(v) => v,
+            Field::Missing => {
+                self.trace.warnings.add("event without ts (skipped)", index, &ev.name);
+                return None;
+            }
+            Field::Bad => {
+                self.trace.warnings.add("ts is not a number (skipped)", index, &ev.name);
+                return None;
+            }
+        };
+        let dur = match ev.dur {
+            Field::Value(v) if v < 0 => {
+                self.trace.warnings.add("negative dur (set to 0)", index, &ev.name);
+                0
+            }
+            Field::Value(v) => v,
+            Field::Missing => {
+                self.trace.warnings.add("complete event without dur (skipped)", index, &ev.name);
+                return None;
+            }
+            Field::Bad => {
+                self.trace.warnings.add("dur is not a number (skipped)", index, &ev.name);
+                return None;
+            }
+        };
+        Some((ts, dur))
+    }
+
+    /// Ends building: attaches names to threads and fixes the time origin.
+    pub fn finish(mut self, object_form: bool) -> Trace {
+        for (i, t) in self.trace.threads.iter_mut().enumerate() {
+            let _ = i;
+            t.process_name = self.process_names.get(&t.pid).copied().unwrap_or(NO_NAME);
+            t.thread_name = self.thread_names.get(&(t.pid, t.tid)).copied().unwrap_or(NO_NAME);
+        }
+        let t = &mut self.trace;
+        t.meta.object_form = object_form;
+        if t.ops.kind.contains(&OpKind::PythonFunction) {
+            t.meta.with_stack = true;
+        }
+        let first = t.gpu.ts.iter().chain(t.ops.ts.iter()).chain(t.launches.ts.iter()).copied().min();
+        t.time_origin_ns = first.unwrap_or(0);
+        self.trace
+    }
+}
+
+impl EventSink for TraceBuilder {
+    fn header(&mut self, key: &str, value: serde_json::Value) {
+        self.trace.meta.absorb(key, &value);
+    }
+
+    fn not_an_object(&mut self, index: u64, _offset: u64) {
+        self.trace.stats.events += 1;
+        self.trace.stats.skipped += 1;
+        self.trace.warnings.add("event is not a JSON object (skipped)", index, "");
+    }
+
+    fn event(&mut self, ev: RawEvent<'_>, index: u64, _offset: u64) {
+        self.trace.stats.events += 1;
+        let kept = match ev.ph {
+            b'X' => self.complete_event(&ev, index),
+            b's' | b'f' if ev.cat == "ac2g" => self.flow(&ev, index),
+            b'M' => {
+                self.metadata(&ev);
+                None
+            }
+            _ => None,
+        };
+        match kept {
+            Some(true) => self.trace.stats.kept += 1,
+            Some(false) => self.trace.stats.skipped += 1,
+            None => self.trace.stats.ignored += 1,
+        }
+    }
+}
+
+impl TraceBuilder {
+    /// `Some(true)` kept, `Some(false)` skipped as malformed, `None` not modelled.
+    fn complete_event(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<bool> {
+        let dest = dest_of_x(&ev.cat);
+        if let Dest::Ignore = dest {
+            return None;
+        }
+        let Some((ts, dur)) = self.times(ev, index) else { return Some(false) };
+        let name = self.trace.names.intern(&ev.name);
+        let pid = self.id_value(&ev.pid);
+        let tid = self.id_value(&ev.tid);
+        let a = &ev.args;
+        let index32 = index.min(u32::MAX as u64) as u32;
+        match dest {
+            Dest::Gpu(kind) => {
+                let g = &mut self.trace.gpu;
+                g.kind.push(kind);
+                g.name.push(name);
+                g.ts.push(ts);
+                g.dur.push(dur);
+                g.device.push(a.device.unwrap_or(pid) as i32);
+                g.stream.push(a.stream.unwrap_or(tid) as i32);
+                g.correlation.push(a.correlation.unwrap_or(-1));
+                g.external_id.push(a.external_id.unwrap_or(-1));
+                g.grid.push(a.grid.unwrap_or([0; 3]));
+                g.block.push(a.block.unwrap_or([0; 3]));
+                g.event_index.push(index32);
+                g.launch.push(NONE);
+                g.cpu_op.push(NONE);
+            }
+            Dest::Op(kind) => {
+                let thread = self.thread(pid, tid);
+                let dims = self.intern_raw(a.input_dims);
+                let types = self.intern_raw(a.input_types);
+                let concrete = self.intern_raw(a.concrete_inputs);
+                let o = &mut self.trace.ops;
+                o.kind.push(kind);
+                o.name.push(name);
+                o.ts.push(ts);
+                o.dur.push(dur);
+                o.thread.push(thread);
+                o.external_id.push(a.external_id.unwrap_or(-1));
+                o.input_dims.push(dims);
+                o.input_types.push(types);
+                o.concrete_inputs.push(concrete);
+                o.python_id.push(a.python_id.unwrap_or(-1));
+                o.python_parent_id.push(a.python_parent_id.unwrap_or(-1));
+                o.event_index.push(index32);
+                o.parent.push(NONE);
+            }
+            Dest::Launch => {
+                let thread = self.thread(pid, tid);
+                let n = &*ev.name;
+                let is_graph = n.starts_with("cudaGraphLaunch") || n.starts_with("hipGraphLaunch") || n == "cuGraphLaunch";
+                let l = &mut self.trace.launches;
+                l.name.push(name);
+                l.ts.push(ts);
+                l.dur.push(dur);
+                l.thread.push(thread);
+                l.correlation.push(a.correlation.unwrap_or(-1));
+                l.external_id.push(a.external_id.unwrap_or(-1));
+                l.event_index.push(index32);
+                l.cpu_op.push(NONE);
+                l.python.push(NONE);
+                l.is_graph.push(is_graph);
+            }
+            Dest::GpuAnnotation => {
+                let g = &mut self.trace.gpu_annotations;
+                g.name.push(name);
+                g.ts.push(ts);
+                g.dur.push(dur);
+                g.device.push(a.device.unwrap_or(pid) as i32);
+                g.stream.push(a.stream.unwrap_or(tid) as i32);
+            }
+            Dest::Ignore => unreachable!(),
+        }
+        Some(true)
+    }
+
+    fn flow(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<bool> {
+        let (Field::Value(ts), Some(id)) = (ev.ts, ev.id) else {
+            self.trace.warnings.add("flow event without ts or id (skipped)", index, "");
+            return Some(false);
+        };
+        let end = FlowEnd { id, pid: self.id_value(&ev.pid), tid: self.id_value(&ev.tid), ts };
+        if ev.ph == b's' {
+            self.trace.flow_starts.push(end);
+        } else {
+            self.trace.flow_finishes.push(end);
+        }
+        Some(true)
+    }
+
+    fn metadata(&mut self, ev: &RawEvent<'_>) {
+        let Some(value) = &ev.args.name else { return };
+        let pid = self.id_value(&ev.pid);
+        match &*ev.name {
+            "process_name" => {
+                let id = self.trace.names.intern(value);
+                self.process_names.insert(pid, id);
+            }
+            "thread_name" => {
+                let tid = self.id_value(&ev.tid);
+                let id = self.trace.names.intern(value);
+                self.thread_names.insert((pid, tid), id);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Trace-level facts: devices, vendor, rank, and the other top-level keys.
+
+use serde::Serialize;
+
+/// GPU vendor, from the trace header.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    Nvidia,
+    Amd,
+    #[default]
+    Unknown,
+}
+
+/// One entry of `deviceProperties`.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct DeviceInfo {
+    pub id: i64,
+    pub name: String,
+    pub total_global_mem: u64,
+    pub compute_major: i64,
+    pub compute_minor: i64,
+    pub num_sms: i64,
+    pub warp_size: i64,
+}
+
+/// Header facts of a trace.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct TraceMeta {
+    pub devices: Vec<DeviceInfo>,
+    pub vendor: Vendor,
+    /// `distributedInfo.rank` / `world_size` when present.
+    pub rank: Option<i64>,
+    pub world_size: Option<i64>,
+    pub base_time_ns: Option<i64>,
+    /// True when the header says `with_stack` or python frames are present.
+    pub with_stack: bool,
+    pub record_shapes: bool,
+    /// Whether the input was the object form (`{"traceEvents": ...}`) or a bare array.
+    pub object_form: bool,
+    /// Other top-level keys with scalar values (versions, trace id...), as text.
+    pub other: Vec<(String, String)>,
+}
+
+impl TraceMeta {
+    /// Reads a top-level key/value pair of the trace object.
+    pub fn absorb(&mut self, key: &str, value: &serde_json::Value) {
+        use serde_json::Value;
+        match key {
+            "deviceProperties" => {
+                if let Value::Array(items) = value {
+                    for d in items {
+                        let int = |k: &str| d.get(k).and_then(Value::as_i64).unwrap_or(0);
+                        self.devices.push(DeviceInfo {
+                            id: int("id"),
+                            name: d.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                            total_global_mem: d.get("totalGlobalMem").and_then(Value::as_u64).unwrap_or(0),
+                            compute_major: int("computeMajor"),
+                            compute_minor: int("computeMinor"),
+                            num_sms: int("numSms"),
+                            warp_size: int("warpSize"),
+                        });
+                    }
+                    if self.devices.iter().any(|d| d.warp_size == 64) {
+                        self.vendor = Vendor::Amd;
+                    } else if self.vendor == Vendor::Unknown && !self.devices.is_empty() {
+                        self.vendor = Vendor::Nvidia;
+                    }
+                }
+            }
+            "distributedInfo" => {
+                self.rank = value.get("rank").and_then(Value::as_i64);
+                self.world_size = value.get("world_size").and_then(Value::as_i64);
+            }
+            "baseTimeNanoseconds" => self.base_time_ns = value.as_i64(),
+            "roctracer_version" | "hip_runtime_version" | "hip_driver_version" => {
+                self.vendor = Vendor::Amd;
+                self.push_other(key, value);
+            }
+            "with_stack" => self.with_stack = value.as_i64().unwrap_or(0) != 0 || value.as_bool() == Some(true),
+            "record_shapes" => self.record_shapes = value.as_i64().unwrap_or(0) != 0 || value.as_bool() == Some(true),
+            _ => self.push_other(key, value),
+        }
+    }
+
+    fn push_other(&mut self, key: &str, value: &serde_json::Value) {
+        let text = match value {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(_) | serde_json::Value::Object(_) => return,
+            other => other.to_string(),
+        };
+        self.other.push((key.to_string(), text));
+    }
+
+    /// A short device label: the first device's name, or the vendor.
+    pub fn device_label(&self) -> String {
+        match self.devices.iter().find(|d| !d.name.is_empty()) {
+            Some(d) => d.name.clone(),
+            None => match self.vendor {
+                Vendor::Amd => "AMD GPU".into(),
+                Vendor::Nvidia => "NVIDIA GPU".into(),
+                Vendor::Unknown => "unknown GPU".into(),
+            },
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! One linked model of a trace, stored in columns.
+//!
+//! Every analysis reads this model; nothing re-reads the input bytes. Event tables are
+//! structs of vectors (one `Vec` per field, same length), names are interned, and times are
+//! integer nanoseconds relative to the first timestamp seen (`Trace::time_origin_ns`).
+
+mod builder;
+mod interner;
+pub mod meta;
+
+pub use builder::TraceBuilder;
+pub use interner::{Interner, NameId, NO_NAME};
+pub use meta::{DeviceInfo, TraceMeta, Vendor};
+
+/// Marker for "no link" in the `u32` index columns.
+pub const NONE: u32 = u32::MAX;
+
+/// What kind of GPU activity a [`GpuEvents`] row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GpuKind {
+    /// A compute kernel (`cat: kernel`).
+    Kernel,
+    /// A DMA copy (`cat: gpu_memcpy`).
+    Memcpy,
+    /// A DMA fill (`cat: gpu_memset`).
+    Memset,
+}
+
+impl GpuKind {
+    /// The Kineto category spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GpuKind::Kernel => "kernel",
+            GpuKind::Memcpy => "gpu_memcpy",
+            GpuKind::Memset => "gpu_memset",
+        }
+    }
+}
+
+/// GPU-side activity: kernels, memcpys and memsets, in trace order.
+#[derive(Debug, Default, Clone)]
+pub struct GpuEvents {
+    pub kind: Vec<GpuKind>,
+    pub name: Vec<NameId>,
+    /// Start, ns since `Trace::time_origin_ns`.
+    pub ts: Vec<i64>,
+    /// Duration in ns (negative durations are clamped to 0 and counted as a warning).
+    pub dur: Vec<i64>,
+    pub device: Vec<i32>,
+    pub stream: Vec<i32>,
+    /// `args.correlation`, or -1.
+    pub correlation: Vec<i64>,
+    /// `args.External id`, or -1.
+    pub external_id: Vec<i64>,
+    pub grid: Vec<[u32; 3]>,
+    pub block: Vec<[u32; 3]>,
+    /// Index of the event in the input's event array (for error messages and truth matching).
+    pub event_index: Vec<u32>,
+    /// Linked runtime launch (row in [`Launches`]) or [`NONE`]. Filled by `link`.
+    pub launch: Vec<u32>,
+    /// Linked CPU op (row in [`CpuOps`], kind `CpuOp`) or [`NONE`]. Filled by `link`.
+    pub cpu_op: Vec<u32>,
+}
+
+impl GpuEvents {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+    /// True when there are no GPU events.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+    /// End time (ns) of row `i`.
+    pub fn end(&self, i: usize) -> i64 {
+        self.ts[i] + self.dur[i]
+    }
+}
+
+/// Kind of a CPU-side range event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpKind {
+    /// `cpu_op`: an ATen or custom operator.
+    CpuOp,
+    /// `user_annotation`: a `record_function` range (framework step markers live here).
+    UserAnnotation,
+    /// `python_function`: a Python frame (with `with_stack=True`).
+    PythonFunction,
+}
+
+/// CPU-side ranges (ops, annotations, python frames), in trace order.
+#[derive(Debug, Default, Clone)]
+pub struct CpuOps {
+    pub kind: Vec<OpKind>,
+    pub name: Vec<NameId>,
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    /// Index into `Trace::threads`.
+    pub thread: Vec<u32>,
+    pub external_id: Vec<i64>,
+    /// `Input Dims` as its JSON text, interned (parse with `analysis::shapes`).
+    pub input_dims: Vec<NameId>,
+    /// `Input type` as JSON text, interned.
+    pub input_types: Vec<NameId>,
+    /// `Concrete Inputs` as JSON text, interned.
+    pub concrete_inputs: Vec<NameId>,
+    /// `Python id` / `Python parent id`, or -1.
+    pub python_id: Vec<i64>,
+    pub python_parent_id: Vec<i64>,
+    pub event_index: Vec<u32>,
+    /// Enclosing range on the same thread (time nesting), or [`NONE`]. Filled by `link`.
+    pub parent: Vec<u32>,
+}
+
+impl CpuOps {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+    /// End time (ns) of row `i`.
+    pub fn end(&self, i: usize) -> i64 {
+        self.ts[i] + self.dur[i]
+    }
+}
+
+/// Runtime and driver API calls (`cuda_runtime`, `cuda_driver`, HIP runtime), in trace order.
+#[derive(Debug, Default, Clone)]
+pub struct Launches {
+    pub name: Vec<NameId>,
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    pub thread: Vec<u32>,
+    pub correlation: Vec<i64>,
+    pub external_id: Vec<i64>,
+    pub event_index: Vec<u32>,
+    /// Innermost enclosing CPU op (kind `CpuOp`) on the same thread, or [`NONE`]. Filled by `link`.
+    pub cpu_op: Vec<u32>,
+    /// Innermost enclosing python frame, or [`NONE`]. Filled by `link`.
+    pub python: Vec<u32>,
+    /// True for `cudaGraphLaunch` / `hipGraphLaunch` (one launch, many kernels).
+    pub is_graph: Vec<bool>,
+}
+
+impl Launches {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+}
+
+/// GPU-side user annotations (`gpu_user_annotation`): ranges drawn on a GPU stream.
+#[derive(Debug, Default, Clone)]
+pub struct GpuAnnotations {
+    pub name: Vec<NameId>,
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    pub device: Vec<i32>,
+    pub stream: Vec<i32>,
+}
+
+/// A CPU thread: its process id, thread id and names (from `M` metadata events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadInfo {
+    pub pid: i64,
+    pub tid: i64,
+    pub process_name: NameId,
+    pub thread_name: NameId,
+}
+
+/// One half of an `ac2g` flow (CPU launch → GPU event).
+#[derive(Debug, Clone, Copy)]
+pub struct FlowEnd {
+    pub id: i64,
+    pub pid: i64,
+    pub tid: i64,
+    pub ts: i64,
+}
+
+/// What was skipped or repaired while reading, counted by kind, never silent.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Warnings {
+    /// Count per warning kind (e.g. "missing ts", "negative dur").
+    pub counts: std::collections::BTreeMap<String, u64>,
+    /// The first few occurrences with their event index, for the user to look at.
+    pub examples: Vec<String>,
+}
+
+impl Warnings {
+    /// Records one occurrence of `kind` at event `index`, with detail text.
+    pub fn add(&mut self, kind: &str, index: u64, detail: &str) {
+        *self.counts.entry(kind.to_string()).or_insert(0) += 1;
+        if self.examples.len() < 20 {
+            self.examples.push(format!("event {index}: {kind}: {detail}"));
+        }
+    }
+    /// Total number of warnings.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+}
+
+/// The whole linked trace.
+#[derive(Debug, Default, Clone)]
+pub struct Trace {
+    pub names: Interner,
+    pub meta: TraceMeta,
+    pub gpu: GpuEvents,
+    pub ops: CpuOps,
+    pub launches: Launches,
+    pub gpu_annotations: GpuAnnotations,
+    pub threads: Vec<ThreadInfo>,
+    /// Flow starts and finishes kept for linking (`ac2g` only).
+    pub flow_starts: Vec<FlowEnd>,
+    pub flow_finishes: Vec<FlowEnd>,
+    /// Absolute time (ns, in the trace's clock) that all `ts` columns are relative to.
+    pub time_origin_ns: i64,
+    /// Events read, by outcome.
+    pub stats: ReadStats,
+    pub warnings: Warnings,
+}
+
+/// Counts of what the reader saw.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct ReadStats {
+    /// Input bytes (compressed size for `.gz`).
+    pub bytes_in: u64,
+    /// Decompressed JSON bytes.
+    pub json_bytes: u64,
+    /// Events in `traceEvents`.
+    pub events: u64,
+    /// Events kept in the model.
+    pub kept: u64,
+    /// Events of kinds we do not model (`overhead`, `Trace` spans, instant events, `fwdbwd` flows...).
+    pub ignored: u64,
+    /// Events dropped because they were malformed (each also counted in `Warnings`).
+    pub skipped: u64,
+}
+
+impl Trace {
+    /// Name of an interned id.
+    pub fn name(&self, id: NameId) -> &str {
+        self.names.resolve(id)
+    }
+    /// Iterates over the rows of `gpu` that are kernels.
+    pub fn kernel_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.gpu.len()).filter(move |&i| self.gpu.kind[i] == GpuKind::Kernel)
+    }
+    /// Name of the CPU op linked to GPU row `i`, if any.
+    pub fn cpu_op_name(&self, i: usize) -> Option<&str> {
+        let op = self.gpu.cpu_op[i];
+        (op != NONE).then(|| self.name(self.ops.name[op as usize]))
+    }
+    /// Name of the runtime call that launched GPU row `i`, if any.
+    pub fn launcher_name(&self, i: usize) -> Option<&str> {
+        let l = self.gpu.launch[i];
+        (l != NONE).then(|| self.name(self.launches.name[l as usize]))
+    }
+}

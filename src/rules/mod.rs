@@ -1,0 +1,1 @@
+//! Rules as data: kernel categories, phase signals, layer markers.

@@ -1,0 +1,1 @@
+//! Tables: named columns and rows shared by the CLI, CSV export and the page.
