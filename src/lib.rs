@@ -11,6 +11,7 @@ pub mod error;
 pub mod ingest;
 pub mod link;
 pub mod model;
+pub mod report;
 pub mod rules;
 pub mod table;
 
@@ -20,3 +21,11 @@ pub mod wasm;
 pub use error::{Error, Result};
 pub use ingest::{read_trace, Reader};
 pub use model::Trace;
+pub use analysis::{Analysis, Options};
+
+/// Reads, links and analyses a trace file (`.json` or `.json.gz`, detected by content).
+pub fn analyze_path(path: &std::path::Path, options: Options) -> Result<Analysis> {
+    let file = std::fs::File::open(path).map_err(|e| Error::new(format!("cannot open {}: {e}", path.display())))?;
+    let trace = read_trace(file)?;
+    Analysis::new(trace, options)
+}

@@ -1,1 +1,74 @@
-//! Analyses that read the linked model.
+//! Analyses that read the linked model. Each fills one part of [`Analysis`]; none re-reads input.
+
+pub mod categories;
+pub mod layers;
+pub mod ops;
+pub mod phases;
+pub mod shapes;
+pub mod short_kernels;
+pub mod timeline;
+
+use crate::error::Result;
+use crate::model::Trace;
+use serde::{Deserialize, Serialize};
+
+/// User-settable options for all analyses (CLI flags and the page's settings map onto these).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Options {
+    /// Extra kernel-category rules (TOML text, same format as `rules/categories.toml`), applied first.
+    pub category_rules: Option<String>,
+    /// Gaps between GPU work shorter than this count as micro-idle (µs).
+    pub micro_idle_us: f64,
+    /// Kernels shorter than this are "short" (µs).
+    pub short_kernel_us: f64,
+    /// Number of histogram bins below `short_kernel_us`.
+    pub short_kernel_bins: usize,
+    /// GEMM M above this is prefill-like.
+    pub decode_threshold: i64,
+    /// Phase method: union, kernel_names, gemm_params, attention_patterns, framework_apis, operation_frequency, hybrid.
+    pub phase_method: String,
+    /// Keep attention and MLP halves of dual-norm layers as separate layers.
+    pub split_half_layers: bool,
+    /// Row limit for top-k tables (0 = no limit).
+    pub topk: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            category_rules: None,
+            micro_idle_us: 10.0,
+            short_kernel_us: 10.0,
+            short_kernel_bins: 10,
+            decode_threshold: 10,
+            phase_method: "union".into(),
+            split_half_layers: false,
+            topk: 0,
+        }
+    }
+}
+
+/// The linked trace plus every analysis result.
+pub struct Analysis {
+    pub trace: Trace,
+    pub options: Options,
+    pub categories: categories::KernelCategories,
+    pub phases: phases::Phases,
+    pub layers: layers::Layers,
+}
+
+impl Analysis {
+    /// Runs every analysis over `trace`.
+    pub fn new(trace: Trace, options: Options) -> Result<Analysis> {
+        let categories = categories::categorize(&trace, &options)?;
+        let phases = phases::detect(&trace, &categories, &options);
+        let layers = layers::detect(&trace, &categories, &phases, &options);
+        Ok(Analysis { trace, options, categories, phases, layers })
+    }
+
+    /// Total duration of all kernels (ns).
+    pub fn kernel_time_ns(&self) -> i64 {
+        self.trace.kernel_rows().map(|i| self.trace.gpu.dur[i]).sum()
+    }
+}

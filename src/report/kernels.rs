@@ -1,0 +1,41 @@
+//! `kernels`: one row per GPU kernel event, in trace order (the `kernels.csv` contract).
+
+use crate::analysis::Analysis;
+use crate::model::{GpuKind, NONE};
+use crate::table::{Cell, Table};
+
+/// Column names of `kernels.csv` (a contract: other tools read these).
+pub const COLUMNS: &[&str] = &[
+    "index", "ts_us", "dur_us", "name", "category", "device", "stream", "correlation", "launcher", "cpu_op", "phase",
+    "phase_confidence", "pass", "layer", "layer_type",
+];
+
+/// One row per kernel (memcpy/memset rows are not kernels and are left out).
+pub fn kernels(a: &Analysis) -> Table {
+    let t = &a.trace;
+    let g = &t.gpu;
+    let mut table = Table::new("kernels", COLUMNS);
+    for (n, i) in (0..g.len()).filter(|&i| g.kind[i] == GpuKind::Kernel).enumerate() {
+        let pass = a.phases.pass_of_row[i];
+        let layer = a.layers.layer_of_row[i];
+        let phase = a.phases.phase_of_row[i];
+        table.push(vec![
+            Cell::from(n),
+            Cell::Micros(g.ts[i]),
+            Cell::Micros(g.dur[i]),
+            Cell::from(t.name(g.name[i])),
+            Cell::from(a.categories.name(i)),
+            Cell::Int(g.device[i] as i64),
+            Cell::Int(g.stream[i] as i64),
+            if g.correlation[i] >= 0 { Cell::Int(g.correlation[i]) } else { Cell::Empty },
+            Cell::from(t.launcher_name(i)),
+            Cell::from(t.cpu_op_name(i)),
+            Cell::from(phase.map(|p| p.as_str())),
+            if phase.is_some() { Cell::Float(a.phases.confidence_of_row[i] as f64) } else { Cell::Empty },
+            if pass != NONE { Cell::from(pass) } else { Cell::Empty },
+            if layer != NONE { Cell::from(layer) } else { Cell::Empty },
+            Cell::from(a.layers.type_of_row[i].as_str()),
+        ]);
+    }
+    table
+}
