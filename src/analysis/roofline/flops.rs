@@ -258,6 +258,15 @@ pub fn elementwise(c: &Call, op_name: &str) -> Option<Work> {
     Some(Work { flops: elements, bytes, precision: Precision::of(c.ty(first)), shape: format!("{largest:?}") })
 }
 
+/// Reductions (`mean`, `sum`, `amax`...): every tensor input read once; the output is negligible.
+pub fn reduce(c: &Call) -> Option<Work> {
+    let inputs: Vec<(usize, &[i64])> = tensors(c).collect();
+    let (first, d0) = *inputs.first()?;
+    let read: f64 = inputs.iter().map(|(i, _)| c.tensor_bytes(*i)).sum();
+    let elements: f64 = inputs.iter().map(|(_, d)| numel(d)).sum();
+    Some(Work { flops: elements, bytes: read, precision: Precision::of(c.ty(first)), shape: format!("{d0:?}") })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,7 +51,7 @@ impl Family {
             Model::GroupedMm => Family::GroupedGemm,
             Model::SdpaBhsd | Model::SdpaBshd => Family::Attention,
             Model::Norm => Family::Norm,
-            Model::Elementwise => Family::Elementwise,
+            Model::Elementwise | Model::Reduce => Family::Elementwise,
         }
     }
 }
@@ -179,6 +179,7 @@ fn work_of(r: ModelRef, name: &str, c: &flops::Call) -> Option<Work> {
         Model::SdpaBshd => flops::attention(c, false, r.causal_arg),
         Model::Norm => flops::norm(c),
         Model::Elementwise => flops::elementwise(c, name),
+        Model::Reduce => flops::reduce(c),
     }
 }
 

@@ -28,6 +28,7 @@ pub enum Model {
     SdpaBshd,
     Norm,
     Elementwise,
+    Reduce,
 }
 
 impl Model {
@@ -45,6 +46,7 @@ impl Model {
             "sdpa_bshd" => Model::SdpaBshd,
             "norm" => Model::Norm,
             "elementwise" => Model::Elementwise,
+            "reduce" => Model::Reduce,
             _ => return None,
         })
     }
