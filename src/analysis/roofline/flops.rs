@@ -267,6 +267,29 @@ pub fn reduce(c: &Call) -> Option<Work> {
     Some(Work { flops: elements, bytes: read, precision: Precision::of(c.ty(first)), shape: format!("{d0:?}") })
 }
 
+/// Row selection (`index_select(input, dim, index)`, `gather(input, dim, index)`,
+/// `embedding(weight, indices)`): only the selected elements are read, so bytes are the output read
+/// and written once plus the index, not the whole (often huge) source table. `gather`'s index has
+/// the output's shape and is usually an `expand`ed view (stride 0), so its bytes are not counted.
+pub fn gather(c: &Call, op_name: &str) -> Option<Work> {
+    let base = op_name.rsplit("::").next().unwrap_or(op_name);
+    let src = c.dims(0)?;
+    let (out, index) = match base {
+        "index_select" => {
+            let dim = c.concrete(1).trim().parse::<i64>().ok()?;
+            let dim = if dim < 0 { dim + src.len() as i64 } else { dim };
+            let len = *src.get(usize::try_from(dim).ok()?)?;
+            let idx = c.dims(2).map_or(1.0, numel);
+            (if len > 0 { numel(src) / len as f64 * idx } else { 0.0 }, 2)
+        }
+        "gather" => (numel(c.dims(2)?), usize::MAX),
+        "embedding" => (numel(c.dims(1)?) * *src.last()? as f64, 1),
+        _ => return None,
+    };
+    let bytes = 2.0 * out * c.esize(0) + c.tensor_bytes(index);
+    Some(Work { flops: out, bytes, precision: Precision::of(c.ty(0)), shape: format!("{out} selected of {src:?}") })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +313,17 @@ mod tests {
         assert_eq!(causal_pairs(4.0, 4.0), 10.0);
         assert_eq!(causal_pairs(2.0, 4.0), 3.0);
         assert_eq!(causal_pairs(4.0, 2.0), 3.0 + 4.0);
+    }
+
+    #[test]
+    fn gather_reads_only_selected_rows() {
+        // llama_dense_eager: aten::index_select [[32000, 2048], [], [4]], dim "0" (embedding lookup of 4 tokens):
+        // out = 4 rows · 2048 = 8,192 bf16 elements; bytes = 2·8,192·2 + 4 int64 = 32,800.
+        let dims = vec![vec![32000, 2048], vec![], vec![4]];
+        let types = vec!["c10::BFloat16".to_string(), "Scalar".to_string(), "long int".to_string()];
+        let concrete = vec!["".to_string(), "0".to_string(), "".to_string()];
+        let w = gather(&call(&dims, &types, &concrete), "aten::index_select").unwrap();
+        assert_eq!(w.bytes, 32_800.0);
     }
 
     #[test]

@@ -5,6 +5,11 @@
 //! the ops enclosing it. Kernels replayed from graphs or without a launch have no shapes and are not
 //! modelled (their time is reported as `unmodeled`). Calls with identical name, `Input Dims`,
 //! `Input type` and `Concrete Inputs` form one row, like TraceLens' unique-args tables.
+//!
+//! Bytes assume every operand crosses HBM once. Small operands that stay in L2 (tens of MB on
+//! H100 / MI300X) can therefore show more than 100 % of the memory roof; that is a cache effect,
+//! not a counting error. GPU time of a call includes every GPU row it launched (kernels and the
+//! memsets cuBLAS issues for its workspace).
 
 pub mod devices;
 pub mod flops;
@@ -51,7 +56,7 @@ impl Family {
             Model::GroupedMm => Family::GroupedGemm,
             Model::SdpaBhsd | Model::SdpaBshd => Family::Attention,
             Model::Norm => Family::Norm,
-            Model::Elementwise | Model::Reduce => Family::Elementwise,
+            Model::Elementwise | Model::Reduce | Model::Gather => Family::Elementwise,
         }
     }
 }
@@ -180,6 +185,7 @@ fn work_of(r: ModelRef, name: &str, c: &flops::Call) -> Option<Work> {
         Model::Norm => flops::norm(c),
         Model::Elementwise => flops::elementwise(c, name),
         Model::Reduce => flops::reduce(c),
+        Model::Gather => flops::gather(c, name),
     }
 }
 

@@ -29,6 +29,7 @@ pub enum Model {
     Norm,
     Elementwise,
     Reduce,
+    Gather,
 }
 
 impl Model {
@@ -47,6 +48,7 @@ impl Model {
             "norm" => Model::Norm,
             "elementwise" => Model::Elementwise,
             "reduce" => Model::Reduce,
+            "gather" => Model::Gather,
             _ => return None,
         })
     }
