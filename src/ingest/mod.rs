@@ -178,7 +178,7 @@ fn read_gzip_threaded(first: Vec<u8>, mut source: impl std::io::Read + Send) -> 
             let mut gz = GzipDecoder::default();
             let mut block: Vec<u8> = Vec::with_capacity(BLOCK);
             let mut compressed = 0u64;
-            let mut emit = |out: &[u8], block: &mut Vec<u8>, compressed: &mut u64| -> Result<()> {
+            let emit = |out: &[u8], block: &mut Vec<u8>, compressed: &mut u64| -> Result<()> {
                 block.extend_from_slice(out);
                 if block.len() >= BLOCK {
                     let full = std::mem::replace(block, Vec::with_capacity(BLOCK));
