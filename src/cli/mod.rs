@@ -28,6 +28,8 @@ OPTIONS (all analysing commands):
   --short-kernel-bins N    histogram bins below the short threshold (default 10)
   --topk N                 limit top-k tables to N rows
   --split-half-layers      keep attention and MLP halves of dual-norm layers apart
+  --device KEY|PEAKS       roofline device (H100-SXM, MI300X, ... or bf16=989,fp8=1979,hbm=3.35)
+  --exclude-unlinked       leave kernels whose launch is not in the trace out of the op tables
 ";
 
 /// Runs the command line; returns the process exit code.
