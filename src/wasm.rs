@@ -131,94 +131,9 @@ impl Analyzer {
     }
 }
 
-/// The overview the page shows first.
+/// The overview the page shows first: the same summary `traceprism summary --json` prints.
 fn summary_of(a: &Analysis) -> impl Serialize {
-    overview::overview(a)
-}
-
-/// A page-side overview built from the model (used until the core's own summary exists).
-mod overview {
-    use crate::analysis::Analysis;
-    use crate::model::GpuKind;
-    use serde::Serialize;
-    use std::collections::BTreeMap;
-
-    /// Trace-level facts for the overview view. Times in µs.
-    #[derive(Serialize)]
-    pub struct Overview {
-        pub device: String,
-        pub vendor: crate::model::Vendor,
-        pub devices: Vec<crate::model::DeviceInfo>,
-        pub rank: Option<i64>,
-        pub world_size: Option<i64>,
-        pub stats: crate::model::ReadStats,
-        pub kernels: u64,
-        pub memcpys: u64,
-        pub memsets: u64,
-        pub cpu_ops: u64,
-        pub launches: u64,
-        pub graph_launches: u64,
-        /// First GPU start to last GPU end.
-        pub gpu_span_us: f64,
-        /// Time covered by at least one GPU event (union over streams and devices).
-        pub gpu_busy_us: f64,
-        pub gpu_idle_us: f64,
-        pub kernel_time_us: f64,
-        pub trace_phase: Option<&'static str>,
-        pub passes: usize,
-        pub warnings: BTreeMap<String, u64>,
-        pub warning_examples: Vec<String>,
-    }
-
-    /// Builds the overview.
-    pub fn overview(a: &Analysis) -> Overview {
-        let t = &a.trace;
-        let g = &t.gpu;
-        let count = |k: GpuKind| g.kind.iter().filter(|&&x| x == k).count() as u64;
-        let mut spans: Vec<(i64, i64)> = (0..g.len()).map(|i| (g.ts[i], g.end(i))).collect();
-        spans.sort_unstable();
-        let (mut busy, mut cur): (i64, Option<(i64, i64)>) = (0, None);
-        for (s, e) in spans.iter().copied() {
-            cur = match cur {
-                Some((cs, ce)) if s <= ce => Some((cs, ce.max(e))),
-                Some((cs, ce)) => {
-                    busy += ce - cs;
-                    Some((s, e))
-                }
-                None => Some((s, e)),
-            };
-        }
-        if let Some((cs, ce)) = cur {
-            busy += ce - cs;
-        }
-        let span = match (spans.first(), (0..g.len()).map(|i| g.end(i)).max()) {
-            (Some(&(s, _)), Some(e)) => e - s,
-            _ => 0,
-        };
-        let us = |ns: i64| ns as f64 / 1000.0;
-        Overview {
-            device: t.meta.device_label(),
-            vendor: t.meta.vendor,
-            devices: t.meta.devices.clone(),
-            rank: t.meta.rank,
-            world_size: t.meta.world_size,
-            stats: t.stats.clone(),
-            kernels: count(GpuKind::Kernel),
-            memcpys: count(GpuKind::Memcpy),
-            memsets: count(GpuKind::Memset),
-            cpu_ops: t.ops.len() as u64,
-            launches: t.launches.len() as u64,
-            graph_launches: t.launches.is_graph.iter().filter(|&&b| b).count() as u64,
-            gpu_span_us: us(span),
-            gpu_busy_us: us(busy),
-            gpu_idle_us: us(span - busy),
-            kernel_time_us: us(a.kernel_time_ns()),
-            trace_phase: a.phases.trace_phase.map(|p| p.as_str()),
-            passes: a.phases.passes.len(),
-            warnings: t.warnings.counts.clone(),
-            warning_examples: t.warnings.examples.clone(),
-        }
-    }
+    crate::summary::summary(a)
 }
 
 /// Kernel time grouped by category, phase, pass and layer.

@@ -30,7 +30,8 @@ fn dominant(m: &HashMap<&'static str, i64>) -> &'static str {
 
 /// Adds cumulative-percentage cells after sorting rows by total time.
 fn with_cumulative(rows: &mut [(i64, Vec<Cell>)], whole: i64) {
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    // Ties (equal time) are ordered by the row's text so the output does not depend on hash order.
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.iter().map(Cell::text).cmp(b.1.iter().map(Cell::text))));
     let mut cum = 0;
     for (t, cells) in rows.iter_mut() {
         cum += *t;
