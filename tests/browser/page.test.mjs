@@ -217,3 +217,23 @@ test('the page cannot reach another origin (Content-Security-Policy)', async () 
   assert.equal(result, 'blocked');
   await page.close();
 });
+
+test('cancel stops a load mid-way and the page stays usable', async () => {
+  // A plain-JSON copy of a real trace: big enough (58 MB) that the load is still running when cancelled.
+  const zlib = await import('node:zlib');
+  const plain = path.join(tmp, 'llama_plain.json');
+  fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(FIXTURE)));
+  const { page, problems } = await newPage();
+  await page.goto(server.url);
+  await pickFile(page, plain);
+  await page.waitForFunction(() => document.body.dataset.state === 'loading');
+  await page.click('#cancel-button');
+  await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
+  assert.match(await page.textContent('#error'), /cancelled/i);
+  assert.equal(await page.isVisible('#progress'), false);
+  await page.click('#example-button');
+  await waitReady(page);
+  assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), cliSummary(EXAMPLE).counts.kernels);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
