@@ -33,7 +33,9 @@ export function tableView(o) {
   const allRows = o.where ? o.table.rows.filter(o.where) : o.table.rows;
   const numeric = columns.map((_, j) => allRows.some((r) => typeof r[j] === 'number') && allRows.every((r) => r[j] === null || typeof r[j] === 'number'));
   const nameCol = columns.map((c, j) => !numeric[j] && isNameColumn(c));
-  const additive = columns.map((c, j) => numeric[j] && isAdditive(c));
+  // A table that carries its own total rows (e.g. gpu_timeline's total_time) gets no sum row.
+  const hasOwnTotals = allRows.some((r) => r.some((v) => typeof v === 'string' && /^total(_|$| )/i.test(v)));
+  const additive = columns.map((c, j) => !hasOwnTotals && numeric[j] && isAdditive(c));
   const state = { sort: -1, desc: false, filter: '', page: 0, pageSize: 100 };
   let view = allRows;
   let haystack = null; // lower-cased row texts, built on first filter
