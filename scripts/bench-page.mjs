@@ -79,7 +79,7 @@ function nativeSeconds(file) {
 const server = await serve();
 const browser = await launch();
 try {
-  console.log('trace | file MB | JSON MB | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | native s | page/native');
+  console.log('trace | file MB | JSON MB | parse s | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | native s | page/native');
   for (const file of traces) {
     const page = await browser.context.newPage();
     await page.goto(server.url + '#overview', { waitUntil: 'networkidle' });
@@ -92,7 +92,7 @@ try {
     const size = fs.statSync(file).size;
     const json = file.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(file)).length : size;
     const native = nativeSeconds(file);
-    console.log([path.basename(file), (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), analyse.toFixed(3), first.toFixed(3),
+    console.log([path.basename(file), (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), ((t.parsed - t.start) / 1000).toFixed(3), analyse.toFixed(3), first.toFixed(3),
       (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
       native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | '));
     await page.close();

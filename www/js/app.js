@@ -61,6 +61,7 @@ async function loadTrace(blob, fileName) {
   try {
     const result = await session.load(blob, {}, ({ bytesRead, total, events }) => {
       if (current !== trace) return;
+      if (bytesRead === total) timing.parsed = performance.now();
       setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     });
     if (current !== trace) return;
