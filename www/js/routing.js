@@ -9,7 +9,7 @@ export function viewOfTable(name) {
   if (/categor|famil/.test(name)) return 'categories';
   if (/phase|pass|prefill|decode/.test(name)) return 'phases';
   if (/layer/.test(name)) return 'layers';
-  if (/^ops|^op_|_ops$/.test(name)) return 'ops';
+  if (/^ops|^op_|_ops$|roofline/.test(name)) return 'ops';
   if (/kernel/.test(name)) return 'kernels';
   return 'overview';
 }
