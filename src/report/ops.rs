@@ -35,12 +35,8 @@ fn dominant(m: &HashMap<&'static str, i64>) -> &'static str {
 
 /// Adds cumulative-percentage cells after sorting rows by total time.
 fn with_cumulative(rows: &mut [(i64, Vec<Cell>)], whole: i64) {
-    // Most time first; ties broken by the row's text so output is the same on every run.
-    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| {
-        let ka: Vec<String> = a.1.iter().map(|c| c.text()).collect();
-        let kb: Vec<String> = b.1.iter().map(|c| c.text()).collect();
-        ka.cmp(&kb)
-    }));
+    // Ties (equal time) are ordered by the row's text so the output does not depend on hash order.
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.iter().map(Cell::text).cmp(b.1.iter().map(Cell::text))));
     let mut cum = 0;
     for (t, cells) in rows.iter_mut() {
         cum += *t;
