@@ -48,4 +48,7 @@ if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules
   log "installing npm packages"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
+# Python's openpyxl: tests/xlsx.rs opens our workbook with a real reader (PyPI).
+./scripts/test-deps.sh
+
 log "ok (wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | tail -1 || echo 'chromium ?'))"
