@@ -49,3 +49,56 @@ fn odd_chunk_sizes_give_identical_models() {
         }
     }
 }
+
+/// Every column of the model, for exact comparison.
+fn all_columns(t: &traceprism::Trace) -> String {
+    let g = &t.gpu;
+    let o = &t.ops;
+    let l = &t.launches;
+    let names = |v: &[u32]| v.iter().map(|&n| t.name(n).len() as u64).sum::<u64>();
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
+        g.ts, g.dur, g.correlation, g.event_index, g.launch, g.cpu_op, g.device,
+        o.ts, o.dur, o.parent, o.event_index, o.thread,
+        l.ts, l.correlation, l.cpu_op, l.event_index,
+        t.flow_starts.len(), t.flow_finishes.len(),
+        names(&g.name), names(&o.input_dims),
+        t.stats.events
+    )
+}
+
+#[test]
+fn two_thread_parsing_of_plain_json_equals_sequential_parsing() {
+    let gz = std::fs::read(fixture("moe_eager.pt.trace.json.gz")).unwrap();
+    let mut plain = Vec::new();
+    let mut dec = traceprism::ingest::GzipDecoder::default();
+    dec.push(&gz, &mut |b| {
+        plain.extend_from_slice(b);
+        Ok(())
+    })
+    .unwrap();
+    dec.finish(&mut |_| Ok(())).unwrap();
+    // 64 KiB pieces are below the split threshold: parsed on one thread.
+    let sequential = read_in_chunks(&plain, &[64 << 10]);
+    assert_eq!(sequential.stats.parallel_blocks, 0);
+    // 8 MiB pieces are split and parsed on two threads.
+    let parallel = read_in_chunks(&plain, &[8 << 20]);
+    assert!(parallel.stats.parallel_blocks >= 4, "blocks parsed in parallel: {}", parallel.stats.parallel_blocks);
+    assert_eq!(all_columns(&parallel), all_columns(&sequential));
+    let names = |t: &traceprism::Trace| t.gpu.name.iter().map(|&n| t.name(n).to_string()).collect::<Vec<_>>();
+    assert_eq!(names(&parallel), names(&sequential));
+    let dims = |t: &traceprism::Trace| t.ops.input_dims.iter().map(|&n| t.name(n).to_string()).collect::<Vec<_>>();
+    assert_eq!(dims(&parallel), dims(&sequential));
+}
+
+#[test]
+fn a_wrong_boundary_guess_falls_back_to_sequential_parsing() {
+    // The second half starts inside a string that looks like an event boundary: `}, {`.
+    let mut text = String::from(r#"{"traceEvents": ["#);
+    let filler = "x".repeat(700_000);
+    text.push_str(&format!(r#"{{"ph":"X","cat":"kernel","name":"{filler}}}, {{ {filler}","ts":1,"dur":1}}"#));
+    text.push_str(r#"]}"#);
+    let t = read_in_chunks(text.as_bytes(), &[text.len()]);
+    assert_eq!(t.gpu.len(), 1);
+    assert_eq!(t.stats.parallel_blocks, 0);
+}

@@ -40,6 +40,7 @@ pub struct Reader {
     builder: TraceBuilder,
     bytes_in: u64,
     json_bytes: u64,
+    parallel_blocks: u64,
 }
 
 impl Default for Reader {
@@ -51,7 +52,7 @@ impl Default for Reader {
 impl Reader {
     /// A reader for one trace.
     pub fn new() -> Self {
-        Reader { input: Input::Detect, json: JsonStream::default(), builder: TraceBuilder::default(), bytes_in: 0, json_bytes: 0 }
+        Reader { input: Input::Detect, json: JsonStream::default(), builder: TraceBuilder::default(), bytes_in: 0, json_bytes: 0, parallel_blocks: 0 }
     }
 
     /// Feeds the next chunk of the file (compressed or not).
@@ -68,6 +69,11 @@ impl Reader {
                 self.input = if is_gzip(chunk) { Input::Gzip(Box::default()) } else { Input::Plain };
             }
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Input::Plain = self.input {
+            self.json_bytes += chunk.len() as u64;
+            return self.feed_parallel(chunk);
+        }
         let Reader { input, json, builder, json_bytes, .. } = self;
         match input {
             Input::Plain => {
@@ -79,6 +85,39 @@ impl Reader {
                 json.feed(out, builder)
             }),
             Input::Detect => unreachable!(),
+        }
+    }
+
+    /// Parses a block on two threads: the main stream takes the text up to a likely event
+    /// boundary near the middle, a continuation stream takes the rest. The second half is kept only
+    /// if the main stream confirms it stopped exactly at that boundary; otherwise the rest is
+    /// parsed again in order, so the result never depends on the guess.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn feed_parallel(&mut self, chunk: &[u8]) -> Result<()> {
+        const MIN_SPLIT: usize = 1 << 20;
+        let split = if chunk.len() >= MIN_SPLIT { likely_event_start(chunk, chunk.len() / 2) } else { None };
+        let Some(p) = split else { return self.json.feed(chunk, &mut self.builder) };
+        let bare = !self.json.object_form();
+        let (first, second) = chunk.split_at(p);
+        let (main_result, other) = std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                let mut stream = JsonStream::continuation(bare);
+                let mut builder = TraceBuilder::default();
+                let result = stream.feed(second, &mut builder);
+                (stream, builder, result)
+            });
+            let main_result = self.json.feed(first, &mut self.builder);
+            (main_result, worker.join())
+        });
+        main_result?;
+        match (self.json.at_event_boundary(), other) {
+            (Some(b), Ok((stream, builder, Ok(())))) if b == bare => {
+                self.builder.absorb(builder, self.json.events());
+                self.json.adopt(stream);
+                self.parallel_blocks += 1;
+                Ok(())
+            }
+            _ => self.json.feed(second, &mut self.builder),
         }
     }
 
@@ -116,6 +155,7 @@ impl Reader {
         let mut trace = self.builder.finish(self.json.object_form());
         trace.stats.bytes_in = self.bytes_in;
         trace.stats.json_bytes = self.json_bytes;
+        trace.stats.parallel_blocks = self.parallel_blocks;
         if trace.stats.events == 0 {
             return Err(Error::new("not a trace: traceEvents is empty"));
         }
@@ -128,6 +168,33 @@ impl Reader {
         crate::link::link(&mut trace);
         Ok(trace)
     }
+}
+
+/// Position of a `{` at or after `from` that looks like the start of an event: preceded (across
+/// whitespace) by `,` and before that by `}`. Only a guess; [`Reader`] verifies it.
+#[cfg(not(target_arch = "wasm32"))]
+fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
+    let limit = (from + (4 << 20)).min(text.len().saturating_sub(1));
+    let mut i = from;
+    while i < limit {
+        let p = i + memchr::memchr(b'{', &text[i..limit])?;
+        let before = |mut j: usize| -> Option<(usize, u8)> {
+            while j > 0 {
+                j -= 1;
+                if !text[j].is_ascii_whitespace() {
+                    return Some((j, text[j]));
+                }
+            }
+            None
+        };
+        if let Some((c, b',')) = before(p) {
+            if let Some((_, b'}')) = before(c) {
+                return Some(p);
+            }
+        }
+        i = p + 1;
+    }
+    None
 }
 
 /// Reads a whole trace from any `std::io::Read` (a file, stdin) in 8 MiB chunks. Natively, gzip
@@ -143,7 +210,7 @@ pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
     let mut reader = Reader::new();
     reader.push(&first)?;
     let mut buf = first;
-    buf.resize(8 << 20, 0);
+    buf.resize(32 << 20, 0);
     loop {
         let n = read_some(&mut source, &mut buf)?;
         if n == 0 {

@@ -48,6 +48,33 @@ impl Default for JsonStream {
 }
 
 impl JsonStream {
+    /// A stream that starts at an element inside the event array: the parallel reader parses the
+    /// second half of a block with one while the main stream parses the first half.
+    pub fn continuation(bare: bool) -> Self {
+        JsonStream { state: State::Events { first: true, bare }, object_form: !bare, saw_trace_events: !bare, ..Default::default() }
+    }
+
+    /// `Some(bare)` if the stream stopped exactly between two events (only a comma and whitespace
+    /// are left unparsed), so that a [`JsonStream::continuation`] can take over after them.
+    pub fn at_event_boundary(&self) -> Option<bool> {
+        match self.state {
+            State::Events { first: false, bare } => {
+                let mut rest = self.buf.iter().filter(|b| !b.is_ascii_whitespace());
+                (rest.next() == Some(&b',') && rest.next().is_none()).then_some(bare)
+            }
+            _ => None,
+        }
+    }
+
+    /// Continues as `next`, a continuation that parsed the text right after this stream's.
+    pub fn adopt(&mut self, next: JsonStream) {
+        let start = self.base + self.buf.len() as u64;
+        self.buf = next.buf;
+        self.base = start + next.base;
+        self.events += next.events;
+        self.state = next.state;
+    }
+
     /// Number of events seen so far.
     pub fn events(&self) -> u64 {
         self.events

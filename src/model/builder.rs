@@ -246,3 +246,87 @@ impl TraceBuilder {
         }
     }
 }
+
+impl TraceBuilder {
+    /// Appends what another builder read from the text right after ours (the parallel reader
+    /// parses two halves of a block at once). `event_offset` is the number of events before the
+    /// other builder's first event.
+    pub fn absorb(&mut self, other: TraceBuilder, event_offset: u64) {
+        let TraceBuilder { trace: o, process_names, thread_names, .. } = other;
+        let names: Vec<NameId> = (0..o.names.len()).map(|i| self.trace.names.intern(o.names.resolve(i as NameId))).collect();
+        // Text pids/tids are stored as -2 - name id: remap them too.
+        let id = |v: i64| if v < -1 { -2 - names[(-2 - v) as usize] as i64 } else { v };
+        let threads: Vec<u32> = o.threads.iter().map(|t| self.thread(id(t.pid), id(t.tid))).collect();
+        for (pid, n) in process_names {
+            self.process_names.entry(id(pid)).or_insert(names[n as usize]);
+        }
+        for ((pid, tid), n) in thread_names {
+            self.thread_names.entry((id(pid), id(tid))).or_insert(names[n as usize]);
+        }
+        let name = |v: &Vec<NameId>| v.iter().map(|&n| names[n as usize]).collect::<Vec<_>>();
+        let offset = |v: &Vec<u32>| v.iter().map(|&e| (e as u64 + event_offset).min(u32::MAX as u64) as u32).collect::<Vec<_>>();
+        let thread = |v: &Vec<u32>| v.iter().map(|&t| threads[t as usize]).collect::<Vec<_>>();
+        let small_id = |v: &Vec<i32>| v.iter().map(|&d| id(d as i64) as i32).collect::<Vec<_>>();
+
+        let t = &mut self.trace;
+        let (g, og) = (&mut t.gpu, &o.gpu);
+        g.kind.extend_from_slice(&og.kind);
+        g.name.extend(name(&og.name));
+        g.ts.extend_from_slice(&og.ts);
+        g.dur.extend_from_slice(&og.dur);
+        g.device.extend(small_id(&og.device));
+        g.stream.extend(small_id(&og.stream));
+        g.correlation.extend_from_slice(&og.correlation);
+        g.external_id.extend_from_slice(&og.external_id);
+        g.grid.extend_from_slice(&og.grid);
+        g.block.extend_from_slice(&og.block);
+        g.event_index.extend(offset(&og.event_index));
+        g.launch.extend_from_slice(&og.launch);
+        g.cpu_op.extend_from_slice(&og.cpu_op);
+
+        let (p, op) = (&mut t.ops, &o.ops);
+        p.kind.extend_from_slice(&op.kind);
+        p.name.extend(name(&op.name));
+        p.ts.extend_from_slice(&op.ts);
+        p.dur.extend_from_slice(&op.dur);
+        p.thread.extend(thread(&op.thread));
+        p.external_id.extend_from_slice(&op.external_id);
+        p.input_dims.extend(name(&op.input_dims));
+        p.input_types.extend(name(&op.input_types));
+        p.concrete_inputs.extend(name(&op.concrete_inputs));
+        p.python_id.extend_from_slice(&op.python_id);
+        p.python_parent_id.extend_from_slice(&op.python_parent_id);
+        p.event_index.extend(offset(&op.event_index));
+        p.parent.extend_from_slice(&op.parent);
+
+        let (l, ol) = (&mut t.launches, &o.launches);
+        l.name.extend(name(&ol.name));
+        l.ts.extend_from_slice(&ol.ts);
+        l.dur.extend_from_slice(&ol.dur);
+        l.thread.extend(thread(&ol.thread));
+        l.correlation.extend_from_slice(&ol.correlation);
+        l.external_id.extend_from_slice(&ol.external_id);
+        l.event_index.extend(offset(&ol.event_index));
+        l.cpu_op.extend_from_slice(&ol.cpu_op);
+        l.python.extend_from_slice(&ol.python);
+        l.is_graph.extend_from_slice(&ol.is_graph);
+
+        let (a, oa) = (&mut t.gpu_annotations, &o.gpu_annotations);
+        a.name.extend(name(&oa.name));
+        a.ts.extend_from_slice(&oa.ts);
+        a.dur.extend_from_slice(&oa.dur);
+        a.device.extend(small_id(&oa.device));
+        a.stream.extend(small_id(&oa.stream));
+
+        let flow = |f: &FlowEnd| FlowEnd { id: f.id, pid: id(f.pid), tid: id(f.tid), ts: f.ts };
+        t.flow_starts.extend(o.flow_starts.iter().map(flow));
+        t.flow_finishes.extend(o.flow_finishes.iter().map(flow));
+
+        t.stats.events += o.stats.events;
+        t.stats.kept += o.stats.kept;
+        t.stats.ignored += o.stats.ignored;
+        t.stats.skipped += o.stats.skipped;
+        t.warnings.absorb(o.warnings, event_offset);
+        t.meta.merge(o.meta);
+    }
+}

@@ -92,6 +92,24 @@ impl TraceMeta {
         self.other.push((key.to_string(), text));
     }
 
+    /// Adds header facts read by another reader of the same document.
+    pub fn merge(&mut self, other: TraceMeta) {
+        if self.devices.is_empty() {
+            self.devices = other.devices;
+        }
+        if self.vendor == Vendor::Unknown || other.vendor == Vendor::Amd {
+            if other.vendor != Vendor::Unknown {
+                self.vendor = other.vendor;
+            }
+        }
+        self.rank = self.rank.or(other.rank);
+        self.world_size = self.world_size.or(other.world_size);
+        self.base_time_ns = self.base_time_ns.or(other.base_time_ns);
+        self.with_stack |= other.with_stack;
+        self.record_shapes |= other.record_shapes;
+        self.other.extend(other.other);
+    }
+
     /// A short device label: the first device's name, or the vendor.
     pub fn device_label(&self) -> String {
         match self.devices.iter().find(|d| !d.name.is_empty()) {

@@ -192,15 +192,46 @@ pub struct Warnings {
     /// Count per warning kind (e.g. "missing ts", "negative dur").
     pub counts: std::collections::BTreeMap<String, u64>,
     /// The first few occurrences with their event index, for the user to look at.
-    pub examples: Vec<String>,
+    pub examples: Vec<WarningExample>,
 }
+
+/// One recorded occurrence of a warning.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WarningExample {
+    /// Index of the event in `traceEvents`.
+    pub event: u64,
+    pub kind: String,
+    /// The event's name, when it has one.
+    pub detail: String,
+}
+
+impl std::fmt::Display for WarningExample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "event {}: {}: {}", self.event, self.kind, self.detail)
+    }
+}
+
+const MAX_EXAMPLES: usize = 20;
 
 impl Warnings {
     /// Records one occurrence of `kind` at event `index`, with detail text.
     pub fn add(&mut self, kind: &str, index: u64, detail: &str) {
         *self.counts.entry(kind.to_string()).or_insert(0) += 1;
-        if self.examples.len() < 20 {
-            self.examples.push(format!("event {index}: {kind}: {detail}"));
+        if self.examples.len() < MAX_EXAMPLES {
+            self.examples.push(WarningExample { event: index, kind: kind.to_string(), detail: detail.chars().take(200).collect() });
+        }
+    }
+
+    /// Adds another reader's warnings whose event indices start at `event_offset`.
+    pub fn absorb(&mut self, other: Warnings, event_offset: u64) {
+        for (k, n) in other.counts {
+            *self.counts.entry(k).or_insert(0) += n;
+        }
+        for mut e in other.examples {
+            if self.examples.len() < MAX_EXAMPLES {
+                e.event += event_offset;
+                self.examples.push(e);
+            }
         }
     }
     /// Total number of warnings.
@@ -244,6 +275,8 @@ pub struct ReadStats {
     pub ignored: u64,
     /// Events dropped because they were malformed (each also counted in `Warnings`).
     pub skipped: u64,
+    /// Blocks of plain JSON whose halves were parsed on two threads (native reader).
+    pub parallel_blocks: u64,
 }
 
 impl Trace {
