@@ -4,6 +4,7 @@
 
 pub mod kernels;
 pub mod ops;
+pub mod phases;
 pub mod timeline;
 
 use crate::analysis::Analysis;
@@ -19,6 +20,13 @@ pub const TABLES: &[(&str, Builder)] = &[
     ("ops_summary", ops::ops_summary),
     ("ops_all", ops::ops_all),
     ("kernel_summary", ops::kernel_summary),
+    ("phase_summary", phases::phase_summary),
+    ("passes", phases::passes),
+    ("phase_methods", phases::phase_methods),
+    ("ops_summary_prefill", phases::ops_summary_prefill),
+    ("ops_summary_decode", phases::ops_summary_decode),
+    ("kernel_summary_prefill", phases::kernel_summary_prefill),
+    ("kernel_summary_decode", phases::kernel_summary_decode),
     ("short_kernels_histogram", timeline::short_kernels_histogram),
     ("short_kernels", timeline::short_kernels),
     ("kernels", kernels::kernels),
