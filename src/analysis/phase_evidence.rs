@@ -97,6 +97,9 @@ pub struct PassEvidence {
     pub tiles: usize,
     pub skinny_tiles: usize,
     pub wide_tiles: usize,
+    /// Passes on the same device, and this pass's kernel time over their median (set by [`relate_passes`]).
+    pub passes_on_device: usize,
+    pub time_ratio: Option<f64>,
 }
 
 /// Caches of per-name decisions shared by all passes.
@@ -106,18 +109,6 @@ pub struct EvidenceCache {
     shape_op: HashMap<NameId, Option<usize>>,
     hints: HashMap<NameId, Vec<usize>>,
     tile: HashMap<NameId, Option<u32>>,
-}
-
-/// Parses `Input Dims` JSON text into one dims list per input (non-tensors → empty).
-fn parse_dims(text: &str) -> Vec<Vec<i64>> {
-    let Ok(serde_json::Value::Array(inputs)) = serde_json::from_str::<serde_json::Value>(text) else { return Vec::new() };
-    inputs
-        .iter()
-        .map(|v| match v {
-            serde_json::Value::Array(d) => d.iter().filter_map(|x| x.as_i64()).collect(),
-            _ => Vec::new(),
-        })
-        .collect()
 }
 
 const PREFILL: usize = 0;
@@ -190,7 +181,7 @@ fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut Evide
     };
     let spec = &rules.shape_ops[k];
     let dims_id = trace.ops.input_dims[o];
-    let dims = cache.dims.entry(dims_id).or_insert_with(|| parse_dims(trace.name(dims_id)));
+    let dims = cache.dims.entry(dims_id).or_insert_with(|| super::shapes::parse_dims(trace.name(dims_id)));
     let Some(x) = dims.get(spec.input) else { return };
     let pos = |v: i64| u64::try_from(v).ok();
     match spec.kind {
@@ -260,7 +251,7 @@ fn hint_vote(method: Method, s: [f64; 2], why: &str) -> Option<Vote> {
     }
 }
 
-/// The vote of `method` on one pass (operation_frequency needs all passes: see [`frequency_votes`]).
+/// The vote of `method` on one pass ([`relate_passes`] must have run for operation_frequency).
 pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode_threshold: i64) -> Option<Vote> {
     let thr = decode_threshold.max(0) as u64;
     match method {
@@ -268,7 +259,10 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
             if let Some(p) = ev.annotation.as_ref().and_then(|a| a.phase) {
                 return vote(method, p, 1.0, "step annotation".into());
             }
-            if ev.kernels > 0 && ev.graph_kernels * 2 >= ev.kernels {
+            // Engines capture graphs for decode batch sizes; a graph-replayed pass far heavier than
+            // its neighbours (a compiled prefill) gets no such hint.
+            let heavy = ev.time_ratio.is_some_and(|r| r >= rules.thresholds.prefill_time_ratio);
+            if ev.kernels > 0 && ev.graph_kernels * 2 >= ev.kernels && !heavy {
                 return vote(method, Phase::Decode, 0.3, "replayed from a CUDA/HIP graph (engines capture decode)".into());
             }
             None
@@ -332,36 +326,37 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                 (a, b) => a.or(b),
             }
         }
-        Method::OperationFrequency => None,
+        Method::OperationFrequency => frequency_vote(ev, rules),
     }
 }
 
-/// operation_frequency votes for all passes: per device, passes whose kernel time is near the
-/// median are the many alike decode steps; one far above it is a prefill.
-pub fn frequency_votes(evs: &[PassEvidence], rules: &PhaseRules) -> Vec<Option<Vote>> {
-    let th = &rules.thresholds;
-    let mut out = vec![None; evs.len()];
+/// Relates each pass to the others on its device: count and kernel time over the median.
+pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
     let mut devices: Vec<i32> = evs.iter().map(|e| e.device).collect();
     devices.sort_unstable();
     devices.dedup();
     for d in devices {
         let idx: Vec<usize> = (0..evs.len()).filter(|&i| evs[i].device == d).collect();
-        if idx.len() < th.min_passes_for_frequency {
-            continue;
-        }
         let mut times: Vec<i64> = idx.iter().map(|&i| evs[i].kernel_time_ns).collect();
         times.sort_unstable();
         let median = times[times.len() / 2].max(1) as f64;
         for &i in &idx {
-            let ratio = evs[i].kernel_time_ns as f64 / median;
-            out[i] = if ratio >= th.prefill_time_ratio {
-                vote(Method::OperationFrequency, Phase::Prefill, 0.8, format!("kernel time {ratio:.1}x the median pass"))
-            } else if ratio <= th.alike_time_ratio && ratio >= 1.0 / th.alike_time_ratio {
-                vote(Method::OperationFrequency, Phase::Decode, 0.5, format!("one of {} alike passes", idx.len()))
-            } else {
-                None
-            };
+            evs[i].passes_on_device = idx.len();
+            evs[i].time_ratio = (idx.len() >= rules.thresholds.min_passes_for_frequency).then(|| evs[i].kernel_time_ns as f64 / median);
         }
     }
-    out
+}
+
+/// operation_frequency: passes whose kernel time is near the median of their device are the many
+/// alike decode steps; one far above it is a prefill (needs [`relate_passes`] first).
+pub fn frequency_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
+    let th = &rules.thresholds;
+    let ratio = ev.time_ratio?;
+    if ratio >= th.prefill_time_ratio {
+        vote(Method::OperationFrequency, Phase::Prefill, 0.8, format!("kernel time {ratio:.1}x the median pass"))
+    } else if ratio <= th.alike_time_ratio && ratio >= 1.0 / th.alike_time_ratio {
+        vote(Method::OperationFrequency, Phase::Decode, 0.5, format!("one of {} alike passes", ev.passes_on_device))
+    } else {
+        None
+    }
 }

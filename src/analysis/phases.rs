@@ -7,7 +7,7 @@
 use super::categories::KernelCategories;
 use super::inference_check::not_inference_reason;
 use super::passes::{segment, PassSource};
-use super::phase_evidence::{frequency_votes, gather, method_vote, EvidenceCache, Method, PassEvidence, Vote, METHODS};
+use super::phase_evidence::{gather, method_vote, relate_passes, EvidenceCache, Method, PassEvidence, Vote, METHODS};
 use super::phase_rules::PhaseRules;
 use super::step_annotations::find_steps;
 use super::Options;
@@ -189,14 +189,13 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
     // Passes in time order across devices.
     segs.sort_by_key(|s| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
     let mut cache = EvidenceCache::default();
-    let evs: Vec<PassEvidence> = segs.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect();
-    let freq = frequency_votes(&evs, rules);
+    let mut evs: Vec<PassEvidence> = segs.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect();
+    relate_passes(&mut evs, rules);
     let threshold = if options.decode_threshold > 0 { options.decode_threshold } else { rules.thresholds.decode_threshold };
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
     for (k, (seg, ev)) in segs.iter().zip(&evs).enumerate() {
-        let mut votes: Vec<Vote> = METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect();
-        votes.extend(freq[k].clone());
+        let votes: Vec<Vote> = METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect();
         for (mi, &m) in METHODS.iter().enumerate() {
             per_method[mi].push(votes.iter().find(|v| v.method == m).map(|v| v.phase));
         }
