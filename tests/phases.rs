@@ -190,3 +190,55 @@ fn dump_all() {
         dump(&analyze(&name, Options::default()));
     }
 }
+
+/// Re-runs phase detection on a modified copy of the linked trace.
+fn redetect(a: &mut Analysis, options: &Options) {
+    a.phases = traceprism::analysis::phases::detect(&a.trace, &a.categories, options);
+}
+
+#[test]
+fn truth_traces_without_shapes_or_cpu_ops() {
+    // Held-back traces may lack `record_shapes` or CPU ops entirely: the same two runs with that
+    // information removed from the model must still split and label right.
+    for (trace, truth) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
+    ] {
+        let t = load_truth(&fixture(truth)).unwrap();
+        let mut a = analyze(trace, Options::default());
+        for d in a.trace.ops.input_dims.iter_mut() {
+            *d = traceprism::model::NO_NAME;
+        }
+        redetect(&mut a, &Options::default());
+        let s = score_phases(&a, &t);
+        eprintln!("{trace} without shapes:\n{s}");
+        assert!(s.phase_accuracy() >= 0.99 && s.pass_count_exact(), "{trace} without shapes");
+        for r in a.trace.gpu.cpu_op.iter_mut() {
+            *r = traceprism::model::NONE;
+        }
+        redetect(&mut a, &Options::default());
+        let s = score_phases(&a, &t);
+        eprintln!("{trace} without CPU ops:\n{s}");
+        assert!(s.phase_accuracy() >= 0.99 && s.pass_count_exact(), "{trace} without CPU ops");
+    }
+}
+
+#[test]
+fn piecewise_graph_replays_are_not_steps() {
+    // vllm_tp4 with the sampler's argmax links removed: the 9 decode steps replay 81 piecewise
+    // graphs of 7-12 kernels each (counted with python from the trace), which must not become steps.
+    let mut a = analyze("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz", Options::default());
+    let argmax: Vec<usize> = a.trace.kernel_rows().filter(|&i| a.trace.name(a.trace.gpu.name[i]).contains("ArgMaxOps")).collect();
+    assert_eq!(argmax.len(), 10);
+    // Without any step marker the device is one pass, not 729 graph pieces.
+    let names: Vec<u32> = a.trace.gpu.name.clone();
+    for &i in &argmax {
+        a.trace.gpu.cpu_op[i] = traceprism::model::NONE;
+        a.trace.gpu.name[i] = traceprism::model::NO_NAME;
+    }
+    redetect(&mut a, &Options::default());
+    assert_eq!(a.phases.passes.len(), 1);
+    a.trace.gpu.name = names;
+    redetect(&mut a, &Options::default());
+    assert_eq!(a.phases.passes.len(), 10);
+}

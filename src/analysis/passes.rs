@@ -4,8 +4,9 @@
 //! 1. **Step annotations** (vLLM / SGLang): a kernel belongs to the step whose CPU range holds the
 //!    call that launched it (graph replays included: the graph launch sits in the step).
 //! 2. **Step markers** from the trace's own structure: every forward begins with the token-embedding
-//!    lookup and every generation step ends by picking the next token (argmax / multinomial; for
-//!    graph-replayed sampling, the `ArgMaxOps` reduction kernel). Cuts go before each start marker
+//!    lookup (or with the replay of a whole captured forward graph) and every generation step ends
+//!    by picking the next token (argmax / multinomial; for graph-replayed sampling, the sampling
+//!    kernel). Cuts go before each start marker
 //!    and after each end marker; pieces with no layer stack (few kernels) are merged back.
 //! 3. Otherwise the whole device is one pass.
 
@@ -147,6 +148,8 @@ enum Mark {
     Op(usize),
     /// An end-marker kernel on its own.
     Kernel(usize),
+    /// A whole-forward graph replay (launch row).
+    Graph(u32),
 }
 
 fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: &[u32], device: i32) -> Vec<Segment> {
@@ -155,6 +158,14 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
     let kernels: Vec<u32> = rows.iter().copied().filter(|&r| g.kind[r as usize] == GpuKind::Kernel).collect();
     if kernels.is_empty() {
         return Vec::new();
+    }
+    // Kernels per graph launch: big replays are whole captured forwards.
+    let mut per_graph: HashMap<u32, usize> = HashMap::new();
+    for &r in &kernels {
+        let l = g.launch[r as usize];
+        if l != NONE && trace.launches.is_graph[l as usize] {
+            *per_graph.entry(l).or_insert(0) += 1;
+        }
     }
     let mut start_mark = Vec::with_capacity(kernels.len());
     let mut end_mark = Vec::with_capacity(kernels.len());
@@ -173,6 +184,10 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
             if e == Mark::None && *cache.end.entry(id).or_insert_with(|| any_match(&rules.end_ops, name)) {
                 e = Mark::Op(o);
             }
+        }
+        let l = g.launch[r];
+        if s == Mark::None && per_graph.get(&l).is_some_and(|&n| n >= rules.full_graph_min_kernels) {
+            s = Mark::Graph(l);
         }
         if e == Mark::None {
             let id = g.name[r];

@@ -54,6 +54,7 @@ struct RawMarkers {
     start_ops: Vec<String>,
     end_ops: Vec<String>,
     end_kernels: Vec<String>,
+    full_graph_min_kernels: usize,
 }
 #[derive(Deserialize)]
 struct RawShapeOp {
@@ -144,6 +145,8 @@ pub struct PhaseRules {
     pub start_ops: Vec<Regex>,
     pub end_ops: Vec<Regex>,
     pub end_kernels: Vec<Regex>,
+    /// A graph replay with at least this many kernels starts a step.
+    pub full_graph_min_kernels: usize,
     pub shape_ops: Vec<ShapeOp>,
     pub name_hints: Vec<NameHint>,
     pub gemm_tile_patterns: Vec<GemmTile>,
@@ -186,6 +189,7 @@ impl PhaseRules {
             start_ops: compile(&raw.markers.start_ops)?,
             end_ops: compile(&raw.markers.end_ops)?,
             end_kernels: compile(&raw.markers.end_kernels)?,
+            full_graph_min_kernels: raw.markers.full_graph_min_kernels,
             shape_ops: raw
                 .shape_op
                 .iter()
