@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 /// Why a trace is not inference, or `None` if it looks like LLM inference.
 pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &KernelCategories, has_steps: bool) -> Option<String> {
-    let mut by_name: HashMap<u32, bool> = HashMap::new();
+    // (training op, attention op) per interned name.
+    let mut by_name: HashMap<u32, (bool, bool)> = HashMap::new();
     let mut training_ops = 0usize;
     let mut attention_ops = 0usize;
     for i in 0..trace.ops.len() {
@@ -16,13 +17,12 @@ pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &Kern
             continue;
         }
         let id = trace.ops.name[i];
-        let name = trace.name(id);
-        if *by_name.entry(id).or_insert_with(|| any_match(&rules.training_ops, name)) {
-            training_ops += 1;
-        }
-        if trace.ops.kind[i] == OpKind::CpuOp && any_match(&rules.attention_ops, name) {
-            attention_ops += 1;
-        }
+        let (train, attn) = *by_name.entry(id).or_insert_with(|| {
+            let name = trace.name(id);
+            (any_match(&rules.training_ops, name), any_match(&rules.attention_ops, name))
+        });
+        training_ops += train as usize;
+        attention_ops += (attn && trace.ops.kind[i] == OpKind::CpuOp) as usize;
     }
     let mut kernel_class: HashMap<u32, (bool, bool)> = HashMap::new();
     let (mut training_kernels, mut attention_kernels, mut kernels) = (0usize, 0usize, 0usize);
