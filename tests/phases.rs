@@ -29,6 +29,7 @@ fn phase_share(a: &Analysis, phase: Phase) -> f64 {
 
 fn dump(a: &Analysis) {
     let p = &a.phases;
+    eprintln!("{}", traceprism::report::table(a, "phase_methods").unwrap().to_csv());
     eprintln!("trace_phase {:?} reason {:?} passes {}", p.trace_phase, p.not_inference_reason, p.passes.len());
     for pass in p.passes.iter().take(6).chain(p.passes.iter().skip(6).last()) {
         eprintln!(

@@ -100,6 +100,8 @@ pub struct PassEvidence {
     /// Passes on the same device, and this pass's kernel time over their median (set by [`relate_passes`]).
     pub passes_on_device: usize,
     pub time_ratio: Option<f64>,
+    /// True when most passes on the device replay graphs but this one runs eagerly.
+    pub eager_among_graphs: bool,
 }
 
 /// Caches of per-name decisions shared by all passes.
@@ -340,7 +342,10 @@ pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
         let mut times: Vec<i64> = idx.iter().map(|&i| evs[i].kernel_time_ns).collect();
         times.sort_unstable();
         let median = times[times.len() / 2].max(1) as f64;
+        let graphed = |e: &PassEvidence| e.kernels > 0 && e.graph_kernels * 2 >= e.kernels;
+        let graph_passes = idx.iter().filter(|&&i| graphed(&evs[i])).count();
         for &i in &idx {
+            evs[i].eager_among_graphs = graph_passes * 2 > idx.len() && evs[i].graph_kernels * 10 < evs[i].kernels;
             evs[i].passes_on_device = idx.len();
             evs[i].time_ratio = (idx.len() >= rules.thresholds.min_passes_for_frequency).then(|| evs[i].kernel_time_ns as f64 / median);
         }
@@ -349,11 +354,16 @@ pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
 
 /// operation_frequency: passes whose kernel time is near the median of their device are the many
 /// alike decode steps; one far above it is a prefill (needs [`relate_passes`] first).
+/// Engines replay captured graphs only up to a token budget; a step run eagerly while most steps
+/// replay graphs carried more tokens (a prefill).
 pub fn frequency_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
     let th = &rules.thresholds;
     let ratio = ev.time_ratio?;
     if ratio >= th.prefill_time_ratio {
-        vote(Method::OperationFrequency, Phase::Prefill, 0.8, format!("kernel time {ratio:.1}x the median pass"))
+        let (strength, eager) = if ev.eager_among_graphs { (0.9, ", eager among graph replays") } else { (0.8, "") };
+        vote(Method::OperationFrequency, Phase::Prefill, strength, format!("kernel time {ratio:.1}x the median pass{eager}"))
+    } else if ev.eager_among_graphs {
+        vote(Method::OperationFrequency, Phase::Prefill, 0.6, "eager while most passes replay graphs".into())
     } else if ratio <= th.alike_time_ratio && ratio >= 1.0 / th.alike_time_ratio {
         vote(Method::OperationFrequency, Phase::Decode, 0.5, format!("one of {} alike passes", ev.passes_on_device))
     } else {
