@@ -1,13 +1,19 @@
 //! Analyses that read the linked model. Each fills one part of [`Analysis`]; none re-reads input.
 
 pub mod categories;
+pub mod inference_check;
 pub mod layers;
 pub mod ops;
+pub mod passes;
+pub mod phase_evidence;
+pub mod phase_rules;
 pub mod phases;
 pub mod roofline;
 pub mod shapes;
 pub mod short_kernels;
+pub mod step_annotations;
 pub mod timeline;
+pub mod truth;
 
 use crate::error::Result;
 use crate::model::Trace;

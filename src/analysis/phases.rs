@@ -1,9 +1,17 @@
-//! Forward passes and prefill/decode phases. PLACEHOLDER until issue 4 lands.
-//! The interface (`Phases`, `Phase`, `Pass`) is the contract other analyses use.
+//! Forward passes and their phases (prefill, decode, mixed), per pass and per GPU row.
+//!
+//! Steps: [`inference_check`](super::inference_check) (training / non-LLM → `NotInference`),
+//! [`passes`](super::passes) (segmentation), [`phase_evidence`](super::phase_evidence) (what each
+//! pass shows and each method's vote), then voting here. Every GPU row takes its pass's phase.
 
 use super::categories::KernelCategories;
+use super::inference_check::not_inference_reason;
+use super::passes::{segment, PassSource};
+use super::phase_evidence::{gather, method_vote, relate_passes, EvidenceCache, Method, PassEvidence, Vote, METHODS};
+use super::phase_rules::PhaseRules;
+use super::step_annotations::find_steps;
 use super::Options;
-use crate::model::{Trace, NONE};
+use crate::model::{GpuKind, Trace, NONE};
 use serde::Serialize;
 
 /// Phase of a forward pass or kernel.
@@ -29,6 +37,10 @@ impl Phase {
             Phase::NotInference => "not-inference",
         }
     }
+    /// Parses a table name (`prefill`, `decode`, `mixed`, `unknown`, `not-inference`).
+    pub fn parse(s: &str) -> Option<Phase> {
+        [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Unknown, Phase::NotInference].into_iter().find(|p| p.as_str() == s)
+    }
 }
 
 /// One forward pass (one model step).
@@ -41,6 +53,31 @@ pub struct Pass {
     pub rows: Vec<u32>,
     pub start_ns: i64,
     pub end_ns: i64,
+    /// Device the pass ran on.
+    pub device: i32,
+    /// How the pass was delimited.
+    pub source: PassSource,
+    /// Kernels and their summed duration.
+    pub kernels: u32,
+    pub kernel_time_ns: i64,
+    /// Time with at least one kernel running (union of kernel intervals).
+    pub busy_ns: i64,
+    /// Tokens processed, when the trace reveals them (annotation, or GEMM M).
+    pub tokens: Option<u64>,
+    /// Requests in the step, when revealed.
+    pub batch: Option<u64>,
+    /// The votes that decided the phase (method, phase, strength, reason).
+    #[serde(skip)]
+    pub votes: Vec<Vote>,
+}
+
+/// Phase answer of one method alone, per pass (for the `phase_methods` table).
+#[derive(Debug, Clone, Serialize)]
+pub struct MethodResult {
+    pub method: String,
+    pub weight: f64,
+    /// Phase each pass gets from this method alone (`None` = no vote).
+    pub phase_of_pass: Vec<Option<Phase>>,
 }
 
 /// Passes and the phase of every GPU row.
@@ -52,12 +89,156 @@ pub struct Phases {
     /// Phase of each GPU row (`None` = not assigned).
     pub phase_of_row: Vec<Option<Phase>>,
     pub confidence_of_row: Vec<f32>,
-    /// Trace-level verdict: `NotInference` for training / non-LLM traces.
+    /// Trace-level verdict: `NotInference` for training / non-LLM traces; otherwise the phase shared
+    /// by every pass, or `None` when passes differ (or there are none).
     pub trace_phase: Option<Phase>,
+    /// Why the trace is not inference, when it is not.
+    pub not_inference_reason: Option<String>,
+    /// Method used for the final answer (`union`, `hybrid` or one method).
+    pub method: String,
+    /// Each single method's answer.
+    pub methods: Vec<MethodResult>,
 }
 
-/// Detects passes and phases.
-pub fn detect(trace: &Trace, _categories: &KernelCategories, _options: &Options) -> Phases {
+/// Union vote: weighted sum per phase. Confidence = winner's share of the weight, damped when
+/// little evidence was seen at all.
+fn union(votes: &[Vote], rules: &PhaseRules) -> (Phase, f32) {
+    let phases = [Phase::Prefill, Phase::Decode, Phase::Mixed];
+    let mut score = [0.0f64; 3];
+    for v in votes {
+        if let Some(k) = phases.iter().position(|p| *p == v.phase) {
+            score[k] += v.method.weight(rules) * v.strength;
+        }
+    }
+    let total: f64 = score.iter().sum();
+    if total <= 0.0 {
+        return (Phase::Unknown, 0.0);
+    }
+    let (k, best) = score.iter().enumerate().fold((0, 0.0), |acc, (k, &s)| if s > acc.1 { (k, s) } else { acc });
+    let conf = best / total * (1.0 - (-total).exp());
+    (phases[k], conf as f32)
+}
+
+/// Hybrid: the first method with a firm vote decides (annotations, attention shapes, GEMM shapes,
+/// names, frequency), then the weak graph-replay hint.
+fn hybrid(votes: &[Vote]) -> (Phase, f32) {
+    let order = [Method::FrameworkApis, Method::AttentionPatterns, Method::GemmParams, Method::KernelNames, Method::OperationFrequency];
+    for min in [0.6, 0.0] {
+        for m in order {
+            if let Some(v) = votes.iter().find(|v| v.method == m && v.strength > min) {
+                return (v.phase, v.strength as f32);
+            }
+        }
+    }
+    (Phase::Unknown, 0.0)
+}
+
+fn single(votes: &[Vote], m: Method) -> (Phase, f32) {
+    votes.iter().find(|v| v.method == m).map_or((Phase::Unknown, 0.0), |v| (v.phase, v.strength as f32))
+}
+
+/// Union of `[ts, end)` intervals, rows in time order.
+fn busy_time(trace: &Trace, rows: &[u32]) -> i64 {
+    let g = &trace.gpu;
+    let mut busy = 0;
+    let mut cur: Option<(i64, i64)> = None;
+    for &r in rows {
+        let r = r as usize;
+        if g.kind[r] != GpuKind::Kernel {
+            continue;
+        }
+        let (s, e) = (g.ts[r], g.end(r));
+        cur = match cur {
+            Some((a, b)) if s <= b => Some((a, b.max(e))),
+            Some((a, b)) => {
+                busy += b - a;
+                Some((s, e))
+            }
+            None => Some((s, e)),
+        };
+    }
+    busy + cur.map_or(0, |(a, b)| b - a)
+}
+
+/// Detects passes and phases with the built-in rules.
+pub fn detect(trace: &Trace, categories: &KernelCategories, options: &Options) -> Phases {
+    detect_with(trace, categories, options, PhaseRules::builtin())
+}
+
+/// Detects passes and phases with the given rules.
+pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Options, rules: &PhaseRules) -> Phases {
     let n = trace.gpu.len();
-    Phases { passes: Vec::new(), pass_of_row: vec![NONE; n], phase_of_row: vec![None; n], confidence_of_row: vec![0.0; n], trace_phase: None }
+    let mut out = Phases {
+        pass_of_row: vec![NONE; n],
+        phase_of_row: vec![None; n],
+        confidence_of_row: vec![0.0; n],
+        method: options.phase_method.clone(),
+        ..Default::default()
+    };
+    let steps = find_steps(trace, rules);
+    if let Some(reason) = not_inference_reason(trace, rules, categories, !steps.is_empty()) {
+        for i in 0..n {
+            out.phase_of_row[i] = Some(Phase::NotInference);
+            out.confidence_of_row[i] = 1.0;
+        }
+        out.trace_phase = Some(Phase::NotInference);
+        out.not_inference_reason = Some(reason);
+        return out;
+    }
+    let mut segs = segment(trace, rules, &steps);
+    // Passes in time order across devices.
+    segs.sort_by_key(|s| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
+    let mut cache = EvidenceCache::default();
+    let mut evs: Vec<PassEvidence> = segs.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect();
+    relate_passes(&mut evs, rules);
+    let threshold = if options.decode_threshold > 0 { options.decode_threshold } else { rules.thresholds.decode_threshold };
+    let chosen = options.phase_method.as_str();
+    let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
+    for (k, (seg, ev)) in segs.iter().zip(&evs).enumerate() {
+        let votes: Vec<Vote> = METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect();
+        for (mi, &m) in METHODS.iter().enumerate() {
+            per_method[mi].push(votes.iter().find(|v| v.method == m).map(|v| v.phase));
+        }
+        let (phase, confidence) = match chosen {
+            "hybrid" => hybrid(&votes),
+            other => match Method::parse(other) {
+                Some(m) => single(&votes, m),
+                None => union(&votes, rules),
+            },
+        };
+        let g = &trace.gpu;
+        let start_ns = seg.rows.iter().map(|&r| g.ts[r as usize]).min().unwrap_or(0);
+        let end_ns = seg.rows.iter().map(|&r| g.end(r as usize)).max().unwrap_or(start_ns);
+        let ann = ev.annotation.as_ref();
+        let pass = Pass {
+            index: k as u32,
+            phase,
+            confidence,
+            start_ns,
+            end_ns,
+            device: seg.device,
+            source: seg.source,
+            kernels: ev.kernels as u32,
+            kernel_time_ns: ev.kernel_time_ns,
+            busy_ns: busy_time(trace, &seg.rows),
+            tokens: ann.and_then(|a| a.tokens).or(ev.gemm_max_tokens),
+            batch: ann.and_then(|a| a.batch).or(ev.gemm_batch),
+            votes,
+            rows: seg.rows.clone(),
+        };
+        for &r in &pass.rows {
+            out.pass_of_row[r as usize] = k as u32;
+            out.phase_of_row[r as usize] = Some(phase);
+            out.confidence_of_row[r as usize] = confidence;
+        }
+        out.passes.push(pass);
+    }
+    out.methods = METHODS
+        .iter()
+        .zip(per_method)
+        .map(|(m, phase_of_pass)| MethodResult { method: m.as_str().to_string(), weight: m.weight(rules), phase_of_pass })
+        .collect();
+    let first = out.passes.first().map(|p| p.phase);
+    out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
+    out
 }

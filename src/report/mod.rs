@@ -5,6 +5,7 @@
 pub mod html;
 pub mod kernels;
 pub mod ops;
+pub mod phases;
 pub mod roofline;
 pub mod svg;
 pub mod timeline;
@@ -24,6 +25,13 @@ pub const TABLES: &[(&str, Builder)] = &[
     ("ops_summary", ops::ops_summary),
     ("ops_all", ops::ops_all),
     ("kernel_summary", ops::kernel_summary),
+    ("phase_summary", phases::phase_summary),
+    ("passes", phases::passes),
+    ("phase_methods", phases::phase_methods),
+    ("ops_summary_prefill", phases::ops_summary_prefill),
+    ("ops_summary_decode", phases::ops_summary_decode),
+    ("kernel_summary_prefill", phases::kernel_summary_prefill),
+    ("kernel_summary_decode", phases::kernel_summary_decode),
     ("short_kernels_histogram", timeline::short_kernels_histogram),
     ("short_kernels", timeline::short_kernels),
     ("kernels", kernels::kernels),

@@ -1,0 +1,50 @@
+//! Is this trace LLM inference at all? Training (backward, optimizer) and non-LLM work (no attention
+//! anywhere) get no prefill/decode labels.
+
+use super::categories::KernelCategories;
+use super::phase_rules::{any_match, PhaseRules};
+use crate::model::{GpuKind, OpKind, Trace};
+use std::collections::HashMap;
+
+/// Why a trace is not inference, or `None` if it looks like LLM inference.
+pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &KernelCategories, has_steps: bool) -> Option<String> {
+    // (training op, attention op) per interned name.
+    let mut by_name: HashMap<u32, (bool, bool)> = HashMap::new();
+    let mut training_ops = 0usize;
+    let mut attention_ops = 0usize;
+    for i in 0..trace.ops.len() {
+        if trace.ops.kind[i] == OpKind::PythonFunction {
+            continue;
+        }
+        let id = trace.ops.name[i];
+        let (train, attn) = *by_name.entry(id).or_insert_with(|| {
+            let name = trace.name(id);
+            (any_match(&rules.training_ops, name), any_match(&rules.attention_ops, name))
+        });
+        training_ops += train as usize;
+        attention_ops += (attn && trace.ops.kind[i] == OpKind::CpuOp) as usize;
+    }
+    let mut kernel_class: HashMap<u32, (bool, bool)> = HashMap::new();
+    let (mut training_kernels, mut attention_kernels, mut kernels) = (0usize, 0usize, 0usize);
+    for i in 0..trace.gpu.len() {
+        if trace.gpu.kind[i] != GpuKind::Kernel {
+            continue;
+        }
+        kernels += 1;
+        let id = trace.gpu.name[i];
+        let (train, attn) = *kernel_class.entry(id).or_insert_with(|| {
+            let n = trace.name(id);
+            (any_match(&rules.training_kernels, n), any_match(&rules.attention_kernels, n))
+        });
+        training_kernels += train as usize;
+        attention_kernels += (attn || categories.family(i) == "Attention") as usize;
+    }
+    let min = rules.thresholds.min_training_events;
+    if training_ops >= min || training_kernels >= min {
+        return Some(format!("training: {training_ops} backward/optimizer ops, {training_kernels} backward kernels"));
+    }
+    if kernels > 0 && !has_steps && attention_ops == 0 && attention_kernels == 0 {
+        return Some("no attention op or kernel anywhere: not an LLM".into());
+    }
+    None
+}

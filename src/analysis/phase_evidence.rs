@@ -1,0 +1,372 @@
+//! Phase evidence of one pass, and the vote each method casts from it.
+//!
+//! Methods (as in TraceLens' phase detection, extended):
+//! - `framework_apis`: step annotations state the phase; graph replays hint decode.
+//! - `gemm_params`: GEMM M from `Input Dims` (tokens in the step; S of `[B, S, K]` when 3-D).
+//! - `attention_patterns`: SDPA query length (Sq = 1 in decode), attention kernel kinds.
+//! - `kernel_names`: explicit words (`_decode_`, `_prefill_`) and skinny GEMM tiles.
+//! - `operation_frequency`: decode steps are many, short and alike; prefill stands out.
+
+use super::passes::{op_chain, Segment};
+use super::phase_rules::{PhaseRules, ShapeKind};
+use super::phases::Phase;
+use super::step_annotations::{StepAnnotation, StepInfo};
+use crate::model::{GpuKind, NameId, OpKind, Trace};
+use std::collections::{HashMap, HashSet};
+
+/// A phase-detection method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    FrameworkApis,
+    AttentionPatterns,
+    GemmParams,
+    KernelNames,
+    OperationFrequency,
+}
+
+/// Every single method, in the order they are reported.
+pub const METHODS: [Method; 5] =
+    [Method::FrameworkApis, Method::AttentionPatterns, Method::GemmParams, Method::KernelNames, Method::OperationFrequency];
+
+impl Method {
+    /// Name as used by `--phase-method`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::FrameworkApis => "framework_apis",
+            Method::AttentionPatterns => "attention_patterns",
+            Method::GemmParams => "gemm_params",
+            Method::KernelNames => "kernel_names",
+            Method::OperationFrequency => "operation_frequency",
+        }
+    }
+    /// Parses a method name.
+    pub fn parse(s: &str) -> Option<Method> {
+        METHODS.iter().copied().find(|m| m.as_str() == s)
+    }
+    /// Voting weight in `union`.
+    pub fn weight(self, rules: &PhaseRules) -> f64 {
+        let w = &rules.weights;
+        match self {
+            Method::FrameworkApis => w.framework_apis,
+            Method::AttentionPatterns => w.attention_patterns,
+            Method::GemmParams => w.gemm_params,
+            Method::KernelNames => w.kernel_names,
+            Method::OperationFrequency => w.operation_frequency,
+        }
+    }
+}
+
+/// One method's vote on one pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vote {
+    pub method: Method,
+    pub phase: Phase,
+    /// How sure the method is, in [0, 1].
+    pub strength: f64,
+    /// Human-readable reason.
+    pub why: String,
+}
+
+/// What one pass shows.
+#[derive(Debug, Clone, Default)]
+pub struct PassEvidence {
+    pub device: i32,
+    pub kernels: usize,
+    pub kernel_time_ns: i64,
+    /// Kernels replayed from a CUDA/HIP graph.
+    pub graph_kernels: usize,
+    pub annotation: Option<StepInfo>,
+    /// Largest GEMM M (tokens) seen in the pass.
+    pub gemm_max_tokens: Option<u64>,
+    /// Largest sequence length of `[B, S, K]` GEMM activations.
+    pub gemm_max_seq: Option<u64>,
+    /// Batch of that activation (B of `[B, S, K]`).
+    pub gemm_batch: Option<u64>,
+    /// SDPA calls with one query token, with more, and the largest query length.
+    pub sdpa_q1: usize,
+    pub sdpa_qn: usize,
+    pub sdpa_max_q: u64,
+    /// SDPA calls whose query length equals the key length (no cache before: a prompt).
+    pub sdpa_q_eq_k: usize,
+    /// Per name-hint method: strongest prefill and decode hint strengths.
+    pub attention_hint: [f64; 2],
+    pub name_hint: [f64; 2],
+    /// Attention hint explanations.
+    pub hint_names: Vec<String>,
+    /// GEMM kernels with a readable tile, with a skinny token tile, with a wide one.
+    pub tiles: usize,
+    pub skinny_tiles: usize,
+    pub wide_tiles: usize,
+    /// Passes on the same device, and this pass's kernel time over their median (set by [`relate_passes`]).
+    pub passes_on_device: usize,
+    pub time_ratio: Option<f64>,
+    /// True when most passes on the device replay graphs but this one runs eagerly.
+    pub eager_among_graphs: bool,
+}
+
+/// Caches of per-name decisions shared by all passes.
+#[derive(Default)]
+pub struct EvidenceCache {
+    dims: HashMap<NameId, Vec<Vec<i64>>>,
+    shape_op: HashMap<NameId, Option<usize>>,
+    hints: HashMap<NameId, Vec<usize>>,
+    tile: HashMap<NameId, Option<u32>>,
+}
+
+const PREFILL: usize = 0;
+const DECODE: usize = 1;
+
+/// Gathers the evidence of one pass.
+pub fn gather(trace: &Trace, rules: &PhaseRules, seg: &Segment, steps: &[StepAnnotation], cache: &mut EvidenceCache) -> PassEvidence {
+    let g = &trace.gpu;
+    let mut ev = PassEvidence { device: seg.device, annotation: seg.step.map(|s| steps[s].info.clone()), ..Default::default() };
+    let mut seen_ops: HashSet<usize> = HashSet::new();
+    let mut hint_seen: HashSet<usize> = HashSet::new();
+    for &r in &seg.rows {
+        let r = r as usize;
+        if g.kind[r] != GpuKind::Kernel {
+            continue;
+        }
+        ev.kernels += 1;
+        ev.kernel_time_ns += g.dur[r];
+        let l = g.launch[r];
+        if l != crate::model::NONE && trace.launches.is_graph[l as usize] {
+            ev.graph_kernels += 1;
+        }
+        for o in op_chain(trace, r, rules.thresholds.max_op_depth) {
+            if trace.ops.kind[o] != OpKind::CpuOp || !seen_ops.insert(o) {
+                continue;
+            }
+            shape_evidence(trace, rules, o, cache, &mut ev);
+        }
+        let name_id = g.name[r];
+        let hints = cache.hints.entry(name_id).or_insert_with(|| {
+            let n = trace.name(name_id);
+            rules.name_hints.iter().enumerate().filter(|(_, h)| h.regex.is_match(n)).map(|(k, _)| k).collect()
+        });
+        for &k in hints.iter() {
+            let h = &rules.name_hints[k];
+            let slot = if h.phase == Phase::Prefill { PREFILL } else { DECODE };
+            let target = if h.method == "attention_patterns" { &mut ev.attention_hint } else { &mut ev.name_hint };
+            target[slot] = target[slot].max(h.strength);
+            if hint_seen.insert(k) {
+                ev.hint_names.push(format!("{} ~ {}", h.regex.as_str(), h.phase.as_str()));
+            }
+        }
+        let tile = *cache.tile.entry(name_id).or_insert_with(|| {
+            let n = trace.name(name_id);
+            rules.gemm_tile_patterns.iter().find_map(|t| {
+                let c = t.regex.captures(n)?;
+                c.name(&t.tokens_group)?.as_str().parse::<u32>().ok()
+            })
+        });
+        if let Some(t) = tile {
+            ev.tiles += 1;
+            if t <= rules.gemm_tiles.skinny_max {
+                ev.skinny_tiles += 1;
+            }
+            if t >= rules.gemm_tiles.wide_min {
+                ev.wide_tiles += 1;
+            }
+        }
+    }
+    ev
+}
+
+fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut EvidenceCache, ev: &mut PassEvidence) {
+    let name_id = trace.ops.name[o];
+    let Some(k) = *cache.shape_op.entry(name_id).or_insert_with(|| {
+        let n = trace.name(name_id);
+        rules.shape_ops.iter().position(|s| s.regex.is_match(n))
+    }) else {
+        return;
+    };
+    let spec = &rules.shape_ops[k];
+    let dims_id = trace.ops.input_dims[o];
+    let dims = cache.dims.entry(dims_id).or_insert_with(|| super::shapes::parse_dims(trace.name(dims_id)));
+    let Some(x) = dims.get(spec.input) else { return };
+    let pos = |v: i64| u64::try_from(v).ok();
+    match spec.kind {
+        ShapeKind::Linear => {
+            // Activations [.., S, K] times a 2-D weight sharing K (skips RoPE and attention matmuls).
+            let Some(w) = dims.get(spec.input + 1) else { return };
+            let Some(&k_dim) = x.last() else { return };
+            if !(2..=3).contains(&x.len()) || w.len() != 2 || (w[0] != k_dim && w[1] != k_dim) {
+                return;
+            }
+            let tokens: i64 = x[..x.len() - 1].iter().product();
+            if let Some(t) = pos(tokens) {
+                ev.gemm_max_tokens = Some(ev.gemm_max_tokens.map_or(t, |m| m.max(t)));
+            }
+            if x.len() == 3 {
+                if let (Some(b), Some(s)) = (pos(x[0]), pos(x[1])) {
+                    if ev.gemm_max_seq.map_or(true, |m| s > m) {
+                        ev.gemm_max_seq = Some(s);
+                        ev.gemm_batch = Some(b);
+                    }
+                }
+            }
+        }
+        ShapeKind::Mm => {
+            let Some(w) = dims.get(spec.input + 1) else { return };
+            if x.len() != 2 || w.len() != 2 || x[1] != w[0] {
+                return;
+            }
+            if let Some(t) = pos(x[0]) {
+                ev.gemm_max_tokens = Some(ev.gemm_max_tokens.map_or(t, |m| m.max(t)));
+            }
+        }
+        ShapeKind::Sdpa => {
+            let Some(key) = dims.get(spec.input + 1) else { return };
+            if x.len() != 4 || key.len() != 4 {
+                return;
+            }
+            let (sq, sk) = (x[2].max(0) as u64, key[2].max(0) as u64);
+            if sq == 1 {
+                ev.sdpa_q1 += 1;
+            } else if sq > 1 {
+                ev.sdpa_qn += 1;
+            }
+            if sq == sk && sq > 1 {
+                ev.sdpa_q_eq_k += 1;
+            }
+            ev.sdpa_max_q = ev.sdpa_max_q.max(sq);
+        }
+    }
+}
+
+fn vote(method: Method, phase: Phase, strength: f64, why: String) -> Option<Vote> {
+    Some(Vote { method, phase, strength: strength.clamp(0.0, 1.0), why })
+}
+
+/// Prefill vs decode from two hint strengths: both strong → mixed.
+fn hint_vote(method: Method, s: [f64; 2], why: &str) -> Option<Vote> {
+    let (p, d) = (s[PREFILL], s[DECODE]);
+    if p >= 0.8 && d >= 0.8 {
+        vote(method, Phase::Mixed, p.min(d), format!("{why}: prefill and decode kinds"))
+    } else if p > d {
+        vote(method, Phase::Prefill, p - d, format!("{why}: prefill kind"))
+    } else if d > p {
+        vote(method, Phase::Decode, d - p, format!("{why}: decode kind"))
+    } else {
+        None
+    }
+}
+
+/// The vote of `method` on one pass ([`relate_passes`] must have run for operation_frequency).
+pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode_threshold: i64) -> Option<Vote> {
+    let thr = decode_threshold.max(0) as u64;
+    match method {
+        Method::FrameworkApis => {
+            if let Some(p) = ev.annotation.as_ref().and_then(|a| a.phase) {
+                return vote(method, p, 1.0, "step annotation".into());
+            }
+            // Engines capture graphs for decode batch sizes; a graph-replayed pass far heavier than
+            // its neighbours (a compiled prefill) gets no such hint.
+            let heavy = ev.time_ratio.is_some_and(|r| r >= rules.thresholds.prefill_time_ratio);
+            if ev.kernels > 0 && ev.graph_kernels * 2 >= ev.kernels && !heavy {
+                return vote(method, Phase::Decode, 0.3, "replayed from a CUDA/HIP graph (engines capture decode)".into());
+            }
+            None
+        }
+        Method::GemmParams => {
+            if let Some(s) = ev.gemm_max_seq {
+                if s > thr {
+                    return vote(method, Phase::Prefill, 0.9, format!("GEMM activations [B, S={s}, K], S > {thr}"));
+                }
+                if ev.gemm_max_tokens.map_or(true, |t| t <= s * ev.gemm_batch.unwrap_or(1)) {
+                    let strength = if s == 1 { 0.9 } else { 0.5 };
+                    return vote(method, Phase::Decode, strength, format!("GEMM activations [B, S={s}, K]"));
+                }
+            }
+            let m = ev.gemm_max_tokens?;
+            // 2-D M = batch x sequence: a large decode batch looks like a short prompt, so weaker.
+            if m > thr {
+                vote(method, Phase::Prefill, 0.5, format!("GEMM M = {m} > {thr}"))
+            } else {
+                vote(method, Phase::Decode, 0.7, format!("GEMM M = {m} <= {thr}"))
+            }
+        }
+        Method::AttentionPatterns => {
+            if ev.sdpa_q1 > 0 && ev.sdpa_qn > 0 {
+                return vote(method, Phase::Mixed, 0.7, "SDPA with one and with many query tokens".into());
+            }
+            if ev.sdpa_q1 > 0 {
+                return vote(method, Phase::Decode, 1.0, "SDPA query length 1".into());
+            }
+            if ev.sdpa_qn > 0 {
+                let q = ev.sdpa_max_q;
+                if q > thr || ev.sdpa_q_eq_k > 0 {
+                    return vote(method, Phase::Prefill, 1.0, format!("SDPA query length {q}"));
+                }
+                return vote(method, Phase::Decode, 0.5, format!("SDPA query length {q} against a longer cache (speculative?)"));
+            }
+            hint_vote(method, ev.attention_hint, "attention kernels")
+        }
+        Method::KernelNames => {
+            let names = hint_vote(method, ev.name_hint, "kernel names");
+            let t = &rules.gemm_tiles;
+            let tiles = if ev.tiles == 0 {
+                None
+            } else {
+                let skinny = ev.skinny_tiles as f64 / ev.tiles as f64;
+                let wide = ev.wide_tiles as f64 / ev.tiles as f64;
+                if skinny >= t.skinny_min_share {
+                    vote(method, Phase::Decode, t.strength, format!("{:.0}% of GEMM tiles skinny on tokens", 100.0 * skinny))
+                } else if wide >= t.wide_min_share {
+                    vote(method, Phase::Prefill, t.strength, format!("{:.0}% of GEMM tiles wide on tokens", 100.0 * wide))
+                } else {
+                    None
+                }
+            };
+            match (names, tiles) {
+                (Some(a), Some(b)) if a.phase == b.phase => Some(if a.strength >= b.strength { a } else { b }),
+                (Some(a), Some(b)) => {
+                    let (hi, lo) = if a.strength >= b.strength { (a, b) } else { (b, a) };
+                    (hi.strength > lo.strength).then(|| Vote { strength: hi.strength - lo.strength, ..hi })
+                }
+                (a, b) => a.or(b),
+            }
+        }
+        Method::OperationFrequency => frequency_vote(ev, rules),
+    }
+}
+
+/// Relates each pass to the others on its device: count and kernel time over the median.
+pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
+    let mut devices: Vec<i32> = evs.iter().map(|e| e.device).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    for d in devices {
+        let idx: Vec<usize> = (0..evs.len()).filter(|&i| evs[i].device == d).collect();
+        let mut times: Vec<i64> = idx.iter().map(|&i| evs[i].kernel_time_ns).collect();
+        times.sort_unstable();
+        let median = times[times.len() / 2].max(1) as f64;
+        let graphed = |e: &PassEvidence| e.kernels > 0 && e.graph_kernels * 2 >= e.kernels;
+        let graph_passes = idx.iter().filter(|&&i| graphed(&evs[i])).count();
+        for &i in &idx {
+            evs[i].eager_among_graphs = graph_passes * 2 > idx.len() && evs[i].graph_kernels * 10 < evs[i].kernels;
+            evs[i].passes_on_device = idx.len();
+            evs[i].time_ratio = (idx.len() >= rules.thresholds.min_passes_for_frequency).then(|| evs[i].kernel_time_ns as f64 / median);
+        }
+    }
+}
+
+/// operation_frequency: passes whose kernel time is near the median of their device are the many
+/// alike decode steps; one far above it is a prefill (needs [`relate_passes`] first).
+/// Engines replay captured graphs only up to a token budget; a step run eagerly while most steps
+/// replay graphs carried more tokens (a prefill).
+pub fn frequency_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
+    let th = &rules.thresholds;
+    let ratio = ev.time_ratio?;
+    if ratio >= th.prefill_time_ratio {
+        let (strength, eager) = if ev.eager_among_graphs { (0.9, ", eager among graph replays") } else { (0.8, "") };
+        vote(Method::OperationFrequency, Phase::Prefill, strength, format!("kernel time {ratio:.1}x the median pass{eager}"))
+    } else if ev.eager_among_graphs {
+        vote(Method::OperationFrequency, Phase::Prefill, 0.6, "eager while most passes replay graphs".into())
+    } else if ratio <= th.alike_time_ratio && ratio >= 1.0 / th.alike_time_ratio {
+        vote(Method::OperationFrequency, Phase::Decode, 0.5, format!("one of {} alike passes", ev.passes_on_device))
+    } else {
+        None
+    }
+}

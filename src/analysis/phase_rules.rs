@@ -1,0 +1,247 @@
+//! Phase signals as data: loads `rules/phase_signals.toml` (embedded) into compiled regexes.
+
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The embedded rule text.
+pub const PHASE_SIGNALS_TOML: &str = include_str!("../rules/phase_signals.toml");
+
+#[derive(Deserialize)]
+struct RawRules {
+    thresholds: Thresholds,
+    weights: Weights,
+    annotation: Vec<RawAnnotation>,
+    annotation_kinds: BTreeMap<String, String>,
+    markers: RawMarkers,
+    shape_op: Vec<RawShapeOp>,
+    name_hint: Vec<RawNameHint>,
+    gemm_tile: Vec<RawGemmTile>,
+    gemm_tiles: GemmTiles,
+    training: RawTraining,
+}
+
+/// Numeric thresholds (see the TOML for meaning).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Thresholds {
+    pub decode_threshold: i64,
+    pub min_pass_kernel_share: f64,
+    pub prefill_time_ratio: f64,
+    pub alike_time_ratio: f64,
+    pub min_passes_for_frequency: usize,
+    pub min_training_events: usize,
+    pub max_op_depth: usize,
+}
+
+/// Voting weight of each method in `union`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Weights {
+    pub framework_apis: f64,
+    pub attention_patterns: f64,
+    pub gemm_params: f64,
+    pub kernel_names: f64,
+    pub operation_frequency: f64,
+}
+
+#[derive(Deserialize)]
+struct RawAnnotation {
+    name: String,
+    regex: String,
+}
+#[derive(Deserialize)]
+struct RawMarkers {
+    start_ops: Vec<String>,
+    end_ops: Vec<String>,
+    end_kernels: Vec<String>,
+    full_graph_min_kernels: usize,
+}
+#[derive(Deserialize)]
+struct RawShapeOp {
+    regex: String,
+    kind: String,
+    input: usize,
+}
+#[derive(Deserialize)]
+struct RawNameHint {
+    regex: String,
+    phase: String,
+    method: String,
+    strength: f64,
+}
+#[derive(Deserialize)]
+struct RawGemmTile {
+    regex: String,
+    tokens_group: String,
+}
+/// GEMM tile thresholds.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GemmTiles {
+    pub skinny_max: u32,
+    pub wide_min: u32,
+    pub skinny_min_share: f64,
+    pub wide_min_share: f64,
+    pub strength: f64,
+}
+#[derive(Deserialize)]
+struct RawTraining {
+    ops: Vec<String>,
+    kernels: Vec<String>,
+    attention_ops: Vec<String>,
+    attention_kernels: Vec<String>,
+}
+
+/// A step-annotation format.
+#[derive(Debug, Clone)]
+pub struct AnnotationFormat {
+    pub name: String,
+    pub regex: Regex,
+}
+
+/// How a shape op's `Input Dims` are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeKind {
+    /// `[..., S, K]` activations: tokens = product of leading dims, seq = dims[-2] if 3-D.
+    Linear,
+    /// `[M, K]`: M = dims[0].
+    Mm,
+    /// SDPA query `[B, H, Sq, D]` and key `[B, Hk, Sk, D]`.
+    Sdpa,
+}
+
+/// One op whose shapes carry phase evidence.
+#[derive(Debug, Clone)]
+pub struct ShapeOp {
+    pub regex: Regex,
+    pub kind: ShapeKind,
+    pub input: usize,
+}
+
+/// A kernel-name hint.
+#[derive(Debug, Clone)]
+pub struct NameHint {
+    pub regex: Regex,
+    pub phase: super::phases::Phase,
+    /// `kernel_names` or `attention_patterns`.
+    pub method: String,
+    pub strength: f64,
+}
+
+/// A GEMM kernel-name tile pattern.
+#[derive(Debug, Clone)]
+pub struct GemmTile {
+    pub regex: Regex,
+    pub tokens_group: String,
+}
+
+/// All phase rules, compiled.
+#[derive(Debug, Clone)]
+pub struct PhaseRules {
+    pub thresholds: Thresholds,
+    pub weights: Weights,
+    pub annotations: Vec<AnnotationFormat>,
+    /// SGLang-style kind word → phase.
+    pub annotation_kinds: BTreeMap<String, super::phases::Phase>,
+    pub start_ops: Vec<Regex>,
+    pub end_ops: Vec<Regex>,
+    pub end_kernels: Vec<Regex>,
+    /// A graph replay with at least this many kernels starts a step.
+    pub full_graph_min_kernels: usize,
+    pub shape_ops: Vec<ShapeOp>,
+    pub name_hints: Vec<NameHint>,
+    pub gemm_tile_patterns: Vec<GemmTile>,
+    pub gemm_tiles: GemmTiles,
+    pub training_ops: Vec<Regex>,
+    pub training_kernels: Vec<Regex>,
+    pub attention_ops: Vec<Regex>,
+    pub attention_kernels: Vec<Regex>,
+}
+
+/// Parses a phase name as used in the rules (`prefill`, `decode`, `mixed`).
+pub fn parse_phase(s: &str) -> Option<super::phases::Phase> {
+    use super::phases::Phase;
+    match s {
+        "prefill" => Some(Phase::Prefill),
+        "decode" => Some(Phase::Decode),
+        "mixed" => Some(Phase::Mixed),
+        _ => None,
+    }
+}
+
+fn compile(list: &[String]) -> Result<Vec<Regex>, String> {
+    list.iter().map(|r| Regex::new(r).map_err(|e| format!("bad regex {r:?}: {e}"))).collect()
+}
+
+impl PhaseRules {
+    /// Parses rule text in the format of `rules/phase_signals.toml`.
+    pub fn parse(text: &str) -> Result<PhaseRules, String> {
+        let raw: RawRules = toml::from_str(text).map_err(|e| format!("phase rules: {e}"))?;
+        let re = |r: &str| Regex::new(r).map_err(|e| format!("bad regex {r:?}: {e}"));
+        Ok(PhaseRules {
+            thresholds: raw.thresholds,
+            weights: raw.weights,
+            annotations: raw
+                .annotation
+                .iter()
+                .map(|a| Ok(AnnotationFormat { name: a.name.clone(), regex: re(&a.regex)? }))
+                .collect::<Result<_, String>>()?,
+            annotation_kinds: raw.annotation_kinds.iter().filter_map(|(k, v)| Some((k.clone(), parse_phase(v)?))).collect(),
+            start_ops: compile(&raw.markers.start_ops)?,
+            end_ops: compile(&raw.markers.end_ops)?,
+            end_kernels: compile(&raw.markers.end_kernels)?,
+            full_graph_min_kernels: raw.markers.full_graph_min_kernels,
+            shape_ops: raw
+                .shape_op
+                .iter()
+                .map(|s| {
+                    let kind = match s.kind.as_str() {
+                        "linear" => ShapeKind::Linear,
+                        "mm" => ShapeKind::Mm,
+                        "sdpa" => ShapeKind::Sdpa,
+                        other => return Err(format!("unknown shape kind {other:?}")),
+                    };
+                    Ok(ShapeOp { regex: re(&s.regex)?, kind, input: s.input })
+                })
+                .collect::<Result<_, String>>()?,
+            name_hints: raw
+                .name_hint
+                .iter()
+                .map(|h| {
+                    let phase = parse_phase(&h.phase).ok_or_else(|| format!("unknown phase {:?}", h.phase))?;
+                    Ok(NameHint { regex: re(&h.regex)?, phase, method: h.method.clone(), strength: h.strength.clamp(0.0, 1.0) })
+                })
+                .collect::<Result<_, String>>()?,
+            gemm_tile_patterns: raw
+                .gemm_tile
+                .iter()
+                .map(|g| Ok(GemmTile { regex: re(&g.regex)?, tokens_group: g.tokens_group.clone() }))
+                .collect::<Result<_, String>>()?,
+            gemm_tiles: raw.gemm_tiles,
+            training_ops: compile(&raw.training.ops)?,
+            training_kernels: compile(&raw.training.kernels)?,
+            attention_ops: compile(&raw.training.attention_ops)?,
+            attention_kernels: compile(&raw.training.attention_kernels)?,
+        })
+    }
+
+    /// The embedded default rules (parsed once).
+    pub fn builtin() -> &'static PhaseRules {
+        static RULES: OnceLock<PhaseRules> = OnceLock::new();
+        RULES.get_or_init(|| PhaseRules::parse(PHASE_SIGNALS_TOML).expect("embedded phase_signals.toml is valid"))
+    }
+}
+
+/// True if any regex matches `s`.
+pub fn any_match(list: &[Regex], s: &str) -> bool {
+    list.iter().any(|r| r.is_match(s))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn builtin_rules_parse() {
+        let r = super::PhaseRules::builtin();
+        assert!(r.annotations.len() >= 3);
+        assert!(r.thresholds.decode_threshold > 0);
+    }
+}

@@ -1,0 +1,122 @@
+//! Framework step annotations (vLLM `execute_…context_…generation_…`, SGLang `step[EXTEND|DECODE|MIXED …]`).
+//!
+//! Each top-level matching `user_annotation` range is one engine step; nested matches (SGLang writes
+//! both formats, one inside the other) are merged into the outer one.
+
+use super::phase_rules::PhaseRules;
+use super::phases::Phase;
+use crate::model::{OpKind, Trace};
+
+/// What one annotation name says about its step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepInfo {
+    /// Phase stated by the annotation (`None` for idle steps).
+    pub phase: Option<Phase>,
+    /// Tokens processed in the step, when stated.
+    pub tokens: Option<u64>,
+    /// Requests in the step (context + generation, or `bs=`), when stated.
+    pub batch: Option<u64>,
+}
+
+/// One step window on the CPU timeline.
+#[derive(Debug, Clone)]
+pub struct StepAnnotation {
+    /// Start and end on the CPU clock (ns, trace-relative).
+    pub start_ns: i64,
+    pub end_ns: i64,
+    /// The annotation name (the outermost one).
+    pub name: String,
+    pub info: StepInfo,
+}
+
+fn num(c: &regex::Captures<'_>, group: &str) -> Option<u64> {
+    c.name(group).and_then(|m| m.as_str().parse().ok())
+}
+
+/// Leading integer of a detail text like `888_788544` or `sq15360sk…`.
+fn detail_tokens(detail: &str) -> Option<u64> {
+    let digits: String = detail.trim_start_matches(|ch: char| ch.is_ascii_alphabetic()).chars().take_while(|ch| ch.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// Parses one annotation name against the rule formats; `None` if it is not a step annotation.
+pub fn parse_step_name(rules: &PhaseRules, name: &str) -> Option<StepInfo> {
+    for format in &rules.annotations {
+        let Some(c) = format.regex.captures(name) else { continue };
+        let mut info = StepInfo { tokens: num(&c, "tokens"), batch: num(&c, "bs"), phase: None };
+        if let Some(kind) = c.name("kind") {
+            info.phase = rules.annotation_kinds.get(kind.as_str()).copied();
+        } else if let (Some(ctx), Some(gen)) = (num(&c, "ctx"), num(&c, "gen")) {
+            info.phase = match (ctx > 0, gen > 0) {
+                (true, true) => Some(Phase::Mixed),
+                (true, false) => Some(Phase::Prefill),
+                (false, true) => Some(Phase::Decode),
+                (false, false) => None,
+            };
+            info.batch = info.batch.or(Some(ctx + gen));
+            if info.tokens.is_none() {
+                // `context_1(888_788544)`: the first number in the detail is the context tokens.
+                let ctx_tokens = c.name("ctx_detail").and_then(|d| detail_tokens(d.as_str())).unwrap_or(0);
+                info.tokens = Some(ctx_tokens + gen);
+            }
+        }
+        return Some(info);
+    }
+    None
+}
+
+/// All step windows of the trace, outermost first in time order.
+pub fn find_steps(trace: &Trace, rules: &PhaseRules) -> Vec<StepAnnotation> {
+    let ops = &trace.ops;
+    let mut found: Vec<StepAnnotation> = Vec::new();
+    let mut cache: std::collections::HashMap<u32, Option<StepInfo>> = std::collections::HashMap::new();
+    for i in 0..ops.len() {
+        if ops.kind[i] != OpKind::UserAnnotation {
+            continue;
+        }
+        let id = ops.name[i];
+        let info = cache.entry(id).or_insert_with(|| parse_step_name(rules, trace.name(id))).clone();
+        if let Some(info) = info {
+            found.push(StepAnnotation { start_ns: ops.ts[i], end_ns: ops.end(i), name: trace.name(id).to_string(), info });
+        }
+    }
+    found.sort_by(|a, b| a.start_ns.cmp(&b.start_ns).then(b.end_ns.cmp(&a.end_ns)));
+    let mut merged: Vec<StepAnnotation> = Vec::new();
+    for s in found {
+        match merged.last_mut() {
+            Some(outer) if s.start_ns < outer.end_ns => {
+                // Nested (or overlapping) step marker: the same step, maybe with more detail.
+                outer.end_ns = outer.end_ns.max(s.end_ns);
+                outer.info.phase = outer.info.phase.or(s.info.phase);
+                outer.info.tokens = outer.info.tokens.or(s.info.tokens);
+                outer.info.batch = outer.info.batch.or(s.info.batch);
+            }
+            _ => merged.push(s),
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_real_annotation_names() {
+        let r = PhaseRules::builtin();
+        let v = parse_step_name(r, "execute_context_1(888_788544)_generation_0(0)").unwrap();
+        assert_eq!(v.phase, Some(Phase::Prefill));
+        assert_eq!(v.tokens, Some(888));
+        let v = parse_step_name(r, "execute_16_context_0(sq0sk0sqsq0sqsk0)_generation_16(sq16sk8193sqsq16sqsk8193)").unwrap();
+        assert_eq!((v.phase, v.tokens, v.batch), (Some(Phase::Decode), Some(16), Some(16)));
+        let v = parse_step_name(r, "execute_15360_context_15(sq15360sk15360sqsq15728640sqsk15728640)_generation_0(sq0sk0sqsq0sqsk0)").unwrap();
+        assert_eq!((v.phase, v.tokens), (Some(Phase::Prefill), Some(15360)));
+        let v = parse_step_name(r, "step[EXTEND bs=15 toks=15360]").unwrap();
+        assert_eq!((v.phase, v.batch, v.tokens), (Some(Phase::Prefill), Some(15), Some(15360)));
+        assert_eq!(parse_step_name(r, "step[DECODE bs=16]").unwrap().phase, Some(Phase::Decode));
+        assert_eq!(parse_step_name(r, "step[MIXED bs=3 toks=700]").unwrap().phase, Some(Phase::Mixed));
+        assert_eq!(parse_step_name(r, "execute_4_context_1(sq3sk3)_generation_3(x)").unwrap().phase, Some(Phase::Mixed));
+        assert!(parse_step_name(r, "nccl:_all_gather_base").is_none());
+        assert!(parse_step_name(r, "ProfilerStep#1").is_none());
+    }
+}

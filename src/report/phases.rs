@@ -1,0 +1,142 @@
+//! Phase tables: `phase_summary`, `passes`, `phase_methods`, and the per-phase op/kernel summaries
+//! (`ops_summary_prefill`, …), which reuse the `ops` builders with a row filter.
+
+use super::ops::{kernel_summary_where, ops_summary_where};
+use crate::analysis::phases::Phase;
+use crate::analysis::Analysis;
+use crate::table::{Cell, Table};
+
+fn pct(part: i64, whole: i64) -> f64 {
+    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
+}
+
+/// One row per phase: passes, kernels, kernel time and share, mean pass time, tokens per step.
+pub fn phase_summary(a: &Analysis) -> Table {
+    let mut t = Table::new(
+        "phase_summary",
+        &[
+            "phase", "passes", "kernels", "kernel_time_us", "pct_kernel_time", "mean_pass_time_us", "mean_pass_kernel_time_us",
+            "mean_confidence", "tokens_per_step",
+        ],
+    );
+    let p = &a.phases;
+    let g = &a.trace.gpu;
+    let whole: i64 = a.trace.kernel_rows().map(|i| g.dur[i]).sum();
+    let order = [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Unknown, Phase::NotInference];
+    for phase in order {
+        let (mut kernels, mut time) = (0usize, 0i64);
+        for i in a.trace.kernel_rows() {
+            if p.phase_of_row[i] == Some(phase) {
+                kernels += 1;
+                time += g.dur[i];
+            }
+        }
+        let passes: Vec<_> = p.passes.iter().filter(|x| x.phase == phase).collect();
+        if kernels == 0 && passes.is_empty() {
+            continue;
+        }
+        let n = passes.len().max(1) as f64;
+        let mean_wall = passes.iter().map(|x| x.end_ns - x.start_ns).sum::<i64>() as f64 / n;
+        let mean_kt = passes.iter().map(|x| x.kernel_time_ns).sum::<i64>() as f64 / n;
+        let conf = passes.iter().map(|x| x.confidence as f64).sum::<f64>() / n;
+        let tokens: Vec<u64> = passes.iter().filter_map(|x| x.tokens).collect();
+        t.push(vec![
+            Cell::from(phase.as_str()),
+            Cell::from(passes.len()),
+            Cell::from(kernels),
+            Cell::Micros(time),
+            Cell::Float(pct(time, whole)),
+            if passes.is_empty() { Cell::Empty } else { Cell::Float(mean_wall / 1e3) },
+            if passes.is_empty() { Cell::Empty } else { Cell::Float(mean_kt / 1e3) },
+            if passes.is_empty() { Cell::Empty } else { Cell::Float(conf) },
+            if tokens.is_empty() { Cell::Empty } else { Cell::Float(tokens.iter().sum::<u64>() as f64 / tokens.len() as f64) },
+        ]);
+    }
+    t
+}
+
+/// One row per forward pass.
+pub fn passes(a: &Analysis) -> Table {
+    let mut t = Table::new(
+        "passes",
+        &[
+            "index", "device", "phase", "confidence", "delimited_by", "start_us", "duration_us", "kernels", "kernel_time_us",
+            "gpu_busy_pct", "tokens", "batch", "evidence",
+        ],
+    );
+    for x in &a.phases.passes {
+        let dur = x.end_ns - x.start_ns;
+        let evidence: Vec<String> =
+            x.votes.iter().map(|v| format!("{}: {} {:.2} ({})", v.method.as_str(), v.phase.as_str(), v.strength, v.why)).collect();
+        t.push(vec![
+            Cell::from(x.index),
+            Cell::Int(x.device as i64),
+            Cell::from(x.phase.as_str()),
+            Cell::Float(x.confidence as f64),
+            Cell::from(x.source.as_str()),
+            Cell::Micros(x.start_ns),
+            Cell::Micros(dur),
+            Cell::from(x.kernels),
+            Cell::Micros(x.kernel_time_ns),
+            Cell::Float(pct(x.busy_ns, dur)),
+            Cell::from(x.tokens),
+            Cell::from(x.batch),
+            Cell::from(evidence.join("; ")),
+        ]);
+    }
+    t
+}
+
+/// Each phase method alone: which passes it voted on and how often it agrees with the final answer
+/// (shares of kernel time).
+pub fn phase_methods(a: &Analysis) -> Table {
+    let mut t = Table::new(
+        "phase_methods",
+        &["method", "weight", "passes_voted", "coverage_pct", "agreement_pct_of_voted", "agreement_pct_of_all", "final_method"],
+    );
+    let p = &a.phases;
+    let all: i64 = p.passes.iter().map(|x| x.kernel_time_ns).sum();
+    for m in &p.methods {
+        let (mut voted, mut voted_time, mut agree) = (0usize, 0i64, 0i64);
+        for (x, phase) in p.passes.iter().zip(&m.phase_of_pass) {
+            let Some(phase) = phase else { continue };
+            voted += 1;
+            voted_time += x.kernel_time_ns;
+            if *phase == x.phase {
+                agree += x.kernel_time_ns;
+            }
+        }
+        t.push(vec![
+            Cell::from(m.method.as_str()),
+            Cell::Float(m.weight),
+            Cell::from(voted),
+            Cell::Float(pct(voted_time, all)),
+            if voted == 0 { Cell::Empty } else { Cell::Float(pct(agree, voted_time)) },
+            Cell::Float(pct(agree, all)),
+            Cell::from(p.method.as_str()),
+        ]);
+    }
+    t
+}
+
+/// GPU rows (kernels, copies, fills: as the unfiltered summaries count them) of one phase.
+fn in_phase(a: &Analysis, i: usize, phase: Phase) -> bool {
+    a.phases.phase_of_row[i] == Some(phase)
+}
+
+/// `ops_summary` over prefill kernels.
+pub fn ops_summary_prefill(a: &Analysis) -> Table {
+    ops_summary_where(a, "ops_summary_prefill", &|i| in_phase(a, i, Phase::Prefill))
+}
+/// `ops_summary` over decode kernels.
+pub fn ops_summary_decode(a: &Analysis) -> Table {
+    ops_summary_where(a, "ops_summary_decode", &|i| in_phase(a, i, Phase::Decode))
+}
+/// `kernel_summary` over prefill kernels (categories first, % of phase time, cumulative %).
+pub fn kernel_summary_prefill(a: &Analysis) -> Table {
+    kernel_summary_where(a, "kernel_summary_prefill", &|i| in_phase(a, i, Phase::Prefill))
+}
+/// `kernel_summary` over decode kernels.
+pub fn kernel_summary_decode(a: &Analysis) -> Table {
+    kernel_summary_where(a, "kernel_summary_decode", &|i| in_phase(a, i, Phase::Decode))
+}
