@@ -1,0 +1,79 @@
+//! Layer detection on real traces, scored against the truth files and known model depths.
+//!
+//! Expected values come from the truth files (`num_layers`, per-kernel `layer`) and from the models'
+//! published depths, never from our own output.
+
+use std::path::Path;
+use traceprism::analysis::layers::{self, score_layers, Truth};
+use traceprism::{analyze_path, Analysis, Options};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+/// Analysis of a recorded trace with passes taken from its truth file (layer detection is scored
+/// on its own, independent of pass detection).
+fn with_truth_passes(trace: &str, truth: &str, options: Options) -> (Analysis, Truth) {
+    let mut a = analyze_path(&fixture(trace), options).expect("trace reads");
+    let truth = Truth::load(&fixture(truth)).expect("truth reads");
+    let phases = truth.phases(&a.trace);
+    a.layers = layers::detect(&a.trace, &a.categories, &phases, &a.options);
+    a.phases = phases;
+    (a, truth)
+}
+
+fn check_truth(trace: &str, truth: &str) {
+    let (a, truth) = with_truth_passes(trace, truth, Options::default());
+    let s = score_layers(&a, &truth);
+    println!("{trace}: {s}");
+    assert_eq!(s.unmatched, 0, "every truth kernel is found in the trace");
+    assert!(s.accuracy() >= 0.95, "{trace}: {s}");
+    assert_eq!(s.passes_exact, s.passes, "{trace}: {s}");
+}
+
+#[test]
+fn llama_dense_eager_matches_truth() {
+    check_truth("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz");
+}
+
+#[test]
+fn moe_eager_matches_truth() {
+    check_truth("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz");
+}
+
+/// Layers per pass when the whole single-step trace is read as one pass.
+fn whole_trace_layers(trace: &str) -> (Vec<u32>, Analysis) {
+    let mut a = analyze_path(&fixture(trace), Options::default()).expect("trace reads");
+    let empty = traceprism::analysis::phases::Phases::default();
+    a.layers = layers::detect(&a.trace, &a.categories, &empty, &a.options);
+    let types: Vec<&str> = {
+        let mut t: Vec<&str> = (0..a.trace.gpu.len()).map(|r| a.layers.layer_type(r)).filter(|t| !t.is_empty()).collect();
+        t.sort();
+        t.dedup();
+        t
+    };
+    println!("{trace}: layers/pass {:?}, types {:?}", a.layers.layers_per_pass, types);
+    (a.layers.layers_per_pass.clone(), a)
+}
+
+#[test]
+fn sglang_qwen3_8b_prefill_has_36_layers() {
+    // Qwen3-8B: num_hidden_layers = 36.
+    assert_eq!(whole_trace_layers("sglang_qwen3-8b_prefill_mi300x.json.gz").0, vec![36]);
+}
+
+#[test]
+fn sglang_qwen3_8b_decode_graph_has_36_layers() {
+    assert_eq!(whole_trace_layers("sglang_qwen3-8b_decode_graph_mi300x.json.gz").0, vec![36]);
+}
+
+#[test]
+fn sglang_qwen3_30b_a3b_decode_has_48_moe_layers() {
+    // Qwen3-30B-A3B: num_hidden_layers = 48, every layer MoE.
+    for trace in ["sglang_qwen3-30b-a3b_decode_b300.trace.json.gz", "sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz"] {
+        let (l, a) = whole_trace_layers(trace);
+        assert_eq!(l, vec![48], "{trace}");
+        let moe = (0..a.trace.gpu.len()).filter(|&r| a.layers.layer_type(r) == "MHA_MOE").count();
+        assert!(moe > 0, "{trace}: MoE layers are labelled MHA_MOE");
+    }
+}
