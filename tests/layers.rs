@@ -77,3 +77,61 @@ fn sglang_qwen3_30b_a3b_decode_has_48_moe_layers() {
         assert!(moe > 0, "{trace}: MoE layers are labelled MHA_MOE");
     }
 }
+
+/// Prints the layer view of every single-step public trace (run with `--nocapture` to read it).
+#[test]
+fn layer_view_of_public_traces() {
+    for trace in [
+        "vllm_gptoss_decode_fullgraph_mi300x.json.gz",
+        "vllm_moe_tp8_eager_b200.json.gz",
+        "torch_compile_triton_mi300x.json.gz",
+        "gpu_only_mi210.json.gz",
+    ] {
+        let (_, a) = whole_trace_layers(trace);
+        let view = traceprism::report::layers_view(&a, &[0]);
+        println!("== {trace}\n{view}");
+        assert!(view.contains("passes: 1"));
+    }
+}
+
+/// Traces that are not single inference steps must still be read without panics.
+#[test]
+fn other_traces_do_not_panic() {
+    for trace in [
+        "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz",
+        "resnet_train_actckpt_mi300x.json.gz",
+        "recsys_train_rank0_a100.json.gz",
+        "deepseek_v3_train_h800.json.gz",
+        "llama_train.pt.trace.json.gz",
+    ] {
+        let (l, _) = whole_trace_layers(trace);
+        assert_eq!(l.len(), 1, "{trace}");
+    }
+}
+
+/// `split_half_layers`: every layer becomes an attention half and a feed-forward half, and the
+/// halves still nest in the truth's layers.
+#[test]
+fn split_half_layers_keeps_halves_inside_truth_layers() {
+    for (trace, truth, ffn) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz", "FC"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz", "MOE"),
+    ] {
+        let options = Options { split_half_layers: true, ..Options::default() };
+        let (a, truth) = with_truth_passes(trace, truth, options);
+        assert!(a.layers.layers_per_pass.iter().all(|&l| l == 2 * truth.num_layers), "{trace}: {:?}", a.layers.layers_per_pass);
+        let rows = truth.rows(&a.trace);
+        let (mut inside, mut right) = (0, 0);
+        for (k, &r) in truth.kernels.iter().zip(&rows) {
+            if let Some(l) = k.layer {
+                inside += 1;
+                let ours = a.layers.layer_of_row[r as usize];
+                right += (ours != u32::MAX && ours / 2 == l) as usize;
+                let want = if ours % 2 == 0 { "ATTN" } else { ffn };
+                assert!(ours == u32::MAX || a.layers.layer_type(r as usize) == want);
+            }
+        }
+        println!("{trace}: split halves nest in truth layers for {right}/{inside} kernels");
+        assert!(right as f64 >= 0.95 * inside as f64);
+    }
+}

@@ -3,6 +3,9 @@
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
 mod kernels;
+pub mod layers;
+
+pub use layers::layers_view;
 
 use crate::analysis::Analysis;
 use crate::table::Table;
@@ -11,7 +14,8 @@ use crate::table::Table;
 pub type Builder = fn(&Analysis) -> Table;
 
 /// Every table, in the order they are exported and shown.
-pub const TABLES: &[(&str, Builder)] = &[("kernels", kernels::kernels)];
+pub const TABLES: &[(&str, Builder)] =
+    &[("kernels", kernels::kernels), ("layers", layers::layers), ("layer_summary", layers::layer_summary)];
 
 /// Names of all tables.
 pub fn table_names() -> Vec<&'static str> {

@@ -182,7 +182,10 @@ fn detect_with(cls: &mut Classifier, trace: &Trace, categories: &KernelCategorie
         .collect();
     let found = repeat::find_layers(&tokens, &cls.markers.never_start_on);
     out.explained = found.explained;
-    if found.layers.is_empty() {
+    // A transformer layer mixes tokens: a repeat with no attention-like kernel at all is some other
+    // network (a CNN's blocks, a recommender's towers), not decoder layers.
+    let has_mixer = found.layers.iter().any(|r| tokens[r.clone()].iter().any(|t| t.marker.is_mixer()));
+    if found.layers.is_empty() || !has_mixer {
         return out;
     }
     // Layers (or half layers) as token ranges with their type.
