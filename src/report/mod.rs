@@ -2,8 +2,10 @@
 //!
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
-mod kernels;
+pub mod kernels;
 pub mod layers;
+pub mod ops;
+pub mod timeline;
 
 pub use layers::layers_view;
 
@@ -14,8 +16,18 @@ use crate::table::Table;
 pub type Builder = fn(&Analysis) -> Table;
 
 /// Every table, in the order they are exported and shown.
-pub const TABLES: &[(&str, Builder)] =
-    &[("kernels", kernels::kernels), ("layers", layers::layers), ("layer_summary", layers::layer_summary)];
+pub const TABLES: &[(&str, Builder)] = &[
+    ("gpu_timeline", timeline::gpu_timeline),
+    ("ops_summary_by_category", ops::ops_summary_by_category),
+    ("ops_summary", ops::ops_summary),
+    ("ops_all", ops::ops_all),
+    ("kernel_summary", ops::kernel_summary),
+    ("short_kernels_histogram", timeline::short_kernels_histogram),
+    ("short_kernels", timeline::short_kernels),
+    ("kernels", kernels::kernels),
+    ("layers", layers::layers),
+    ("layer_summary", layers::layer_summary),
+];
 
 /// Names of all tables.
 pub fn table_names() -> Vec<&'static str> {
