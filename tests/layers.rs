@@ -135,3 +135,29 @@ fn split_half_layers_keeps_halves_inside_truth_layers() {
         assert!(right as f64 >= 0.95 * inside as f64);
     }
 }
+
+/// vLLM TP4 serving trace (Llama-70B class: 80 decoder layers; each step runs 80 attention calls
+/// and 161 all-reduces = 2 per layer + the embedding's). Steps are cut after each `ArgMax` kernel
+/// (greedy sampling ends every step), independent of our pass detection; step 0 is eager with NCCL,
+/// steps 1-9 replay CUDA graphs with the custom all-reduce.
+#[test]
+fn vllm_tp4_steps_have_80_layers() {
+    use traceprism::analysis::phases::{Pass, Phase, Phases};
+    let mut a = analyze_path(&fixture("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"), Options::default()).unwrap();
+    let rows = layers::whole_trace_rows(&a.trace);
+    let mut passes: Vec<Pass> = Vec::new();
+    let mut cur: Vec<u32> = Vec::new();
+    for r in rows {
+        cur.push(r);
+        if a.trace.name(a.trace.gpu.name[r as usize]).contains("ArgMax") {
+            let index = passes.len() as u32;
+            passes.push(Pass { index, phase: Phase::Unknown, confidence: 0.0, rows: std::mem::take(&mut cur), start_ns: 0, end_ns: 0 });
+        }
+    }
+    assert_eq!(passes.len(), 10);
+    let phases = Phases { passes, ..Phases::default() };
+    a.layers = layers::detect(&a.trace, &a.categories, &phases, &a.options);
+    println!("vllm_tp4 layers per step: {:?}", a.layers.layers_per_pass);
+
+    assert_eq!(a.layers.layers_per_pass, vec![80; 10]);
+}

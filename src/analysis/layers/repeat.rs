@@ -54,7 +54,7 @@ pub struct Repeat {
 /// The smallest number of layers the detector reports.
 const MIN_LAYERS: usize = 2;
 /// Share of layers 2..N that must agree while walking back to a layer start.
-const AGREEMENT: f64 = 0.75;
+const AGREEMENT: f64 = 0.5;
 /// An anchor must spread over at least this share of the pass.
 const MIN_SPAN: f64 = 0.3;
 
@@ -231,6 +231,26 @@ mod tests {
         let t = toks("erNqaorgurnqaorgurnqaorgurnlS");
         let r = find_layers(&t, &[Marker::Communication]);
         assert_eq!(r.layers, vec![2..10, 10..18, 18..26]);
+    }
+
+    #[test]
+    fn dense_first_layers_then_moe_layers() {
+        // pre "e"; 3 dense layers "nqaongud", 5 MoE layers "nqaonrxy"; post "nlS".
+        let s = format!("e{}{}nlS", "nqaongud".repeat(3), "nqaonrxy".repeat(5));
+        let r = find_layers(&toks(&s), &[]);
+        let want: Vec<_> = (0..8).map(|k| 1 + 8 * k..9 + 8 * k).collect();
+        assert_eq!(r.layers, want);
+    }
+
+    #[test]
+    fn hybrid_three_linear_one_full_attention() {
+        // pre "e"; 8 layers, the mixer alternates g,g,g,a (GDN x3, attention x1), MoE tail "rx".
+        let layer = |m: char| format!("nq{m}on rx").replace(' ', "");
+        let body: String = (0..8).map(|k| layer(if k % 4 == 3 { 'a' } else { 'g' })).collect();
+        let s = format!("e{body}nlS");
+        let r = find_layers(&toks(&s), &[]);
+        let want: Vec<_> = (0..8).map(|k| 1 + 7 * k..8 + 7 * k).collect();
+        assert_eq!(r.layers, want);
     }
 
     #[test]
