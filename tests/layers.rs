@@ -161,3 +161,25 @@ fn vllm_tp4_steps_have_80_layers() {
 
     assert_eq!(a.layers.layers_per_pass, vec![80; 10]);
 }
+
+/// The `layers` and `layer_summary` tables on the llama trace (passes from truth: 1 prefill + 32 decode).
+#[test]
+fn layer_tables_on_llama() {
+    let (a, truth) = with_truth_passes("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz", Options::default());
+    let layers = traceprism::report::table(&a, "layers").expect("layers table");
+    let role = layers.column("role").unwrap();
+    let in_layers = layers.rows.iter().filter(|r| r[role].text() == "layer").count();
+    assert_eq!(in_layers, 33 * truth.num_layers as usize);
+    let kernels = layers.column("kernels").unwrap();
+    let total: f64 = layers.rows.iter().map(|r| r[kernels].as_f64().unwrap()).sum();
+    assert_eq!(total as usize, truth.kernels.len(), "every kernel of every pass is in one row");
+    let summary = traceprism::report::table(&a, "layer_summary").expect("layer_summary table");
+    print!("{}", summary.to_csv().lines().take(4).collect::<Vec<_>>().join("\n"));
+    assert_eq!(summary.rows.len(), 2 * truth.num_layers as usize, "prefill and decode, one row per layer index");
+    let passes = summary.column("passes").unwrap();
+    let phase = summary.column("phase").unwrap();
+    for r in &summary.rows {
+        let want = if r[phase].text() == "prefill" { 1.0 } else { 32.0 };
+        assert_eq!(r[passes].as_f64(), Some(want));
+    }
+}

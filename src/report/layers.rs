@@ -98,19 +98,27 @@ pub fn layers(a: &Analysis) -> Table {
 
 /// Per (phase, layer index) statistics across the passes of that phase.
 struct LayerStats {
+    phase: &'static str,
     kind: String,
     times: Vec<i64>,
     shares: Vec<f64>,
 }
 
-fn layer_stats(a: &Analysis) -> BTreeMap<(&'static str, u32), LayerStats> {
-    let mut stats: BTreeMap<(&'static str, u32), LayerStats> = BTreeMap::new();
+/// Keyed by (phase in order of first appearance, layer index).
+fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
+    let mut stats: BTreeMap<(usize, u32), LayerStats> = BTreeMap::new();
+    let mut phase_order: Vec<&'static str> = Vec::new();
     for pass in passes(a) {
+        let rank = phase_order.iter().position(|p| *p == pass.phase).unwrap_or_else(|| {
+            phase_order.push(pass.phase);
+            phase_order.len() - 1
+        });
         let segs = segments(a, &pass.rows);
         let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
         for seg in segs.iter().filter(|s| s.role == Role::Layer) {
             let t = time(a, &seg.rows);
-            let e = stats.entry((pass.phase, seg.layer)).or_insert_with(|| LayerStats {
+            let e = stats.entry((rank, seg.layer)).or_insert_with(|| LayerStats {
+                phase: pass.phase,
                 kind: a.layers.layer_type(seg.rows[0] as usize).to_string(),
                 times: Vec::new(),
                 shares: Vec::new(),
@@ -128,11 +136,11 @@ pub fn layer_summary(a: &Analysis) -> Table {
         "layer_summary",
         &["phase", "layer", "type", "passes", "mean_us", "min_us", "max_us", "share_of_pass_pct"],
     );
-    for ((phase, layer), s) in layer_stats(a) {
+    for ((_, layer), s) in layer_stats(a) {
         let n = s.times.len();
         let mean = s.times.iter().sum::<i64>() / n.max(1) as i64;
         table.push(vec![
-            Cell::from(phase),
+            Cell::from(s.phase),
             Cell::from(layer),
             Cell::from(s.kind),
             Cell::from(n),
