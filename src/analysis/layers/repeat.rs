@@ -68,10 +68,9 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     for (i, t) in tokens.iter().enumerate() {
         positions.entry(t.id).or_default().push(i);
     }
-    let Some(cycle) = best_cycle(&positions, n) else { return Repeat::default() };
-    let anchor = &positions[&cycle.anchor];
-    let starts = layer_starts(tokens, anchor, never_start_on);
-    let end = last_layer_end(tokens, &starts, &cycle.members, &positions);
+    let Some(cycle) = best_cycle(&positions, n, mixer_blocks(tokens)) else { return Repeat::default() };
+    let (starts, forward_end) = layer_bounds(tokens, &positions, &cycle.members, never_start_on);
+    let end = forward_end.unwrap_or_else(|| last_layer_end(tokens, &starts, &cycle.members, &positions));
     let mut layers: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
     if let Some(&last) = starts.last() {
         layers.push(last..end.max(last + 1).min(n));
@@ -84,22 +83,43 @@ struct Cycle {
     anchor: u32,
     /// Names occurring exactly once per cycle (anchor included).
     members: Vec<u32>,
-    /// Kernels explained by the cycle (once- and k-times-per-cycle names).
+    /// Kernels explained by the cycle (see [`best_cycle`]).
     kernels: usize,
     count: usize,
 }
 
-fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize) -> Option<Cycle> {
+/// A candidate number of layers within this share of the best-explaining one counts as equally
+/// good; the largest such wins (half the true count explains as much as the true count does).
+const NEAR_BEST: f64 = 0.9;
+
+/// Occurrences beyond a multiple of the cycle count that a name may have and still repeat with
+/// the cycle (the same kernel also used before the first or after the last layer).
+fn tolerance(count: usize) -> usize {
+    ((count - 1) / 2).min(4)
+}
+
+/// The cycle that explains the pass best. A count `c` is a candidate when at least two names occur
+/// exactly `c` times and alternate with each other; it explains those names' kernels plus every
+/// name occurring `k·c + r` times (`r` small: a few uses outside the layers).
+fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> Option<Cycle> {
     let mut by_count: HashMap<usize, Vec<u32>> = HashMap::new();
     for (&id, pos) in positions {
-        if pos.len() >= MIN_LAYERS && pos.len() <= n / 2 {
-            by_count.entry(pos.len()).or_default().push(id);
-        }
+        by_count.entry(pos.len()).or_default().push(id);
     }
-    let mut best: Option<Cycle> = None;
+    let mut candidates: Vec<Cycle> = Vec::new();
     for (&count, ids) in &by_count {
+        if count < MIN_LAYERS || count > n / 2 {
+            continue;
+        }
+        let tol = tolerance(count);
+        let others: usize = by_count
+            .iter()
+            .filter(|(&c, _)| c > count && c % count <= tol)
+            .map(|(&c, names)| names.len() * (c - c % count))
+            .sum();
         let mut ids = ids.clone();
         ids.sort_by_key(|id| positions[id][0]);
+        let mut best: Option<Cycle> = None;
         // Try a few anchors per count (the earliest names first).
         for &a in ids.iter().take(6) {
             let p = &positions[&a];
@@ -107,22 +127,48 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize) -> Option<Cycle> {
                 continue;
             }
             let members: Vec<u32> = ids.iter().copied().filter(|x| interleaves(p, &positions[x])).collect();
-            let mut kernels = members.len() * count;
-            for k in 2..=4 {
-                if let Some(multi) = by_count.get(&(k * count)) {
-                    kernels += multi.iter().filter(|x| fits(p, &positions[x], k)).count() * k * count;
-                }
-            }
-            let better = match &best {
-                None => true,
-                Some(b) => kernels > b.kernels || (kernels == b.kernels && count > b.count),
-            };
-            if better && members.len() >= 2 {
+            let kernels = members.len() * count + others;
+            if members.len() >= 2 && best.as_ref().is_none_or(|b| kernels > b.kernels) {
                 best = Some(Cycle { anchor: a, members, kernels, count });
             }
         }
+        candidates.extend(best);
     }
-    best
+    let top = candidates.iter().map(|c| c.kernels).max()?;
+    // Every layer has one token mixer (attention, MLA or linear attention): when the mixers say
+    // how many layers there are, and that many layers is a fair explanation, believe them. This
+    // keeps hybrid models (3 linear-attention layers per full-attention layer) from being read as
+    // blocks of 4 layers.
+    if mixers >= MIN_LAYERS {
+        if let Some(i) = candidates.iter().position(|c| c.count == mixers && c.kernels as f64 >= MIXER_FLOOR * top as f64) {
+            return Some(candidates.swap_remove(i));
+        }
+    }
+    candidates
+        .into_iter()
+        .filter(|c| c.kernels as f64 >= NEAR_BEST * top as f64)
+        .max_by_key(|c| c.count)
+}
+
+/// A cycle whose count equals the number of token-mixer blocks needs to explain only this share
+/// of what the best cycle explains.
+const MIXER_FLOOR: f64 = 0.25;
+
+/// Number of token-mixer blocks: runs of attention-like kernels, a run ending at a GEMM or MoE kernel.
+fn mixer_blocks(tokens: &[Token]) -> usize {
+    let mut blocks = 0;
+    let mut inside = false;
+    for t in tokens {
+        if t.marker.is_mixer() {
+            if !inside {
+                blocks += 1;
+            }
+            inside = true;
+        } else if matches!(t.marker, Marker::Gemm | Marker::Moe) {
+            inside = false;
+        }
+    }
+    blocks
 }
 
 /// True if `x` has one occurrence in every gap of anchor positions `p` (all after, or all before, each anchor).
@@ -150,35 +196,95 @@ fn fits(p: &[usize], x: &[usize], k: usize) -> bool {
         })
 }
 
-/// Layer starts: walk back from every anchor occurrence while the layers agree (see module doc).
-fn layer_starts(tokens: &[Token], anchor: &[usize], never_start_on: &[Marker]) -> Vec<usize> {
+/// Result of walking from every anchor occurrence in step.
+#[derive(Debug, Clone, Copy)]
+struct Walk {
+    /// Steps taken while the layers agreed.
+    shift: usize,
+    /// Lowest share of layers that agreed on any step taken (1 = all layers identical there).
+    quality: f64,
+}
+
+/// Walks backwards (from each anchor towards the layer start) or forwards (towards the layer end).
+///
+/// The odd one out is the first layer going backwards (preceded by the embedding, not by a layer)
+/// and the last layer going forwards (followed by the final norm and LM head): the walk stops
+/// when it no longer looks like the majority of the others, or when there is no majority.
+fn walk(tokens: &[Token], anchor: &[usize], backward: bool) -> Walk {
     let l = anchor.len();
     let min_gap = anchor.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(0);
-    let mut shift = 0;
+    let (odd, others) = if backward { (anchor[0], &anchor[1..]) } else { (anchor[l - 1], &anchor[..l - 1]) };
+    let room = if backward { odd } else { tokens.len() - 1 - odd };
+    let limit = if backward { min_gap } else { min_gap.saturating_sub(1) }.min(room);
+    let at = |p: usize, s: usize| if backward { p - s } else { p + s };
+    let mut result = Walk { shift: 0, quality: 1.0 };
     let mut tally: HashMap<u64, usize> = HashMap::new();
-    for s in 1..=min_gap.min(anchor[0]) {
+    for s in 1..=limit {
         tally.clear();
-        for &p in &anchor[1..] {
-            *tally.entry(tokens[p - s].key()).or_insert(0) += 1;
+        for &p in others {
+            *tally.entry(tokens[at(p, s)].key()).or_insert(0) += 1;
         }
-        let (&key, &votes) = tally.iter().max_by_key(|(_, v)| **v).expect("at least two layers");
-        if (votes as f64) < AGREEMENT * (l - 1) as f64 || tokens[anchor[0] - s].key() != key {
+        let Some((&key, &votes)) = tally.iter().max_by_key(|(_, v)| **v) else { break };
+        let share = votes as f64 / others.len() as f64;
+        if share < AGREEMENT || tokens[at(odd, s)].key() != key {
             break;
         }
-        shift = s;
+        result = Walk { shift: s, quality: result.quality.min(share) };
     }
-    let mut starts: Vec<usize> = anchor
-        .iter()
-        .map(|&p| {
-            let mut c = p - shift;
-            while c < p && never_start_on.contains(&tokens[c].marker) {
-                c += 1;
-            }
-            c
-        })
-        .collect();
+    result
+}
+
+/// Below this walk quality the layers differ before the anchor (hybrid models): a forward walk
+/// through a uniform layer tail is tried instead.
+const UNIFORM: f64 = 0.9;
+
+/// Layer boundaries from the best anchor among `members`: the start of every layer, and the end
+/// of the last one if a forward walk decided it.
+fn layer_bounds(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, members: &[u32], never_start_on: &[Marker]) -> (Vec<usize>, Option<usize>) {
+    let tried: Vec<(&Vec<usize>, Walk)> = members.iter().take(8).map(|m| (&positions[m], walk(tokens, &positions[m], true))).collect();
+    // Best backward walk: most uniform; among equals the earliest anchor (members are in order of first use).
+    let Some(&(anchor, back)) = tried.iter().fold(None, |best: Option<&(&Vec<usize>, Walk)>, t| match best {
+        Some(b) if b.1.quality >= t.1.quality => Some(b),
+        _ => Some(t),
+    }) else {
+        return (Vec::new(), None);
+    };
+    let skip_start = |mut c: usize, limit: usize| {
+        while c < limit && never_start_on.contains(&tokens[c].marker) {
+            c += 1;
+        }
+        c
+    };
+    if back.quality < UNIFORM {
+        let forward = members.iter().take(8).map(|m| (&positions[m], walk(tokens, &positions[m], false))).fold(
+            None,
+            |best: Option<(&Vec<usize>, Walk)>, t| match best {
+                Some(b) if b.1.quality >= t.1.quality => Some(b),
+                _ => Some(t),
+            },
+        );
+        if let Some((p, fw)) = forward.filter(|(_, fw)| fw.quality > back.quality) {
+            // Layer k ends after p_k + shift; a norm the walk ran into opens the next layer.
+            let ends: Vec<usize> = p
+                .iter()
+                .map(|&q| {
+                    let mut e = q + fw.shift + 1;
+                    while e > q + 1 && tokens[e - 1].marker == Marker::Norm {
+                        e -= 1;
+                    }
+                    e
+                })
+                .collect();
+            let first = skip_start(p[0] - walk(tokens, p, true).shift, p[0]);
+            let mut starts = vec![first];
+            starts.extend(ends[..ends.len() - 1].iter().copied());
+            starts.dedup();
+            return (starts, ends.last().copied());
+        }
+    }
+    let mut starts: Vec<usize> = anchor.iter().map(|&p| skip_start(p - back.shift, p)).collect();
     starts.dedup();
-    starts
+    (starts, None)
 }
 
 /// End (exclusive) of the last layer: as far as it keeps matching the layer before it.
@@ -213,7 +319,18 @@ mod tests {
 
     fn toks(s: &str) -> Vec<Token> {
         s.chars()
-            .map(|c| Token { id: c as u32, marker: if c == 'n' || c == 'N' { Marker::Norm } else if c == 'r' { Marker::Communication } else { Marker::Plain } })
+            .map(|c| {
+                let marker = match c {
+                    'n' | 'N' => Marker::Norm,
+                    'r' => Marker::Communication,
+                    'a' => Marker::Attention,
+                    'g' | 'h' | 'k' => Marker::Gdn,
+                    'q' | 'o' | 'Q' => Marker::Gemm,
+                    'x' | 'y' => Marker::Moe,
+                    _ => Marker::Plain,
+                };
+                Token { id: c as u32, marker }
+            })
             .collect()
     }
 
@@ -250,6 +367,24 @@ mod tests {
         let s = format!("e{body}nlS");
         let r = find_layers(&toks(&s), &[]);
         let want: Vec<_> = (0..8).map(|k| 1 + 7 * k..8 + 7 * k).collect();
+        assert_eq!(r.layers, want);
+    }
+
+    #[test]
+    fn hybrid_with_long_linear_attention_before_the_anchor() {
+        // 8 layers: GDN layers "n Q g c h k o n x y" (long mixer), every 4th a full-attention layer
+        // "n q a o n x y"; pre "e", post "n l S". The mixer part differs between layers, the MoE tail does not.
+        let gdn = "nQgchkonxy";
+        let att = "nqaonxy";
+        let kinds: Vec<&str> = (0..8).map(|k| if k % 4 == 3 { att } else { gdn }).collect();
+        let s = format!("e{}nlS", kinds.concat());
+        let r = find_layers(&toks(&s), &[]);
+        let mut want = Vec::new();
+        let mut at = 1;
+        for k in &kinds {
+            want.push(at..at + k.len());
+            at += k.len();
+        }
         assert_eq!(r.layers, want);
     }
 
