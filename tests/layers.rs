@@ -84,6 +84,8 @@ fn layer_view_of_public_traces() {
     for trace in [
         "vllm_gptoss_decode_fullgraph_mi300x.json.gz",
         "vllm_moe_tp8_eager_b200.json.gz",
+        "sglang_qwen3-8b_prefill_mi300x.json.gz",
+        "sglang_qwen3-30b-a3b_decode_b300.trace.json.gz",
         "torch_compile_triton_mi300x.json.gz",
         "gpu_only_mi210.json.gz",
     ] {
