@@ -4,15 +4,19 @@
 //! [`Marker`]). The decoder layers of a transformer launch (nearly) the same kernels in the same
 //! order N times, so some kernels occur exactly once per layer. The method:
 //!
-//! 1. **Period**: for every count `c`, take the kernel names that occur exactly `c` times; a name
-//!    that alternates with them (one occurrence between two of theirs) belongs to the same cycle,
-//!    names occurring `k·c` times with exactly `k` per cycle do too. The `c` whose cycle explains
-//!    the most kernels is the number of layers; its earliest such name is the anchor.
+//! 1. **Period**: for every count `c`, take the kernel names that occur exactly `c` times and
+//!    alternate with each other (one occurrence between two of the anchor's); the cycle explains
+//!    those kernels plus every name occurring `k·c + r` times (`r` small: the same kernel also used
+//!    outside the layers). If the number of token-mixer blocks (attention / MLA / linear-attention
+//!    runs, from the markers) is one of the counts and explains a fair share, it is the number of
+//!    layers (hybrid models); otherwise the largest count explaining nearly as much as the best.
 //! 2. **Start**: walk backwards from every anchor occurrence in step. Layers 2..N are preceded by
 //!    the previous layer's tail, layer 1 by the embedding: the walk stops where layer 1's
-//!    predecessor no longer looks like the others'. That point, in every cycle, is a layer start.
-//!    Markers make equal what only differs by fusion (`rms_norm` vs `fused_add_rms_norm`), and a
-//!    layer does not start on a collective.
+//!    predecessor no longer looks like the majority of the others'. That point, in every cycle, is
+//!    a layer start. Markers make equal what only differs by fusion (`rms_norm` vs
+//!    `fused_add_rms_norm`), and a layer does not start on a collective. If layers differ before
+//!    every possible anchor (a hybrid's mixers), the walk goes forwards instead, through the
+//!    uniform layer tail, and stops where the last layer is followed by the post-layer work.
 //! 3. **End of the last layer**: it is aligned with the layer before it (from its start and from
 //!    each once-per-layer kernel), and ends where it stops matching; the rest is post-layer work.
 //!
