@@ -34,9 +34,9 @@ pub fn print_table(a: &Args) -> Result<()> {
     let analysis = super::load(path, a)?;
     let t = table(&analysis, name).expect("checked name");
     if a.extra("--csv").is_some() {
-        print!("{}", t.to_csv());
+        super::out(&t.to_csv());
     } else {
-        print!("{}", super::summary_text::render_table(&t, 60, 200));
+        super::out(&super::summary_text::render_table(&t, 60, 200));
     }
     Ok(())
 }

@@ -35,18 +35,18 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let result = match cmd.as_str() {
         "help" | "--help" | "-h" => {
-            print!("{USAGE}");
+            out(USAGE);
             Ok(())
         }
         "--version" | "-V" => {
-            println!("traceprism {}", env!("CARGO_PKG_VERSION"));
+            out(&format!("traceprism {}\n", env!("CARGO_PKG_VERSION")));
             Ok(())
         }
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
         "tables" => {
-            traceprism::report::table_names().iter().for_each(|n| println!("{n}"));
+            out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
             Ok(())
         }
         other => Err(Error::new(format!("unknown command '{other}' (try `traceprism help`)"))),
@@ -57,6 +57,19 @@ pub fn run(argv: &[String]) -> i32 {
             eprintln!("traceprism: error: {e}");
             1
         }
+    }
+}
+
+/// Writes to stdout; a closed pipe (`traceprism table ... | head`) ends the program quietly.
+pub(crate) fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("traceprism: error: cannot write output: {e}");
+        std::process::exit(1);
     }
 }
 
