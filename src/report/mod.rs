@@ -2,11 +2,15 @@
 //!
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
+pub mod html;
 pub mod kernels;
 pub mod layers;
 pub mod ops;
+pub mod roofline;
+pub mod svg;
 pub mod timeline;
 
+pub use html::html_report;
 pub use layers::layers_view;
 
 use crate::analysis::Analysis;
@@ -27,6 +31,12 @@ pub const TABLES: &[(&str, Builder)] = &[
     ("kernels", kernels::kernels),
     ("layers", layers::layers),
     ("layer_summary", layers::layer_summary),
+    ("roofline_summary", roofline::roofline_summary),
+    ("roofline_gemm", roofline::roofline_gemm),
+    ("roofline_grouped_gemm", roofline::roofline_grouped_gemm),
+    ("roofline_attention", roofline::roofline_attention),
+    ("roofline_norm", roofline::roofline_norm),
+    ("roofline_elementwise", roofline::roofline_elementwise),
 ];
 
 /// Names of all tables.
@@ -37,4 +47,10 @@ pub fn table_names() -> Vec<&'static str> {
 /// Builds one table by name.
 pub fn table(analysis: &Analysis, name: &str) -> Option<Table> {
     TABLES.iter().find(|(n, _)| *n == name).map(|(_, build)| build(analysis))
+}
+
+/// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order).
+pub fn workbook(analysis: &Analysis) -> Vec<u8> {
+    let tables: Vec<Table> = TABLES.iter().map(|(_, build)| build(analysis)).collect();
+    crate::table::xlsx::workbook(&tables)
 }

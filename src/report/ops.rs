@@ -18,6 +18,11 @@ fn pct(part: i64, whole: i64) -> f64 {
     if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
 }
 
+/// False for kernels without a launch when `Options.include_unlinked` is off.
+pub fn included(a: &Analysis, i: usize) -> bool {
+    a.options.include_unlinked || owner(a, i) != Owner::Unlinked
+}
+
 /// Op category of GPU row `i`.
 pub fn row_op_category(a: &Analysis, i: usize) -> &'static str {
     op_category_of_family(a.categories.family(i), a.categories.name(i))
@@ -30,7 +35,8 @@ fn dominant(m: &HashMap<&'static str, i64>) -> &'static str {
 
 /// Adds cumulative-percentage cells after sorting rows by total time.
 fn with_cumulative(rows: &mut [(i64, Vec<Cell>)], whole: i64) {
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    // Ties (equal time) are ordered by the row's text so the output does not depend on hash order.
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.iter().map(Cell::text).cmp(b.1.iter().map(Cell::text))));
     let mut cum = 0;
     for (t, cells) in rows.iter_mut() {
         cum += *t;
@@ -51,7 +57,7 @@ pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let mut kernels: HashMap<Owner, usize> = HashMap::default();
     let mut cats: HashMap<String, HashMap<&'static str, i64>> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let o = owner(a, i);
         *per_instance.entry(o).or_insert(0) += g.dur[i];
         *kernels.entry(o).or_insert(0) += 1;
@@ -106,7 +112,7 @@ pub fn ops_summary_by_category_where(a: &Analysis, name: &str, keep: RowFilter) 
     let g = &a.trace.gpu;
     let mut agg: HashMap<&'static str, (usize, i64, std::collections::HashSet<Owner>)> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let e = agg.entry(row_op_category(a, i)).or_default();
         e.0 += 1;
         e.1 += g.dur[i];
@@ -147,7 +153,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     };
     let mut per_instance: HashMap<Owner, (i64, usize, HashMap<&'static str, i64>)> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let e = per_instance.entry(owner(a, i)).or_default();
         e.0 += g.dur[i];
         e.1 += 1;
@@ -208,7 +214,7 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
     let g = &a.trace.gpu;
     let mut agg: HashMap<(String, NameId, u16), Vec<i64>> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let parent = owner_label(a, owner(a, i)).to_string();
         agg.entry((parent, g.name[i], a.categories.of_row[i])).or_default().push(g.dur[i]);
         whole += g.dur[i];
