@@ -16,9 +16,8 @@ fn fixture(name: &str) -> std::path::PathBuf {
 fn with_truth_passes(trace: &str, truth: &str, options: Options) -> (Analysis, Truth) {
     let mut a = analyze_path(&fixture(trace), options).expect("trace reads");
     let truth = Truth::load(&fixture(truth)).expect("truth reads");
-    let phases = truth.phases(&a.trace);
-    a.layers = layers::detect(&a.trace, &a.categories, &phases, &a.options);
-    a.phases = phases;
+    let passes = truth.passes(&a.trace);
+    a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
     (a, truth)
 }
 
@@ -144,21 +143,21 @@ fn split_half_layers_keeps_halves_inside_truth_layers() {
 /// steps 1-9 replay CUDA graphs with the custom all-reduce.
 #[test]
 fn vllm_tp4_steps_have_80_layers() {
-    use traceprism::analysis::phases::{Pass, Phase, Phases};
+    use traceprism::analysis::layers::LayerPass;
+    use traceprism::analysis::phases::Phase;
     let mut a = analyze_path(&fixture("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"), Options::default()).unwrap();
     let rows = layers::whole_trace_rows(&a.trace);
-    let mut passes: Vec<Pass> = Vec::new();
+    let mut passes: Vec<LayerPass> = Vec::new();
     let mut cur: Vec<u32> = Vec::new();
     for r in rows {
         cur.push(r);
         if a.trace.name(a.trace.gpu.name[r as usize]).contains("ArgMax") {
             let index = passes.len() as u32;
-            passes.push(Pass { index, phase: Phase::Unknown, confidence: 0.0, rows: std::mem::take(&mut cur), start_ns: 0, end_ns: 0 });
+            passes.push(LayerPass { index, phase: Phase::Unknown, rows: std::mem::take(&mut cur) });
         }
     }
     assert_eq!(passes.len(), 10);
-    let phases = Phases { passes, ..Phases::default() };
-    a.layers = layers::detect(&a.trace, &a.categories, &phases, &a.options);
+    a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
     println!("vllm_tp4 layers per step: {:?}", a.layers.layers_per_pass);
 
     assert_eq!(a.layers.layers_per_pass, vec![80; 10]);
@@ -195,16 +194,16 @@ fn layers_survive_shifted_pass_boundaries() {
         ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
     ] {
         let (mut a, truth) = with_truth_passes(trace, truth, Options::default());
-        let mut phases = a.phases.clone();
-        let originals: Vec<Vec<u32>> = phases.passes.iter().map(|p| p.rows.clone()).collect();
-        for (i, p) in phases.passes.iter_mut().enumerate() {
+        let mut passes = a.layers.passes.clone();
+        let originals: Vec<Vec<u32>> = passes.iter().map(|p| p.rows.clone()).collect();
+        for (i, p) in passes.iter_mut().enumerate() {
             let mut rows: Vec<u32> = originals[i].iter().skip(5).copied().collect();
             if let Some(next) = originals.get(i + 1) {
                 rows.extend(next.iter().take(5));
             }
             p.rows = rows;
         }
-        a.layers = layers::detect(&a.trace, &a.categories, &phases, &a.options);
+        a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
         let s = score_layers(&a, &truth);
         println!("{trace} (shifted passes): {s}\n{:?}", a.layers.layers_per_pass);
         assert!(s.accuracy() >= 0.95, "{s}");

@@ -1,10 +1,9 @@
 //! `layers` and `layer_summary` tables, and the terminal layer view.
 
-use crate::analysis::layers::{whole_trace_rows, Role};
+use crate::analysis::layers::Role;
 use crate::analysis::Analysis;
 use crate::model::{GpuKind, NONE};
 use crate::table::{format_micros, Cell, Table};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -12,14 +11,11 @@ use std::fmt::Write;
 struct PassView<'a> {
     index: u32,
     phase: &'static str,
-    rows: Cow<'a, [u32]>,
+    rows: &'a [u32],
 }
 
 fn passes(a: &Analysis) -> Vec<PassView<'_>> {
-    if a.layers.whole_trace_pass {
-        return vec![PassView { index: 0, phase: "unknown", rows: Cow::Owned(whole_trace_rows(&a.trace)) }];
-    }
-    a.phases.passes.iter().map(|p| PassView { index: p.index, phase: p.phase.as_str(), rows: Cow::Borrowed(&p.rows[..]) }).collect()
+    a.layers.passes.iter().map(|p| PassView { index: p.index, phase: p.phase.as_str(), rows: &p.rows[..] }).collect()
 }
 
 /// A run of rows of one pass with one (role, layer).
@@ -67,7 +63,7 @@ pub fn layers(a: &Analysis) -> Table {
     let col_refs: Vec<&str> = cols.iter().map(|s| s.as_str()).collect();
     let mut table = Table::new("layers", &col_refs);
     for pass in passes(a) {
-        for seg in segments(a, &pass.rows) {
+        for seg in segments(a, pass.rows) {
             if seg.role == Role::None {
                 continue;
             }
@@ -113,7 +109,7 @@ fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
             phase_order.push(pass.phase);
             phase_order.len() - 1
         });
-        let segs = segments(a, &pass.rows);
+        let segs = segments(a, pass.rows);
         let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
         for seg in segs.iter().filter(|s| s.role == Role::Layer) {
             let t = time(a, &seg.rows);
@@ -183,7 +179,7 @@ pub fn layers_view(a: &Analysis, debug_layers: &[u32]) -> String {
             continue;
         }
         seen_phase.push(pass.phase);
-        let segs = segments(a, &pass.rows);
+        let segs = segments(a, pass.rows);
         let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
         let _ = writeln!(out, "\n{} pass {} ({} kernels, {} us):", pass.phase, pass.index, segs.iter().map(|s| s.rows.len()).sum::<usize>(), format_micros(total));
         let types: Vec<String> = segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();

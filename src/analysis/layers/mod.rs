@@ -62,6 +62,18 @@ pub struct Layers {
     pub layers_per_pass: Vec<u32>,
     /// True when the trace had no passes and was read as one pass (pass 0 = all GPU rows by time).
     pub whole_trace_pass: bool,
+    /// The passes layers were looked for in (what the layer tables iterate over).
+    pub passes: Vec<LayerPass>,
+}
+
+/// One pass as layer detection saw it.
+#[derive(Debug, Clone)]
+pub struct LayerPass {
+    /// Pass index (as in `Phases::passes`).
+    pub index: u32,
+    pub phase: Phase,
+    /// GPU rows of the pass, in time order.
+    pub rows: Vec<u32>,
 }
 
 impl Layers {
@@ -101,26 +113,33 @@ pub fn whole_trace_rows(trace: &Trace) -> Vec<u32> {
     rows
 }
 
-/// Detects layers in every pass (or in the whole trace, as one pass, if there are no passes).
+/// Detects layers in every pass (or in the whole trace, as one pass, if there are no passes and
+/// the trace is not known to be something other than inference).
 pub fn detect(trace: &Trace, categories: &KernelCategories, phases: &Phases, options: &Options) -> Layers {
+    if phases.passes.is_empty() && phases.trace_phase != Some(Phase::NotInference) && !trace.gpu.is_empty() {
+        let whole = [LayerPass { index: 0, phase: Phase::Unknown, rows: whole_trace_rows(trace) }];
+        let mut out = detect_passes(trace, categories, &whole, options);
+        out.whole_trace_pass = true;
+        return out;
+    }
+    let passes: Vec<LayerPass> = phases.passes.iter().map(|p| LayerPass { index: p.index, phase: p.phase, rows: p.rows.clone() }).collect();
+    detect_passes(trace, categories, &passes, options)
+}
+
+/// Detects layers in the given passes (rows in time order). `layers_per_pass[i]` belongs to `passes[i]`.
+pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[LayerPass], options: &Options) -> Layers {
     let n = trace.gpu.len();
     let mut out = Layers {
         layer_of_row: vec![NONE; n],
         type_of_row: vec![NO_TYPE; n],
         role_of_row: vec![Role::None; n],
+        passes: passes.to_vec(),
         ..Default::default()
     };
     let markers = Markers::builtin();
     let mut classifier = Classifier::new(&markers);
-    let fallback;
-    let passes: Vec<&[u32]> = if phases.passes.is_empty() && phases.trace_phase != Some(Phase::NotInference) && n > 0 {
-        out.whole_trace_pass = true;
-        fallback = whole_trace_rows(trace);
-        vec![&fallback[..]]
-    } else {
-        phases.passes.iter().map(|p| &p.rows[..]).collect()
-    };
-    for rows in passes {
+    for pass in passes {
+        let rows = &pass.rows[..];
         let found = detect_with(&mut classifier, trace, categories, rows, options);
         let ids: Vec<u16> = found.types.iter().map(|t| out.type_id(t)).collect();
         for (k, &row) in rows.iter().enumerate() {

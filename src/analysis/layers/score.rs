@@ -3,7 +3,8 @@
 //! A small truth loader lives here because the shared one (issue 4, `analysis::truth`) had not
 //! landed when this was written; it reads only what layer scoring needs.
 
-use super::super::phases::{Pass, Phase, Phases};
+use super::super::phases::Phase;
+use super::LayerPass;
 use crate::analysis::Analysis;
 use crate::error::{Error, Result};
 use crate::ingest::{is_gzip, GzipDecoder};
@@ -68,34 +69,23 @@ impl Truth {
     }
 
     /// Passes as the truth file records them (for testing layer detection before pass detection).
-    pub fn phases(&self, trace: &Trace) -> Phases {
-        let n = trace.gpu.len();
+    pub fn passes(&self, trace: &Trace) -> Vec<LayerPass> {
         let rows = self.rows(trace);
-        let mut passes: Vec<Pass> = Vec::new();
-        let mut pass_of_row = vec![NONE; n];
-        let mut phase_of_row = vec![None; n];
+        let mut passes: Vec<LayerPass> = Vec::new();
         for (k, &r) in self.kernels.iter().zip(&rows) {
             let (Some(p), true) = (k.pass, r != NONE) else { continue };
             let phase = if k.phase.as_deref() == Some("prefill") { Phase::Prefill } else { Phase::Decode };
             while passes.len() <= p as usize {
-                let index = passes.len() as u32;
-                passes.push(Pass { index, phase, confidence: 1.0, rows: Vec::new(), start_ns: i64::MAX, end_ns: i64::MIN });
+                passes.push(LayerPass { index: passes.len() as u32, phase, rows: Vec::new() });
             }
-            let pass = &mut passes[p as usize];
-            pass.phase = phase;
-            pass.rows.push(r);
-            pass_of_row[r as usize] = p;
-            phase_of_row[r as usize] = Some(phase);
+            passes[p as usize].phase = phase;
+            passes[p as usize].rows.push(r);
         }
         for pass in &mut passes {
             pass.rows.sort_by_key(|&r| (trace.gpu.ts[r as usize], r));
             pass.rows.dedup();
-            if let (Some(&a), Some(&b)) = (pass.rows.first(), pass.rows.last()) {
-                pass.start_ns = trace.gpu.ts[a as usize];
-                pass.end_ns = trace.gpu.end(b as usize);
-            }
         }
-        Phases { passes, pass_of_row, phase_of_row, confidence_of_row: vec![1.0; n], trace_phase: None }
+        passes
     }
 }
 
