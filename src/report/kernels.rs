@@ -34,7 +34,7 @@ pub fn kernels(a: &Analysis) -> Table {
             if phase.is_some() { Cell::Float(a.phases.confidence_of_row[i] as f64) } else { Cell::Empty },
             if pass != NONE { Cell::from(pass) } else { Cell::Empty },
             if layer != NONE { Cell::from(layer) } else { Cell::Empty },
-            Cell::from(a.layers.type_of_row[i].as_str()),
+            Cell::from(a.layers.layer_type(i)),
         ]);
     }
     table

@@ -4,6 +4,7 @@
 
 pub mod html;
 pub mod kernels;
+pub mod layers;
 pub mod ops;
 pub mod phases;
 pub mod roofline;
@@ -11,6 +12,7 @@ pub mod svg;
 pub mod timeline;
 
 pub use html::html_report;
+pub use layers::layers_view;
 
 use crate::analysis::Analysis;
 use crate::table::Table;
@@ -35,6 +37,8 @@ pub const TABLES: &[(&str, Builder)] = &[
     ("short_kernels_histogram", timeline::short_kernels_histogram),
     ("short_kernels", timeline::short_kernels),
     ("kernels", kernels::kernels),
+    ("layers", layers::layers),
+    ("layer_summary", layers::layer_summary),
     ("roofline_summary", roofline::roofline_summary),
     ("roofline_gemm", roofline::roofline_gemm),
     ("roofline_grouped_gemm", roofline::roofline_grouped_gemm),

@@ -1,0 +1,82 @@
+//! Names layers (`MHA_FC`, `MLA_MOE`, `GDN_FC`...; halves `ATTN`, `MOE`, `FC`) and splits dual-norm
+//! layers into their attention and feed-forward halves.
+
+use super::markers::Marker;
+use super::repeat::Token;
+use std::ops::Range;
+
+/// Type of a whole layer from the markers of its kernels.
+///
+/// Attention kind: `MLA` if an MLA kernel is present, else `GDN` for gated-delta (linear attention),
+/// else `MHA` (any other attention, or none recognised). Feed-forward kind: `MOE` if a routing /
+/// expert kernel is present, else `FC`.
+pub fn layer_type(markers: impl Iterator<Item = Marker> + Clone) -> String {
+    let has = |m: Marker| markers.clone().any(|x| x == m);
+    let mixer = if has(Marker::Mla) {
+        "MLA"
+    } else if has(Marker::Gdn) {
+        "GDN"
+    } else {
+        "MHA"
+    };
+    format!("{mixer}_{}", ffn_type(markers))
+}
+
+/// Type of a feed-forward half: `MOE` or `FC`.
+pub fn ffn_type(mut markers: impl Iterator<Item = Marker>) -> &'static str {
+    if markers.any(|m| m == Marker::Moe) {
+        "MOE"
+    } else {
+        "FC"
+    }
+}
+
+/// Where the feed-forward half of layer `range` starts (token index), if it can be told.
+///
+/// The feed-forward half starts with a norm just like the layer does: the layer's own opening
+/// (its tokens up to and including its first norm kernel) is looked for again after the last
+/// attention kernel; failing that, the first norm kernel after the attention is taken.
+pub fn half_split(tokens: &[Token], range: Range<usize>) -> Option<usize> {
+    let layer = &tokens[range.clone()];
+    let last_mixer = layer.iter().rposition(|t| t.marker.is_mixer())?;
+    let first_norm = layer.iter().position(|t| t.marker == Marker::Norm);
+    let same = |a: &Token, b: &Token| a.id == b.id || (a.marker == Marker::Norm && b.marker == Marker::Norm);
+    if let Some(f) = first_norm.filter(|&f| f < last_mixer) {
+        let opening = &layer[..=f];
+        if let Some(at) = (last_mixer + 1..layer.len().saturating_sub(f))
+            .find(|&i| layer[i..i + opening.len()].iter().zip(opening).all(|(a, b)| same(a, b)))
+        {
+            return Some(range.start + at);
+        }
+    }
+    let norm_after = (last_mixer + 1..layer.len()).find(|&i| layer[i].marker == Marker::Norm)?;
+    Some(range.start + norm_after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(id: u32, marker: Marker) -> Token {
+        Token { id, marker }
+    }
+
+    #[test]
+    fn names_layers() {
+        assert_eq!(layer_type([Marker::Norm, Marker::Attention, Marker::Gemm].into_iter()), "MHA_FC");
+        assert_eq!(layer_type([Marker::Mla, Marker::Moe].into_iter()), "MLA_MOE");
+        assert_eq!(layer_type([Marker::Gdn, Marker::Gemm].into_iter()), "GDN_FC");
+    }
+
+    #[test]
+    fn splits_after_attention_at_the_repeated_opening() {
+        // copy, norm, gemm, attention, gemm, add, copy, norm, gemm, act, gemm, add
+        let p = Marker::Plain;
+        let toks = vec![
+            t(1, p), t(2, Marker::Norm), t(3, Marker::Gemm), t(4, Marker::Attention), t(3, Marker::Gemm), t(5, p),
+            t(1, p), t(2, Marker::Norm), t(3, Marker::Gemm), t(6, p), t(3, Marker::Gemm), t(5, p),
+        ];
+        assert_eq!(half_split(&toks, 0..12), Some(6));
+        assert_eq!(half_split(&toks[..4], 0..4), None);
+    }
+}

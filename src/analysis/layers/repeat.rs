@@ -1,0 +1,399 @@
+//! Finds the repeating block of a forward pass and cuts it into layers.
+//!
+//! Input: one token per kernel of the pass, in time order (the kernel's interned name and its
+//! [`Marker`]). The decoder layers of a transformer launch (nearly) the same kernels in the same
+//! order N times, so some kernels occur exactly once per layer. The method:
+//!
+//! 1. **Period**: for every count `c`, take the kernel names that occur exactly `c` times and
+//!    alternate with each other (one occurrence between two of the anchor's); the cycle explains
+//!    those kernels plus every name occurring `k·c + r` times (`r` small: the same kernel also used
+//!    outside the layers). If the number of token-mixer blocks (attention / MLA / linear-attention
+//!    runs, from the markers) is one of the counts and explains a fair share, it is the number of
+//!    layers (hybrid models); otherwise the largest count explaining nearly as much as the best.
+//! 2. **Start**: walk backwards from every anchor occurrence in step. Layers 2..N are preceded by
+//!    the previous layer's tail, layer 1 by the embedding: the walk stops where layer 1's
+//!    predecessor no longer looks like the majority of the others'. That point, in every cycle, is
+//!    a layer start. Markers make equal what only differs by fusion (`rms_norm` vs
+//!    `fused_add_rms_norm`), and a layer does not start on a collective. If layers differ before
+//!    every possible anchor (a hybrid's mixers), the walk goes forwards instead, through the
+//!    uniform layer tail, and stops where the last layer is followed by the post-layer work.
+//! 3. **End of the last layer**: it is aligned with the layer before it (from its start and from
+//!    each once-per-layer kernel), and ends where it stops matching; the rest is post-layer work.
+//!
+//! Nothing here knows a model: a model never seen works if its layers repeat.
+
+use super::markers::Marker;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// One kernel of a pass, as the detector sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token {
+    /// Interned kernel name (any id that is equal for equal names).
+    pub id: u32,
+    pub marker: Marker,
+}
+
+impl Token {
+    /// Comparison key: kernels of the same step compare equal even if fused differently.
+    fn key(self) -> u64 {
+        match self.marker {
+            Marker::Norm => u64::MAX - 1,
+            _ => self.id as u64,
+        }
+    }
+}
+
+/// The repeating structure found in one pass.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Repeat {
+    /// Token index ranges of the layers, in order, disjoint.
+    pub layers: Vec<Range<usize>>,
+    /// Token id of the anchor (occurs once per layer).
+    pub anchor: Option<u32>,
+    /// Share of the pass's kernels that belong to the detected cycle (0..1): a confidence.
+    pub explained: f64,
+}
+
+/// The smallest number of layers the detector reports.
+const MIN_LAYERS: usize = 2;
+/// Share of layers 2..N that must agree while walking back to a layer start.
+const AGREEMENT: f64 = 0.5;
+/// An anchor must spread over at least this share of the pass.
+const MIN_SPAN: f64 = 0.3;
+
+/// Finds the layers of one pass. Returns no layers when nothing repeats.
+pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
+    let n = tokens.len();
+    if n < 2 * MIN_LAYERS {
+        return Repeat::default();
+    }
+    let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, t) in tokens.iter().enumerate() {
+        positions.entry(t.id).or_default().push(i);
+    }
+    let Some(cycle) = best_cycle(&positions, n, mixer_blocks(tokens)) else { return Repeat::default() };
+    let (starts, forward_end) = layer_bounds(tokens, &positions, &cycle.members, never_start_on);
+    let end = forward_end.unwrap_or_else(|| last_layer_end(tokens, &starts, &cycle.members, &positions));
+    let mut layers: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
+    if let Some(&last) = starts.last() {
+        layers.push(last..end.max(last + 1).min(n));
+    }
+    Repeat { layers, anchor: Some(cycle.anchor), explained: cycle.kernels as f64 / n as f64 }
+}
+
+/// A candidate cycle: its anchor and the names that repeat with it.
+struct Cycle {
+    anchor: u32,
+    /// Names occurring exactly once per cycle (anchor included).
+    members: Vec<u32>,
+    /// Kernels explained by the cycle (see [`best_cycle`]).
+    kernels: usize,
+    count: usize,
+}
+
+/// A candidate number of layers within this share of the best-explaining one counts as equally
+/// good; the largest such wins (half the true count explains as much as the true count does).
+const NEAR_BEST: f64 = 0.9;
+
+/// Occurrences beyond a multiple of the cycle count that a name may have and still repeat with
+/// the cycle (the same kernel also used before the first or after the last layer).
+fn tolerance(count: usize) -> usize {
+    ((count - 1) / 2).min(4)
+}
+
+/// The cycle that explains the pass best. A count `c` is a candidate when at least two names occur
+/// exactly `c` times and alternate with each other; it explains those names' kernels plus every
+/// name occurring `k·c + r` times (`r` small: a few uses outside the layers).
+fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> Option<Cycle> {
+    let mut by_count: HashMap<usize, Vec<u32>> = HashMap::new();
+    for (&id, pos) in positions {
+        by_count.entry(pos.len()).or_default().push(id);
+    }
+    let mut candidates: Vec<Cycle> = Vec::new();
+    for (&count, ids) in &by_count {
+        if count < MIN_LAYERS || count > n / 2 {
+            continue;
+        }
+        let tol = tolerance(count);
+        let others: usize = by_count
+            .iter()
+            .filter(|(&c, _)| c > count && c % count <= tol)
+            .map(|(&c, names)| names.len() * (c - c % count))
+            .sum();
+        let mut ids = ids.clone();
+        ids.sort_by_key(|id| positions[id][0]);
+        let mut best: Option<Cycle> = None;
+        // Try a few anchors per count (the earliest names first).
+        for &a in ids.iter().take(6) {
+            let p = &positions[&a];
+            if ((p[count - 1] - p[0]) as f64) < MIN_SPAN * n as f64 {
+                continue;
+            }
+            let members: Vec<u32> = ids.iter().copied().filter(|x| interleaves(p, &positions[x])).collect();
+            let kernels = members.len() * count + others;
+            if members.len() >= 2 && best.as_ref().is_none_or(|b| kernels > b.kernels) {
+                best = Some(Cycle { anchor: a, members, kernels, count });
+            }
+        }
+        candidates.extend(best);
+    }
+    let top = candidates.iter().map(|c| c.kernels).max()?;
+    // Every layer has one token mixer (attention, MLA or linear attention): when the mixers say
+    // how many layers there are, and that many layers is a fair explanation, believe them. This
+    // keeps hybrid models (3 linear-attention layers per full-attention layer) from being read as
+    // blocks of 4 layers.
+    if mixers >= MIN_LAYERS {
+        if let Some(i) = candidates.iter().position(|c| c.count == mixers && c.kernels as f64 >= MIXER_FLOOR * top as f64) {
+            return Some(candidates.swap_remove(i));
+        }
+    }
+    candidates
+        .into_iter()
+        .filter(|c| c.kernels as f64 >= NEAR_BEST * top as f64)
+        .max_by_key(|c| c.count)
+}
+
+/// A cycle whose count equals the number of token-mixer blocks needs to explain only this share
+/// of what the best cycle explains.
+const MIXER_FLOOR: f64 = 0.25;
+
+/// Number of token-mixer blocks: runs of attention-like kernels, a run ending at a GEMM or MoE kernel.
+fn mixer_blocks(tokens: &[Token]) -> usize {
+    let mut blocks = 0;
+    let mut inside = false;
+    for t in tokens {
+        if t.marker.is_mixer() {
+            if !inside {
+                blocks += 1;
+            }
+            inside = true;
+        } else if matches!(t.marker, Marker::Gemm | Marker::Moe) {
+            inside = false;
+        }
+    }
+    blocks
+}
+
+/// True if `x` has one occurrence in every gap of anchor positions `p` (all after, or all before, each anchor).
+fn interleaves(p: &[usize], x: &[usize]) -> bool {
+    fits(p, x, 1)
+}
+
+/// True if `x` occurs exactly `k` times per cycle of anchor positions `p`, in the same phase.
+fn fits(p: &[usize], x: &[usize], k: usize) -> bool {
+    if x.len() != k * p.len() {
+        return false;
+    }
+    let c = p.len();
+    // After-form: cycle i = [p_i, p_{i+1}); before-form: cycle i = (p_{i-1}, p_i].
+    let after = (0..c).all(|i| {
+        let lo = p[i];
+        let hi = if i + 1 < c { p[i + 1] } else { usize::MAX };
+        x[i * k..(i + 1) * k].iter().all(|&q| q >= lo && q < hi)
+    });
+    after
+        || (0..c).all(|i| {
+            let lo = if i > 0 { p[i - 1] } else { 0 };
+            let hi = p[i];
+            x[i * k..(i + 1) * k].iter().all(|&q| (q > lo || i == 0) && q <= hi)
+        })
+}
+
+/// Result of walking from every anchor occurrence in step.
+#[derive(Debug, Clone, Copy)]
+struct Walk {
+    /// Steps taken while the layers agreed.
+    shift: usize,
+    /// Lowest share of layers that agreed on any step taken (1 = all layers identical there).
+    quality: f64,
+}
+
+/// Walks backwards (from each anchor towards the layer start) or forwards (towards the layer end).
+///
+/// The odd one out is the first layer going backwards (preceded by the embedding, not by a layer)
+/// and the last layer going forwards (followed by the final norm and LM head): the walk stops
+/// when it no longer looks like the majority of the others, or when there is no majority.
+fn walk(tokens: &[Token], anchor: &[usize], backward: bool) -> Walk {
+    let l = anchor.len();
+    let min_gap = anchor.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(0);
+    let (odd, others) = if backward { (anchor[0], &anchor[1..]) } else { (anchor[l - 1], &anchor[..l - 1]) };
+    let room = if backward { odd } else { tokens.len() - 1 - odd };
+    let limit = if backward { min_gap } else { min_gap.saturating_sub(1) }.min(room);
+    let at = |p: usize, s: usize| if backward { p - s } else { p + s };
+    let mut result = Walk { shift: 0, quality: 1.0 };
+    let mut tally: HashMap<u64, usize> = HashMap::new();
+    for s in 1..=limit {
+        tally.clear();
+        for &p in others {
+            *tally.entry(tokens[at(p, s)].key()).or_insert(0) += 1;
+        }
+        let Some((&key, &votes)) = tally.iter().max_by_key(|(_, v)| **v) else { break };
+        let share = votes as f64 / others.len() as f64;
+        if share < AGREEMENT || tokens[at(odd, s)].key() != key {
+            break;
+        }
+        result = Walk { shift: s, quality: result.quality.min(share) };
+    }
+    result
+}
+
+/// Below this walk quality the layers differ before the anchor (hybrid models): a forward walk
+/// through a uniform layer tail is tried instead.
+const UNIFORM: f64 = 0.9;
+
+/// Layer boundaries from the best anchor among `members`: the start of every layer, and the end
+/// of the last one if a forward walk decided it.
+fn layer_bounds(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, members: &[u32], never_start_on: &[Marker]) -> (Vec<usize>, Option<usize>) {
+    let tried: Vec<(&Vec<usize>, Walk)> = members.iter().take(8).map(|m| (&positions[m], walk(tokens, &positions[m], true))).collect();
+    // Best backward walk: most uniform; among equals the earliest anchor (members are in order of first use).
+    let Some(&(anchor, back)) = tried.iter().fold(None, |best: Option<&(&Vec<usize>, Walk)>, t| match best {
+        Some(b) if b.1.quality >= t.1.quality => Some(b),
+        _ => Some(t),
+    }) else {
+        return (Vec::new(), None);
+    };
+    let skip_start = |mut c: usize, limit: usize| {
+        while c < limit && never_start_on.contains(&tokens[c].marker) {
+            c += 1;
+        }
+        c
+    };
+    if back.quality < UNIFORM {
+        let forward = members.iter().take(8).map(|m| (&positions[m], walk(tokens, &positions[m], false))).fold(
+            None,
+            |best: Option<(&Vec<usize>, Walk)>, t| match best {
+                Some(b) if b.1.quality >= t.1.quality => Some(b),
+                _ => Some(t),
+            },
+        );
+        if let Some((p, fw)) = forward.filter(|(_, fw)| fw.quality > back.quality) {
+            // Layer k ends after p_k + shift; a norm the walk ran into opens the next layer.
+            let ends: Vec<usize> = p
+                .iter()
+                .map(|&q| {
+                    let mut e = q + fw.shift + 1;
+                    while e > q + 1 && tokens[e - 1].marker == Marker::Norm {
+                        e -= 1;
+                    }
+                    e
+                })
+                .collect();
+            let first = skip_start(p[0] - walk(tokens, p, true).shift, p[0]);
+            let mut starts = vec![first];
+            starts.extend(ends[..ends.len() - 1].iter().copied());
+            starts.dedup();
+            return (starts, ends.last().copied());
+        }
+    }
+    let mut starts: Vec<usize> = anchor.iter().map(|&p| skip_start(p - back.shift, p)).collect();
+    starts.dedup();
+    (starts, None)
+}
+
+/// End (exclusive) of the last layer: as far as it keeps matching the layer before it.
+fn last_layer_end(tokens: &[Token], starts: &[usize], members: &[u32], positions: &HashMap<u32, Vec<usize>>) -> usize {
+    let n = tokens.len();
+    let Some(&last) = starts.last() else { return n };
+    if starts.len() < 2 {
+        return n;
+    }
+    let prev = starts[starts.len() - 2];
+    let matched = |from: usize, like: usize| {
+        let mut j = 0;
+        while from + j < n && like + j < last && tokens[from + j].key() == tokens[like + j].key() {
+            j += 1;
+        }
+        from + j
+    };
+    let mut end = matched(last, prev);
+    for id in members {
+        let p = &positions[id];
+        let (Some(&r), Some(&r_prev)) = (p.last(), p.len().checked_sub(2).and_then(|i| p.get(i))) else { continue };
+        if r >= last && r_prev >= prev && r_prev < last {
+            end = end.max(matched(r, r_prev)).max(r + 1);
+        }
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Token> {
+        s.chars()
+            .map(|c| {
+                let marker = match c {
+                    'n' | 'N' => Marker::Norm,
+                    'r' => Marker::Communication,
+                    'a' => Marker::Attention,
+                    'g' | 'h' | 'k' => Marker::Gdn,
+                    'q' | 'o' | 'Q' => Marker::Gemm,
+                    'x' | 'y' => Marker::Moe,
+                    _ => Marker::Plain,
+                };
+                Token { id: c as u32, marker }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plain_repeat_with_pre_and_post() {
+        // pre "ep", layers "nqaogu" x4, post "nlS"
+        let t = toks("epnqaogunqaogunqaogunqaogunlS");
+        let r = find_layers(&t, &[Marker::Communication]);
+        assert_eq!(r.layers, vec![2..8, 8..14, 14..20, 20..26]);
+    }
+
+    #[test]
+    fn first_layer_norm_differs_and_embedding_all_reduce() {
+        // pre "er" (embedding + all-reduce); layer 0 starts with plain norm N, later layers with fused n.
+        let t = toks("erNqaorgurnqaorgurnqaorgurnlS");
+        let r = find_layers(&t, &[Marker::Communication]);
+        assert_eq!(r.layers, vec![2..10, 10..18, 18..26]);
+    }
+
+    #[test]
+    fn dense_first_layers_then_moe_layers() {
+        // pre "e"; 3 dense layers "nqaongud", 5 MoE layers "nqaonrxy"; post "nlS".
+        let s = format!("e{}{}nlS", "nqaongud".repeat(3), "nqaonrxy".repeat(5));
+        let r = find_layers(&toks(&s), &[]);
+        let want: Vec<_> = (0..8).map(|k| 1 + 8 * k..9 + 8 * k).collect();
+        assert_eq!(r.layers, want);
+    }
+
+    #[test]
+    fn hybrid_three_linear_one_full_attention() {
+        // pre "e"; 8 layers, the mixer alternates g,g,g,a (GDN x3, attention x1), MoE tail "rx".
+        let layer = |m: char| format!("nq{m}on rx").replace(' ', "");
+        let body: String = (0..8).map(|k| layer(if k % 4 == 3 { 'a' } else { 'g' })).collect();
+        let s = format!("e{body}nlS");
+        let r = find_layers(&toks(&s), &[]);
+        let want: Vec<_> = (0..8).map(|k| 1 + 7 * k..8 + 7 * k).collect();
+        assert_eq!(r.layers, want);
+    }
+
+    #[test]
+    fn hybrid_with_long_linear_attention_before_the_anchor() {
+        // 8 layers: GDN layers "n Q g c h k o n x y" (long mixer), every 4th a full-attention layer
+        // "n q a o n x y"; pre "e", post "n l S". The mixer part differs between layers, the MoE tail does not.
+        let gdn = "nQgchkonxy";
+        let att = "nqaonxy";
+        let kinds: Vec<&str> = (0..8).map(|k| if k % 4 == 3 { att } else { gdn }).collect();
+        let s = format!("e{}nlS", kinds.concat());
+        let r = find_layers(&toks(&s), &[]);
+        let mut want = Vec::new();
+        let mut at = 1;
+        for k in &kinds {
+            want.push(at..at + k.len());
+            at += k.len();
+        }
+        assert_eq!(r.layers, want);
+    }
+
+    #[test]
+    fn nothing_repeats() {
+        assert!(find_layers(&toks("abcdefg"), &[]).layers.is_empty());
+    }
+}

@@ -1,0 +1,174 @@
+//! Accuracy of layer detection against a truth file (`*.truth.json.gz` beside a recorded trace).
+//!
+//! A small truth loader lives here because the shared one (issue 4, `analysis::truth`) had not
+//! landed when this was written; it reads only what layer scoring needs.
+
+use super::super::phases::Phase;
+use super::LayerPass;
+use crate::analysis::Analysis;
+use crate::error::{Error, Result};
+use crate::ingest::{is_gzip, GzipDecoder};
+use crate::model::{Trace, NONE};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::fmt;
+
+/// One kernel of the truth file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TruthKernel {
+    pub correlation: i64,
+    /// Absolute start, µs (the trace's clock).
+    pub ts: f64,
+    pub phase: Option<String>,
+    pub pass: Option<u32>,
+    pub layer: Option<u32>,
+}
+
+/// The parts of a truth file that layer scoring reads.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Truth {
+    pub num_layers: u32,
+    pub kernels: Vec<TruthKernel>,
+}
+
+impl Truth {
+    /// Reads a truth file (`.json` or `.json.gz`).
+    pub fn load(path: &std::path::Path) -> Result<Truth> {
+        let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+        let json = if is_gzip(&bytes) {
+            let mut out = Vec::new();
+            let mut dec = GzipDecoder::default();
+            dec.push(&bytes, &mut |b| {
+                out.extend_from_slice(b);
+                Ok(())
+            })?;
+            dec.finish(&mut |b| {
+                out.extend_from_slice(b);
+                Ok(())
+            })?;
+            out
+        } else {
+            bytes
+        };
+        serde_json::from_slice(&json).map_err(|e| Error::new(format!("truth file {}: {e}", path.display())))
+    }
+
+    /// GPU row of each truth kernel (by correlation, then nearest start time), or `NONE`.
+    pub fn rows(&self, trace: &Trace) -> Vec<u32> {
+        let mut by_corr: HashMap<i64, Vec<u32>> = HashMap::new();
+        for r in trace.kernel_rows() {
+            by_corr.entry(trace.gpu.correlation[r]).or_default().push(r as u32);
+        }
+        self.kernels
+            .iter()
+            .map(|k| {
+                let ts = (k.ts * 1000.0).round() as i64 - trace.time_origin_ns;
+                by_corr.get(&k.correlation).and_then(|rows| rows.iter().copied().min_by_key(|&r| (trace.gpu.ts[r as usize] - ts).abs())).unwrap_or(NONE)
+            })
+            .collect()
+    }
+
+    /// Passes as the truth file records them (for testing layer detection before pass detection).
+    pub fn passes(&self, trace: &Trace) -> Vec<LayerPass> {
+        let rows = self.rows(trace);
+        let mut passes: Vec<LayerPass> = Vec::new();
+        for (k, &r) in self.kernels.iter().zip(&rows) {
+            let (Some(p), true) = (k.pass, r != NONE) else { continue };
+            let phase = if k.phase.as_deref() == Some("prefill") { Phase::Prefill } else { Phase::Decode };
+            while passes.len() <= p as usize {
+                passes.push(LayerPass { index: passes.len() as u32, phase, rows: Vec::new() });
+            }
+            passes[p as usize].phase = phase;
+            passes[p as usize].rows.push(r);
+        }
+        for pass in &mut passes {
+            pass.rows.sort_by_key(|&r| (trace.gpu.ts[r as usize], r));
+            pass.rows.dedup();
+        }
+        passes
+    }
+}
+
+/// How well detected layers match the truth.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LayerScore {
+    /// Truth kernels inside a decoder layer (matched to a trace row).
+    pub in_layer: usize,
+    /// ... of which we put in the right layer index.
+    pub in_layer_right: usize,
+    /// Truth kernels outside the layers (pre/post), and how many we also left outside.
+    pub outside: usize,
+    pub outside_right: usize,
+    /// Truth kernels not found in the trace.
+    pub unmatched: usize,
+    /// Passes whose detected layer count equals the truth's `num_layers`, and all passes.
+    pub passes_exact: usize,
+    pub passes: usize,
+    pub truth_layers: u32,
+    /// Detected layers per pass, most common first: (layers, passes).
+    pub layer_counts: Vec<(u32, usize)>,
+}
+
+impl LayerScore {
+    /// Share of in-layer kernels with the right layer index (0..1).
+    pub fn accuracy(&self) -> f64 {
+        if self.in_layer == 0 {
+            0.0
+        } else {
+            self.in_layer_right as f64 / self.in_layer as f64
+        }
+    }
+}
+
+impl fmt::Display for LayerScore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let counts: Vec<String> = self.layer_counts.iter().map(|(l, n)| format!("{l} layers x {n} passes")).collect();
+        write!(
+            f,
+            "layers: {:.2}% of in-layer kernels right ({}/{}), outside-layer kernels right {}/{}, \
+             layers/pass exact in {}/{} passes (truth {}; detected {}), unmatched truth kernels {}",
+            100.0 * self.accuracy(),
+            self.in_layer_right,
+            self.in_layer,
+            self.outside_right,
+            self.outside,
+            self.passes_exact,
+            self.passes,
+            self.truth_layers,
+            counts.join(", "),
+            self.unmatched
+        )
+    }
+}
+
+/// Scores `a.layers` against `truth`.
+pub fn score_layers(a: &Analysis, truth: &Truth) -> LayerScore {
+    let rows = truth.rows(&a.trace);
+    let mut s = LayerScore { truth_layers: truth.num_layers, ..Default::default() };
+    for (k, &r) in truth.kernels.iter().zip(&rows) {
+        if r == NONE {
+            s.unmatched += 1;
+            continue;
+        }
+        let ours = a.layers.layer_of_row[r as usize];
+        match k.layer {
+            Some(l) => {
+                s.in_layer += 1;
+                s.in_layer_right += (ours == l) as usize;
+            }
+            None => {
+                s.outside += 1;
+                s.outside_right += (ours == NONE) as usize;
+            }
+        }
+    }
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for &l in &a.layers.layers_per_pass {
+        *counts.entry(l).or_insert(0) += 1;
+    }
+    s.passes = a.layers.layers_per_pass.len();
+    s.passes_exact = counts.get(&truth.num_layers).copied().unwrap_or(0);
+    s.layer_counts = counts.into_iter().collect();
+    s.layer_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    s
+}

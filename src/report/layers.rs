@@ -1,0 +1,228 @@
+//! `layers` and `layer_summary` tables, and the terminal layer view.
+
+use crate::analysis::layers::Role;
+use crate::analysis::Analysis;
+use crate::model::{GpuKind, NONE};
+use crate::table::{format_micros, Cell, Table};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One pass as the layer tables see it: index, phase name, GPU rows in time order.
+struct PassView<'a> {
+    index: u32,
+    phase: &'static str,
+    rows: &'a [u32],
+}
+
+fn passes(a: &Analysis) -> Vec<PassView<'_>> {
+    a.layers.passes.iter().map(|p| PassView { index: p.index, phase: p.phase.as_str(), rows: &p.rows[..] }).collect()
+}
+
+/// A run of rows of one pass with one (role, layer).
+struct Segment {
+    role: Role,
+    layer: u32,
+    rows: Vec<u32>,
+}
+
+/// Splits a pass's rows into pre / layer 0..N / post segments (kernels only).
+fn segments(a: &Analysis, rows: &[u32]) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    for &r in rows {
+        let i = r as usize;
+        if i >= a.trace.gpu.len() || a.trace.gpu.kind[i] != GpuKind::Kernel {
+            continue;
+        }
+        let (role, layer) = (a.layers.role_of_row[i], a.layers.layer_of_row[i]);
+        match out.last_mut() {
+            Some(s) if s.role == role && s.layer == layer => s.rows.push(r),
+            _ => out.push(Segment { role, layer, rows: vec![r] }),
+        }
+    }
+    out
+}
+
+fn families(a: &Analysis) -> Vec<String> {
+    let mut f: Vec<String> = a.categories.categories.iter().map(|c| c.family.clone()).collect();
+    f.sort();
+    f.dedup();
+    f
+}
+
+fn time(a: &Analysis, rows: &[u32]) -> i64 {
+    rows.iter().map(|&r| a.trace.gpu.dur[r as usize]).sum()
+}
+
+/// `layers`: one row per layer of every pass (plus the pre- and post-layer parts).
+pub fn layers(a: &Analysis) -> Table {
+    let fams = families(a);
+    let mut cols: Vec<String> = ["pass", "phase", "role", "layer", "type", "kernels", "time_us"].iter().map(|s| s.to_string()).collect();
+    cols.extend(fams.iter().map(|f| format!("{f}_us")));
+    cols.push("first_kernel".into());
+    cols.push("last_kernel".into());
+    let col_refs: Vec<&str> = cols.iter().map(|s| s.as_str()).collect();
+    let mut table = Table::new("layers", &col_refs);
+    for pass in passes(a) {
+        for seg in segments(a, pass.rows) {
+            if seg.role == Role::None {
+                continue;
+            }
+            let mut by_family = vec![0i64; fams.len()];
+            for &r in &seg.rows {
+                if let Some(k) = fams.iter().position(|f| f == a.categories.family(r as usize)) {
+                    by_family[k] += a.trace.gpu.dur[r as usize];
+                }
+            }
+            let name = |r: u32| a.trace.name(a.trace.gpu.name[r as usize]).to_string();
+            let mut row = vec![
+                Cell::from(pass.index),
+                Cell::from(pass.phase),
+                Cell::from(seg.role.as_str()),
+                if seg.layer != NONE { Cell::from(seg.layer) } else { Cell::Empty },
+                Cell::from(a.layers.layer_type(seg.rows[0] as usize)),
+                Cell::from(seg.rows.len()),
+                Cell::Micros(time(a, &seg.rows)),
+            ];
+            row.extend(by_family.into_iter().map(Cell::Micros));
+            row.push(Cell::from(name(seg.rows[0])));
+            row.push(Cell::from(name(seg.rows[seg.rows.len() - 1])));
+            table.push(row);
+        }
+    }
+    table
+}
+
+/// Per (phase, layer index) statistics across the passes of that phase.
+struct LayerStats {
+    phase: &'static str,
+    kind: String,
+    times: Vec<i64>,
+    shares: Vec<f64>,
+}
+
+/// Keyed by (phase in order of first appearance, layer index).
+fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
+    let mut stats: BTreeMap<(usize, u32), LayerStats> = BTreeMap::new();
+    let mut phase_order: Vec<&'static str> = Vec::new();
+    for pass in passes(a) {
+        let rank = phase_order.iter().position(|p| *p == pass.phase).unwrap_or_else(|| {
+            phase_order.push(pass.phase);
+            phase_order.len() - 1
+        });
+        let segs = segments(a, pass.rows);
+        let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
+        for seg in segs.iter().filter(|s| s.role == Role::Layer) {
+            let t = time(a, &seg.rows);
+            let e = stats.entry((rank, seg.layer)).or_insert_with(|| LayerStats {
+                phase: pass.phase,
+                kind: a.layers.layer_type(seg.rows[0] as usize).to_string(),
+                times: Vec::new(),
+                shares: Vec::new(),
+            });
+            e.times.push(t);
+            e.shares.push(if total > 0 { t as f64 / total as f64 } else { 0.0 });
+        }
+    }
+    stats
+}
+
+/// `layer_summary`: per layer index across the passes of one phase: mean/min/max time, share of pass time.
+pub fn layer_summary(a: &Analysis) -> Table {
+    let mut table = Table::new(
+        "layer_summary",
+        &["phase", "layer", "type", "passes", "mean_us", "min_us", "max_us", "share_of_pass_pct"],
+    );
+    for ((_, layer), s) in layer_stats(a) {
+        let n = s.times.len();
+        let mean = s.times.iter().sum::<i64>() / n.max(1) as i64;
+        table.push(vec![
+            Cell::from(s.phase),
+            Cell::from(layer),
+            Cell::from(s.kind),
+            Cell::from(n),
+            Cell::Micros(mean),
+            Cell::Micros(*s.times.iter().min().unwrap_or(&0)),
+            Cell::Micros(*s.times.iter().max().unwrap_or(&0)),
+            Cell::Float(100.0 * s.shares.iter().sum::<f64>() / n.max(1) as f64),
+        ]);
+    }
+    table
+}
+
+/// Runs of equal items: `[(item, count)]`.
+fn runs<T: PartialEq + Clone>(items: &[T]) -> Vec<(T, usize)> {
+    let mut out: Vec<(T, usize)> = Vec::new();
+    for x in items {
+        match out.last_mut() {
+            Some((y, n)) if y == x => *n += 1,
+            _ => out.push((x.clone(), 1)),
+        }
+    }
+    out
+}
+
+/// Terminal view (`traceprism layers TRACE [--debug-layers 0,1,2]`): layers per pass, the layer
+/// type sequence, per-layer time for the first pass of each phase, and the kernels of the chosen
+/// layers (in the first pass of each phase).
+pub fn layers_view(a: &Analysis, debug_layers: &[u32]) -> String {
+    let mut out = String::new();
+    let all = passes(a);
+    if a.layers.whole_trace_pass {
+        let _ = writeln!(out, "no forward passes found: the whole trace is read as one pass");
+    }
+    let counts = runs(&a.layers.layers_per_pass);
+    let counts: Vec<String> = counts.iter().map(|(l, n)| format!("{l} x {n}")).collect();
+    let _ = writeln!(out, "passes: {}   layers per pass (layers x passes, in pass order): {}", all.len(), counts.join(", "));
+    let mut seen_phase: Vec<&str> = Vec::new();
+    for pass in &all {
+        if seen_phase.contains(&pass.phase) {
+            continue;
+        }
+        seen_phase.push(pass.phase);
+        let segs = segments(a, pass.rows);
+        let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
+        let _ = writeln!(out, "\n{} pass {} ({} kernels, {} us):", pass.phase, pass.index, segs.iter().map(|s| s.rows.len()).sum::<usize>(), format_micros(total));
+        let types: Vec<String> = segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();
+        let seq: Vec<String> = runs(&types).iter().map(|(t, n)| format!("{t} x{n}")).collect();
+        let _ = writeln!(out, "  layer types: {}", if seq.is_empty() { "(no layers found)".into() } else { seq.join(", ") });
+        let _ = writeln!(out, "  {:>5} {:>6} {:<8} {:>7} {:>12} {:>6}  first kernel", "role", "layer", "type", "kernels", "time_us", "share");
+        for s in &segs {
+            let t = time(a, &s.rows);
+            let first = a.trace.name(a.trace.gpu.name[s.rows[0] as usize]);
+            let _ = writeln!(
+                out,
+                "  {:>5} {:>6} {:<8} {:>7} {:>12} {:>5.1}%  {}",
+                s.role.as_str(),
+                if s.layer != NONE { s.layer.to_string() } else { "-".into() },
+                a.layers.layer_type(s.rows[0] as usize),
+                s.rows.len(),
+                format_micros(t),
+                if total > 0 { 100.0 * t as f64 / total as f64 } else { 0.0 },
+                short(first, 70)
+            );
+            if s.role == Role::Layer && debug_layers.contains(&s.layer) {
+                for &r in &s.rows {
+                    let i = r as usize;
+                    let _ = writeln!(
+                        out,
+                        "        {:>10}  {:<24} {}",
+                        format_micros(a.trace.gpu.dur[i]),
+                        short(a.categories.name(i), 24),
+                        short(a.trace.name(a.trace.gpu.name[i]), 100)
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
