@@ -1,6 +1,7 @@
 //! Subcommands of the `traceprism` binary.
 
 mod args;
+mod compare;
 mod export;
 mod summary_text;
 
@@ -13,6 +14,9 @@ USAGE:
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism table TRACE NAME [--csv]                            print one table
   traceprism tables                                              list table names
+  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
+        [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
+                                                                 where is A slower than B, and why
 
 TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes).
 
@@ -45,6 +49,7 @@ pub fn run(argv: &[String]) -> i32 {
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
+        "compare" => args::parse(rest).and_then(|a| compare::run(&a)),
         "tables" => {
             traceprism::report::table_names().iter().for_each(|n| println!("{n}"));
             Ok(())
