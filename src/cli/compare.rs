@@ -71,12 +71,12 @@ pub fn run(a: &Args) -> Result<()> {
     }
     if a.json {
         let text = serde_json::to_string_pretty(&tables).map_err(|e| Error::new(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+        return emit(text + "\n");
     }
     if a.out.is_some() && !a.verbose {
         return Ok(());
     }
+    let mut o = String::new();
     let level = ["a_count", "b_count", "a_per_pass_us", "b_per_pass_us", "ratio", "gap_per_pass_us", "status"];
     let with = |keys: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> { keys.iter().chain(level.iter()).chain(tail.iter()).copied().collect() };
     let views: [(usize, Vec<&str>, usize); 6] = [
@@ -90,10 +90,19 @@ pub fn run(a: &Args) -> Result<()> {
     for (k, cols, max) in views {
         let t = &tables[k];
         let shown = if cols.is_empty() { t.clone() } else { project(t, &cols) };
-        println!("== {} ({} rows)", t.name, t.rows.len());
-        print!("{}", render_table(&shown, 48, max));
-        println!();
+        o.push_str(&format!("== {} ({} rows)\n", t.name, t.rows.len()));
+        o.push_str(&render_table(&shown, 48, max));
+        o.push('\n');
     }
-    println!("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.");
-    Ok(())
+    o.push_str("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.\n");
+    emit(o)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: String) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::new(format!("cannot write output: {e}"))),
+        _ => Ok(()),
+    }
 }
