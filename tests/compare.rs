@@ -220,3 +220,90 @@ fn cli_compare_writes_csv_and_json() {
     let bad = std::process::Command::new(exe).args(["compare", fixture(B300).to_str().unwrap(), fixture(MI300X).to_str().unwrap(), "--bogus", "1"]).output().unwrap();
     assert!(!bad.status.success());
 }
+
+/// True when the categories, passes and layers of issues 3–5 are in the build (the placeholders
+/// have one rule named "placeholder" and no passes). The tests below need them and say so when
+/// they are absent instead of asserting on placeholder output.
+fn real_analyses(a: &Analysis) -> bool {
+    let real = a.categories.rules.iter().all(|r| r != "placeholder") && !a.phases.passes.is_empty();
+    if !real {
+        eprintln!("note: placeholder categories/phases in this build; analysis-dependent checks skipped");
+    }
+    real
+}
+
+#[test]
+fn per_phase_and_per_layer_levels_agree_with_truth() {
+    let l = llama();
+    if !real_analyses(l) {
+        return;
+    }
+    let c = compare(l, l, &CompareOptions::default()).unwrap();
+    // truth: 33 forward passes (1 prefill + 32 decode), 16 layers
+    assert_eq!(count(&metric(&c, "forward passes").a), 33);
+    assert_eq!(time(&metric(&c, "kernel time, phase prefill").a), 9_590_696);
+    assert_eq!(time(&metric(&c, "kernel time, phase decode").a), 71_748_048);
+    let decode_layers: Vec<&LevelRow> = c.layers.iter().filter(|r| r.key[0] == "decode" && r.key[1] == "layer").collect();
+    assert_eq!(decode_layers.len(), 16, "one row per decode layer index");
+    // per pass: decode rows are divided by the 32 decode passes, prefill rows by 1
+    assert!(decode_layers.iter().all(|r| r.a_div == 32.0));
+    assert!(c.layers.iter().filter(|r| r.key[0] == "prefill").all(|r| r.a_div == 1.0));
+    // decode-only selection keeps exactly the decode kernels (plus nothing else)
+    let d = compare(l, l, &CompareOptions { phase: "decode".into(), ..Default::default() }).unwrap();
+    assert_eq!(time(&metric(&d, "kernel time").a), 71_748_048);
+    assert!(d.alignment.blocks.iter().all(|b| b.name.starts_with("decode")));
+    assert!(d.alignment.blocks.iter().any(|b| b.name.contains("layer")), "a representative decode layer is aligned");
+}
+
+#[test]
+fn cross_vendor_attention_and_gemm_pair_up() {
+    let (b300, mi) = qwen();
+    if !real_analyses(b300) {
+        return;
+    }
+    let c = compare(b300, mi, &CompareOptions::default()).unwrap();
+    let both = |fam: &str| c.categories.iter().any(|r| r.key[0] == "family" && r.key[1] == fam && r.a.count > 0 && r.b.count > 0);
+    for fam in ["GEMM", "Attention", "MoE", "Norm"] {
+        assert!(both(fam), "{fam} on both sides");
+    }
+    let layer_block = c.alignment.blocks.iter().position(|b| b.name.contains("layer")).expect("a layer block");
+    let in_layer: Vec<_> = c.alignment.rows.iter().filter(|r| r.block == layer_block).collect();
+    // the flashinfer/trtllm decode attention (fmha) lines up with the paged attention kernels
+    let attention = in_layer.iter().any(|r| {
+        matches!(r.kind, Kind::Match | Kind::Fusion)
+            && r.a_rows.iter().any(|&i| b300.trace.name(b300.trace.gpu.name[i]).starts_with("fmha"))
+            && r.b_rows.iter().any(|&i| mi.trace.name(mi.trace.gpu.name[i]).contains("paged_attention"))
+    });
+    assert!(attention, "fmha ↔ paged_attention");
+    // MoE expert GEMMs line up: B300 bmm_* with CK moe_gemm
+    let moe = in_layer.iter().any(|r| {
+        r.a_rows.iter().any(|&i| b300.trace.name(b300.trace.gpu.name[i]).starts_with("bmm_"))
+            && r.b_rows.iter().any(|&i| mi.trace.name(mi.trace.gpu.name[i]).contains("moe_gemm"))
+    });
+    assert!(moe, "bmm ↔ moe_gemm");
+}
+
+#[test]
+fn eager_vs_fused_build_shows_norm_and_qkv_fusions() {
+    // different models (Llama eager vs a vLLM torch.compile/CUDA-graph build): only the fusion
+    // patterns are checked, not times
+    let l = llama();
+    if !real_analyses(l) {
+        return;
+    }
+    let v = load(VLLM);
+    let c = compare(l, &v, &CompareOptions::default()).unwrap();
+    assert_alignment_partitions(&c);
+    let fusions: Vec<_> = c.alignment.rows.iter().filter(|r| r.kind == Kind::Fusion && r.fused_side() == Some('b')).collect();
+    // eager RMSNorm (pow, mean, add, rsqrt, mul... ≥ 5 kernels) covered by one fused Triton norm
+    let norm = fusions.iter().any(|r| {
+        let fused = v.trace.name(v.trace.gpu.name[r.b_rows[0]]);
+        fused.contains("rsqrt") && r.a_rows.len() >= 5 && r.a_rows.iter().all(|&i| l.categories.family(i) == "Norm")
+    });
+    assert!(norm, "norm fusion not found");
+    // separate q, k, v projections covered by one fused QKV GEMM
+    let qkv = fusions.iter().any(|r| {
+        v.categories.family(r.b_rows[0]) == "GEMM" && r.a_rows.len() >= 2 && r.a_rows.iter().all(|&i| l.categories.family(i) == "GEMM")
+    });
+    assert!(qkv, "QKV GEMM fusion not found");
+}

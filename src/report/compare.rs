@@ -29,7 +29,7 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
         summary(c),
         level("compare_categories", &["level", "family", "category"], &c.categories, "top_kernel"),
         level("compare_ops", &["op"], &c.ops, "top_kernel"),
-        level("compare_layers", &["phase", "part", "layer"], &c.layers, "layer_type"),
+        level("compare_layers", &["phase", "part", "layer"], &c.layers, "top_kernel"),
         alignment(c, &sa, &sb),
         fusions(c, &sa, &sb),
     ]

@@ -1,9 +1,9 @@
 //! Global sequence alignment (Needleman-Wunsch) of two kernel sequences over their categories,
 //! with kernel-name similarity as tie-breaker.
 //!
-//! Scores: same category `SAME_CATEGORY + similarity`, same family only `SAME_FAMILY +
-//! similarity`, different families `DIFFERENT_FAMILY` (worse than two gaps, so such kernels are
-//! never paired), gap `GAP`. Similarity is the Jaccard index of the names' word sets (0..1), so
+//! Scores: same category (or equivalence class, see `equivalents`) `SAME_CATEGORY × family weight
+//! + SIMILARITY × similarity`, same family only `SAME_FAMILY + SIMILARITY × similarity`, different families `DIFFERENT_FAMILY` (worse than two gaps, so such kernels are
+//! never paired), gap `GAP × family weight` (leaving a copy unpaired costs less than a GEMM). Similarity is the Jaccard index of the names' word sets (0..1), so
 //! among kernels of one category the alignment prefers the same or a similar name. Time and
 //! memory are O(n·m) (one byte of traceback per cell); callers align one layer and the pre/post
 //! parts only.
@@ -13,19 +13,23 @@ use std::collections::HashSet;
 /// Score of pairing two kernels of the same category (before name similarity).
 pub const SAME_CATEGORY: f32 = 4.0;
 /// Score of pairing two kernels of the same family but different categories.
-pub const SAME_FAMILY: f32 = 2.0;
+pub const SAME_FAMILY: f32 = 0.5;
 /// Score of pairing kernels of different families.
 pub const DIFFERENT_FAMILY: f32 = -3.0;
 /// Score of leaving a kernel unpaired.
 pub const GAP: f32 = -1.0;
+/// Weight of name similarity (0..1): a tie-breaker, smaller than any class difference.
+pub const SIMILARITY: f32 = 0.5;
 
 /// What the alignment compares about one kernel (ids in a space shared by both sides).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Token {
     pub family: u32,
     pub category: u32,
     /// Index into the name list given to [`NameSimilarity`] for this side.
     pub name: u32,
+    /// Weight of a same-category pairing of this kernel (its family's weight, 1 by default).
+    pub weight: f32,
 }
 
 /// One column of an alignment (indices into the aligned sequences).
@@ -84,12 +88,17 @@ impl NameSimilarity {
 /// Score of pairing two tokens.
 pub fn pair_score(x: &Token, y: &Token, sim: &NameSimilarity) -> f32 {
     if x.category == y.category {
-        SAME_CATEGORY + sim.get(x.name, y.name)
+        SAME_CATEGORY * x.weight.min(y.weight) + SIMILARITY * sim.get(x.name, y.name)
     } else if x.family == y.family {
-        SAME_FAMILY + sim.get(x.name, y.name)
+        SAME_FAMILY + SIMILARITY * sim.get(x.name, y.name)
     } else {
         DIFFERENT_FAMILY
     }
+}
+
+/// Score of leaving a kernel unpaired: minor kernels (low family weight) cost less.
+pub fn gap_score(x: &Token) -> f32 {
+    GAP * x.weight
 }
 
 const DIAG: u8 = 0;
@@ -101,18 +110,20 @@ const LEFT: u8 = 2; // b[j] unpaired
 pub fn align(a: &[Token], b: &[Token], sim: &NameSimilarity) -> Vec<Step> {
     let (n, m) = (a.len(), b.len());
     let mut back = vec![0u8; (n + 1) * (m + 1)];
-    let mut prev: Vec<f32> = (0..=m).map(|j| j as f32 * GAP).collect();
-    let mut cur = vec![0f32; m + 1];
+    let mut prev: Vec<f32> = vec![0.0; m + 1];
     for j in 1..=m {
+        prev[j] = prev[j - 1] + gap_score(&b[j - 1]);
         back[j] = LEFT;
     }
+    let mut cur = vec![0f32; m + 1];
     for i in 1..=n {
-        cur[0] = i as f32 * GAP;
+        let gap_a = gap_score(&a[i - 1]);
+        cur[0] = prev[0] + gap_a;
         back[i * (m + 1)] = UP;
         for j in 1..=m {
             let d = prev[j - 1] + pair_score(&a[i - 1], &b[j - 1], sim);
-            let u = prev[j] + GAP;
-            let l = cur[j - 1] + GAP;
+            let u = prev[j] + gap_a;
+            let l = cur[j - 1] + gap_score(&b[j - 1]);
             let (best, dir) = if d >= u && d >= l { (d, DIAG) } else if u >= l { (u, UP) } else { (l, LEFT) };
             cur[j] = best;
             back[i * (m + 1) + j] = dir;
@@ -151,7 +162,7 @@ mod tests {
     use super::*;
 
     fn tok(family: u32, category: u32, name: u32) -> Token {
-        Token { family, category, name }
+        Token { family, category, name, weight: 1.0 }
     }
 
     #[test]

@@ -71,23 +71,43 @@ fn block(name: String, a_pass: Option<u32>, b_pass: Option<u32>, a_rows: Vec<usi
     Block { name, a_pass, b_pass, a_len: a_rows.len(), b_len: b_rows.len(), a_rows, b_rows }
 }
 
-/// Splits a pair of representative passes into pre / layer / post blocks (or one block).
-fn pass_blocks(a: &Side, b: &Side, phase: &str, pa: u32, pb: u32) -> Vec<Block> {
-    let (ra, rb) = (pass_rows(a, pa), pass_rows(b, pb));
+/// Splits a pair of representative passes (rows in time order) into pre / layer / post blocks,
+/// or one block when the two share no layer index.
+fn pass_blocks(a: &Side, b: &Side, phase: &str, (pa, ra): (Option<u32>, Vec<usize>), (pb, rb): (Option<u32>, Vec<usize>)) -> Vec<Block> {
     let (la, lb) = (layer_indices(a, &ra), layer_indices(b, &rb));
     let common: Vec<u32> = la.iter().copied().filter(|l| lb.binary_search(l).is_ok()).collect();
     if common.is_empty() {
-        return vec![block(format!("{phase}: whole pass"), Some(pa), Some(pb), ra, rb)];
+        return vec![block(format!("{phase}: whole pass"), pa, pb, ra, rb)];
     }
     let k = common[common.len() / 2];
     let pick = |s: &Side, rows: &[usize], want: Role, l: u32| -> Vec<usize> {
         rows.iter().copied().filter(|&i| role(s, i) == want && (want != Role::Layer || layer(s, i) == l)).collect()
     };
     vec![
-        block(format!("{phase}: pre"), Some(pa), Some(pb), pick(a, &ra, Role::Pre, 0), pick(b, &rb, Role::Pre, 0)),
-        block(format!("{phase}: layer {k}"), Some(pa), Some(pb), pick(a, &ra, Role::Layer, k), pick(b, &rb, Role::Layer, k)),
-        block(format!("{phase}: post"), Some(pa), Some(pb), pick(a, &ra, Role::Post, 0), pick(b, &rb, Role::Post, 0)),
+        block(format!("{phase}: pre"), pa, pb, pick(a, &ra, Role::Pre, 0), pick(b, &rb, Role::Pre, 0)),
+        block(format!("{phase}: layer {k}"), pa, pb, pick(a, &ra, Role::Layer, k), pick(b, &rb, Role::Layer, k)),
+        block(format!("{phase}: post"), pa, pb, pick(a, &ra, Role::Post, 0), pick(b, &rb, Role::Post, 0)),
     ]
+}
+
+/// The representative pass of a side when the two sides share no phase: its pass of the selected
+/// phase, else of its most frequent phase; `None` rows = the whole selection (no passes).
+fn fallback_pass(s: &Side, phase: Option<Phase>) -> (Option<u32>, Vec<usize>) {
+    let ps = &s.analysis.phases.passes;
+    let want = phase.or_else(|| {
+        let mut counts: Vec<(usize, Phase)> = Vec::new();
+        for p in ps {
+            match counts.iter_mut().find(|c| c.1 == p.phase) {
+                Some(c) => c.0 += 1,
+                None => counts.push((1, p.phase)),
+            }
+        }
+        counts.into_iter().max_by_key(|c| c.0).map(|c| c.1)
+    });
+    match want.and_then(|p| representative_pass(s, p)) {
+        Some(p) => (Some(p), pass_rows(s, p)),
+        None => (None, in_time_order(s, s.rows.clone())),
+    }
 }
 
 /// The blocks to align for a phase selection (`None` = all phases).
@@ -102,12 +122,12 @@ pub fn blocks(a: &Side, b: &Side, phase: Option<Phase>, max_cells: usize) -> Vec
     let mut out = Vec::new();
     for p in &phases {
         if let (Some(pa), Some(pb)) = (representative_pass(a, *p), representative_pass(b, *p)) {
-            out.extend(pass_blocks(a, b, p.as_str(), pa, pb));
+            out.extend(pass_blocks(a, b, p.as_str(), (Some(pa), pass_rows(a, pa)), (Some(pb), pass_rows(b, pb))));
         }
     }
     if out.is_empty() {
-        let name = format!("{}: whole selection", phase.map_or("all", |p| p.as_str()));
-        out.push(block(name, None, None, in_time_order(a, a.rows.clone()), in_time_order(b, b.rows.clone())));
+        let name = phase.map_or("all", |p| p.as_str());
+        out = pass_blocks(a, b, name, fallback_pass(a, phase), fallback_pass(b, phase));
     }
     for blk in &mut out {
         cut(blk, max_cells);

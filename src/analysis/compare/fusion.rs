@@ -2,7 +2,12 @@
 //!
 //! Between two consecutive matched pairs (anchors) lie the kernels the alignment left unpaired:
 //! a run `RA` on side A and `RB` on side B.
-//! - `RA` ≥ 2 and `RB` = 1 (or the reverse): **fusion**, B's single kernel covers A's run.
+//! - First, kernels at either edge of a run that share the family of the neighbouring anchor's
+//!   kernel on their side join that anchor (a split-K reduce after its GEMM, the q/k/v GEMMs of
+//!   an eager layer next to the one fused QKV GEMM).
+//! - `RA` ≥ 2 and `RB` = 1 (or the reverse): **fusion**, B's single kernel covers A's run, when
+//!   it plausibly can (shares a family with the run, or its name says it fuses or names a run
+//!   kernel's category word); otherwise one-side-only kernels.
 //! - `RA` = 1 and `RB` = 1: **substituted**, each side runs a different kind of kernel there.
 //! - one run empty: the other run joins a neighbouring anchor as a **fusion** (that anchor's
 //!   kernel covers its partner plus the run) when the run plausibly belongs to it: a run kernel
@@ -105,7 +110,12 @@ fn tokens<'s>(s: &'s Side, rows: &[usize], ids: &mut Ids) -> (Vec<Token>, Vec<&'
                 names.push(s.name(i));
                 names.len() as u32 - 1
             });
-            Token { family: ids.id(c.family(i)), category: ids.id(c.name(i)), name }
+            Token {
+                family: ids.id(c.family(i)),
+                category: ids.id(super::equivalents::class_of(c.name(i))),
+                name,
+                weight: super::equivalents::family_weight(c.family(i)),
+            }
         })
         .collect();
     (toks, names)
@@ -124,7 +134,7 @@ fn category_words(category: &str) -> Vec<String> {
 /// kernel on that side is `anchor_own` and on the other side `cover`.
 fn belongs(run_side: &Side, run: &[usize], anchor_own: usize, cover_side: &Side, cover: usize) -> bool {
     let c = &run_side.analysis.categories;
-    if run.iter().any(|&i| c.family(i) == c.family(anchor_own)) {
+    if anchor_own != NO_ANCHOR && run.iter().any(|&i| c.family(i) == c.family(anchor_own)) {
         return true;
     }
     let cover_name = cover_side.name(cover).to_ascii_lowercase();
@@ -134,11 +144,67 @@ fn belongs(run_side: &Side, run: &[usize], anchor_own: usize, cover_side: &Side,
     run.iter().any(|&i| category_words(c.name(i)).iter().any(|w| cover_name.contains(w.as_str())))
 }
 
+/// Whether kernel `cover` (on `cover_side`) plausibly does the work of the run `run` (on
+/// `run_side`) at the same place: it shares a family with a run kernel, or its name says it fuses
+/// or names a run kernel's category word.
+fn covers(run_side: &Side, run: &[usize], cover_side: &Side, cover: usize) -> bool {
+    let fam = cover_side.analysis.categories.family(cover);
+    run.iter().any(|&i| run_side.analysis.categories.family(i) == fam) || belongs(run_side, run, NO_ANCHOR, cover_side, cover)
+}
+
+/// "No anchor kernel" for [`belongs`].
+const NO_ANCHOR: usize = usize::MAX;
+
 /// Groups of an alignment being built: anchors keep their index so runs can join them.
 struct Group {
     kind: Kind,
     a: Vec<usize>,
     b: Vec<usize>,
+}
+
+/// Which side a run of unpaired kernels is on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side_ {
+    A,
+    B,
+}
+
+impl Group {
+    /// The anchor's first kernel on side `s`.
+    fn own(&self, s: Side_) -> usize {
+        if s == Side_::A { self.a[0] } else { self.b[0] }
+    }
+    /// An anchor takes runs from one side only, so a fusion is always one kernel against many.
+    fn can_take(&self, s: Side_) -> bool {
+        if s == Side_::A { self.b.len() == 1 } else { self.a.len() == 1 }
+    }
+    /// Adds a run of side `s` to this anchor, making it a fusion.
+    fn take(&mut self, s: Side_, run: Vec<usize>) {
+        self.kind = Kind::Fusion;
+        if s == Side_::A { self.a.extend(run) } else { self.b.extend(run) }
+    }
+}
+
+/// Moves the kernels at the start of `run` that share the family of the previous anchor's kernel
+/// (on the run's side) into that anchor, and likewise the kernels at its end into the next anchor.
+fn peel(groups: &mut [Group], run: &mut Vec<usize>, side: &Side, prev: Option<usize>, next: Option<usize>, which: Side_) {
+    let c = &side.analysis.categories;
+    if let Some(p) = prev.filter(|&g| groups[g].can_take(which)) {
+        let fam = c.family(groups[p].own(which)).to_string();
+        let k = run.iter().take_while(|&&i| c.family(i) == fam).count();
+        if k > 0 {
+            let head: Vec<usize> = run.drain(..k).collect();
+            groups[p].take(which, head);
+        }
+    }
+    if let Some(n) = next.filter(|&g| groups[g].can_take(which)) {
+        let fam = c.family(groups[n].own(which)).to_string();
+        let k = run.iter().rev().take_while(|&&i| c.family(i) == fam).count();
+        if k > 0 {
+            let tail: Vec<usize> = run.split_off(run.len() - k);
+            groups[n].take(which, tail);
+        }
+    }
 }
 
 /// Turns the steps of one block into rows (GPU row ids).
@@ -163,24 +229,31 @@ pub fn classify(a: &Side, b: &Side, a_seq: &[usize], b_seq: &[usize], steps: &[S
     // region r lies between anchor r-1 (`prev`) and anchor r (groups hold only anchors so far)
     let n_anchors = groups.len();
     let mut extra: Vec<Group> = Vec::new();
-    for (region, (prev, ra, rb)) in pending.into_iter().enumerate() {
+    for (region, (prev, mut ra, mut rb)) in pending.into_iter().enumerate() {
         let next = (region < n_anchors).then_some(region);
+        // 1. kernels at the edges of a run that share the family of the neighbouring anchor's
+        //    kernel on their side join that anchor (split-K reduce after its GEMM, paged-attention
+        //    reduce after its compute kernel...)
+        peel(&mut groups, &mut ra, a, prev, next, Side_::A);
+        peel(&mut groups, &mut rb, b, prev, next, Side_::B);
+        // 2. what is left
         match (ra.len(), rb.len()) {
             (0, 0) => {}
             (1, 1) => extra.push(Group { kind: Kind::Substituted, a: ra, b: rb }),
-            (n, 1) | (1, n) if n >= 2 => extra.push(Group { kind: Kind::Fusion, a: ra, b: rb }),
+            (n, 1) if n >= 2 && covers(a, &ra, b, rb[0]) => extra.push(Group { kind: Kind::Fusion, a: ra, b: rb }),
+            (1, n) if n >= 2 && covers(b, &rb, a, ra[0]) => extra.push(Group { kind: Kind::Fusion, a: ra, b: rb }),
             (_, 0) | (0, _) => {
                 let run_is_a = rb.is_empty();
                 let run = if run_is_a { ra } else { rb };
                 let (run_side, cover_side) = if run_is_a { (a, b) } else { (b, a) };
+                let which = if run_is_a { Side_::A } else { Side_::B };
                 let fits = |g: usize| {
                     let grp = &groups[g];
                     let (own, cover) = if run_is_a { (grp.a[0], grp.b[0]) } else { (grp.b[0], grp.a[0]) };
-                    belongs(run_side, &run, own, cover_side, cover)
+                    grp.can_take(which) && belongs(run_side, &run, own, cover_side, cover)
                 };
                 let family_hits = |g: usize| {
-                    let grp = &groups[g];
-                    let own = if run_is_a { grp.a[0] } else { grp.b[0] };
+                    let own = groups[g].own(which);
                     let c = &run_side.analysis.categories;
                     run.iter().filter(|&&i| c.family(i) == c.family(own)).count()
                 };
@@ -189,11 +262,7 @@ pub fn classify(a: &Side, b: &Side, a_seq: &[usize], b_seq: &[usize], steps: &[S
                     (p, n) => p.or(n),
                 };
                 match target {
-                    Some(g) => {
-                        let grp = &mut groups[g];
-                        grp.kind = Kind::Fusion;
-                        if run_is_a { grp.a.extend(run) } else { grp.b.extend(run) }
-                    }
+                    Some(g) => groups[g].take(which, run),
                     None => {
                         for r in run {
                             extra.push(if run_is_a { Group { kind: Kind::OnlyA, a: vec![r], b: vec![] } } else { Group { kind: Kind::OnlyB, a: vec![], b: vec![r] } });

@@ -5,11 +5,11 @@
 //! pass in which no layers were found: the whole pass is one block) and `outside` (kernels in no
 //! pass). Every GPU row of each side is in exactly one row.
 
+use super::categories::top_kernels;
 use super::{group, judge, pair, pass_of, passes_in, CompareOptions, LevelRow, Side};
 use crate::analysis::layers::Role;
 use crate::analysis::phases::Phase;
 use crate::model::NONE;
-use std::collections::BTreeMap;
 
 /// Where a GPU row sits: (phase name, part order, layer index or `NONE`).
 pub type LayerKey = (&'static str, u8, u32);
@@ -30,42 +30,29 @@ pub fn row_phase(s: &Side, i: usize) -> Option<Phase> {
 pub fn layer_key(s: &Side, i: usize) -> LayerKey {
     let a = s.analysis;
     let phase = row_phase(s, i).map_or("none", |p| p.as_str());
-    if pass_of(a, i).is_none() {
-        return (phase, 4, NONE);
-    }
+    // a trace with no passes may still have layers (read as one pass): roles decide
     match a.layers.role_of_row.get(i).copied().unwrap_or(Role::None) {
         Role::Pre => (phase, 0, NONE),
         Role::Layer => (phase, 1, a.layers.layer_of_row.get(i).copied().unwrap_or(NONE)),
         Role::Post => (phase, 2, NONE),
-        Role::None => (phase, 3, NONE),
+        Role::None if pass_of(a, i).is_some() => (phase, 3, NONE),
+        Role::None => (phase, 4, NONE),
     }
 }
 
-/// Per-pass divisor of a key on a side: passes of its phase (1 outside passes).
+/// Per-pass divisor of a key on a side: passes of its phase (1 outside passes or when the
+/// trace has no passes).
 fn divisor(s: &Side, k: &LayerKey) -> f64 {
-    if k.1 == 4 {
+    if k.1 == 4 || s.analysis.phases.passes.is_empty() {
         return 1.0;
     }
     let phase = s.analysis.phases.passes.iter().map(|p| p.phase).find(|p| p.as_str() == k.0);
     phase.map_or(1, |p| passes_in(s.analysis, Some(p)).max(1)) as f64
 }
 
-/// Most common layer type among the rows of each key.
-fn layer_types(s: &Side) -> BTreeMap<LayerKey, String> {
-    let mut per: BTreeMap<LayerKey, BTreeMap<&str, usize>> = BTreeMap::new();
-    for &i in &s.rows {
-        if let Some(t) = s.analysis.layers.type_of_row.get(i).filter(|t| !t.is_empty()) {
-            *per.entry(layer_key(s, i)).or_default().entry(t.as_str()).or_insert(0) += 1;
-        }
-    }
-    per.into_iter()
-        .map(|(k, m)| (k, m.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(x.0))).map(|(t, _)| t.to_string()).unwrap_or_default()))
-        .collect()
-}
-
 /// One row per (phase, part, layer index) present on either side, in pass order.
 pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
-    let (mut ta, mut tb) = (layer_types(a), layer_types(b));
+    let (mut ta, mut tb) = (top_kernels(a, |i| layer_key(a, i)), top_kernels(b, |i| layer_key(b, i)));
     pair(group(a, |i| layer_key(a, i)), group(b, |i| layer_key(b, i)))
         .into_iter()
         .map(|(k, xa, xb)| {

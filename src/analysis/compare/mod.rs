@@ -20,6 +20,7 @@
 pub mod align;
 pub mod blocks;
 pub mod categories;
+pub mod equivalents;
 pub mod fusion;
 pub mod layers;
 pub mod ops;
