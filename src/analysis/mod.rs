@@ -1,6 +1,7 @@
 //! Analyses that read the linked model. Each fills one part of [`Analysis`]; none re-reads input.
 
 pub mod categories;
+pub mod compare;
 pub mod inference_check;
 pub mod layers;
 pub mod ops;

@@ -1,6 +1,7 @@
 //! Subcommands of the `traceprism` binary.
 
 mod args;
+mod compare;
 mod export;
 mod report;
 mod summary_text;
@@ -16,6 +17,9 @@ USAGE:
   traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
   traceprism table TRACE NAME [--csv]                            print one table
   traceprism tables                                              list table names
+  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
+        [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
+                                                                 where is A slower than B, and why
 
 TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes).
 
@@ -51,6 +55,7 @@ pub fn run(argv: &[String]) -> i32 {
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
         "report" => args::parse(rest).and_then(|a| report::run(&a)),
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
+        "compare" => args::parse(rest).and_then(|a| compare::run(&a)),
         "tables" => {
             out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
             Ok(())

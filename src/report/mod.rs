@@ -2,6 +2,7 @@
 //!
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
+pub mod compare;
 pub mod html;
 pub mod kernels;
 pub mod layers;

@@ -1,0 +1,322 @@
+//! Comparison of two analysed traces: where is one GPU, build or configuration slower than the
+//! other, and why.
+//!
+//! Each side is an [`Analysis`] reduced to the GPU rows of the selected phase ([`Side`]). Every
+//! level groups those rows by a key and pairs the groups of both sides by key; nothing is
+//! dropped: every GPU row (kernel, memcpy, memset) of each side falls into exactly one row of
+//! each level, as a matched row or a one-side-only row, so each side's column sums to that
+//! side's total.
+//!
+//! Levels, one module each: [`overall`] (totals, busy/idle, per phase), [`categories`]
+//! (family and category), [`ops`] (the CPU op or launcher that owns the kernels), [`layers`]
+//! (per phase and layer index, mean per pass), [`align`] (sequence alignment of one
+//! representative layer and the pre/post parts) and [`fusion`] (reading the alignment: matched
+//! pairs, fusions, one-side-only kernels).
+//!
+//! Times are compared per pass (total / number of forward passes of the selection on that side),
+//! so traces with different step counts compare fairly; `ratio = A / B` and the status says how
+//! side A fares against side B.
+
+pub mod align;
+pub mod blocks;
+pub mod categories;
+pub mod equivalents;
+pub mod fusion;
+pub mod layers;
+pub mod ops;
+pub mod overall;
+
+use super::phases::Phase;
+use super::Analysis;
+use crate::error::{Error, Result};
+use crate::model::NONE;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// User-settable options of a comparison (CLI flags and the page's settings map onto these).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CompareOptions {
+    /// Which kernels to compare: `all`, `prefill`, `decode` or `mixed` (by each kernel's phase).
+    pub phase: String,
+    /// Display label of side A (default: its GPU name).
+    pub label_a: Option<String>,
+    /// Display label of side B (default: its GPU name).
+    pub label_b: Option<String>,
+    /// A is `slower` when A/B exceeds this ratio, `faster` when below its inverse.
+    pub ratio_threshold: f64,
+    /// Differences smaller than this (µs per pass) are `similar` whatever the ratio.
+    pub min_gap_us: f64,
+    /// Largest alignment matrix (cells = kernels of A × kernels of B) per aligned block; longer
+    /// blocks are aligned on their first kernels only (said in the summary).
+    pub max_align_cells: usize,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            phase: "all".into(),
+            label_a: None,
+            label_b: None,
+            ratio_threshold: 1.1,
+            min_gap_us: 1.0,
+            max_align_cells: 16_000_000,
+        }
+    }
+}
+
+impl CompareOptions {
+    /// The selected phase (`None` = all phases). Errors on an unknown name.
+    pub fn phase_filter(&self) -> Result<Option<Phase>> {
+        match self.phase.to_ascii_lowercase().as_str() {
+            "" | "all" => Ok(None),
+            "prefill" => Ok(Some(Phase::Prefill)),
+            "decode" => Ok(Some(Phase::Decode)),
+            "mixed" => Ok(Some(Phase::Mixed)),
+            other => Err(Error::new(format!("unknown phase '{other}' (expected prefill, decode, mixed or all)"))),
+        }
+    }
+    /// Checks the thresholds.
+    pub fn validate(&self) -> Result<()> {
+        self.phase_filter()?;
+        if !(self.ratio_threshold >= 1.0) || !self.ratio_threshold.is_finite() {
+            return Err(Error::new(format!("ratio threshold must be a number >= 1 (got {})", self.ratio_threshold)));
+        }
+        if !(self.min_gap_us >= 0.0) || !self.min_gap_us.is_finite() {
+            return Err(Error::new(format!("minimum gap must be a number >= 0 µs (got {})", self.min_gap_us)));
+        }
+        Ok(())
+    }
+}
+
+/// One side of a comparison: an analysis, its label and the GPU rows selected by phase.
+pub struct Side<'a> {
+    pub analysis: &'a Analysis,
+    pub label: String,
+    /// Selected GPU rows, in trace order.
+    pub rows: Vec<usize>,
+    /// Forward passes of the selection (0 when the trace has no detected passes).
+    pub passes: usize,
+}
+
+impl<'a> Side<'a> {
+    /// Selects the rows of `analysis` in phase `phase` (`None` = every GPU row).
+    pub fn new(analysis: &'a Analysis, label: String, phase: Option<Phase>) -> Side<'a> {
+        let n = analysis.trace.gpu.len();
+        let rows = match phase {
+            None => (0..n).collect(),
+            Some(p) => (0..n).filter(|&i| analysis.phases.phase_of_row.get(i).copied().flatten() == Some(p)).collect(),
+        };
+        let passes = passes_in(analysis, phase);
+        Side { analysis, label, rows, passes }
+    }
+    /// Divisor for per-pass means: the number of passes, at least 1.
+    pub fn pass_divisor(&self) -> f64 {
+        self.passes.max(1) as f64
+    }
+    /// Duration (ns) of GPU row `i`.
+    pub fn dur(&self, i: usize) -> i64 {
+        self.analysis.trace.gpu.dur[i]
+    }
+    /// Total time (ns) of the selected rows.
+    pub fn total_ns(&self) -> i64 {
+        self.rows.iter().map(|&i| self.dur(i)).sum()
+    }
+    /// Kernel name of GPU row `i`.
+    pub fn name(&self, i: usize) -> &str {
+        self.analysis.trace.name(self.analysis.trace.gpu.name[i])
+    }
+}
+
+/// Number of passes of phase `phase` (`None` = all passes).
+pub fn passes_in(a: &Analysis, phase: Option<Phase>) -> usize {
+    a.phases.passes.iter().filter(|p| phase.map_or(true, |ph| p.phase == ph)).count()
+}
+
+/// Pass index of GPU row `i`, if any.
+pub fn pass_of(a: &Analysis, i: usize) -> Option<u32> {
+    a.phases.pass_of_row.get(i).copied().filter(|&p| p != NONE)
+}
+
+/// The two labels: given ones, else the GPU names; made distinct when equal.
+pub fn labels(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> (String, String) {
+    let la = opts.label_a.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| a.trace.meta.device_label());
+    let lb = opts.label_b.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| b.trace.meta.device_label());
+    if la == lb {
+        (format!("{la} (A)"), format!("{lb} (B)"))
+    } else {
+        (la, lb)
+    }
+}
+
+/// How side A fares against side B in one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A takes longer than B (beyond the thresholds).
+    Slower,
+    /// A takes less time than B (beyond the thresholds).
+    Faster,
+    /// Within the thresholds.
+    Similar,
+    /// Present in A only.
+    OnlyA,
+    /// Present in B only.
+    OnlyB,
+}
+
+impl Status {
+    /// Name as shown in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Slower => "slower",
+            Status::Faster => "faster",
+            Status::Similar => "similar",
+            Status::OnlyA => "only_a",
+            Status::OnlyB => "only_b",
+        }
+    }
+}
+
+/// Count and time of a group of GPU rows on one side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Agg {
+    pub count: usize,
+    pub time_ns: i64,
+}
+
+impl Agg {
+    /// Adds one row.
+    pub fn add(&mut self, dur_ns: i64) {
+        self.count += 1;
+        self.time_ns += dur_ns;
+    }
+}
+
+/// Ratio, gap and status of one compared row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verdict {
+    /// A per pass / B per pass; `None` when B took no time.
+    pub ratio: Option<f64>,
+    /// A per pass − B per pass (ns).
+    pub gap_ns: f64,
+    pub status: Status,
+}
+
+/// Judges one row from the per-pass times (ns) and counts of both sides.
+pub fn judge(a: Agg, b: Agg, a_div: f64, b_div: f64, opts: &CompareOptions) -> Verdict {
+    let (ta, tb) = (a.time_ns as f64 / a_div, b.time_ns as f64 / b_div);
+    let gap_ns = ta - tb;
+    let ratio = if tb > 0.0 { Some(ta / tb) } else if ta == 0.0 { Some(1.0) } else { None };
+    let status = if b.count == 0 && a.count > 0 {
+        Status::OnlyA
+    } else if a.count == 0 && b.count > 0 {
+        Status::OnlyB
+    } else if gap_ns.abs() < opts.min_gap_us * 1000.0 {
+        Status::Similar
+    } else {
+        match ratio {
+            None => Status::Slower,
+            Some(r) if r > opts.ratio_threshold => Status::Slower,
+            Some(r) if r < 1.0 / opts.ratio_threshold => Status::Faster,
+            Some(_) => Status::Similar,
+        }
+    };
+    Verdict { ratio, gap_ns, status }
+}
+
+/// Groups the selected rows of a side by `key`.
+pub fn group<K: Ord>(side: &Side, mut key: impl FnMut(usize) -> K) -> BTreeMap<K, Agg> {
+    let mut out = BTreeMap::new();
+    for &i in &side.rows {
+        out.entry(key(i)).or_insert_with(Agg::default).add(side.dur(i));
+    }
+    out
+}
+
+/// Pairs two groupings by key: every key of either side once, with an empty [`Agg`] on the
+/// side that lacks it.
+pub fn pair<K: Ord>(a: BTreeMap<K, Agg>, b: BTreeMap<K, Agg>) -> Vec<(K, Agg, Agg)> {
+    let mut out: BTreeMap<K, (Agg, Agg)> = BTreeMap::new();
+    for (k, v) in a {
+        out.entry(k).or_default().0 = v;
+    }
+    for (k, v) in b {
+        out.entry(k).or_default().1 = v;
+    }
+    out.into_iter().map(|(k, (a, b))| (k, a, b)).collect()
+}
+
+/// A keyed row of a level: the key's display cells, both sides' aggregates and the verdict.
+#[derive(Debug, Clone)]
+pub struct LevelRow {
+    /// Key parts (e.g. family and category), as shown.
+    pub key: Vec<String>,
+    pub a: Agg,
+    pub b: Agg,
+    /// Per-pass divisors used for this row.
+    pub a_div: f64,
+    pub b_div: f64,
+    pub verdict: Verdict,
+    /// Free-text details per side (representative kernel, dominant category...).
+    pub a_note: String,
+    pub b_note: String,
+}
+
+/// Sorts level rows by absolute per-pass gap, largest first (ties by key).
+pub fn sort_by_gap(rows: &mut [LevelRow]) {
+    rows.sort_by(|x, y| {
+        y.verdict.gap_ns.abs().partial_cmp(&x.verdict.gap_ns.abs()).unwrap_or(std::cmp::Ordering::Equal).then_with(|| x.key.cmp(&y.key))
+    });
+}
+
+/// Everything a comparison computes.
+pub struct Comparison {
+    pub label_a: String,
+    pub label_b: String,
+    pub overall: overall::Overall,
+    pub categories: Vec<LevelRow>,
+    pub ops: Vec<LevelRow>,
+    pub layers: Vec<LevelRow>,
+    pub alignment: fusion::AlignmentReport,
+}
+
+/// Compares two analyses.
+pub fn compare(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Result<Comparison> {
+    opts.validate()?;
+    let phase = opts.phase_filter()?;
+    let (la, lb) = labels(a, b, opts);
+    let sa = Side::new(a, la.clone(), phase);
+    let sb = Side::new(b, lb.clone(), phase);
+    Ok(Comparison {
+        overall: overall::overall(&sa, &sb, phase, opts),
+        categories: categories::compare(&sa, &sb, opts),
+        ops: ops::compare(&sa, &sb, opts),
+        layers: layers::compare(&sa, &sb, opts),
+        alignment: fusion::report(&sa, &sb, phase, opts),
+        label_a: la,
+        label_b: lb,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_thresholds() {
+        let o = CompareOptions::default();
+        let agg = |t: i64| Agg { count: 1, time_ns: t };
+        assert_eq!(judge(agg(12_000), agg(10_000), 1.0, 1.0, &o).status, Status::Slower);
+        assert_eq!(judge(agg(9_000), agg(10_000), 1.0, 1.0, &o).status, Status::Faster);
+        assert_eq!(judge(agg(10_500), agg(10_000), 1.0, 1.0, &o).status, Status::Similar);
+        // below the minimum gap: similar whatever the ratio
+        assert_eq!(judge(agg(900), agg(100), 1.0, 1.0, &o).status, Status::Similar);
+        assert_eq!(judge(agg(5_000), Agg::default(), 1.0, 1.0, &o).status, Status::OnlyA);
+        assert_eq!(judge(Agg::default(), agg(5_000), 1.0, 1.0, &o).status, Status::OnlyB);
+        // per pass: 2 passes of 10 µs vs 1 pass of 10 µs
+        let v = judge(agg(20_000), agg(10_000), 2.0, 1.0, &o);
+        assert_eq!(v.ratio, Some(1.0));
+        assert_eq!(v.status, Status::Similar);
+    }
+}

@@ -1,0 +1,108 @@
+//! `traceprism compare A B`: where is one trace slower than the other, and why.
+
+use super::args::Args;
+use super::summary_text::render_table;
+use traceprism::analysis::compare::CompareOptions;
+use traceprism::report::compare::compare_tables;
+use traceprism::table::Table;
+use traceprism::{Error, Result};
+
+/// Flags `compare` reads itself.
+const FLAGS: &[&str] = &["--phase", "--label-a", "--label-b", "--ratio-threshold", "--min-gap-us", "--max-align-cells"];
+
+fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
+    v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))
+}
+
+/// Comparison options from the command line.
+fn options(a: &Args) -> Result<CompareOptions> {
+    let mut o = CompareOptions::default();
+    if let Some(p) = a.extra("--phase") {
+        o.phase = p.to_string();
+    }
+    o.label_a = a.extra("--label-a").map(str::to_string);
+    o.label_b = a.extra("--label-b").map(str::to_string);
+    if let Some(v) = a.extra("--ratio-threshold") {
+        o.ratio_threshold = number("--ratio-threshold", v)?;
+    }
+    if let Some(v) = a.extra("--min-gap-us") {
+        o.min_gap_us = number("--min-gap-us", v)?;
+    }
+    if let Some(v) = a.extra("--max-align-cells") {
+        o.max_align_cells = number("--max-align-cells", v)?;
+    }
+    o.validate()?;
+    Ok(o)
+}
+
+/// Keeps some columns of a table (in the given order) for the terminal.
+fn project(t: &Table, cols: &[&str]) -> Table {
+    let idx: Vec<usize> = cols.iter().filter_map(|c| t.column(c)).collect();
+    let mut out = Table::new(&t.name, &idx.iter().map(|&i| t.columns[i].as_str()).collect::<Vec<_>>());
+    for r in &t.rows {
+        out.push(idx.iter().map(|&i| r[i].clone()).collect());
+    }
+    out
+}
+
+/// Runs `compare`.
+pub fn run(a: &Args) -> Result<()> {
+    a.reject_unknown(FLAGS)?;
+    let [pa, pb] = a.positional.as_slice() else {
+        return Err(Error::new("usage: traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]"));
+    };
+    let opts = options(a)?;
+    let (ra, rb) = std::thread::scope(|s| {
+        let ha = s.spawn(|| super::load(pa, a));
+        let rb = super::load(pb, a);
+        (ha.join().unwrap_or_else(|_| Err(Error::new("analysis thread failed"))), rb)
+    });
+    let (ta, tb) = (ra?, rb?);
+    let tables = compare_tables(&ta, &tb, &opts)?;
+    if let Some(dir) = a.out.as_deref() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
+        for t in &tables {
+            let file = std::path::Path::new(dir).join(format!("{}.csv", t.name));
+            std::fs::write(&file, t.to_csv()).map_err(|e| Error::new(format!("cannot write {}: {e}", file.display())))?;
+            if a.verbose {
+                eprintln!("wrote {} ({} rows)", file.display(), t.rows.len());
+            }
+        }
+    }
+    if a.json {
+        let text = serde_json::to_string_pretty(&tables).map_err(|e| Error::new(e.to_string()))?;
+        return emit(text + "\n");
+    }
+    if a.out.is_some() && !a.verbose {
+        return Ok(());
+    }
+    let mut o = String::new();
+    let level = ["a_count", "b_count", "a_per_pass_us", "b_per_pass_us", "ratio", "gap_per_pass_us", "status"];
+    let with = |keys: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> { keys.iter().chain(level.iter()).chain(tail.iter()).copied().collect() };
+    let views: [(usize, Vec<&str>, usize); 6] = [
+        (0, vec![], 200),
+        (1, with(&["level", "family", "category"], &[]), 60),
+        (2, with(&["op"], &["a_top_kernel", "b_top_kernel"]), 25),
+        (3, with(&["phase", "part", "layer"], &[]), 80),
+        (4, vec!["block", "kind", "a_kernel", "b_kernel", "a_time_us", "b_time_us", "ratio", "status"], 120),
+        (5, vec!["block", "fused_label", "fused_kernel", "fused_time_us", "unfused_count", "unfused_kernels", "unfused_time_us"], 40),
+    ];
+    for (k, cols, max) in views {
+        let t = &tables[k];
+        let shown = if cols.is_empty() { t.clone() } else { project(t, &cols) };
+        o.push_str(&format!("== {} ({} rows)\n", t.name, t.rows.len()));
+        o.push_str(&render_table(&shown, 48, max));
+        o.push('\n');
+    }
+    o.push_str("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.\n");
+    emit(o)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: String) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::new(format!("cannot write output: {e}"))),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,213 @@
+//! Comparison tables, built from two analyses (so not in the single-trace [`super::TABLES`]):
+//! `compare_summary`, `compare_categories`, `compare_ops`, `compare_layers`, `compare_alignment`,
+//! `compare_fusions`. Columns prefixed `a_` / `b_` belong to each side; `ratio = A / B` per pass
+//! and `status` says how A fares against B (`slower`, `faster`, `similar`, `only_a`, `only_b`).
+
+use crate::analysis::compare::fusion::{AlignedRow, Kind};
+use crate::analysis::compare::overall::Value;
+use crate::analysis::compare::{compare, CompareOptions, Comparison, LevelRow, Side, Verdict};
+use crate::analysis::Analysis;
+use crate::error::Result;
+use crate::table::{Cell, Table};
+
+/// Names of the comparison tables, in order.
+pub const COMPARE_TABLES: &[&str] =
+    &["compare_summary", "compare_categories", "compare_ops", "compare_layers", "compare_alignment", "compare_fusions"];
+
+/// Every comparison table for two analyses (A first). Errors only on bad options.
+pub fn compare_tables(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Result<Vec<Table>> {
+    let c = compare(a, b, opts)?;
+    Ok(tables_of(&c, a, b, opts))
+}
+
+/// The tables of a finished comparison.
+pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Vec<Table> {
+    let phase = opts.phase_filter().ok().flatten();
+    let sa = Side::new(a, c.label_a.clone(), phase);
+    let sb = Side::new(b, c.label_b.clone(), phase);
+    vec![
+        summary(c),
+        level("compare_categories", &["level", "family", "category"], &c.categories, "top_kernel"),
+        level("compare_ops", &["op"], &c.ops, "top_kernel"),
+        level("compare_layers", &["phase", "part", "layer"], &c.layers, "top_kernel"),
+        alignment(c, &sa, &sb),
+        fusions(c, &sa, &sb),
+    ]
+}
+
+fn ratio_cell(v: &Verdict) -> Cell {
+    v.ratio.map_or(Cell::Empty, Cell::Float)
+}
+
+fn per_pass(ns: i64, div: f64) -> Cell {
+    Cell::Float(ns as f64 / div / 1000.0)
+}
+
+fn value_cell(v: &Value) -> Cell {
+    match v {
+        Value::Text(s) => Cell::Text(s.clone()),
+        Value::Count(n) => Cell::Int(*n),
+        Value::Time(ns) => Cell::Micros(*ns),
+    }
+}
+
+const VERDICT_COLUMNS: &[&str] = &["ratio", "gap_per_pass_us", "status"];
+
+fn summary(c: &Comparison) -> Table {
+    let mut t = Table::new(
+        "compare_summary",
+        &["metric", "a", "b", "a_per_pass_us", "b_per_pass_us", "ratio", "gap_per_pass_us", "status"],
+    );
+    for m in &c.overall.metrics {
+        let (pa, pb) = match (&m.a, &m.b, &m.verdict) {
+            (Value::Time(x), Value::Time(y), Some(_)) => (per_pass(*x, m.a_div), per_pass(*y, m.b_div)),
+            _ => (Cell::Empty, Cell::Empty),
+        };
+        let (r, g, s) = match &m.verdict {
+            Some(v) => (ratio_cell(v), Cell::Float(v.gap_ns / 1000.0), Cell::from(v.status.as_str())),
+            None => (Cell::Empty, Cell::Empty, Cell::Empty),
+        };
+        t.push(vec![Cell::from(m.name.as_str()), value_cell(&m.a), value_cell(&m.b), pa, pb, r, g, s]);
+    }
+    let al = &c.alignment;
+    for (k, blk) in al.blocks.iter().enumerate() {
+        let desc = |pass: Option<u32>, used: usize, len: usize| {
+            let p = pass.map_or("no passes".to_string(), |p| format!("pass {p}"));
+            if used < len { format!("{p}, first {used} of {len} GPU events aligned") } else { format!("{p}, {len} GPU events") }
+        };
+        t.push(vec![
+            Cell::from(format!("aligned block {k}: {}", blk.name)),
+            Cell::from(desc(blk.a_pass, blk.a_rows.len(), blk.a_len)),
+            Cell::from(desc(blk.b_pass, blk.b_rows.len(), blk.b_len)),
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+        ]);
+    }
+    for kind in [Kind::Match, Kind::Substituted, Kind::Fusion, Kind::OnlyA, Kind::OnlyB] {
+        let rows: Vec<&AlignedRow> = al.rows.iter().filter(|r| r.kind == kind).collect();
+        let ka: usize = rows.iter().map(|r| r.a_rows.len()).sum();
+        let kb: usize = rows.iter().map(|r| r.b_rows.len()).sum();
+        t.push(vec![
+            Cell::from(format!("alignment rows: {} (kernels per side)", kind.as_str())),
+            Cell::from(ka),
+            Cell::from(kb),
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Int(rows.len() as i64),
+            Cell::Empty,
+        ]);
+    }
+    t
+}
+
+/// A level table: key columns, counts, totals, per-pass means, verdict, notes.
+fn level(name: &str, key_cols: &[&str], rows: &[LevelRow], note: &str) -> Table {
+    let mut cols: Vec<String> = key_cols.iter().map(|s| s.to_string()).collect();
+    for c in ["a_count", "b_count", "a_time_us", "b_time_us", "a_per_pass_us", "b_per_pass_us"] {
+        cols.push(c.into());
+    }
+    cols.extend(VERDICT_COLUMNS.iter().map(|s| s.to_string()));
+    cols.push(format!("a_{note}"));
+    cols.push(format!("b_{note}"));
+    let col_refs: Vec<&str> = cols.iter().map(|s| s.as_str()).collect();
+    let mut t = Table::new(name, &col_refs);
+    for r in rows {
+        let mut cells: Vec<Cell> = r.key.iter().map(|k| Cell::from(k.as_str())).collect();
+        cells.extend([
+            Cell::from(r.a.count),
+            Cell::from(r.b.count),
+            Cell::Micros(r.a.time_ns),
+            Cell::Micros(r.b.time_ns),
+            per_pass(r.a.time_ns, r.a_div),
+            per_pass(r.b.time_ns, r.b_div),
+            ratio_cell(&r.verdict),
+            Cell::Float(r.verdict.gap_ns / 1000.0),
+            Cell::from(r.verdict.status.as_str()),
+            Cell::from(r.a_note.as_str()),
+            Cell::from(r.b_note.as_str()),
+        ]);
+        t.push(cells);
+    }
+    t
+}
+
+fn joined<'s>(s: &'s Side, rows: &[usize], f: impl Fn(&'s Side, usize) -> String) -> String {
+    rows.iter().map(|&i| f(s, i)).collect::<Vec<_>>().join(" + ")
+}
+
+fn time(s: &Side, rows: &[usize]) -> i64 {
+    rows.iter().map(|&i| s.dur(i)).sum()
+}
+
+fn category(s: &Side, i: usize) -> String {
+    s.analysis.categories.name(i).to_string()
+}
+
+fn kernel(s: &Side, i: usize) -> String {
+    s.name(i).to_string()
+}
+
+fn alignment(c: &Comparison, a: &Side, b: &Side) -> Table {
+    let mut t = Table::new(
+        "compare_alignment",
+        &[
+            "block", "position", "kind", "a_count", "b_count", "a_category", "b_category", "a_kernel", "b_kernel", "a_time_us",
+            "b_time_us", "ratio", "gap_us", "status",
+        ],
+    );
+    let mut pos = vec![0usize; c.alignment.blocks.len()];
+    for r in &c.alignment.rows {
+        pos[r.block] += 1;
+        t.push(vec![
+            Cell::from(c.alignment.blocks[r.block].name.as_str()),
+            Cell::from(pos[r.block]),
+            Cell::from(r.kind.as_str()),
+            Cell::from(r.a_rows.len()),
+            Cell::from(r.b_rows.len()),
+            Cell::from(joined(a, &r.a_rows, category)),
+            Cell::from(joined(b, &r.b_rows, category)),
+            Cell::from(joined(a, &r.a_rows, kernel)),
+            Cell::from(joined(b, &r.b_rows, kernel)),
+            Cell::Micros(time(a, &r.a_rows)),
+            Cell::Micros(time(b, &r.b_rows)),
+            ratio_cell(&r.verdict),
+            Cell::Float(r.verdict.gap_ns / 1000.0),
+            Cell::from(r.verdict.status.as_str()),
+        ]);
+    }
+    t
+}
+
+fn fusions(c: &Comparison, a: &Side, b: &Side) -> Table {
+    let mut t = Table::new(
+        "compare_fusions",
+        &[
+            "block", "fused_side", "fused_label", "fused_kernel", "fused_category", "fused_time_us", "unfused_count",
+            "unfused_kernels", "unfused_categories", "unfused_time_us", "ratio", "gap_us", "status",
+        ],
+    );
+    for r in c.alignment.rows.iter().filter(|r| r.kind == Kind::Fusion) {
+        let Some(side) = r.fused_side() else { continue };
+        let (fs, fr, us, ur) = if side == 'a' { (a, &r.a_rows, b, &r.b_rows) } else { (b, &r.b_rows, a, &r.a_rows) };
+        t.push(vec![
+            Cell::from(c.alignment.blocks[r.block].name.as_str()),
+            Cell::from(side.to_string()),
+            Cell::from(fs.label.as_str()),
+            Cell::from(joined(fs, fr, kernel)),
+            Cell::from(joined(fs, fr, category)),
+            Cell::Micros(time(fs, fr)),
+            Cell::from(ur.len()),
+            Cell::from(joined(us, ur, kernel)),
+            Cell::from(joined(us, ur, category)),
+            Cell::Micros(time(us, ur)),
+            ratio_cell(&r.verdict),
+            Cell::Float(r.verdict.gap_ns / 1000.0),
+            Cell::from(r.verdict.status.as_str()),
+        ]);
+    }
+    t
+}
