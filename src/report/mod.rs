@@ -2,6 +2,7 @@
 //!
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
+pub mod categories;
 mod kernels;
 
 use crate::analysis::Analysis;
@@ -11,7 +12,11 @@ use crate::table::Table;
 pub type Builder = fn(&Analysis) -> Table;
 
 /// Every table, in the order they are exported and shown.
-pub const TABLES: &[(&str, Builder)] = &[("kernels", kernels::kernels)];
+pub const TABLES: &[(&str, Builder)] = &[
+    ("kernels", kernels::kernels),
+    ("category_summary", categories::category_summary),
+    ("graph_launch_breakdown", categories::graph_launch_breakdown),
+];
 
 /// Names of all tables.
 pub fn table_names() -> Vec<&'static str> {
