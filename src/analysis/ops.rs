@@ -1,1 +1,92 @@
-//! (in progress)
+//! Attribution of GPU time to CPU ops: which op (or launcher) owns each GPU row, and per-op
+//! aggregates. The op of a GPU row is its linked leaf `cpu_op`; a kernel replayed from a CUDA/HIP
+//! graph with no enclosing op belongs to its graph launch (`cudaGraphLaunch`); a kernel whose
+//! launch is missing from the trace is `(unlinked)`.
+
+use super::Analysis;
+use crate::model::{NameId, NONE};
+
+/// Who owns a GPU row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Owner {
+    /// A CPU op (row index in `trace.ops`).
+    Op(u32),
+    /// A runtime launch with no enclosing op (row index in `trace.launches`).
+    Launch(u32),
+    /// No launch found.
+    Unlinked,
+}
+
+/// Label used for kernels with no launch in the trace.
+pub const UNLINKED: &str = "(unlinked)";
+
+/// Owner of GPU row `i`.
+pub fn owner(a: &Analysis, i: usize) -> Owner {
+    let g = &a.trace.gpu;
+    if g.cpu_op[i] != NONE {
+        Owner::Op(g.cpu_op[i])
+    } else if g.launch[i] != NONE {
+        Owner::Launch(g.launch[i])
+    } else {
+        Owner::Unlinked
+    }
+}
+
+/// Name id of an owner (op name or launcher name); `None` for unlinked.
+pub fn owner_name(a: &Analysis, o: Owner) -> Option<NameId> {
+    match o {
+        Owner::Op(op) => Some(a.trace.ops.name[op as usize]),
+        Owner::Launch(l) => Some(a.trace.launches.name[l as usize]),
+        Owner::Unlinked => None,
+    }
+}
+
+/// Display name of an owner.
+pub fn owner_label(a: &Analysis, o: Owner) -> &str {
+    owner_name(a, o).map_or(UNLINKED, |n| a.trace.name(n))
+}
+
+/// Coarse op category from the family of the op's kernels (GEMM, SDPA/attention, norm,
+/// elementwise, reduce, memcpy, communication, MoE, other) — derived from the kernel rules table.
+pub fn op_category_of_family(family: &str, category: &str) -> &'static str {
+    match family {
+        "GEMM" => "GEMM",
+        "Attention" => "SDPA/attention",
+        "Norm" => "norm",
+        "Activation" => "elementwise",
+        "MoE" => "MoE",
+        "Communication" => "communication",
+        "Memory" if category == "Memory-Set" => "memset",
+        "Memory" => "memcpy",
+        "Elementwise/Reduce" if category.starts_with("Reduce") => "reduce",
+        "Elementwise/Reduce" => "elementwise",
+        _ => "other",
+    }
+}
+
+/// Statistics over a list of durations (ns).
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub count: usize,
+    pub total: i64,
+    pub min: i64,
+    pub max: i64,
+    pub median: f64,
+}
+
+impl Stats {
+    /// Summarises `v` (sorted in place).
+    pub fn of(v: &mut [i64]) -> Stats {
+        if v.is_empty() {
+            return Stats::default();
+        }
+        v.sort_unstable();
+        let n = v.len();
+        let median = if n % 2 == 1 { v[n / 2] as f64 } else { (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0 };
+        Stats { count: n, total: v.iter().sum(), min: v[0], max: v[n - 1], median }
+    }
+    /// Mean (ns).
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 { 0.0 } else { self.total as f64 / self.count as f64 }
+    }
+}

@@ -3,7 +3,9 @@
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
 pub mod categories;
-mod kernels;
+pub mod kernels;
+pub mod ops;
+pub mod timeline;
 
 use crate::analysis::Analysis;
 use crate::table::Table;
@@ -13,9 +15,16 @@ pub type Builder = fn(&Analysis) -> Table;
 
 /// Every table, in the order they are exported and shown.
 pub const TABLES: &[(&str, Builder)] = &[
-    ("kernels", kernels::kernels),
+    ("gpu_timeline", timeline::gpu_timeline),
+    ("ops_summary_by_category", ops::ops_summary_by_category),
+    ("ops_summary", ops::ops_summary),
+    ("ops_all", ops::ops_all),
+    ("kernel_summary", ops::kernel_summary),
     ("category_summary", categories::category_summary),
     ("graph_launch_breakdown", categories::graph_launch_breakdown),
+    ("short_kernels_histogram", timeline::short_kernels_histogram),
+    ("short_kernels", timeline::short_kernels),
+    ("kernels", kernels::kernels),
 ];
 
 /// Names of all tables.

@@ -1,0 +1,111 @@
+//! Command-line arguments: positional paths plus `--flag [value]` options mapped onto [`Options`].
+
+use traceprism::{Error, Options, Result};
+
+/// Parsed arguments of one subcommand.
+#[derive(Debug, Default)]
+pub struct Args {
+    pub positional: Vec<String>,
+    pub json: bool,
+    pub verbose: bool,
+    pub out: Option<String>,
+    pub truth: Option<String>,
+    pub html: Option<String>,
+    pub xlsx: Option<String>,
+    pub debug_layers: Vec<u32>,
+    pub options: Options,
+    /// Flags a subcommand reads itself (`--phase`, `--label-a`...).
+    pub extra: Vec<(String, String)>,
+}
+
+/// Flags that take no value.
+const SWITCHES: &[&str] = &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked"];
+
+/// Parses `args` (after the subcommand name).
+pub fn parse(args: &[String]) -> Result<Args> {
+    let mut out = Args::default();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if !a.starts_with('-') || a == "-" {
+            out.positional.push(a.to_string());
+            i += 1;
+            continue;
+        }
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (a, None),
+        };
+        if SWITCHES.contains(&flag) {
+            match flag {
+                "--json" => out.json = true,
+                "--verbose" | "-v" => out.verbose = true,
+                "--split-half-layers" => out.options.split_half_layers = true,
+                _ => out.extra.push((flag.to_string(), String::new())),
+            }
+            i += 1;
+            continue;
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                args.get(i).cloned().ok_or_else(|| Error::new(format!("{flag} needs a value")))?
+            }
+        };
+        i += 1;
+        apply(&mut out, flag, value)?;
+    }
+    Ok(out)
+}
+
+fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
+    v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))
+}
+
+fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
+    let o = &mut out.options;
+    match flag {
+        "--out" | "-o" => out.out = Some(v),
+        "--truth" => out.truth = Some(v),
+        "--html" => out.html = Some(v),
+        "--xlsx" => out.xlsx = Some(v),
+        "--rules" => {
+            let text = std::fs::read_to_string(&v).map_err(|e| Error::new(format!("cannot read rules file {v}: {e}")))?;
+            o.category_rules = Some(text);
+        }
+        "--micro-idle-us" | "--micro_idle_thresh_us" => o.micro_idle_us = number(flag, &v)?,
+        "--short-kernel-us" => o.short_kernel_us = number(flag, &v)?,
+        "--short-kernel-bins" => o.short_kernel_bins = number(flag, &v)?,
+        "--decode-threshold" | "--decode_threshold" => o.decode_threshold = number(flag, &v)?,
+        "--phase-method" => o.phase_method = v,
+        "--topk" => o.topk = number(flag, &v)?,
+        "--debug-layers" => {
+            out.debug_layers = v.split(',').filter(|s| !s.is_empty()).map(|s| number(flag, s.trim())).collect::<Result<_>>()?
+        }
+        _ => out.extra.push((flag.to_string(), v)),
+    }
+    Ok(())
+}
+
+impl Args {
+    /// Errors on flags the subcommand does not know (`allowed` lists the extra ones it reads).
+    pub fn reject_unknown(&self, allowed: &[&str]) -> Result<()> {
+        match self.extra.iter().find(|(f, _)| !allowed.contains(&f.as_str())) {
+            Some((f, _)) => Err(Error::new(format!("unknown option {f} (see `traceprism help`)"))),
+            None => Ok(()),
+        }
+    }
+    /// Value of an extra flag.
+    pub fn extra(&self, flag: &str) -> Option<&str> {
+        self.extra.iter().find(|(f, _)| f == flag).map(|(_, v)| v.as_str())
+    }
+    /// The single trace path of commands that take one.
+    pub fn one_trace(&self) -> Result<&str> {
+        match self.positional.as_slice() {
+            [p] => Ok(p),
+            [] => Err(Error::new("missing TRACE argument")),
+            _ => Err(Error::new(format!("expected one TRACE, got {}", self.positional.len()))),
+        }
+    }
+}

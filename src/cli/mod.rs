@@ -1,0 +1,66 @@
+//! Subcommands of the `traceprism` binary.
+
+mod args;
+mod export;
+mod summary_text;
+
+use traceprism::{analyze_path, Analysis, Error, Result};
+
+const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of LLM inference
+
+USAGE:
+  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object)
+  traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
+  traceprism table TRACE NAME [--csv]                            print one table
+  traceprism tables                                              list table names
+
+TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes).
+
+OPTIONS (all analysing commands):
+  --rules FILE             extra kernel-category rules (TOML), applied before the built-in table
+  --phase-method M         union|kernel_names|gemm_params|attention_patterns|framework_apis|operation_frequency|hybrid
+  --decode-threshold N     GEMM M above N is prefill-like (default 10)
+  --micro-idle-us X        idle gaps shorter than X µs are micro-idle (default 10)
+  --short-kernel-us X      kernels shorter than X µs are short (default 10)
+  --short-kernel-bins N    histogram bins below the short threshold (default 10)
+  --topk N                 limit top-k tables to N rows
+  --split-half-layers      keep attention and MLP halves of dual-norm layers apart
+";
+
+/// Runs the command line; returns the process exit code.
+pub fn run(argv: &[String]) -> i32 {
+    let Some((cmd, rest)) = argv.split_first() else {
+        eprint!("{USAGE}");
+        return 2;
+    };
+    let result = match cmd.as_str() {
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        "--version" | "-V" => {
+            println!("traceprism {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
+        "export" => args::parse(rest).and_then(|a| export::run(&a)),
+        "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
+        "tables" => {
+            traceprism::report::table_names().iter().for_each(|n| println!("{n}"));
+            Ok(())
+        }
+        other => Err(Error::new(format!("unknown command '{other}' (try `traceprism help`)"))),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("traceprism: error: {e}");
+            1
+        }
+    }
+}
+
+/// Reads and analyses the trace at `path` with the parsed options.
+pub(crate) fn load(path: &str, a: &args::Args) -> Result<Analysis> {
+    analyze_path(std::path::Path::new(path), a.options.clone())
+}

@@ -1,0 +1,153 @@
+//! `traceprism summary`: the readable terminal summary, or the same facts as JSON.
+
+use super::args::Args;
+use std::fmt::Write;
+use traceprism::summary::{summary, Summary};
+use traceprism::table::Table;
+use traceprism::{Error, Result};
+
+/// Runs `summary`.
+pub fn run(a: &Args) -> Result<()> {
+    a.reject_unknown(&[])?;
+    let path = a.one_trace()?;
+    let started = std::time::Instant::now();
+    let analysis = super::load(path, a)?;
+    let elapsed = started.elapsed();
+    let s = summary(&analysis);
+    if a.json {
+        let text = serde_json::to_string_pretty(&s).map_err(|e| Error::new(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
+    print!("{}", render(path, &s));
+    if a.verbose {
+        let mb = s.input.json_bytes as f64 / 1e6;
+        println!(
+            "\nread {:.1} MB of JSON ({} input bytes) in {:.2} s ({:.0} MB/s), {} distinct names",
+            mb,
+            s.input.bytes_in,
+            elapsed.as_secs_f64(),
+            mb / elapsed.as_secs_f64().max(1e-9),
+            s.counts.distinct_names
+        );
+    }
+    if a.truth.is_some() && !a.verbose {
+        eprintln!("note: --truth is scored with --verbose");
+    }
+    Ok(())
+}
+
+fn ms(v: i64) -> String {
+    format!("{:.3} ms", v as f64 / 1e6)
+}
+
+/// The terminal rendering of a summary.
+pub fn render(path: &str, s: &Summary) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "trace    {path}");
+    let rank = match (s.rank, s.world_size) {
+        (Some(r), Some(w)) => format!(", rank {r} of {w}"),
+        _ => String::new(),
+    };
+    let _ = writeln!(o, "device   {} ({:?}{rank})", s.device, s.vendor);
+    let c = &s.counts;
+    let _ = writeln!(
+        o,
+        "events   {} read: {} kernels, {} memcpy, {} memset, {} CPU ops, {} runtime calls ({} graph launches), {} python frames, {} annotations",
+        s.input.events, c.kernels, c.memcpy, c.memset, c.cpu_ops, c.runtime_calls, c.graph_launches, c.python_functions, c.user_annotations
+    );
+    let l = &s.links;
+    let _ = writeln!(
+        o,
+        "links    {:.2}% of kernels linked to their launch ({} via graph launches), {} linked to a CPU op, {} with no launch in the trace",
+        l.launch_link_pct, l.kernels_from_graph_launch, l.kernels_with_cpu_op, l.kernels_unlinked
+    );
+    let _ = writeln!(o, "kernels  {:.3} ms of kernel time ({:.3} ms incl. memcpy/memset)", s.kernel_time_ms, s.gpu_time_ms);
+    for t in &s.timeline {
+        let pct = |v: i64| if t.total > 0 { 100.0 * v as f64 / t.total as f64 } else { 0.0 };
+        let _ = writeln!(
+            o,
+            "timeline device {}: span {}, busy {} ({:.1}%), compute {}, comm {} (exposed {}), memcpy {}, idle {} ({:.1}%, micro-idle {})",
+            t.device,
+            ms(t.total),
+            ms(t.busy),
+            pct(t.busy),
+            ms(t.compute),
+            ms(t.comm),
+            ms(t.exposed_comm),
+            ms(t.memcpy),
+            ms(t.idle),
+            pct(t.idle),
+            ms(t.micro_idle)
+        );
+    }
+    match s.trace_phase.as_deref() {
+        Some("not-inference") => {
+            let _ = writeln!(o, "phases   not-inference (training or non-LLM work: no prefill/decode)");
+        }
+        _ if !s.phases.is_empty() => {
+            let parts: Vec<String> =
+                s.phases.iter().map(|p| format!("{} {} passes, {:.3} ms ({:.1}%)", p.phase, p.passes, p.time_ms, p.pct)).collect();
+            let _ = writeln!(o, "phases   {} forward passes: {}", s.passes, parts.join("; "));
+        }
+        _ => {}
+    }
+    if !s.layers_per_pass.is_empty() {
+        let mut v = s.layers_per_pass.clone();
+        v.sort_unstable();
+        v.dedup();
+        let _ = writeln!(o, "layers   {:?} per pass", v);
+    }
+    let _ = writeln!(o, "\ntop ops (kernel time)");
+    for t in &s.top_ops {
+        let _ = writeln!(o, "  {:>6.2}%  {:>10.3} ms  {}", t.pct, t.time_ms, shorten(&t.name, 90));
+    }
+    let _ = writeln!(o, "\ntop kernel categories");
+    for t in &s.top_categories {
+        let _ = writeln!(o, "  {:>6.2}%  {:>10.3} ms  {}", t.pct, t.time_ms, t.name);
+    }
+    if s.warnings.total() > 0 {
+        let _ = writeln!(o, "\nwarnings ({}):", s.warnings.total());
+        for (k, n) in &s.warnings.counts {
+            let _ = writeln!(o, "  {n} × {k}");
+        }
+    } else {
+        let _ = writeln!(o, "\nwarnings: none ({} events skipped, {} of unmodelled kinds ignored)", s.input.skipped, s.input.ignored);
+    }
+    o
+}
+
+/// Shortens long (template-heavy) names for display: keeps the head and the tail.
+pub fn shorten(name: &str, max: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= max {
+        return name.to_string();
+    }
+    let head: String = chars[..max - 20].iter().collect();
+    let tail: String = chars[chars.len() - 17..].iter().collect();
+    format!("{head}...{tail}")
+}
+
+/// Renders a table as aligned text, cells cut to `width` chars, at most `max_rows` rows.
+pub fn render_table(t: &Table, width: usize, max_rows: usize) -> String {
+    let rows: Vec<Vec<String>> = t.rows.iter().take(max_rows).map(|r| r.iter().map(|c| shorten(&c.text(), width)).collect()).collect();
+    let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count().min(width)).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut o = String::new();
+    let line = |cells: Vec<String>, o: &mut String| {
+        let parts: Vec<String> = cells.iter().enumerate().map(|(i, c)| format!("{:<w$}", c, w = widths[i])).collect();
+        let _ = writeln!(o, "{}", parts.join("  ").trim_end());
+    };
+    line(t.columns.iter().map(|c| shorten(c, width)).collect(), &mut o);
+    for r in rows {
+        line(r, &mut o);
+    }
+    if t.rows.len() > max_rows {
+        let _ = writeln!(o, "... {} more rows (use --csv for all)", t.rows.len() - max_rows);
+    }
+    o
+}

@@ -1,0 +1,177 @@
+//! The headline facts of an analysed trace, as one serialisable object (CLI `summary --json`,
+//! the page's overview).
+
+use crate::analysis::ops::{owner, owner_label};
+use crate::analysis::timeline::{timelines, Timeline};
+use crate::analysis::Analysis;
+use crate::model::{DeviceInfo, GpuKind, OpKind, ReadStats, Vendor, Warnings, NONE};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Event counts by kind.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    pub kernels: usize,
+    pub memcpy: usize,
+    pub memset: usize,
+    pub cpu_ops: usize,
+    pub user_annotations: usize,
+    pub python_functions: usize,
+    pub runtime_calls: usize,
+    pub graph_launches: usize,
+    pub gpu_annotations: usize,
+    pub flows: usize,
+    pub distinct_names: usize,
+}
+
+/// How well GPU events are linked to the CPU side.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Links {
+    /// Kernels linked to a runtime launch.
+    pub kernels_with_launch: usize,
+    /// Kernels linked to a CPU op.
+    pub kernels_with_cpu_op: usize,
+    /// Kernels replayed by a graph launch.
+    pub kernels_from_graph_launch: usize,
+    /// Kernels whose launch is not in the trace (kept, counted).
+    pub kernels_unlinked: usize,
+    /// Share of kernels linked to a launch, in %.
+    pub launch_link_pct: f64,
+}
+
+/// Time of one op or category.
+#[derive(Debug, Clone, Serialize)]
+pub struct Share {
+    pub name: String,
+    pub time_ms: f64,
+    pub pct: f64,
+}
+
+/// One phase's totals.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseShare {
+    pub phase: String,
+    pub passes: usize,
+    pub kernels: usize,
+    pub time_ms: f64,
+    pub pct: f64,
+}
+
+/// Everything the overview shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub device: String,
+    pub vendor: Vendor,
+    pub devices: Vec<DeviceInfo>,
+    pub rank: Option<i64>,
+    pub world_size: Option<i64>,
+    pub input: ReadStats,
+    pub counts: Counts,
+    pub kernel_time_ms: f64,
+    pub gpu_time_ms: f64,
+    pub links: Links,
+    pub timeline: Vec<Timeline>,
+    pub top_ops: Vec<Share>,
+    pub top_categories: Vec<Share>,
+    /// `prefill`/`decode`/`mixed`/`unknown`, or `not-inference` for training and non-LLM traces.
+    pub trace_phase: Option<String>,
+    pub passes: usize,
+    pub phases: Vec<PhaseShare>,
+    pub layers_per_pass: Vec<u32>,
+    pub warnings: Warnings,
+}
+
+fn top(map: HashMap<String, i64>, whole: i64, n: usize) -> Vec<Share> {
+    let mut v: Vec<_> = map.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(n);
+    v.into_iter()
+        .map(|(name, t)| Share { name, time_ms: t as f64 / 1e6, pct: if whole > 0 { 100.0 * t as f64 / whole as f64 } else { 0.0 } })
+        .collect()
+}
+
+/// Builds the summary of an analysis.
+pub fn summary(a: &Analysis) -> Summary {
+    let t = &a.trace;
+    let g = &t.gpu;
+    let mut counts = Counts {
+        runtime_calls: t.launches.len(),
+        graph_launches: t.launches.is_graph.iter().filter(|&&b| b).count(),
+        gpu_annotations: t.gpu_annotations.name.len(),
+        flows: t.flow_starts.len() + t.flow_finishes.len(),
+        distinct_names: t.names.len(),
+        ..Default::default()
+    };
+    for k in &g.kind {
+        match k {
+            GpuKind::Kernel => counts.kernels += 1,
+            GpuKind::Memcpy => counts.memcpy += 1,
+            GpuKind::Memset => counts.memset += 1,
+        }
+    }
+    for k in &t.ops.kind {
+        match k {
+            OpKind::CpuOp => counts.cpu_ops += 1,
+            OpKind::UserAnnotation => counts.user_annotations += 1,
+            OpKind::PythonFunction => counts.python_functions += 1,
+        }
+    }
+    let mut links = Links::default();
+    let mut op_time: HashMap<String, i64> = HashMap::new();
+    let mut cat_time: HashMap<String, i64> = HashMap::new();
+    let mut phase_agg: HashMap<&'static str, (usize, i64)> = HashMap::new();
+    let kernel_time = a.kernel_time_ns();
+    for i in t.kernel_rows() {
+        let l = g.launch[i];
+        if l != NONE {
+            links.kernels_with_launch += 1;
+            if t.launches.is_graph[l as usize] {
+                links.kernels_from_graph_launch += 1;
+            }
+        } else {
+            links.kernels_unlinked += 1;
+        }
+        if g.cpu_op[i] != NONE {
+            links.kernels_with_cpu_op += 1;
+        }
+        *op_time.entry(owner_label(a, owner(a, i)).to_string()).or_insert(0) += g.dur[i];
+        *cat_time.entry(a.categories.name(i).to_string()).or_insert(0) += g.dur[i];
+        if let Some(p) = a.phases.phase_of_row[i] {
+            let e = phase_agg.entry(p.as_str()).or_default();
+            e.0 += 1;
+            e.1 += g.dur[i];
+        }
+    }
+    links.launch_link_pct = if counts.kernels > 0 { 100.0 * links.kernels_with_launch as f64 / counts.kernels as f64 } else { 0.0 };
+    let mut phases: Vec<PhaseShare> = phase_agg
+        .into_iter()
+        .map(|(p, (k, time))| PhaseShare {
+            phase: p.to_string(),
+            passes: a.phases.passes.iter().filter(|x| x.phase.as_str() == p).count(),
+            kernels: k,
+            time_ms: time as f64 / 1e6,
+            pct: if kernel_time > 0 { 100.0 * time as f64 / kernel_time as f64 } else { 0.0 },
+        })
+        .collect();
+    phases.sort_by(|a, b| a.phase.cmp(&b.phase));
+    Summary {
+        device: t.meta.device_label(),
+        vendor: t.meta.vendor,
+        devices: t.meta.devices.clone(),
+        rank: t.meta.rank,
+        world_size: t.meta.world_size,
+        input: t.stats.clone(),
+        counts,
+        kernel_time_ms: kernel_time as f64 / 1e6,
+        gpu_time_ms: g.dur.iter().sum::<i64>() as f64 / 1e6,
+        links,
+        timeline: timelines(a),
+        top_ops: top(op_time, kernel_time, 10),
+        top_categories: top(cat_time, kernel_time, 10),
+        trace_phase: a.phases.trace_phase.map(|p| p.as_str().to_string()),
+        passes: a.phases.passes.len(),
+        phases,
+        layers_per_pass: a.layers.layers_per_pass.clone(),
+        warnings: t.warnings.clone(),
+    }
+}

@@ -1,0 +1,76 @@
+//! The CLI contract: subcommand names, exit codes, one-line errors, kernels.csv columns.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+fn traceprism(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_traceprism")).args(args).output().expect("runs")
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("traceprism-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn summary_prints_device_counts_and_timeline() {
+    let f = fixture("sglang_qwen3-8b_decode_graph_mi300x.json.gz");
+    let out = traceprism(&["summary", f.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("555 kernels"), "{text}");
+    assert!(text.contains("544 via graph launches"), "{text}");
+    assert!(text.contains("timeline device"), "{text}");
+}
+
+#[test]
+fn summary_json_is_one_object_with_the_same_facts() {
+    let f = fixture("llama_dense_eager.pt.trace.json.gz");
+    let out = traceprism(&["summary", f.to_str().unwrap(), "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["counts"]["kernels"], 22903);
+    assert_eq!(v["device"], "NVIDIA H100 80GB HBM3");
+    // 81338.744 µs of kernel time (independent count, see tests/core_counts.rs).
+    assert!((v["kernel_time_ms"].as_f64().unwrap() - 81.338744).abs() < 1e-9);
+}
+
+#[test]
+fn export_writes_every_table_with_rfc4180_quoting() {
+    let f = fixture("vllm_moe_tp8_eager_b200.json.gz");
+    let dir = tmp("export");
+    let out = traceprism(&["export", f.to_str().unwrap(), "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in traceprism::report::table_names() {
+        assert!(dir.join(format!("{name}.csv")).exists(), "{name}.csv missing");
+    }
+    let csv = std::fs::read_to_string(dir.join("kernels.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.starts_with(
+        "index,ts_us,dur_us,name,category,device,stream,correlation,launcher,cpu_op,phase,phase_confidence,pass,layer,layer_type"
+    ));
+    // 768 kernels (independent count) + header; names with commas are quoted.
+    let rows = csv.split("\r\n").filter(|l| !l.is_empty()).count();
+    assert_eq!(rows, 769);
+    assert!(csv.contains("\"void vllm::"), "templated names with commas are quoted");
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_one_line() {
+    let dir = tmp("bad");
+    let p = dir.join("bad.json");
+    std::fs::write(&p, b"{\"traceEvents\": [{\"ph\": \"X\",").unwrap();
+    let out = traceprism(&["summary", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("traceprism: error: truncated JSON"), "{err}");
+    let out = traceprism(&["summary", "/nonexistent/trace.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = traceprism(&["summary", p.to_str().unwrap(), "--no-such-flag", "x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = traceprism(&[]);
+    assert_eq!(out.status.code(), Some(2));
+}

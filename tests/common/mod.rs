@@ -1,0 +1,67 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use traceprism::{Analysis, Options, Trace};
+
+/// Path of a fixture file.
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+/// Reads and links a fixture.
+pub fn trace(name: &str) -> Trace {
+    traceprism::read_trace(std::fs::File::open(fixture(name)).expect("fixture exists")).expect("fixture reads")
+}
+
+/// Reads and analyses a fixture with default options.
+pub fn analysis(name: &str) -> Analysis {
+    Analysis::new(trace(name), Options::default()).expect("analysis")
+}
+
+/// Reads a trace from in-memory bytes.
+pub fn read_bytes(bytes: &[u8]) -> traceprism::Result<Trace> {
+    let mut r = traceprism::Reader::new();
+    r.push(bytes)?;
+    r.finish()
+}
+
+/// Gzips bytes with miniz_oxide (for tests that need .gz input).
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+    let crc = crc32(data);
+    out.extend(crc.to_le_bytes());
+    out.extend((data.len() as u32).to_le_bytes());
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// Every trace fixture (not truth files).
+pub const TRACES: &[&str] = &[
+    "deepseek_v3_train_h800.json.gz",
+    "gpu_only_mi210.json.gz",
+    "llama_dense_eager.pt.trace.json.gz",
+    "llama_train.pt.trace.json.gz",
+    "moe_eager.pt.trace.json.gz",
+    "recsys_train_rank0_a100.json.gz",
+    "resnet_train_actckpt_mi300x.json.gz",
+    "sglang_qwen3-30b-a3b_decode_b300.trace.json.gz",
+    "sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz",
+    "sglang_qwen3-8b_decode_graph_mi300x.json.gz",
+    "sglang_qwen3-8b_prefill_mi300x.json.gz",
+    "torch_compile_triton_mi300x.json.gz",
+    "vllm_gptoss_decode_fullgraph_mi300x.json.gz",
+    "vllm_moe_tp8_eager_b200.json.gz",
+    "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz",
+];
