@@ -250,15 +250,48 @@ impl<'r> Classifier<'r> {
     }
 
     fn key_conditions_hold(&self, trace: &Trace, rule: &Rule, key: &Key, kind: GpuKind) -> bool {
-        if rule.kind.is_some_and(|k| k != kind) {
-            return false;
-        }
-        let text_holds = |re: &Option<regex::bytes::Regex>, id: NameId| match re {
-            None => true,
-            Some(re) => id != NO_NAME && re.is_match(trace.name(id).as_bytes()),
-        };
-        text_holds(&rule.op, key.op_name) && text_holds(&rule.op_dims, key.dims) && text_holds(&rule.launcher, key.launcher)
+        let text = |id: NameId| (id != NO_NAME).then(|| trace.name(id));
+        conditions_hold(rule, kind, text(key.op_name), text(key.dims), text(key.launcher))
     }
+
+    /// Decides one event described by text: its kernel name, kind, launching op name and that
+    /// op's `Input Dims` text, launcher name, and the names of the enclosing CPU ranges (innermost
+    /// first, the op itself included). Returns the index of the deciding rule in `RuleSet::rules`
+    /// (`None` = no rule, i.e. `Other`). Sequences are not applied. For tests and rule editors.
+    pub fn decide_text(
+        &self,
+        name: &str,
+        kind: GpuKind,
+        op: Option<&str>,
+        dims: Option<&str>,
+        launcher: Option<&str>,
+        enclosing: &[&str],
+    ) -> Option<usize> {
+        for r in self.candidates(name) {
+            let rule = &self.set.rules[r as usize];
+            if !conditions_hold(rule, kind, op, dims, launcher) {
+                continue;
+            }
+            if let Some(under) = &rule.under {
+                if !enclosing.iter().chain(op.iter()).any(|n| under.is_match(n.as_bytes())) {
+                    continue;
+                }
+            }
+            return Some(r as usize);
+        }
+        None
+    }
+}
+
+fn conditions_hold(rule: &Rule, kind: GpuKind, op: Option<&str>, dims: Option<&str>, launcher: Option<&str>) -> bool {
+    if rule.kind.is_some_and(|k| k != kind) {
+        return false;
+    }
+    let holds = |re: &Option<regex::bytes::Regex>, text: Option<&str>| match re {
+        None => true,
+        Some(re) => text.is_some_and(|t| re.is_match(t.as_bytes())),
+    };
+    holds(&rule.op, op) && holds(&rule.op_dims, dims) && holds(&rule.launcher, launcher)
 }
 
 fn is_unconditional(rule: &Rule) -> bool {

@@ -32,6 +32,7 @@ pub fn analysis(file: &str) -> Arc<Analysis> {
     .clone()
 }
 
+#[allow(dead_code)]
 /// Kernel time share (0..1) of each category, largest first, over kernels only.
 pub fn kernel_shares(a: &Analysis) -> Vec<(String, f64, i64)> {
     let t = &a.trace;
