@@ -31,3 +31,53 @@ fn dump_categories() {
         }
     }
 }
+
+/// `cargo test --release --test categories_dump time_categorize -- --ignored --nocapture`:
+/// time to read+link a trace versus time to categorise it (fresh rules each run).
+#[test]
+#[ignore]
+fn time_categorize() {
+    use std::time::Instant;
+    let file = std::env::var("DUMP").unwrap_or_else(|_| "llama_dense_eager".into());
+    let name = fixture_names().into_iter().find(|f| f.contains(&file)).unwrap();
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(&name);
+    let bytes = std::fs::read(&path).unwrap();
+    let mut read_best = f64::MAX;
+    let mut trace = None;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let t = traceprism::read_trace(std::io::Cursor::new(&bytes)).unwrap();
+        read_best = read_best.min(t0.elapsed().as_secs_f64());
+        trace = Some(t);
+    }
+    let trace = trace.unwrap();
+    let options = traceprism::Options::default();
+    let t0 = Instant::now();
+    let _ = traceprism::analysis::categories::categorize(&trace, &options).unwrap();
+    println!("first categorize (compiles the built-in rules once per process): {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
+    let mut cat_best = f64::MAX;
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let c = traceprism::analysis::categories::categorize(&trace, &options).unwrap();
+        cat_best = cat_best.min(t0.elapsed().as_secs_f64());
+        assert_eq!(c.of_row.len(), trace.gpu.len());
+    }
+    let t0 = Instant::now();
+    let set = traceprism::rules::categories::RuleSet::load(None).unwrap();
+    println!("load rules {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
+    let t0 = Instant::now();
+    let cl = traceprism::analysis::categories::Classifier::new(&set).unwrap();
+    let compile = t0.elapsed().as_secs_f64();
+    let t0 = Instant::now();
+    let _ = cl.classify(&trace);
+    let classify = t0.elapsed().as_secs_f64();
+    println!(
+        "{name}: {} GPU rows; read+link {:.1} ms; categorize {:.2} ms ({:.1}% of read) = compile rules {:.2} ms + classify {:.2} ms",
+        trace.gpu.len(),
+        read_best * 1e3,
+        cat_best * 1e3,
+        100.0 * cat_best / read_best,
+        compile * 1e3,
+        classify * 1e3
+    );
+}

@@ -10,7 +10,6 @@ use super::Options;
 use crate::error::Result;
 use crate::model::{GpuKind, NameId, Trace, NONE, NO_NAME};
 use crate::rules::categories::{Rule, RuleSet, SequenceDef};
-use regex::bytes::RegexSet;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -71,12 +70,6 @@ pub fn categorize(trace: &Trace, options: &Options) -> Result<KernelCategories> 
 /// A compiled rules table, reusable across traces.
 pub struct Classifier<'r> {
     set: &'r RuleSet,
-    /// Rules with a pattern, in order, as one set (indices into `patterned`).
-    names: RegexSet,
-    /// Rule index of each member of `names`.
-    patterned: Vec<usize>,
-    /// Rules without a pattern (candidates for every name).
-    unpatterned: Vec<usize>,
     /// Whether any rule looks at `op_dims` / `launcher` (keeps cache keys small when not).
     uses_dims: bool,
     uses_launcher: bool,
@@ -122,40 +115,27 @@ struct Key {
 }
 
 impl<'r> Classifier<'r> {
-    /// Compiles the name patterns of `set` into one `RegexSet`.
+    /// Prepares `set` for classifying (the regexes are already compiled by `RuleSet::load`).
     pub fn new(set: &'r RuleSet) -> Result<Classifier<'r>> {
-        let mut patterned = Vec::new();
-        let mut unpatterned = Vec::new();
-        let mut patterns = Vec::new();
-        for (i, r) in set.rules.iter().enumerate() {
-            match &r.pattern {
-                Some(p) => {
-                    patterned.push(i);
-                    patterns.push(p.as_str().to_string());
-                }
-                None => unpatterned.push(i),
-            }
-        }
-        let names = regex::bytes::RegexSetBuilder::new(&patterns)
-            .unicode(false)
-            .size_limit(1 << 26)
-            .dfa_size_limit(1 << 26)
-            .build()
-            .map_err(|e| crate::error::Error::new(format!("category rules: cannot build the pattern set: {e}")))?;
         let uses_dims = set.rules.iter().any(|r| r.op_dims.is_some());
         let uses_launcher = set.rules.iter().any(|r| r.launcher.is_some());
-        Ok(Classifier { set, names, patterned, unpatterned, uses_dims, uses_launcher })
+        Ok(Classifier { set, uses_dims, uses_launcher })
     }
 
-    /// Candidate rules for a kernel name: rules whose pattern matches, plus unpatterned rules, in
-    /// table order, cut after the first rule with no other condition (it always wins).
+    /// Candidate rules for a kernel name, in table order: rules whose pattern matches or that
+    /// have none, up to the first one with no other condition (it always wins). Each pattern is
+    /// its own regex (literal prefilters make misses cheap), tried once per distinct name.
     fn candidates(&self, name: &str) -> Vec<u16> {
-        let hits = self.names.matches(name.as_bytes());
-        let mut out: Vec<u16> = hits.iter().map(|k| self.patterned[k] as u16).collect();
-        out.extend(self.unpatterned.iter().map(|&i| i as u16));
-        out.sort_unstable();
-        if let Some(cut) = out.iter().position(|&i| is_unconditional(&self.set.rules[i as usize])) {
-            out.truncate(cut + 1);
+        let bytes = name.as_bytes();
+        let mut out = Vec::new();
+        for (i, rule) in self.set.rules.iter().enumerate() {
+            if rule.pattern.as_ref().is_some_and(|p| !p.is_match(bytes)) {
+                continue;
+            }
+            out.push(i as u16);
+            if is_unconditional(rule) {
+                break;
+            }
         }
         out
     }

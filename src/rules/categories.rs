@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::model::GpuKind;
 use regex::bytes::{Regex, RegexBuilder};
+use std::sync::OnceLock;
 use toml::Value;
 
 /// The built-in table, embedded at build time.
@@ -134,46 +135,57 @@ pub struct RuleSet {
 
 impl RuleSet {
     /// The built-in table plus optional user rules (TOML text, same format), which go first.
+    /// The built-in part is compiled once per process and shared (its regexes are the main cost).
     pub fn load(user: Option<&str>) -> Result<RuleSet> {
-        let builtin = parse_toml(BUILTIN, Origin::Builtin)?;
-        let user = match user {
-            Some(text) => Some(parse_toml(text, Origin::User)?),
-            None => None,
-        };
+        static BUILTIN_SET: OnceLock<Result<RuleSet>> = OnceLock::new();
+        let builtin = BUILTIN_SET.get_or_init(|| RuleSet::compile_builtin()).clone()?;
+        match user {
+            None => Ok(builtin),
+            Some(text) => builtin.with_user_rules(&parse_toml(text, Origin::User)?),
+        }
+    }
+
+    fn compile_builtin() -> Result<RuleSet> {
+        let doc = parse_toml(BUILTIN, Origin::Builtin)?;
         let mut categories: Vec<CategoryDef> = Vec::new();
-        for (origin, doc) in [(Origin::Builtin, Some(&builtin)), (Origin::User, user.as_ref())] {
-            let Some(doc) = doc else { continue };
-            for (i, c) in doc.categories.iter().enumerate() {
-                let def = read_category(c, origin, i)?;
-                match categories.iter().position(|k| k.name == def.name) {
-                    Some(at) if origin == Origin::User => categories[at] = def,
-                    Some(_) => return Err(Error::new(format!("{} category {i}: '{}' declared twice", origin.as_str(), def.name))),
-                    None => categories.push(def),
-                }
+        for (i, c) in doc.categories.iter().enumerate() {
+            let def = read_category(c, Origin::Builtin, i)?;
+            if categories.iter().any(|k| k.name == def.name) {
+                return Err(Error::new(format!("builtin category {i}: '{}' declared twice", def.name)));
             }
+            categories.push(def);
         }
         if !categories.iter().any(|c| c.name == "Other") {
             categories.push(CategoryDef { name: "Other".into(), family: "Other".into(), about: "nothing matched".into() });
         }
-        if categories.len() > u16::MAX as usize {
+        let other = categories.iter().position(|c| c.name == "Other").unwrap_or(0) as u16;
+        let rules = doc.rules.iter().enumerate().map(|(i, r)| read_rule(r, Origin::Builtin, i, &categories)).collect::<Result<Vec<_>>>()?;
+        let sequences =
+            doc.sequences.iter().enumerate().map(|(i, s)| read_sequence(s, Origin::Builtin, i, &categories)).collect::<Result<Vec<_>>>()?;
+        Ok(RuleSet { categories, rules, sequences, other })
+    }
+
+    /// This set with user categories added (or redefined) and user rules and sequences first.
+    fn with_user_rules(mut self, doc: &Doc) -> Result<RuleSet> {
+        for (i, c) in doc.categories.iter().enumerate() {
+            let def = read_category(c, Origin::User, i)?;
+            match self.categories.iter().position(|k| k.name == def.name) {
+                Some(at) => self.categories[at] = def,
+                None => self.categories.push(def),
+            }
+        }
+        if self.categories.len() > u16::MAX as usize {
             return Err(Error::new("too many categories"));
         }
-        let other = categories.iter().position(|c| c.name == "Other").unwrap_or(0) as u16;
-        let mut rules = Vec::new();
-        let mut sequences = Vec::new();
-        for (origin, doc) in [(Origin::User, user.as_ref()), (Origin::Builtin, Some(&builtin))] {
-            let Some(doc) = doc else { continue };
-            for (i, r) in doc.rules.iter().enumerate() {
-                rules.push(read_rule(r, origin, i, &categories)?);
-            }
-            for (i, s) in doc.sequences.iter().enumerate() {
-                sequences.push(read_sequence(s, origin, i, &categories)?);
-            }
-        }
+        let mut rules = doc.rules.iter().enumerate().map(|(i, r)| read_rule(r, Origin::User, i, &self.categories)).collect::<Result<Vec<_>>>()?;
+        let mut sequences =
+            doc.sequences.iter().enumerate().map(|(i, s)| read_sequence(s, Origin::User, i, &self.categories)).collect::<Result<Vec<_>>>()?;
+        rules.append(&mut self.rules);
+        sequences.append(&mut self.sequences);
         if rules.len() + sequences.len() + 1 > u16::MAX as usize {
             return Err(Error::new("too many rules"));
         }
-        Ok(RuleSet { categories, rules, sequences, other })
+        Ok(RuleSet { rules, sequences, ..self })
     }
 
     /// Id of a category by name.
