@@ -227,3 +227,53 @@ fn builtin_table_loads_and_every_family_is_known() {
         assert!(set.category_id(name).is_some(), "missing category {name}");
     }
 }
+
+/// Names of library families that do not occur in the fixtures (spelled as those libraries name
+/// their kernels): the table is meant to generalise by family, not to list fixture names.
+#[test]
+fn families_beyond_the_fixtures() {
+    let c = Ctx::new(None);
+    let cases = [
+        ("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, false, true>", "Attention-Forward"),
+        ("void flash::flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, 4, 1, true>", "Attention-Forward"),
+        ("void flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128>>", "Attention-Backward"),
+        ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80", "Attention-Forward"),
+        ("void flashinfer::BatchDecodeWithPagedKVCacheKernel<(flashinfer::PosEncodingMode)0, 2u>", "Attention-Decode"),
+        ("void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<128>>", "Attention-Forward"),
+        ("void vllm::paged_attention_v2_kernel<__nv_bfloat16, __nv_bfloat16, 128, 16, 128>", "PagedAttention-Compute"),
+        ("void vllm::paged_attention_v2_reduce_kernel<__nv_bfloat16, 128, 128, 512>", "PagedAttention-Reduce"),
+        ("_fwd_grouped_kernel_stage1", "Attention-Decode"),
+        ("_fwd_kernel", "Attention-Forward"),
+        ("void aiter::mla_decode_stage1_asm_fwd", "MLA"),
+        ("void vllm::concat_and_cache_mla_kernel<__nv_bfloat16, __nv_bfloat16>", "KVCache-Update"),
+        ("fused_moe_kernel", "MoE-GEMM"),
+        ("void vllm::moe::topkGatingSoftmax<8, 128, 4, 16>", "MoE-Routing"),
+        ("void vllm::moe::moe_align_block_size_kernel<int>", "MoE-Routing"),
+        ("void tensorrt_llm::kernels::finalizeMoeRoutingKernel<__nv_bfloat16, float>", "MoE-Finalize"),
+        ("void transformer_engine::normalization::rmsnorm_fwd_tuned_kernel<Kernel_traits<bf16>>", "Norm-RMS"),
+        ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>", "Norm-LayerNorm"),
+        ("void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::gelu_tanh_kernel<c10::BFloat16>>", "Activation-Gated"),
+        ("void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)>", "Activation-GELU"),
+        ("void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>", "Quant"),
+        ("void cutlass::device_kernel<vllm::cutlass_3x_gemm_sm90<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int>, cutlass::float_e4m3_t>>>", "GEMM-FP8"),
+        ("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64", "Conv"),
+        ("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "Communication-ReduceScatter"),
+        ("void deep_ep::intranode::dispatch<8, 768>(int4*, float*)", "Communication-AllToAll"),
+        ("void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>", "Communication-AllReduce"),
+        ("loop_add_fusion.3", "Triton-Fused"),
+        ("input_reduce_fusion", "Triton-Fused"),
+        ("triton_tem_fused_mm_0", "GEMM-Triton"),
+        ("triton_per_fused_native_layer_norm_0", "Norm-LayerNorm"),
+        ("__amd_rocclr_copyBuffer", "Memory-Copy"),
+        ("__amd_rocclr_fillBufferAligned", "Memory-Set"),
+        ("wvSplitK_hf_sml_", "GEMM-SplitK"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(n, want)| {
+            let got = c.name(n);
+            (got != *want).then(|| format!("{n}: expected {want}, got {got}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
