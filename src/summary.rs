@@ -6,7 +6,7 @@ use crate::analysis::timeline::{timelines, Timeline};
 use crate::analysis::Analysis;
 use crate::model::{DeviceInfo, GpuKind, OpKind, ReadStats, Vendor, Warnings, NONE};
 use serde::Serialize;
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 
 /// Event counts by kind.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -117,9 +117,9 @@ pub fn summary(a: &Analysis) -> Summary {
         }
     }
     let mut links = Links::default();
-    let mut op_time: HashMap<String, i64> = HashMap::new();
-    let mut cat_time: HashMap<String, i64> = HashMap::new();
-    let mut phase_agg: HashMap<&'static str, (usize, i64)> = HashMap::new();
+    let mut op_time: HashMap<String, i64> = HashMap::default();
+    let mut cat_time: HashMap<String, i64> = HashMap::default();
+    let mut phase_agg: HashMap<&'static str, (usize, i64)> = HashMap::default();
     let kernel_time = a.kernel_time_ns();
     for i in t.kernel_rows() {
         let l = g.launch[i];

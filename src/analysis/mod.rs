@@ -4,6 +4,7 @@ pub mod categories;
 pub mod layers;
 pub mod ops;
 pub mod phases;
+pub mod roofline;
 pub mod shapes;
 pub mod short_kernels;
 pub mod timeline;
@@ -32,6 +33,11 @@ pub struct Options {
     pub split_half_layers: bool,
     /// Row limit for top-k tables (0 = no limit).
     pub topk: usize,
+    /// Roofline device: a key of `rules/devices.toml` (`H100-SXM`, `MI300X`...) or custom peaks
+    /// `bf16=989,fp8=1979,fp32=67,hbm=3.35` (TFLOP/s, TB/s). `None`: from `deviceProperties`.
+    pub device: Option<String>,
+    /// Keep kernels with no launch in the trace (`(unlinked)`) in the op tables.
+    pub include_unlinked: bool,
 }
 
 impl Default for Options {
@@ -45,6 +51,8 @@ impl Default for Options {
             phase_method: "union".into(),
             split_half_layers: false,
             topk: 0,
+            device: None,
+            include_unlinked: true,
         }
     }
 }

@@ -41,6 +41,7 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 "--json" => out.json = true,
                 "--verbose" | "-v" => out.verbose = true,
                 "--split-half-layers" => out.options.split_half_layers = true,
+                "--exclude-unlinked" => out.options.include_unlinked = false,
                 _ => out.extra.push((flag.to_string(), String::new())),
             }
             i += 1;
@@ -79,6 +80,7 @@ fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
         "--short-kernel-bins" => o.short_kernel_bins = number(flag, &v)?,
         "--decode-threshold" | "--decode_threshold" => o.decode_threshold = number(flag, &v)?,
         "--phase-method" => o.phase_method = v,
+        "--device" => o.device = Some(v),
         "--topk" => o.topk = number(flag, &v)?,
         "--debug-layers" => {
             out.debug_layers = v.split(',').filter(|s| !s.is_empty()).map(|s| number(flag, s.trim())).collect::<Result<_>>()?

@@ -4,12 +4,22 @@ use super::args::Args;
 use traceprism::report::{table, table_names};
 use traceprism::{Error, Result};
 
-/// Writes every table as `DIR/<table>.csv`.
+/// Writes every table as `DIR/<table>.csv` (`--out DIR`) and/or as one workbook (`--xlsx FILE`).
 pub fn run(a: &Args) -> Result<()> {
     a.reject_unknown(&[])?;
     let path = a.one_trace()?;
-    let dir = a.out.as_deref().ok_or_else(|| Error::new("export needs --out DIR"))?;
+    if a.out.is_none() && a.xlsx.is_none() {
+        return Err(Error::new("export needs --out DIR and/or --xlsx FILE"));
+    }
     let analysis = super::load(path, a)?;
+    if let Some(file) = a.xlsx.as_deref() {
+        let bytes = traceprism::report::workbook(&analysis);
+        std::fs::write(file, &bytes).map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
+        if a.verbose {
+            eprintln!("wrote {file} ({} sheets, {} bytes)", table_names().len(), bytes.len());
+        }
+    }
+    let Some(dir) = a.out.as_deref() else { return Ok(()) };
     std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
     for name in table_names() {
         let t = table(&analysis, name).expect("listed table");
@@ -34,9 +44,9 @@ pub fn print_table(a: &Args) -> Result<()> {
     let analysis = super::load(path, a)?;
     let t = table(&analysis, name).expect("checked name");
     if a.extra("--csv").is_some() {
-        print!("{}", t.to_csv());
+        super::out(&t.to_csv());
     } else {
-        print!("{}", super::summary_text::render_table(&t, 60, 200));
+        super::out(&super::summary_text::render_table(&t, 60, 200));
     }
     Ok(())
 }

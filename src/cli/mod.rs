@@ -2,6 +2,7 @@
 
 mod args;
 mod export;
+mod report;
 mod summary_text;
 
 use traceprism::{analyze_path, Analysis, Error, Result};
@@ -11,6 +12,8 @@ const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of L
 USAGE:
   traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object)
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
+  traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
+  traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
   traceprism table TRACE NAME [--csv]                            print one table
   traceprism tables                                              list table names
 
@@ -25,6 +28,8 @@ OPTIONS (all analysing commands):
   --short-kernel-bins N    histogram bins below the short threshold (default 10)
   --topk N                 limit top-k tables to N rows
   --split-half-layers      keep attention and MLP halves of dual-norm layers apart
+  --device KEY|PEAKS       roofline device (H100-SXM, MI300X, ... or bf16=989,fp8=1979,hbm=3.35)
+  --exclude-unlinked       leave kernels whose launch is not in the trace out of the op tables
 ";
 
 /// Runs the command line; returns the process exit code.
@@ -35,18 +40,19 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let result = match cmd.as_str() {
         "help" | "--help" | "-h" => {
-            print!("{USAGE}");
+            out(USAGE);
             Ok(())
         }
         "--version" | "-V" => {
-            println!("traceprism {}", env!("CARGO_PKG_VERSION"));
+            out(&format!("traceprism {}\n", env!("CARGO_PKG_VERSION")));
             Ok(())
         }
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
+        "report" => args::parse(rest).and_then(|a| report::run(&a)),
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
         "tables" => {
-            traceprism::report::table_names().iter().for_each(|n| println!("{n}"));
+            out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
             Ok(())
         }
         other => Err(Error::new(format!("unknown command '{other}' (try `traceprism help`)"))),
@@ -57,6 +63,19 @@ pub fn run(argv: &[String]) -> i32 {
             eprintln!("traceprism: error: {e}");
             1
         }
+    }
+}
+
+/// Writes to stdout; a closed pipe (`traceprism table ... | head`) ends the program quietly.
+pub(crate) fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("traceprism: error: cannot write output: {e}");
+        std::process::exit(1);
     }
 }
 

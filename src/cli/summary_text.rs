@@ -16,10 +16,10 @@ pub fn run(a: &Args) -> Result<()> {
     let s = summary(&analysis);
     if a.json {
         let text = serde_json::to_string_pretty(&s).map_err(|e| Error::new(e.to_string()))?;
-        println!("{text}");
+        super::out(&format!("{text}\n"));
         return Ok(());
     }
-    print!("{}", render(path, &s));
+    super::out(&render(path, &s));
     if a.verbose {
         let mb = s.input.json_bytes as f64 / 1e6;
         println!(
@@ -30,11 +30,21 @@ pub fn run(a: &Args) -> Result<()> {
             mb / elapsed.as_secs_f64().max(1e-9),
             s.counts.distinct_names
         );
+        if let Some(kb) = peak_memory_kb() {
+            println!("peak memory {:.1} MB ({:.2}× the JSON size)", kb as f64 / 1024.0, kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64);
+        }
     }
     if a.truth.is_some() && !a.verbose {
         eprintln!("note: --truth is scored with --verbose");
     }
     Ok(())
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), if known.
+pub fn peak_memory_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn ms(v: i64) -> String {

@@ -47,8 +47,9 @@ pub struct Args<'a> {
 pub struct RawEvent<'a> {
     /// First byte of `ph` (`X`, `s`, `f`, `M`, `i`...), 0 if absent.
     pub ph: u8,
-    pub cat: Cow<'a, str>,
-    pub name: Cow<'a, str>,
+    /// `cat` and `name` as raw (unescaped) bytes: UTF-8 is checked only when a name is first interned.
+    pub cat: Cow<'a, [u8]>,
+    pub name: Cow<'a, [u8]>,
     pub pid: Id<'a>,
     pub tid: Id<'a>,
     /// Start in ns.
@@ -58,6 +59,13 @@ pub struct RawEvent<'a> {
     /// Flow id.
     pub id: Option<i64>,
     pub args: Args<'a>,
+}
+
+impl RawEvent<'_> {
+    /// The name as text (lossy), for messages.
+    pub fn name_text(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.name)
+    }
 }
 
 /// Parses the event object starting at `pos` (which is `{`). Returns the event and the
@@ -126,15 +134,15 @@ fn raw_key(buf: &[u8], i: usize) -> Step<(&[u8], usize)> {
     }
 }
 
-fn string_field<'a>(buf: &'a [u8], i: usize, out: &mut Cow<'a, str>) -> Step<usize> {
+fn string_field<'a>(buf: &'a [u8], i: usize, out: &mut Cow<'a, [u8]>) -> Step<usize> {
     if buf[i] == b'"' {
-        let (s, end) = scan::string(buf, i)?;
+        let (s, end) = scan::raw_string(buf, i)?;
         *out = s;
         Ok(end)
     } else {
         // Wrong type: keep the raw text so the event is still named.
         let end = scan::skip_value(buf, i)?;
-        *out = Cow::Owned(String::from_utf8_lossy(&buf[i..end]).into_owned());
+        *out = Cow::Borrowed(&buf[i..end]);
         Ok(end)
     }
 }
@@ -148,7 +156,7 @@ fn id_field<'a>(buf: &'a [u8], i: usize, out: &mut Id<'a>) -> Step<usize> {
         };
         Ok(end)
     } else {
-        let end = scan::skip_value(buf, i)?;
+        let end = if matches!(buf[i], b'0'..=b'9' | b'-') { scan::number_end(buf, i)? } else { scan::skip_value(buf, i)? };
         *out = match number::integer(&buf[i..end]) {
             Some(n) => Id::Num(n),
             None => Id::Text(Cow::Owned(String::from_utf8_lossy(&buf[i..end]).into_owned())),
@@ -166,7 +174,7 @@ fn time_field(buf: &[u8], i: usize, out: &mut Field<i64>) -> Step<usize> {
         };
         return Ok(end);
     }
-    let end = scan::skip_value(buf, i)?;
+    let end = if matches!(buf[i], b'0'..=b'9' | b'-') { scan::number_end(buf, i)? } else { scan::skip_value(buf, i)? };
     *out = match number::micros_to_ns(&buf[i..end]) {
         Some(v) => Field::Value(v),
         None => Field::Bad,
@@ -180,7 +188,7 @@ fn int_field(buf: &[u8], i: usize, out: &mut Option<i64>) -> Step<usize> {
         *out = number::integer(s.as_bytes());
         return Ok(end);
     }
-    let end = scan::skip_value(buf, i)?;
+    let end = if matches!(buf[i], b'0'..=b'9' | b'-') { scan::number_end(buf, i)? } else { scan::skip_value(buf, i)? };
     *out = number::integer(&buf[i..end]);
     Ok(end)
 }
@@ -278,8 +286,8 @@ mod tests {
         let (ev, end) = parse_event(s, 0).unwrap();
         assert_eq!(end, s.len() - 1);
         assert_eq!(ev.ph, b'X');
-        assert_eq!(ev.cat, "kernel");
-        assert_eq!(ev.name, "a<b>&c");
+        assert_eq!(&*ev.cat, b"kernel");
+        assert_eq!(&*ev.name, b"a<b>&c");
         assert_eq!(ev.ts, Field::Value(10_500));
         assert_eq!(ev.dur, Field::Value(6_144));
         assert_eq!(ev.args.correlation, Some(115120));

@@ -82,6 +82,14 @@ impl Reader {
         }
     }
 
+    /// Feeds text that is already decompressed (used by the threaded native reader).
+    pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
+        self.input = Input::Plain;
+        self.bytes_in += compressed_bytes;
+        self.json_bytes += text.len() as u64;
+        self.json.feed(text, &mut self.builder)
+    }
+
     /// Progress so far.
     pub fn progress(&self) -> Progress {
         Progress { bytes_in: self.bytes_in, json_bytes: self.json_bytes, events: self.json.events() }
@@ -122,16 +130,93 @@ impl Reader {
     }
 }
 
-/// Reads a whole trace from any `std::io::Read` (a file, stdin) in 8 MiB chunks.
-pub fn read_trace(mut source: impl std::io::Read) -> Result<Trace> {
+/// Reads a whole trace from any `std::io::Read` (a file, stdin) in 8 MiB chunks. Natively, gzip
+/// input is inflated on a second thread while this one parses.
+pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
+    let mut first = vec![0u8; 8 << 20];
+    let n = read_some(&mut source, &mut first)?;
+    first.truncate(n);
+    #[cfg(not(target_arch = "wasm32"))]
+    if is_gzip(&first) {
+        return read_gzip_threaded(first, source);
+    }
     let mut reader = Reader::new();
-    let mut buf = vec![0u8; 8 << 20];
+    reader.push(&first)?;
+    let mut buf = first;
+    buf.resize(8 << 20, 0);
     loop {
-        let n = source.read(&mut buf).map_err(|e| Error::new(format!("cannot read input: {e}")))?;
+        let n = read_some(&mut source, &mut buf)?;
         if n == 0 {
             break;
         }
         reader.push(&buf[..n])?;
     }
     reader.finish()
+}
+
+fn read_some(source: &mut impl std::io::Read, buf: &mut [u8]) -> Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match source.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::new(format!("cannot read input: {e}"))),
+        }
+    }
+    Ok(filled)
+}
+
+/// Inflates on a helper thread and parses on this one; blocks travel over a bounded channel.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_gzip_threaded(first: Vec<u8>, mut source: impl std::io::Read + Send) -> Result<Trace> {
+    use std::sync::mpsc::sync_channel;
+    const BLOCK: usize = 4 << 20;
+    let (tx, rx) = sync_channel::<(Vec<u8>, u64)>(4);
+    std::thread::scope(|scope| {
+        let inflater = scope.spawn(move || -> Result<()> {
+            let mut gz = GzipDecoder::default();
+            let mut block: Vec<u8> = Vec::with_capacity(BLOCK);
+            let mut compressed = 0u64;
+            let emit = |out: &[u8], block: &mut Vec<u8>, compressed: &mut u64| -> Result<()> {
+                block.extend_from_slice(out);
+                if block.len() >= BLOCK {
+                    let full = std::mem::replace(block, Vec::with_capacity(BLOCK));
+                    tx.send((full, std::mem::take(compressed))).map_err(|_| Error::new("parser stopped"))?;
+                }
+                Ok(())
+            };
+            compressed += first.len() as u64;
+            gz.push(&first, &mut |out| emit(out, &mut block, &mut compressed))?;
+            let mut buf = first;
+            buf.resize(8 << 20, 0);
+            loop {
+                let n = read_some(&mut source, &mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                compressed += n as u64;
+                gz.push(&buf[..n], &mut |out| emit(out, &mut block, &mut compressed))?;
+            }
+            gz.finish(&mut |out| emit(out, &mut block, &mut compressed))?;
+            if !block.is_empty() || compressed > 0 {
+                tx.send((block, compressed)).map_err(|_| Error::new("parser stopped"))?;
+            }
+            Ok(())
+        });
+        let mut reader = Reader::new();
+        let mut parse_error = None;
+        for (block, compressed) in rx {
+            if let Err(e) = reader.push_json(&block, compressed) {
+                parse_error = Some(e);
+                break;
+            }
+        }
+        let inflate_result = inflater.join().unwrap_or_else(|_| Err(Error::new("inflate thread panicked")));
+        if let Some(e) = parse_error {
+            return Err(e);
+        }
+        inflate_result?;
+        reader.finish()
+    })
 }

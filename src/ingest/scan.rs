@@ -47,6 +47,15 @@ pub fn expect(buf: &[u8], pos: usize, want: u8, what: &'static str) -> Step<usiz
 #[inline]
 pub fn string_end(buf: &[u8], pos: usize) -> Step<(usize, bool)> {
     debug_assert_eq!(buf[pos], b'"');
+    // Keys and short values: a plain loop beats memchr's setup cost.
+    let short_end = (pos + 1 + 24).min(buf.len());
+    for j in pos + 1..short_end {
+        match buf[j] {
+            b'"' => return Ok((j + 1, false)),
+            b'\\' => break,
+            _ => {}
+        }
+    }
     let mut i = pos + 1;
     let mut escaped = false;
     loop {
@@ -76,6 +85,21 @@ pub fn string<'a>(buf: &'a [u8], pos: usize) -> Step<(Cow<'a, str>, usize)> {
     let raw = &buf[pos + 1..end - 1];
     let text = if escaped { Cow::Owned(unescape(raw).ok_or(Stop::Bad("bad escape in string", pos))?) } else { utf8(raw) };
     Ok((text, end))
+}
+
+/// Reads a string at `pos` as bytes (unescaped, UTF-8 not yet validated).
+pub fn raw_string(buf: &[u8], pos: usize) -> Step<(Cow<'_, [u8]>, usize)> {
+    if buf.get(pos) != Some(&b'"') {
+        return if pos >= buf.len() { Err(Stop::Incomplete) } else { Err(Stop::Bad("expected a string", pos)) };
+    }
+    let (end, escaped) = string_end(buf, pos)?;
+    let raw = &buf[pos + 1..end - 1];
+    if escaped {
+        let s = unescape(raw).ok_or(Stop::Bad("bad escape in string", pos))?;
+        Ok((Cow::Owned(s.into_bytes()), end))
+    } else {
+        Ok((Cow::Borrowed(raw), end))
+    }
 }
 
 fn utf8(raw: &[u8]) -> Cow<'_, str> {
@@ -144,6 +168,20 @@ const fn class_table() -> [u8; 256] {
     t
 }
 static CLASS: [u8; 256] = class_table();
+
+/// Scans a JSON number at `pos`: returns the position after it (validation is left to the
+/// number parsers).
+#[inline]
+pub fn number_end(buf: &[u8], pos: usize) -> Step<usize> {
+    let mut i = pos;
+    while i < buf.len() {
+        match buf[i] {
+            b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E' => i += 1,
+            _ => return if i == pos { Err(Stop::Bad("expected a value", pos)) } else { Ok(i) },
+        }
+    }
+    Err(Stop::Incomplete)
+}
 
 /// Finds the end of the scalar (number, true, false, null) starting at `pos`.
 #[inline]

@@ -9,7 +9,7 @@
 //! - GPU event → CPU op: its launch's op; failing that, the `cpu_op` with the same `External id`.
 
 use crate::model::{OpKind, Trace, NONE};
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 
 /// Fills every link column of `trace`.
 pub fn link(trace: &mut Trace) {
@@ -20,7 +20,7 @@ pub fn link(trace: &mut Trace) {
 
 fn link_gpu_to_launches(trace: &mut Trace) {
     let l = &trace.launches;
-    let mut by_corr: HashMap<i64, u32> = HashMap::with_capacity(l.len());
+    let mut by_corr: HashMap<i64, u32> = HashMap::default();
     for i in 0..l.len() {
         if l.correlation[i] >= 0 {
             by_corr.entry(l.correlation[i]).or_insert(i as u32);
@@ -40,7 +40,7 @@ fn link_gpu_to_launches(trace: &mut Trace) {
     // Flow fallback: finish (stream, ts) → id → start (pid, tid, ts) → launch on that thread.
     let finishes: HashMap<(i64, i64), i64> = trace.flow_finishes.iter().map(|f| ((f.tid, f.ts), f.id)).collect();
     let starts: HashMap<i64, (i64, i64, i64)> = trace.flow_starts.iter().map(|s| (s.id, (s.pid, s.tid, s.ts))).collect();
-    let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::new();
+    let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::default();
     for i in 0..l.len() {
         let t = &trace.threads[l.thread[i] as usize];
         launch_at.insert((t.pid, t.tid, l.ts[i]), i as u32);
@@ -57,7 +57,7 @@ fn link_gpu_to_launches(trace: &mut Trace) {
 
 fn link_gpu_to_ops(trace: &mut Trace) {
     let ops = &trace.ops;
-    let mut by_external: HashMap<i64, u32> = HashMap::new();
+    let mut by_external: HashMap<i64, u32> = HashMap::default();
     for i in 0..ops.len() {
         if ops.kind[i] == OpKind::CpuOp && ops.external_id[i] >= 0 {
             by_external.entry(ops.external_id[i]).or_insert(i as u32);

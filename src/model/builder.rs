@@ -2,15 +2,15 @@
 
 use super::*;
 use crate::ingest::{EventSink, Field, Id, RawEvent};
-use std::collections::HashMap;
+
 
 /// Collects events into a [`Trace`]; the ingest layer drives it through [`EventSink`].
 #[derive(Default)]
 pub struct TraceBuilder {
     trace: Trace,
-    threads: HashMap<(i64, i64), u32>,
-    process_names: HashMap<i64, NameId>,
-    thread_names: HashMap<(i64, i64), NameId>,
+    threads: FastMap<(i64, i64), u32>,
+    process_names: FastMap<i64, NameId>,
+    thread_names: FastMap<(i64, i64), NameId>,
 }
 
 /// What an event becomes in the model.
@@ -22,16 +22,16 @@ enum Dest {
     Ignore,
 }
 
-fn dest_of_x(cat: &str) -> Dest {
+fn dest_of_x(cat: &[u8]) -> Dest {
     match cat {
-        "kernel" | "Kernel" => Dest::Gpu(GpuKind::Kernel),
-        "gpu_memcpy" | "Memcpy" => Dest::Gpu(GpuKind::Memcpy),
-        "gpu_memset" | "Memset" => Dest::Gpu(GpuKind::Memset),
-        "cpu_op" | "Operator" | "operator" => Dest::Op(OpKind::CpuOp),
-        "user_annotation" => Dest::Op(OpKind::UserAnnotation),
-        "python_function" => Dest::Op(OpKind::PythonFunction),
-        "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver" | "hip_runtime" | "hip_driver" | "runtime" => Dest::Launch,
-        "gpu_user_annotation" => Dest::GpuAnnotation,
+        b"kernel" | b"Kernel" => Dest::Gpu(GpuKind::Kernel),
+        b"gpu_memcpy" | b"Memcpy" => Dest::Gpu(GpuKind::Memcpy),
+        b"gpu_memset" | b"Memset" => Dest::Gpu(GpuKind::Memset),
+        b"cpu_op" | b"Operator" | b"operator" => Dest::Op(OpKind::CpuOp),
+        b"user_annotation" => Dest::Op(OpKind::UserAnnotation),
+        b"python_function" => Dest::Op(OpKind::PythonFunction),
+        b"cuda_runtime" | b"cuda_driver" | b"Runtime" | b"Driver" | b"hip_runtime" | b"hip_driver" | b"runtime" => Dest::Launch,
+        b"gpu_user_annotation" => Dest::GpuAnnotation,
         _ => Dest::Ignore,
     }
 }
@@ -54,13 +54,7 @@ impl TraceBuilder {
     }
 
     fn intern_raw(&mut self, raw: Option<&[u8]>) -> NameId {
-        match raw {
-            None => NO_NAME,
-            Some(b) => match std::str::from_utf8(b) {
-                Ok(s) => self.trace.names.intern(s),
-                Err(_) => self.trace.names.intern(&String::from_utf8_lossy(b)),
-            },
-        }
+        raw.map_or(NO_NAME, |b| self.trace.names.intern_bytes(b))
     }
 
     /// Returns (ts, dur) or records why the event is skipped.
@@ -68,26 +62,26 @@ impl TraceBuilder {
         let ts = match ev.ts {
             Field::Value(v) => v,
             Field::Missing => {
-                self.trace.warnings.add("event without ts (skipped)", index, &ev.name);
+                self.trace.warnings.add("event without ts (skipped)", index, &ev.name_text());
                 return None;
             }
             Field::Bad => {
-                self.trace.warnings.add("ts is not a number (skipped)", index, &ev.name);
+                self.trace.warnings.add("ts is not a number (skipped)", index, &ev.name_text());
                 return None;
             }
         };
         let dur = match ev.dur {
             Field::Value(v) if v < 0 => {
-                self.trace.warnings.add("negative dur (set to 0)", index, &ev.name);
+                self.trace.warnings.add("negative dur (set to 0)", index, &ev.name_text());
                 0
             }
             Field::Value(v) => v,
             Field::Missing => {
-                self.trace.warnings.add("complete event without dur (skipped)", index, &ev.name);
+                self.trace.warnings.add("complete event without dur (skipped)", index, &ev.name_text());
                 return None;
             }
             Field::Bad => {
-                self.trace.warnings.add("dur is not a number (skipped)", index, &ev.name);
+                self.trace.warnings.add("dur is not a number (skipped)", index, &ev.name_text());
                 return None;
             }
         };
@@ -127,7 +121,7 @@ impl EventSink for TraceBuilder {
         self.trace.stats.events += 1;
         let kept = match ev.ph {
             b'X' => self.complete_event(&ev, index),
-            b's' | b'f' if ev.cat == "ac2g" => self.flow(&ev, index),
+            b's' | b'f' if &*ev.cat == b"ac2g" => self.flow(&ev, index),
             b'M' => {
                 self.metadata(&ev);
                 None
@@ -150,7 +144,7 @@ impl TraceBuilder {
             return None;
         }
         let Some((ts, dur)) = self.times(ev, index) else { return Some(false) };
-        let name = self.trace.names.intern(&ev.name);
+        let name = self.trace.names.intern_bytes(&ev.name);
         let pid = self.id_value(&ev.pid);
         let tid = self.id_value(&ev.tid);
         let a = &ev.args;
@@ -194,8 +188,8 @@ impl TraceBuilder {
             }
             Dest::Launch => {
                 let thread = self.thread(pid, tid);
-                let n = &*ev.name;
-                let is_graph = n.starts_with("cudaGraphLaunch") || n.starts_with("hipGraphLaunch") || n == "cuGraphLaunch";
+                let n: &[u8] = &ev.name;
+                let is_graph = n.starts_with(b"cudaGraphLaunch") || n.starts_with(b"hipGraphLaunch") || n == b"cuGraphLaunch";
                 let l = &mut self.trace.launches;
                 l.name.push(name);
                 l.ts.push(ts);
@@ -239,11 +233,11 @@ impl TraceBuilder {
         let Some(value) = &ev.args.name else { return };
         let pid = self.id_value(&ev.pid);
         match &*ev.name {
-            "process_name" => {
+            b"process_name" => {
                 let id = self.trace.names.intern(value);
                 self.process_names.insert(pid, id);
             }
-            "thread_name" => {
+            b"thread_name" => {
                 let tid = self.id_value(&ev.tid);
                 let id = self.trace.names.intern(value);
                 self.thread_names.insert((pid, tid), id);

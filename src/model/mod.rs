@@ -9,7 +9,7 @@ mod interner;
 pub mod meta;
 
 pub use builder::TraceBuilder;
-pub use interner::{Interner, NameId, NO_NAME};
+pub use interner::{FastHasher, FastMap, Interner, NameId, NO_NAME};
 pub use meta::{DeviceInfo, TraceMeta, Vendor};
 
 /// Marker for "no link" in the `u32` index columns.

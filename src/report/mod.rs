@@ -3,9 +3,14 @@
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
 pub mod categories;
+pub mod html;
 pub mod kernels;
 pub mod ops;
+pub mod roofline;
+pub mod svg;
 pub mod timeline;
+
+pub use html::html_report;
 
 use crate::analysis::Analysis;
 use crate::table::Table;
@@ -25,6 +30,12 @@ pub const TABLES: &[(&str, Builder)] = &[
     ("short_kernels_histogram", timeline::short_kernels_histogram),
     ("short_kernels", timeline::short_kernels),
     ("kernels", kernels::kernels),
+    ("roofline_summary", roofline::roofline_summary),
+    ("roofline_gemm", roofline::roofline_gemm),
+    ("roofline_grouped_gemm", roofline::roofline_grouped_gemm),
+    ("roofline_attention", roofline::roofline_attention),
+    ("roofline_norm", roofline::roofline_norm),
+    ("roofline_elementwise", roofline::roofline_elementwise),
 ];
 
 /// Names of all tables.
@@ -35,4 +46,10 @@ pub fn table_names() -> Vec<&'static str> {
 /// Builds one table by name.
 pub fn table(analysis: &Analysis, name: &str) -> Option<Table> {
     TABLES.iter().find(|(n, _)| *n == name).map(|(_, build)| build(analysis))
+}
+
+/// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order).
+pub fn workbook(analysis: &Analysis) -> Vec<u8> {
+    let tables: Vec<Table> = TABLES.iter().map(|(_, build)| build(analysis)).collect();
+    crate::table::xlsx::workbook(&tables)
 }

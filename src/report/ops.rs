@@ -6,7 +6,7 @@ use crate::analysis::ops::{op_category_of_family, owner, owner_label, Owner, Sta
 use crate::analysis::Analysis;
 use crate::model::{NameId, NO_NAME};
 use crate::table::{Cell, Table};
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 
 /// A GPU-row filter.
 pub type RowFilter<'a> = &'a dyn Fn(usize) -> bool;
@@ -16,6 +16,11 @@ const US: f64 = 1e3;
 
 fn pct(part: i64, whole: i64) -> f64 {
     if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
+}
+
+/// False for kernels without a launch when `Options.include_unlinked` is off.
+pub fn included(a: &Analysis, i: usize) -> bool {
+    a.options.include_unlinked || owner(a, i) != Owner::Unlinked
 }
 
 /// Op category of GPU row `i`.
@@ -30,7 +35,8 @@ fn dominant(m: &HashMap<&'static str, i64>) -> &'static str {
 
 /// Adds cumulative-percentage cells after sorting rows by total time.
 fn with_cumulative(rows: &mut [(i64, Vec<Cell>)], whole: i64) {
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    // Ties (equal time) are ordered by the row's text so the output does not depend on hash order.
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.iter().map(Cell::text).cmp(b.1.iter().map(Cell::text))));
     let mut cum = 0;
     for (t, cells) in rows.iter_mut() {
         cum += *t;
@@ -47,18 +53,18 @@ pub fn ops_summary(a: &Analysis) -> Table {
 /// Per leaf op name (or launcher): invocations, kernels, total/mean/median/min/max GPU time of its kernels.
 pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
-    let mut per_instance: HashMap<Owner, i64> = HashMap::new();
-    let mut kernels: HashMap<Owner, usize> = HashMap::new();
-    let mut cats: HashMap<String, HashMap<&'static str, i64>> = HashMap::new();
+    let mut per_instance: HashMap<Owner, i64> = HashMap::default();
+    let mut kernels: HashMap<Owner, usize> = HashMap::default();
+    let mut cats: HashMap<String, HashMap<&'static str, i64>> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let o = owner(a, i);
         *per_instance.entry(o).or_insert(0) += g.dur[i];
         *kernels.entry(o).or_insert(0) += 1;
         *cats.entry(owner_label(a, o).to_string()).or_default().entry(row_op_category(a, i)).or_insert(0) += g.dur[i];
         whole += g.dur[i];
     }
-    let mut by_name: HashMap<String, (Vec<i64>, usize)> = HashMap::new();
+    let mut by_name: HashMap<String, (Vec<i64>, usize)> = HashMap::default();
     for (o, t) in &per_instance {
         let e = by_name.entry(owner_label(a, *o).to_string()).or_default();
         e.0.push(*t);
@@ -104,9 +110,9 @@ pub fn ops_summary_by_category(a: &Analysis) -> Table {
 /// GPU time per op category (from the kernel family of each row).
 pub fn ops_summary_by_category_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
-    let mut agg: HashMap<&'static str, (usize, i64, std::collections::HashSet<Owner>)> = HashMap::new();
+    let mut agg: HashMap<&'static str, (usize, i64, std::collections::HashSet<Owner>)> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let e = agg.entry(row_op_category(a, i)).or_default();
         e.0 += 1;
         e.1 += g.dur[i];
@@ -145,16 +151,16 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             _ => (owner_label(a, o).to_string(), NO_NAME, NO_NAME, NO_NAME),
         }
     };
-    let mut per_instance: HashMap<Owner, (i64, usize, HashMap<&'static str, i64>)> = HashMap::new();
+    let mut per_instance: HashMap<Owner, (i64, usize, HashMap<&'static str, i64>)> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let e = per_instance.entry(owner(a, i)).or_default();
         e.0 += g.dur[i];
         e.1 += 1;
         *e.2.entry(row_op_category(a, i)).or_insert(0) += g.dur[i];
         whole += g.dur[i];
     }
-    let mut by_key: HashMap<Key, (Vec<i64>, usize, HashMap<&'static str, i64>)> = HashMap::new();
+    let mut by_key: HashMap<Key, (Vec<i64>, usize, HashMap<&'static str, i64>)> = HashMap::default();
     for (o, (t, k, cats)) in per_instance {
         let e = by_key.entry(key_of(o)).or_default();
         e.0.push(t);
@@ -206,9 +212,9 @@ pub fn kernel_summary(a: &Analysis) -> Table {
 /// Per kernel name under its parent op: count, total, mean, min, max, % of GPU time. Category first.
 pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
-    let mut agg: HashMap<(String, NameId, u16), Vec<i64>> = HashMap::new();
+    let mut agg: HashMap<(String, NameId, u16), Vec<i64>> = HashMap::default();
     let mut whole = 0;
-    for i in (0..g.len()).filter(|&i| keep(i)) {
+    for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let parent = owner_label(a, owner(a, i)).to_string();
         agg.entry((parent, g.name[i], a.categories.of_row[i])).or_default().push(g.dur[i]);
         whole += g.dur[i];

@@ -3,7 +3,7 @@
 use crate::analysis::ops::{owner, owner_label};
 use crate::analysis::{short_kernels, timeline, Analysis};
 use crate::table::{Cell, Table};
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 
 /// One row per timeline quantity per device (TraceLens' `gpu_timeline` row names).
 pub fn gpu_timeline(a: &Analysis) -> Table {
@@ -50,7 +50,7 @@ pub fn short_kernels_histogram(a: &Analysis) -> Table {
 pub fn short_kernels(a: &Analysis) -> Table {
     let g = &a.trace.gpu;
     let kernel_total: i64 = a.kernel_time_ns();
-    let mut agg: HashMap<(u32, String), (u64, i64)> = HashMap::new();
+    let mut agg: HashMap<(u32, String), (u64, i64)> = HashMap::default();
     for i in short_kernels::short_kernel_rows(a) {
         let e = agg.entry((g.name[i], owner_label(a, owner(a, i)).to_string())).or_default();
         e.0 += 1;

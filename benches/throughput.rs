@@ -1,0 +1,155 @@
+//! End-to-end throughput and peak memory of `traceprism summary` on a ~1 GB trace.
+//!
+//! Builds the input by repeating the real H100 llama fixture back to back (timestamps shifted
+//! by the trace span, correlation / External / flow / python ids offset per copy), writes it as
+//! `.json` and `.json.gz` under `target/bench-data/`, then runs the release binary on each and
+//! prints MB/s and peak RSS next to the targets. Run with `cargo bench`.
+//! `TRACEPRISM_BENCH_MB=200 cargo bench` builds a smaller input.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const FIXTURE: &str = "fixtures/llama_dense_eager.pt.trace.json.gz";
+
+fn inflate(path: &Path) -> Vec<u8> {
+    let gz = std::fs::read(path).expect("fixture");
+    let mut out = Vec::new();
+    let mut dec = traceprism::ingest::GzipDecoder::default();
+    dec.push(&gz, &mut |b| {
+        out.extend_from_slice(b);
+        Ok(())
+    })
+    .unwrap();
+    dec.finish(&mut |b| {
+        out.extend_from_slice(b);
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+fn shift(ev: &mut serde_json::Value, dt: f64, did: i64) {
+    use serde_json::Value;
+    if let Some(ts) = ev.get("ts").and_then(Value::as_f64) {
+        ev["ts"] = serde_json::json!(ts + dt);
+    }
+    if ev.get("cat").and_then(Value::as_str) == Some("ac2g") {
+        if let Some(id) = ev.get("id").and_then(Value::as_i64) {
+            ev["id"] = serde_json::json!(id + did);
+        }
+    }
+    if let Some(args) = ev.get_mut("args").and_then(Value::as_object_mut) {
+        for key in ["correlation", "External id", "Python id", "Python parent id"] {
+            if let Some(v) = args.get(key).and_then(Value::as_i64) {
+                args.insert(key.to_string(), serde_json::json!(v + did));
+            }
+        }
+    }
+}
+
+fn build(target_mb: u64, json_path: &Path) {
+    let text = inflate(Path::new(FIXTURE));
+    let mut doc: serde_json::Value = serde_json::from_slice(&text).expect("fixture JSON");
+    let events = doc["traceEvents"].as_array().cloned().unwrap_or_default();
+    doc["traceEvents"] = serde_json::json!([]);
+    let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+    for e in &events {
+        if let Some(ts) = e.get("ts").and_then(|v| v.as_f64()) {
+            lo = lo.min(ts);
+            hi = hi.max(ts + e.get("dur").and_then(|v| v.as_f64()).unwrap_or(0.0));
+        }
+    }
+    let span = (hi - lo) + 1000.0;
+    let copies = ((target_mb * 1_000_000) as f64 / text.len() as f64).ceil() as i64;
+    let mut w = BufWriter::with_capacity(1 << 22, std::fs::File::create(json_path).unwrap());
+    let header = serde_json::to_string(&doc).unwrap();
+    let head = header.trim_end_matches('}').replace("\"traceEvents\":[]", "\"traceEvents\":[");
+    let (before, after) = head.split_at(head.find("\"traceEvents\":[").unwrap() + "\"traceEvents\":[".len());
+    let rest = after.trim_start_matches(',');
+    write!(w, "{before}").unwrap();
+    let mut first = true;
+    for c in 0..copies {
+        for e in &events {
+            let mut e = e.clone();
+            shift(&mut e, c as f64 * span, c * 10_000_000);
+            if !first {
+                w.write_all(b",\n").unwrap();
+            }
+            first = false;
+            serde_json::to_writer(&mut w, &e).unwrap();
+        }
+    }
+    write!(w, "]{}{}}}", if rest.is_empty() { "" } else { "," }, rest).unwrap();
+    w.flush().unwrap();
+    println!("built {} ({copies} copies of {FIXTURE})", json_path.display());
+}
+
+/// Runs the CLI and returns (seconds, peak MB parsed from its verbose output).
+fn run(bin: &str, path: &Path) -> (f64, f64) {
+    let start = Instant::now();
+    let out = Command::new(bin).args(["summary", path.to_str().unwrap(), "--verbose"]).output().expect("run traceprism");
+    let secs = start.elapsed().as_secs_f64();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let peak = text
+        .lines()
+        .find(|l| l.starts_with("peak memory"))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN);
+    (secs, peak)
+}
+
+fn main() {
+    let target_mb: u64 = std::env::var("TRACEPRISM_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let dir = PathBuf::from("target/bench-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join(format!("llama_{target_mb}mb.json"));
+    let gz = dir.join(format!("llama_{target_mb}mb.json.gz"));
+    if !json.exists() {
+        build(target_mb, &json);
+    }
+    if !gz.exists() {
+        let ok = Command::new("sh").arg("-c").arg(format!("gzip -1 -c {} > {}", json.display(), gz.display())).status().unwrap();
+        assert!(ok.success(), "gzip failed");
+    }
+    let json_bytes = std::fs::metadata(&json).unwrap().len() as f64;
+    let mb = json_bytes / 1e6;
+    let bin = env!("CARGO_BIN_EXE_traceprism");
+
+    // Baselines: inflate alone, and serde_json validating the text without building anything.
+    let gz_bytes = std::fs::read(&gz).unwrap();
+    let t = Instant::now();
+    let mut n = 0u64;
+    let mut dec = traceprism::ingest::GzipDecoder::default();
+    for c in gz_bytes.chunks(8 << 20) {
+        dec.push(c, &mut |b| {
+            n += b.len() as u64;
+            Ok(())
+        })
+        .unwrap();
+    }
+    dec.finish(&mut |b| {
+        n += b.len() as u64;
+        Ok(())
+    })
+    .unwrap();
+    let inflate_s = t.elapsed().as_secs_f64();
+    drop(gz_bytes);
+    let t = Instant::now();
+    let f = std::io::BufReader::with_capacity(1 << 22, std::fs::File::open(&json).unwrap());
+    let _: serde::de::IgnoredAny = serde_json::from_reader(f).unwrap();
+    let serde_s = t.elapsed().as_secs_f64();
+
+    let (json_s, json_peak) = run(bin, &json);
+    let (gz_s, gz_peak) = run(bin, &gz);
+    println!("\ninput: {mb:.0} MB of JSON ({:.0} MB gzip), built from {FIXTURE}", std::fs::metadata(&gz).unwrap().len() as f64 / 1e6);
+    println!("{:<44} {:>9} {:>10} {:>10} {:>12}", "run", "seconds", "MB/s", "peak MB", "peak/JSON");
+    println!("{:<44} {:>9.2} {:>10.0}", "baseline: miniz_oxide inflate only", inflate_s, n as f64 / 1e6 / inflate_s);
+    println!("{:<44} {:>9.2} {:>10.0}", "baseline: serde_json validate (IgnoredAny)", serde_s, mb / serde_s);
+    println!("{:<44} {:>9.2} {:>10.0} {:>10.0} {:>12.3}", "traceprism summary .json", json_s, mb / json_s, json_peak, json_peak * 1e6 / json_bytes);
+    println!("{:<44} {:>9.2} {:>10.0} {:>10.0} {:>12.3}", "traceprism summary .json.gz", gz_s, mb / gz_s, gz_peak, gz_peak * 1e6 / json_bytes);
+    println!("\ntargets: ≥ 700 MB/s on .json; .gz within 1.3× of inflate time (now {:.2}×); peak ≤ 0.4× JSON size", gz_s / inflate_s);
+}

@@ -1,0 +1,104 @@
+// Times the page in Chromium: from picking a trace to the first table on screen, and the wasm
+// memory high-water mark, next to the native CLI on the same file. Prints figures; asserts nothing.
+//
+//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N]
+//
+// Default traces: fixtures/llama_dense_eager.pt.trace.json.gz and its plain-JSON form. With
+// --big-mb N, also a ~N MB plain-JSON trace built from it by repeating its events shifted in time
+// (written to a temp file). Run `npm run build` and `cargo build --release` first.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { ROOT, launch, serve, pickFile, waitReady } from '../tests/browser/browser.mjs';
+
+const args = process.argv.slice(2);
+let bigMb = 0;
+const bi = args.indexOf('--big-mb');
+if (bi >= 0) {
+  bigMb = Number(args[bi + 1]);
+  args.splice(bi, 2);
+}
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-bench-'));
+const base = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
+const traces = args.length ? args : [base];
+if (!args.length) {
+  const plain = path.join(tmp, 'llama_dense_eager.pt.trace.json');
+  fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(base)));
+  traces.push(plain);
+}
+if (bigMb > 0) traces.push(buildBig(base, bigMb));
+
+/** Repeats the events of `src` until the JSON is about `mb` MB, shifting ts and ids each copy. */
+function buildBig(src, mb) {
+  const trace = JSON.parse(zlib.gunzipSync(fs.readFileSync(src)).toString());
+  const events = trace.traceEvents;
+  let lo = Infinity, hi = -Infinity;
+  for (const e of events) if (typeof e.ts === 'number') { lo = Math.min(lo, e.ts); hi = Math.max(hi, e.ts + (e.dur || 0)); }
+  const span = Math.ceil(hi - lo) + 1000;
+  const out = path.join(tmp, `big_${mb}mb.json`);
+  const fd = fs.openSync(out, 'w');
+  const { traceEvents, ...header } = trace;
+  const head = JSON.stringify(header);
+  fs.writeSync(fd, head.slice(0, -1) + (head.length > 2 ? ',' : '') + '"traceEvents":[');
+  let written = 0, copy = 0, first = true;
+  while (written < mb * 1e6) {
+    const shift = copy * span;
+    const idShift = copy * 10_000_000;
+    let chunk = '';
+    for (const e of events) {
+      const c = { ...e };
+      if (typeof c.ts === 'number') c.ts = c.ts + shift;
+      if (c.args && typeof c.args === 'object') {
+        c.args = { ...c.args };
+        for (const k of ['correlation', 'External id']) if (typeof c.args[k] === 'number' && c.args[k] > 0) c.args[k] += idShift;
+      }
+      if (c.ph === 's' || c.ph === 'f') c.id = typeof c.id === 'number' ? c.id + idShift : c.id;
+      chunk += (first ? '' : ',') + JSON.stringify(c);
+      first = false;
+      if (chunk.length > 8 << 20) { fs.writeSync(fd, chunk); written += chunk.length; chunk = ''; }
+    }
+    fs.writeSync(fd, chunk);
+    written += chunk.length;
+    copy++;
+  }
+  fs.writeSync(fd, ']}');
+  fs.closeSync(fd);
+  return out;
+}
+
+const cli = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
+function nativeSeconds(file) {
+  if (!fs.existsSync(cli)) return null;
+  const t0 = process.hrtime.bigint();
+  execFileSync(cli, ['summary', file, '--json'], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 });
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+const server = await serve();
+const browser = await launch();
+try {
+  console.log('trace | file MB | JSON MB | parse s | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | native s | page/native');
+  for (const file of traces) {
+    const page = await browser.context.newPage();
+    await page.goto(server.url + '#overview', { waitUntil: 'networkidle' });
+    await pickFile(page, file);
+    await waitReady(page, 30 * 60_000);
+    await page.waitForFunction(() => window.traceprismTiming.firstTable !== null, null, { timeout: 30 * 60_000 });
+    const t = await page.evaluate(() => window.traceprismTiming);
+    const analyse = (t.analysed - t.start) / 1000;
+    const first = (t.firstTable - t.start) / 1000;
+    const size = fs.statSync(file).size;
+    const json = file.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(file)).length : size;
+    const native = nativeSeconds(file);
+    console.log([path.basename(file), (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), ((t.parsed - t.start) / 1000).toFixed(3), analyse.toFixed(3), first.toFixed(3),
+      (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
+      native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | '));
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# THE test command: setup, the Rust tests, the native CLI, the page build and the browser tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+bash scripts/setup.sh
+echo "== cargo test --release"
+cargo test --release
+echo "== cargo build --release (the CLI the browser tests compare against)"
+cargo build --release
+echo "== page build"
+npm run --silent build
+echo "== browser tests"
+npm run --silent test:browser

@@ -1,0 +1,239 @@
+//! Roofline: FLOPs and bytes of GEMM, grouped-GEMM, attention, norm and elementwise op calls, their
+//! achieved TFLOP/s and TB/s, arithmetic intensity, bound and % of the device roof.
+//!
+//! A GPU row is credited to the nearest CPU op a shape model covers: its linked leaf op first, then
+//! the ops enclosing it. Kernels replayed from graphs or without a launch have no shapes and are not
+//! modelled (their time is reported as `unmodeled`). Calls with identical name, `Input Dims`,
+//! `Input type` and `Concrete Inputs` form one row, like TraceLens' unique-args tables.
+//!
+//! Bytes assume every operand crosses HBM once. Small operands that stay in L2 (tens of MB on
+//! H100 / MI300X) can therefore show more than 100 % of the memory roof; that is a cache effect,
+//! not a counting error. GPU time of a call includes every GPU row it launched (kernels and the
+//! memsets cuBLAS issues for its workspace).
+
+pub mod devices;
+pub mod flops;
+pub mod rules;
+
+pub use devices::Peaks;
+pub use flops::{Precision, Work};
+
+use super::ops::{owner, Owner};
+use super::shapes::{parse_dims, parse_types};
+use super::Analysis;
+use crate::model::{NameId, OpKind, NONE};
+use rules::{Model, ModelRef, OpRules};
+use std::collections::HashMap;
+
+/// Which roofline table an op belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    Gemm,
+    GroupedGemm,
+    Attention,
+    Norm,
+    Elementwise,
+}
+
+impl Family {
+    /// All families, in table order.
+    pub const ALL: [Family; 5] = [Family::Gemm, Family::GroupedGemm, Family::Attention, Family::Norm, Family::Elementwise];
+
+    /// Display name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Gemm => "GEMM",
+            Family::GroupedGemm => "grouped GEMM (MoE)",
+            Family::Attention => "attention",
+            Family::Norm => "norm",
+            Family::Elementwise => "elementwise",
+        }
+    }
+
+    fn of(model: Model) -> Family {
+        match model {
+            Model::Mm | Model::Addmm | Model::Bmm | Model::Baddbmm | Model::Matmul | Model::Linear | Model::ScaledMm => Family::Gemm,
+            Model::GroupedMm => Family::GroupedGemm,
+            Model::SdpaBhsd | Model::SdpaBshd => Family::Attention,
+            Model::Norm => Family::Norm,
+            Model::Elementwise | Model::Reduce | Model::Gather => Family::Elementwise,
+        }
+    }
+}
+
+/// One group of identical op calls with their work and GPU time.
+#[derive(Debug, Clone)]
+pub struct OpRow {
+    pub name: String,
+    pub family: Family,
+    pub input_dims: String,
+    pub input_types: String,
+    pub concrete_inputs: String,
+    /// Work of one call.
+    pub work: Work,
+    /// Number of calls.
+    pub calls: usize,
+    /// Number of GPU rows (kernels, copies) the calls ran.
+    pub kernels: usize,
+    /// Sum of the calls' GPU time (ns).
+    pub total_ns: i64,
+}
+
+impl OpRow {
+    /// Mean GPU time of one call (ns).
+    pub fn mean_ns(&self) -> f64 {
+        if self.calls == 0 { 0.0 } else { self.total_ns as f64 / self.calls as f64 }
+    }
+    /// FLOP per byte.
+    pub fn intensity(&self) -> f64 {
+        if self.work.bytes > 0.0 { self.work.flops / self.work.bytes } else { 0.0 }
+    }
+    /// Achieved TFLOP/s (`flops / mean time`).
+    pub fn tflops(&self) -> f64 {
+        let t = self.mean_ns();
+        if t > 0.0 { self.work.flops / t / 1e3 } else { 0.0 }
+    }
+    /// Achieved TB/s.
+    pub fn tbs(&self) -> f64 {
+        let t = self.mean_ns();
+        if t > 0.0 { self.work.bytes / t / 1e3 } else { 0.0 }
+    }
+    /// Roof at this row's intensity, bound and % of that roof, if the device is known.
+    pub fn against(&self, peaks: &Peaks) -> Verdict {
+        let p = self.work.precision;
+        let roof = peaks.roof(p, self.intensity());
+        Verdict {
+            peak_tflops: peaks.compute_tflops(p),
+            roof_tflops: roof,
+            bound: if self.intensity() >= peaks.ridge(p) { "compute" } else { "memory" },
+            pct_of_roof: if roof > 0.0 { 100.0 * self.tflops() / roof } else { 0.0 },
+        }
+    }
+}
+
+/// A row judged against the device roof.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verdict {
+    /// Compute peak for the row's precision (TFLOP/s).
+    pub peak_tflops: f64,
+    /// Attainable TFLOP/s at the row's intensity.
+    pub roof_tflops: f64,
+    /// `compute` or `memory`.
+    pub bound: &'static str,
+    /// Achieved / attainable, in %.
+    pub pct_of_roof: f64,
+}
+
+/// The roofline of a trace.
+#[derive(Debug, Clone, Default)]
+pub struct Roofline {
+    /// Device roofs, when known (from `deviceProperties` or `Options.device`).
+    pub peaks: Option<Peaks>,
+    /// Groups of identical calls, most GPU time first.
+    pub rows: Vec<OpRow>,
+    /// GPU time credited to modelled ops (ns).
+    pub modeled_ns: i64,
+    /// GPU time of all GPU rows (ns).
+    pub gpu_ns: i64,
+}
+
+impl Roofline {
+    /// Rows of one family.
+    pub fn family(&self, f: Family) -> impl Iterator<Item = &OpRow> + '_ {
+        self.rows.iter().filter(move |r| r.family == f)
+    }
+}
+
+/// Nearest op (the op itself, then enclosing CPU ops) that a shape model covers.
+fn modelled_op(a: &Analysis, rules: &OpRules, op: u32, cache: &mut HashMap<u32, Option<(u32, ModelRef)>>) -> Option<(u32, ModelRef)> {
+    if let Some(hit) = cache.get(&op) {
+        return *hit;
+    }
+    let ops = &a.trace.ops;
+    let mut cur = op;
+    let mut found = None;
+    for _ in 0..64 {
+        if cur == NONE || cur as usize >= ops.len() {
+            break;
+        }
+        let i = cur as usize;
+        if ops.kind[i] == OpKind::CpuOp {
+            if let Some(r) = rules.lookup(a.trace.name(ops.name[i])) {
+                found = Some((cur, r));
+                break;
+            }
+        }
+        cur = ops.parent[i];
+    }
+    cache.insert(op, found);
+    found
+}
+
+/// Work of one call by model.
+fn work_of(r: ModelRef, name: &str, c: &flops::Call) -> Option<Work> {
+    match r.model {
+        Model::Mm => flops::mm(c, 0, 1, None, None),
+        Model::Addmm => flops::mm(c, 1, 2, Some(0), None),
+        Model::Bmm => flops::bmm(c, 0, 1, None),
+        Model::Baddbmm => flops::bmm(c, 1, 2, Some(0)),
+        Model::Matmul => flops::matmul(c),
+        Model::Linear => flops::linear(c),
+        Model::ScaledMm => flops::mm(c, 0, 1, None, Some(2.0)),
+        Model::GroupedMm => flops::grouped_mm(c),
+        Model::SdpaBhsd => flops::attention(c, true, r.causal_arg),
+        Model::SdpaBshd => flops::attention(c, false, r.causal_arg),
+        Model::Norm => flops::norm(c),
+        Model::Elementwise => flops::elementwise(c, name),
+        Model::Reduce => flops::reduce(c),
+        Model::Gather => flops::gather(c, name),
+    }
+}
+
+/// Computes the roofline of an analysed trace.
+pub fn analyze(a: &Analysis) -> Roofline {
+    let rules = OpRules::builtin();
+    let g = &a.trace.gpu;
+    let ops = &a.trace.ops;
+    let mut cache = HashMap::new();
+    // per modelled op call: (model, GPU ns, GPU rows)
+    let mut calls: HashMap<u32, (ModelRef, i64, usize)> = HashMap::new();
+    let mut gpu_ns = 0;
+    for i in 0..g.len() {
+        gpu_ns += g.dur[i];
+        let Owner::Op(op) = owner(a, i) else { continue };
+        let Some((call, r)) = modelled_op(a, &rules, op, &mut cache) else { continue };
+        let e = calls.entry(call).or_insert((r, 0, 0));
+        e.1 += g.dur[i];
+        e.2 += 1;
+    }
+    type Key = (NameId, NameId, NameId, NameId);
+    let mut groups: HashMap<Key, (ModelRef, usize, usize, i64)> = HashMap::new();
+    for (op, (r, ns, k)) in calls {
+        let o = op as usize;
+        let e = groups.entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o])).or_insert((r, 0, 0, 0));
+        e.1 += 1;
+        e.2 += k;
+        e.3 += ns;
+    }
+    let mut rows = Vec::new();
+    let mut modeled_ns = 0;
+    for ((name, dims, types, concrete), (r, n_calls, kernels, total_ns)) in groups {
+        let (name, dims_t, types_t, concrete_t) = (a.trace.name(name), a.trace.name(dims), a.trace.name(types), a.trace.name(concrete));
+        let (d, t, c) = (parse_dims(dims_t), parse_types(types_t), parse_types(concrete_t));
+        let Some(work) = work_of(r, name, &flops::Call { dims: &d, types: &t, concrete: &c }) else { continue };
+        modeled_ns += total_ns;
+        rows.push(OpRow {
+            name: name.to_string(),
+            family: Family::of(r.model),
+            input_dims: dims_t.to_string(),
+            input_types: types_t.to_string(),
+            concrete_inputs: concrete_t.to_string(),
+            work,
+            calls: n_calls,
+            kernels,
+            total_ns,
+        });
+    }
+    rows.sort_by(|x, y| y.total_ns.cmp(&x.total_ns).then_with(|| x.name.cmp(&y.name)).then_with(|| x.input_dims.cmp(&y.input_dims)));
+    Roofline { peaks: devices::select(&a.trace.meta.devices, a.options.device.as_deref()), rows, modeled_ns, gpu_ns }
+}

@@ -1,0 +1,192 @@
+//! The wasm face: the API the page's Web Worker drives.
+//!
+//! It calls exactly the functions the CLI calls: [`crate::Reader`] (push / progress / finish),
+//! [`crate::Analysis::new`], [`crate::report::table`] and [`crate::table::Table::to_csv`], so the page
+//! and `traceprism export` agree cell for cell. Errors come back as JS exceptions whose message is the
+//! core's [`crate::Error`] text.
+
+use crate::analysis::{Analysis, Options};
+use crate::ingest::Reader;
+use crate::report;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// Where the analyzer is in its life: reading chunks, or done with an analysis.
+enum State {
+    Reading(Box<Reader>),
+    Done(Box<Analysis>),
+    /// After an error or while `finish` runs: nothing more can be done.
+    Spent,
+}
+
+/// Streaming trace analyzer: `push` chunks, `finish`, then ask for tables.
+#[wasm_bindgen]
+pub struct Analyzer {
+    options: Options,
+    state: State,
+}
+
+fn js_error(message: impl std::fmt::Display) -> JsValue {
+    js_sys::Error::new(&message.to_string()).into()
+}
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    // Maps become plain objects, u64 counts become numbers (all fit in 2^53 for real traces).
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value.serialize(&serializer).map_err(|e| js_error(format!("cannot convert to JS: {e}")))
+}
+
+#[wasm_bindgen]
+impl Analyzer {
+    /// A new analyzer. `options_json` is the JSON form of [`Options`] (missing fields take defaults;
+    /// an empty string means all defaults).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options_json: &str) -> Result<Analyzer, JsValue> {
+        let options: Options = if options_json.trim().is_empty() {
+            Options::default()
+        } else {
+            serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
+        };
+        Ok(Analyzer { options, state: State::Reading(Box::new(Reader::new())) })
+    }
+
+    /// Feeds the next chunk of the file (gzip or plain JSON, any size).
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
+        match &mut self.state {
+            State::Reading(reader) => reader.push(chunk).map_err(|e| {
+                self.state = State::Spent;
+                js_error(e)
+            }),
+            _ => Err(js_error("push after finish")),
+        }
+    }
+
+    /// `{bytes_in, json_bytes, events}` so far.
+    pub fn progress(&self) -> Result<JsValue, JsValue> {
+        match &self.state {
+            State::Reading(reader) => to_js(&reader.progress()),
+            State::Done(a) => to_js(&crate::ingest::Progress {
+                bytes_in: a.trace.stats.bytes_in,
+                json_bytes: a.trace.stats.json_bytes,
+                events: a.trace.stats.events,
+            }),
+            State::Spent => Err(js_error("analyzer is spent")),
+        }
+    }
+
+    /// Ends the input, links and analyses the trace; returns the summary object.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let reader = match std::mem::replace(&mut self.state, State::Spent) {
+            State::Reading(reader) => reader,
+            State::Done(a) => {
+                self.state = State::Done(a);
+                return Err(js_error("finish called twice"));
+            }
+            State::Spent => return Err(js_error("analyzer is spent")),
+        };
+        let trace = reader.finish().map_err(js_error)?;
+        let analysis = Analysis::new(trace, self.options.clone()).map_err(js_error)?;
+        let summary = summary_of(&analysis);
+        self.state = State::Done(Box::new(analysis));
+        to_js(&summary)
+    }
+
+    /// Names of every table, in display/export order.
+    pub fn table_names(&self) -> Vec<String> {
+        report::table_names().into_iter().map(String::from).collect()
+    }
+
+    /// One table as `{name, columns, rows}`; cells are numbers (times in µs), strings or null.
+    pub fn table(&self, name: &str) -> Result<JsValue, JsValue> {
+        let table = self.build_table(name)?;
+        to_js(&table)
+    }
+
+    /// One table as RFC 4180 CSV text, byte for byte what `traceprism export` writes.
+    pub fn csv(&self, name: &str) -> Result<String, JsValue> {
+        Ok(self.build_table(name)?.to_csv())
+    }
+
+    /// Kernel time rolled up by (category, phase, pass, layer): compact columns for the page's
+    /// charts, so no chart needs the full per-kernel table.
+    pub fn rollup(&self) -> Result<JsValue, JsValue> {
+        let State::Done(analysis) = &self.state else {
+            return Err(js_error("no trace analysed yet"));
+        };
+        to_js(&rollup::rollup(analysis))
+    }
+
+    /// Bytes of wasm linear memory in use (the high-water mark: wasm memory never shrinks).
+    pub fn memory_bytes() -> f64 {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
+}
+
+impl Analyzer {
+    fn build_table(&self, name: &str) -> Result<crate::table::Table, JsValue> {
+        let State::Done(analysis) = &self.state else {
+            return Err(js_error("no trace analysed yet"));
+        };
+        report::table(analysis, name).ok_or_else(|| js_error(format!("no table named {name:?}")))
+    }
+}
+
+/// The overview the page shows first: the same summary `traceprism summary --json` prints.
+fn summary_of(a: &Analysis) -> impl Serialize {
+    crate::summary::summary(a)
+}
+
+/// Kernel time grouped by category, phase, pass and layer.
+mod rollup {
+    use crate::analysis::Analysis;
+    use crate::model::NONE;
+    use serde::Serialize;
+    use std::collections::HashMap;
+
+    /// Column-wise groups; `category` indexes `categories`, `pass`/`layer` are -1 when unassigned.
+    #[derive(Serialize, Default)]
+    pub struct Rollup {
+        pub categories: Vec<String>,
+        pub families: Vec<String>,
+        pub category: Vec<u32>,
+        pub phase: Vec<Option<&'static str>>,
+        pub pass: Vec<i64>,
+        pub layer: Vec<i64>,
+        pub count: Vec<u64>,
+        /// Summed kernel duration, µs.
+        pub dur_us: Vec<f64>,
+    }
+
+    /// Groups every kernel row.
+    pub fn rollup(a: &Analysis) -> Rollup {
+        let mut out = Rollup::default();
+        let mut cat_ids: HashMap<&str, u32> = HashMap::new();
+        let mut groups: HashMap<(u32, Option<&'static str>, u32, u32), (u64, i64)> = HashMap::new();
+        for i in a.trace.kernel_rows() {
+            let name = a.categories.name(i);
+            let cat = *cat_ids.entry(name).or_insert_with(|| {
+                out.categories.push(name.to_string());
+                out.families.push(a.categories.family(i).to_string());
+                (out.categories.len() - 1) as u32
+            });
+            let phase = a.phases.phase_of_row.get(i).copied().flatten().map(|p| p.as_str());
+            let pass = a.phases.pass_of_row.get(i).copied().unwrap_or(NONE);
+            let layer = a.layers.layer_of_row.get(i).copied().unwrap_or(NONE);
+            let g = groups.entry((cat, phase, pass, layer)).or_insert((0, 0));
+            g.0 += 1;
+            g.1 += a.trace.gpu.dur[i];
+        }
+        let mut keys: Vec<_> = groups.into_iter().collect();
+        keys.sort_unstable_by_key(|((c, ph, p, l), _)| (*p, *l, *c, *ph));
+        let id = |v: u32| if v == NONE { -1 } else { v as i64 };
+        for ((cat, phase, pass, layer), (count, dur)) in keys {
+            out.category.push(cat);
+            out.phase.push(phase);
+            out.pass.push(id(pass));
+            out.layer.push(id(layer));
+            out.count.push(count);
+            out.dur_us.push(dur as f64 / 1000.0);
+        }
+        out
+    }
+}

@@ -1,0 +1,80 @@
+// Shared by the browser tests and the page benchmark: Debian's Chromium driven by playwright-core,
+// a fresh profile every time, and the built page served under a sub-path.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = process.env.TRACEPRISM_DIST || path.join(ROOT, 'dist');
+
+/** Path of the Chromium to drive. */
+export function chromiumPath() {
+  for (const p of [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']) if (p && fs.existsSync(p)) return p;
+  throw new Error('Chromium not found: run scripts/setup.sh (apt-get install chromium)');
+}
+
+/** Launches Chromium with a fresh profile; resolves to {context, close}. */
+export async function launch() {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath(),
+    headless: true,
+    acceptDownloads: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Serves dist/ under /traceprism/. */
+export function serve() {
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error(`${DIST}/index.html missing: run "npm run build"`);
+  return startServer({ dir: DIST, base: '/traceprism/' });
+}
+
+/** Puts a local file into the page's file input (same path as the picker). */
+export async function pickFile(page, file) {
+  await page.setInputFiles('#file-input', file);
+}
+
+/**
+ * Drops a file on the page the way a person does: a DataTransfer holding a File, dispatched as
+ * dragenter/dragover/drop. The bytes are handed over from Node in base64 pieces.
+ */
+export async function dropFile(page, file, name = path.basename(file)) {
+  const bytes = fs.readFileSync(file);
+  const handle = await page.evaluateHandle(() => []);
+  const piece = 4 << 20;
+  for (let o = 0; o < bytes.length; o += piece) {
+    await page.evaluate(([parts, b64]) => {
+      const bin = atob(b64);
+      const u = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+      parts.push(u);
+    }, [handle, bytes.subarray(o, o + piece).toString('base64')]);
+  }
+  await page.evaluate(([parts, fileName]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(parts, fileName));
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }
+    parts.length = 0;
+  }, [handle, name]);
+}
+
+/** Waits until the page says the trace is analysed (or failed). */
+export async function waitReady(page, timeout = 120_000) {
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout });
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state !== 'ready') throw new Error(`page state ${state}: ${await page.textContent('#error')}`);
+}

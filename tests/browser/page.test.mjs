@@ -1,0 +1,239 @@
+// Browser tests of the built page (dist/), served under /traceprism/ and driven in Debian's
+// Chromium. Expected values come from the native CLI (`traceprism export` / `summary --json`)
+// run on the same real fixture, never from the page itself.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, launch, serve, dropFile, pickFile, waitReady } from './browser.mjs';
+import { parseCsv, readStoredZip } from './csv.mjs';
+
+const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
+const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
+const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-browser-'));
+
+let server, browser;
+
+before(async () => {
+  assert.ok(fs.existsSync(CLI), `${CLI} missing: run cargo build --release`);
+  server = await serve();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The CLI's CSV export of a trace: Map table name → CSV text. */
+function cliExport(trace) {
+  const out = fs.mkdtempSync(path.join(tmp, 'cli-'));
+  execFileSync(CLI, ['export', trace, '--out', out]);
+  return new Map(fs.readdirSync(out).filter((f) => f.endsWith('.csv')).map((f) => [f.slice(0, -4), fs.readFileSync(path.join(out, f), 'utf8')]));
+}
+
+function cliSummary(trace) {
+  return JSON.parse(execFileSync(CLI, ['summary', trace, '--json'], { maxBuffer: 1 << 28 }).toString());
+}
+
+async function newPage() {
+  const page = await browser.context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+  return { page, problems };
+}
+
+/** The cells of the first page of a displayed table: full text (hover title for shortened names). */
+async function displayed(page, name) {
+  return page.$$eval(`table[data-table="${name}"]`, (tables) => {
+    const t = tables[0];
+    const head = [...t.querySelectorAll('thead th')].map((th) => th.textContent);
+    const rows = [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.title || td.textContent));
+    return { head, rows };
+  });
+}
+
+/** Asserts a displayed table's first page equals the first rows of the CLI's CSV. */
+function assertSameAsCli(shown, csvText, name) {
+  const csv = parseCsv(csvText);
+  assert.deepEqual(shown.head, csv[0], `${name}: columns`);
+  assert.ok(shown.rows.length > 0 || csv.length === 1, `${name}: no rows shown`);
+  shown.rows.forEach((row, i) => {
+    row.forEach((cell, j) => {
+      const want = csv[i + 1][j];
+      const a = Number(cell), b = Number(want);
+      if (cell !== want && !(cell !== '' && want !== '' && Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)))) {
+        assert.fail(`${name} row ${i} column ${csv[0][j]}: page shows ${JSON.stringify(cell)}, CLI has ${JSON.stringify(want)}`);
+      }
+    });
+  });
+}
+
+test('dropping a real trace: no request, tables and CSV/zip exports equal the CLI', async () => {
+  const cli = cliExport(FIXTURE);
+  const summary = cliSummary(FIXTURE);
+  const { page, problems } = await newPage();
+  await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
+  // The worker and its wasm are loaded with the page; from here on nothing may go out.
+  const requests = [];
+  page.on('request', (r) => { if (!/^(blob|data):/.test(r.url())) requests.push(r.url()); });
+  await dropFile(page, FIXTURE);
+  await waitReady(page);
+  await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
+  assert.deepEqual(requests, [], 'dropping a trace made network requests');
+
+  // Same tables as the CLI exports.
+  const names = await page.evaluate(() => [...document.querySelectorAll('table.data')].map((t) => t.dataset.table));
+  assert.ok(names.includes('kernels'));
+  const kernelsCsv = cli.get('kernels');
+  assertSameAsCli(await displayed(page, 'kernels'), kernelsCsv, 'kernels');
+  for (const name of names) assertSameAsCli(await displayed(page, name), cli.get(name), name);
+
+  // Overview numbers against the CLI's summary and an independent sum over the CLI's kernels.csv.
+  await page.goto(server.url + '#overview');
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
+  const fact = (k) => page.getAttribute(`[data-fact="${k}"]`, 'data-value');
+  const rows = parseCsv(kernelsCsv);
+  const dur = rows[0].indexOf('dur_us');
+  const sumUs = rows.slice(1).reduce((s, r) => s + Number(r[dur]), 0);
+  assert.equal(Number(await fact('kernels')), rows.length - 1);
+  assert.equal(Number(await fact('kernels')), summary.counts.kernels);
+  assert.ok(Math.abs(Number(await fact('kernel_time')) - sumUs / 1000) < 1e-6, 'kernel time');
+  assert.equal(Number(await fact('events')), summary.input.events);
+
+  // Phase view: whatever phase tables exist equal the CLI's.
+  await page.goto(server.url + '#phases');
+  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  for (const name of await page.evaluate(() => [...document.querySelectorAll('table.data')].map((t) => t.dataset.table))) {
+    assertSameAsCli(await displayed(page, name), cli.get(name), name);
+  }
+
+  // One table's CSV button, then all tables as a zip: byte-identical to `traceprism export`.
+  await page.goto(server.url + '#kernels');
+  await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
+  const [one] = await Promise.all([page.waitForEvent('download'), page.click('[data-table-box="kernels"] button.export-csv')]);
+  assert.equal(one.suggestedFilename(), 'kernels.csv');
+  assert.equal(fs.readFileSync(await one.path(), 'utf8'), kernelsCsv);
+  const [all] = await Promise.all([page.waitForEvent('download'), page.click('#export-all')]);
+  const zip = readStoredZip(fs.readFileSync(await all.path()));
+  assert.deepEqual([...zip.keys()].sort(), [...cli.keys()].map((n) => `${n}.csv`).sort());
+  for (const [name, text] of cli) assert.equal(zip.get(`${name}.csv`).toString('utf8'), text, `${name}.csv differs from the CLI`);
+
+  assert.deepEqual(requests, [], 'exports made network requests');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('every view renders for a real trace and the URL hash keeps the view', async () => {
+  const { page, problems } = await newPage();
+  await page.goto(server.url);
+  await page.click('#example-button');
+  await waitReady(page);
+  const summary = cliSummary(EXAMPLE);
+  assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), summary.counts.kernels);
+  for (const view of ['overview', 'categories', 'phases', 'layers', 'ops', 'kernels']) {
+    await page.click(`#tabs a[data-view="${view}"]`);
+    await page.waitForSelector(`[data-view="${view}"][data-rendered]`, { timeout: 60_000 });
+    assert.ok(page.url().endsWith(`#${view}`), `hash for ${view}: ${page.url()}`);
+    assert.equal(await page.$$eval(`#view .error`, (e) => e.length), 0, `${view} shows an error`);
+  }
+  // Sorting and filtering the kernels table.
+  const box = '[data-table-box="kernels"]';
+  await page.fill(`${box} input[type=search]`, 'Cijk_');
+  const nameCol = 1 + (await page.$$eval(`${box} thead th`, (ths) => ths.map((th) => th.textContent))).indexOf('name');
+  const names = await page.$$eval(`${box} tbody tr td:nth-child(${nameCol})`, (tds) => tds.map((td) => td.title || td.textContent));
+  assert.ok(names.length > 0 && names.every((n) => n.includes('Cijk_')), 'filter');
+  await page.fill(`${box} input[type=search]`, '');
+  await page.click(`${box} th:text-is("dur_us")`);
+  const durs = await page.$$eval(`${box} tbody tr td:nth-child(3)`, (tds) => tds.map((td) => Number(td.textContent)));
+  assert.ok(durs.length > 1 && durs.every((d, i) => i === 0 || durs[i - 1] >= d), 'sorted by dur_us descending');
+  // Reload keeps the view named in the hash (after loading again).
+  await page.reload();
+  await page.click('#example-button');
+  await waitReady(page);
+  await page.waitForSelector('[data-view="kernels"][data-rendered]');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('trace text is shown as text: a kernel named <img src=x onerror=alert(1)> stays text', async () => {
+  const evil = '<img src=x onerror=alert(1)>';
+  const trace = {
+    traceEvents: [
+      { ph: 'X', cat: 'cpu_op', name: 'aten::mm', pid: 1, tid: 1, ts: 1000, dur: 50, args: { 'External id': 7 } },
+      { ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: 1010, dur: 5, args: { correlation: 42, 'External id': 7 } },
+      { ph: 'X', cat: 'kernel', name: evil, pid: 0, tid: 7, ts: 1020, dur: 12.5, args: { device: 0, stream: 7, correlation: 42, 'External id': 7 } },
+    ],
+  };
+  const file = path.join(tmp, 'xss.json');
+  fs.writeFileSync(file, JSON.stringify(trace));
+  const { page, problems } = await newPage();
+  await page.goto(server.url + '#kernels');
+  await pickFile(page, file);
+  await waitReady(page);
+  for (const view of ['kernels', 'ops', 'overview', 'categories']) {
+    await page.goto(server.url + '#' + view);
+    await page.waitForSelector(`[data-view="${view}"][data-rendered]`);
+    assert.equal(await page.$$eval('img', (i) => i.length), 0, `an <img> element was created in ${view}`);
+  }
+  await page.goto(server.url + '#kernels');
+  await page.waitForSelector('[data-view="kernels"][data-rendered]');
+  const cells = await page.$$eval('table[data-table="kernels"] td', (tds) => tds.map((td) => td.textContent));
+  assert.ok(cells.includes(evil), 'the name is shown literally');
+  assert.deepEqual(problems, [], 'no script ran');
+  await page.close();
+});
+
+test('a file that is not a trace gives a readable error, and the next trace replaces it', async () => {
+  const bad = path.join(tmp, 'notes.json');
+  fs.writeFileSync(bad, '{"hello": [1, 2, 3]}');
+  const { page, problems } = await newPage();
+  await page.goto(server.url);
+  await pickFile(page, bad);
+  await page.waitForFunction(() => document.body.dataset.state === 'error');
+  const message = await page.textContent('#error');
+  assert.match(message, /notes\.json/);
+  assert.match(message, /not a trace/);
+  await pickFile(page, EXAMPLE);
+  await waitReady(page);
+  assert.equal(await page.isVisible('#error'), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the page cannot reach another origin (Content-Security-Policy)', async () => {
+  const { page } = await newPage();
+  await page.goto(server.url);
+  const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  assert.match(csp, /default-src 'self'/);
+  assert.match(csp, /connect-src 'self'/);
+  assert.doesNotMatch(csp, /https?:|\*/);
+  const result = await page.evaluate(() => fetch('http://127.0.0.2:9/x').then(() => 'reached', () => 'blocked'));
+  assert.equal(result, 'blocked');
+  await page.close();
+});
+
+test('cancel stops a load mid-way and the page stays usable', async () => {
+  // A plain-JSON copy of a real trace: big enough (58 MB) that the load is still running when cancelled.
+  const zlib = await import('node:zlib');
+  const plain = path.join(tmp, 'llama_plain.json');
+  fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(FIXTURE)));
+  const { page, problems } = await newPage();
+  await page.goto(server.url);
+  await pickFile(page, plain);
+  await page.waitForFunction(() => document.body.dataset.state === 'loading');
+  await page.click('#cancel-button');
+  await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
+  assert.match(await page.textContent('#error'), /cancelled/i);
+  assert.equal(await page.isVisible('#progress'), false);
+  await page.click('#example-button');
+  await waitReady(page);
+  assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), cliSummary(EXAMPLE).counts.kernels);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,201 @@
+// The page: loading (drop, picker, example), progress and cancel, tabs, export.
+import { el, clear } from './dom.js';
+import { Session } from './session.js';
+import { formatBytes, formatCount } from './format.js';
+import { VIEWS, readHash, writeHash } from './routing.js';
+import { saveFile, saveZip } from './download.js';
+import { overview } from './views/overview.js';
+import { categories } from './views/categories.js';
+import { phases } from './views/phases.js';
+import { layers } from './views/layers.js';
+import { ops } from './views/ops.js';
+import { kernels } from './views/kernels.js';
+
+const RENDER = { overview, categories, phases, layers, ops, kernels };
+const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
+const $ = (id) => document.getElementById(id);
+
+/** Everything about the loaded trace; replaced whole when another trace loads. */
+let current = null;
+/**
+ * The worker that owns the core. It is started when the page loads, so dropping a trace makes no
+ * request at all; it is reused for the next trace and replaced only after a cancel.
+ */
+let core = null;
+let renderToken = 0;
+
+/** Timing marks for the benchmark and tests (no trace content). */
+const timing = (window.traceprismTiming = {});
+
+function setState(state) {
+  document.body.dataset.state = state;
+}
+
+function showError(message) {
+  const box = $('error');
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+function setProgress(visible, fraction = 0, text = '') {
+  $('progress').hidden = !visible;
+  $('progress-bar').value = fraction;
+  $('progress-text').textContent = text;
+}
+
+/** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
+async function loadTrace(blob, fileName) {
+  if (current && document.body.dataset.state === 'loading') restartCore();
+  const session = core;
+  const trace = { session, fileName, summary: null, tableNames: [], tables: new Map(), csvs: new Map(), rollup: null };
+  current = trace;
+  showError('');
+  $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
+  $('tabs').hidden = true;
+  clear($('view')).append(el('div', { class: 'empty', text: 'reading…' }));
+  setState('loading');
+  timing.start = performance.now();
+  timing.bytes = blob.size;
+  timing.firstTable = null;
+  setProgress(true, 0, 'starting…');
+  try {
+    const result = await session.load(blob, {}, ({ bytesRead, total, events }) => {
+      if (current !== trace) return;
+      if (bytesRead === total) timing.parsed = performance.now();
+      setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+    });
+    if (current !== trace) return;
+    timing.analysed = performance.now();
+    timing.memory = result.memory;
+    trace.summary = result.summary;
+    trace.tableNames = result.tables;
+    setProgress(false);
+    $('tabs').hidden = false;
+    setState('ready');
+    await showView();
+  } catch (err) {
+    if (current !== trace) return;
+    setProgress(false);
+    current = null;
+    clear($('view'));
+    if (err.message === 'cancelled') {
+      showError('Loading cancelled.');
+      setState('cancelled');
+    } else {
+      restartCore(); // a failed core may be left unusable (a trap): start clean for the next file
+      showError(`Could not read ${fileName}: ${err.message}`);
+      setState('error');
+    }
+  }
+}
+
+/** Stops the worker (the only way to interrupt the core mid-parse) and starts a fresh one. */
+function restartCore() {
+  if (core) core.close();
+  core = new Session();
+}
+
+function cancel() {
+  if (!current || document.body.dataset.state !== 'loading') return;
+  restartCore();
+}
+
+/** The context a view renders with: summary, table names and cached fetchers. */
+function contextFor(trace, view) {
+  const cached = (map, key, make) => {
+    if (!map.has(key)) map.set(key, make().catch((e) => { map.delete(key); throw e; }));
+    return map.get(key);
+  };
+  return {
+    summary: trace.summary,
+    fileName: trace.fileName,
+    tableNames: trace.tableNames,
+    table: (name) => cached(trace.tables, name, () => trace.session.call('table', { name })),
+    csv: (name) => cached(trace.csvs, name, () => trace.session.call('csv', { name })),
+    rollup: () => (trace.rollup ||= trace.session.call('rollup')),
+    exportCsv: async (name) => {
+      try {
+        saveFile(`${name}.csv`, await trace.session.call('csv', { name }));
+      } catch (err) {
+        showError(`export of ${name} failed: ${err.message}`);
+      }
+    },
+    setArgs: (args) => writeHash(view, args),
+  };
+}
+
+/** Renders the view named in the URL hash. */
+async function showView() {
+  if (!current || !current.summary) return;
+  const { view, args } = readHash();
+  writeHash(view, args);
+  for (const a of $('tabs').querySelectorAll('a')) a.classList.toggle('active', a.dataset.view === view);
+  const token = ++renderToken;
+  const root = el('div', { attrs: { 'data-view': view } });
+  clear($('view')).append(root);
+  try {
+    await RENDER[view](contextFor(current, view), root, args);
+    if (token === renderToken && timing.firstTable === null && root.querySelector('table.data')) timing.firstTable = performance.now();
+    if (token === renderToken) root.dataset.rendered = 'true';
+  } catch (err) {
+    if (token === renderToken && err.message !== 'cancelled') root.append(el('div', { class: 'error', text: `This view failed: ${err.message}` }));
+  }
+}
+
+async function exportAll() {
+  if (!current) return;
+  const trace = current;
+  try {
+    const files = [];
+    for (const name of trace.tableNames) files.push({ name: `${name}.csv`, text: await trace.session.call('csv', { name }) });
+    const base = trace.fileName.replace(/(\.pt)?\.trace\.json(\.gz)?$|\.json(\.gz)?$/, '') || 'trace';
+    saveZip(`${base}-tables.zip`, files);
+  } catch (err) {
+    showError(`export failed: ${err.message}`);
+  }
+}
+
+async function loadExample() {
+  try {
+    const res = await fetch(EXAMPLE);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    await loadTrace(await res.blob(), EXAMPLE.split('/').pop());
+  } catch (err) {
+    showError(`Could not load the example trace: ${err.message}`);
+  }
+}
+
+function wireDrop() {
+  let depth = 0;
+  const overlay = $('drop-overlay');
+  const hasFiles = (e) => [...(e.dataTransfer?.types || [])].includes('Files');
+  window.addEventListener('dragenter', (e) => { if (hasFiles(e)) { depth++; overlay.hidden = false; } });
+  window.addEventListener('dragleave', () => { depth = Math.max(0, depth - 1); if (!depth) overlay.hidden = true; });
+  window.addEventListener('dragover', (e) => { if (hasFiles(e)) e.preventDefault(); });
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    const file = e.dataTransfer?.files?.[0];
+    if (file) loadTrace(file, file.name);
+  });
+}
+
+function main() {
+  core = new Session();
+  wireDrop();
+  $('file-input').addEventListener('change', (e) => {
+    const file = e.target.files?.[0];
+    if (file) loadTrace(file, file.name);
+    e.target.value = '';
+  });
+  $('example-button').addEventListener('click', loadExample);
+  $('cancel-button').addEventListener('click', cancel);
+  $('export-all').addEventListener('click', exportAll);
+  window.addEventListener('hashchange', showView);
+  clear($('view')).append(el('div', { class: 'empty', text: 'Drop a trace anywhere on this page, or open one.' }));
+  setState('empty');
+}
+
+if (!VIEWS.every((v) => RENDER[v])) throw new Error('a view has no renderer');
+main();

@@ -1,0 +1,19 @@
+// Categories: kernel time by category and by family, then the category tables.
+import { el } from '../dom.js';
+import { barChart, colour } from '../charts.js';
+import { renderTables, groupRollup } from './common.js';
+
+/** Renders the categories view. */
+export async function categories(ctx, root) {
+  root.append(el('h2', { text: 'Kernel categories' }));
+  const r = await ctx.rollup();
+  const families = [...new Set(r.families)];
+  const famColour = (f) => colour(families.indexOf(f));
+  const byCat = [...groupRollup(r, (i) => r.category[i])].map(([c, g]) => ({ label: r.categories[c], value: g.dur, colour: famColour(r.families[c]), title: `${r.categories[c]} (${r.families[c]}, ${g.count} kernels)` }));
+  const byFam = [...groupRollup(r, (i) => r.families[r.category[i]])].map(([f, g]) => ({ label: f, value: g.dur, colour: famColour(f), title: `${f} (${g.count} kernels)` }));
+  byCat.sort((a, b) => b.value - a.value);
+  byFam.sort((a, b) => b.value - a.value);
+  root.append(el('h3', { text: 'Kernel time by family' }), barChart(byFam));
+  root.append(el('h3', { text: 'Kernel time by category' }), barChart(byCat));
+  await renderTables(ctx, 'categories', root);
+}

@@ -1,0 +1,44 @@
+// Pieces shared by the views.
+import { el } from '../dom.js';
+import { tableView } from '../table-view.js';
+import { viewOfTable } from '../routing.js';
+
+/** A friendly title for a table name (`ops_summary` → `ops summary`). */
+export function titleOf(name) {
+  return name.replace(/_/g, ' ');
+}
+
+/** Renders every table routed to `view` into `container`, in registry order. */
+export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {} } = {}) {
+  const names = ctx.tableNames.filter((n) => viewOfTable(n) === view && !exclude.includes(n));
+  for (const name of names) {
+    const slot = el('div', { class: 'note', text: `building ${titleOf(name)}…` });
+    container.append(slot);
+    try {
+      const table = await ctx.table(name);
+      slot.replaceWith(tableView({ title: titleOf(name), table, onExport: ctx.exportCsv, onRowClick: onRowClick[name] }));
+    } catch (err) {
+      slot.textContent = `${titleOf(name)}: ${err.message}`;
+    }
+  }
+  return names;
+}
+
+/** Groups the rollup by a key function; returns Map key → {dur, count}. */
+export function groupRollup(r, keyOf) {
+  const out = new Map();
+  for (let i = 0; i < r.category.length; i++) {
+    const k = keyOf(i);
+    if (k === undefined) continue;
+    const g = out.get(k) || { dur: 0, count: 0 };
+    g.dur += r.dur_us[i];
+    g.count += r.count[i];
+    out.set(k, g);
+  }
+  return out;
+}
+
+/** Colour of a phase. */
+export function phaseColour(phase) {
+  return { prefill: '#4e79a7', decode: '#f28e2b', mixed: '#b07aa1', unknown: '#bab0ac', 'not-inference': '#9c755f' }[phase] || '#bab0ac';
+}

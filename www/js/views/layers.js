@@ -1,0 +1,51 @@
+// Layers: layer × pass heat map of kernel time, per-layer tables, and the kernels of a chosen layer.
+import { el } from '../dom.js';
+import { heatMap } from '../charts.js';
+import { tableView } from '../table-view.js';
+import { renderTables } from './common.js';
+
+/** Renders the layers view; `args` = [layer, pass?] from the URL hash. */
+export async function layers(ctx, root, args) {
+  root.append(el('h2', { text: 'Transformer layers' }));
+  const r = await ctx.rollup();
+  const passSet = new Set(), layerSet = new Set();
+  for (let i = 0; i < r.layer.length; i++) if (r.layer[i] >= 0) { layerSet.add(r.layer[i]); passSet.add(r.pass[i]); }
+  const detail = el('div', { class: 'layer-detail' });
+  const pick = async (layer, pass) => {
+    ctx.setArgs(pass === undefined || pass === null ? [String(layer)] : [String(layer), String(pass)]);
+    await showKernels(ctx, detail, layer, pass);
+  };
+  if (layerSet.size) {
+    const layersSorted = [...layerSet].sort((a, b) => a - b);
+    const passesSorted = [...passSet].sort((a, b) => a - b);
+    const li = new Map(layersSorted.map((l, k) => [l, k]));
+    const pi = new Map(passesSorted.map((p, k) => [p, k]));
+    const values = layersSorted.map(() => new Array(passesSorted.length).fill(0));
+    for (let i = 0; i < r.layer.length; i++) if (r.layer[i] >= 0) values[li.get(r.layer[i])][pi.get(r.pass[i])] += r.dur_us[i];
+    root.append(el('h3', { text: 'Kernel time: layer (rows) × forward pass (columns)' }),
+      heatMap(values, layersSorted.map((l) => `layer ${l}`), passesSorted.map((p) => `pass ${p}`), { onPick: (row, col) => pick(layersSorted[row], passesSorted[col]) }));
+  } else {
+    root.append(el('p', { class: 'note', text: 'No transformer layers were detected in this trace.' }));
+  }
+  const layerCol = (cols) => cols.indexOf('layer');
+  const passCol = (cols) => cols.indexOf('pass');
+  const onLayerRow = (row, cols) => {
+    const l = row[layerCol(cols)];
+    if (typeof l === 'number') pick(l, passCol(cols) >= 0 && typeof row[passCol(cols)] === 'number' ? row[passCol(cols)] : undefined);
+  };
+  const clickers = Object.fromEntries(ctx.tableNames.map((n) => [n, onLayerRow]));
+  await renderTables(ctx, 'layers', root, { onRowClick: clickers });
+  root.append(detail);
+  if (args.length && Number.isFinite(Number(args[0]))) await showKernels(ctx, detail, Number(args[0]), args[1] !== undefined ? Number(args[1]) : undefined);
+}
+
+async function showKernels(ctx, detail, layer, pass) {
+  detail.replaceChildren(el('div', { class: 'note', text: 'loading kernels…' }));
+  const table = await ctx.table('kernels');
+  const lc = table.columns.indexOf('layer');
+  const pc = table.columns.indexOf('pass');
+  const where = (row) => row[lc] === layer && (pass === undefined || row[pc] === pass);
+  const title = `kernels of layer ${layer}${pass === undefined ? ' (all passes)' : `, pass ${pass}`}`;
+  detail.replaceChildren(tableView({ title, table, where, onExport: ctx.exportCsv, note: 'CSV exports the whole kernels table' }));
+  detail.scrollIntoView({ block: 'nearest' });
+}

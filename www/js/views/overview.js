@@ -1,0 +1,55 @@
+// Overview: device, trace span, kernel count, GPU busy/idle breakdown per device, warnings.
+// Reads the core's Summary (the object `traceprism summary --json` prints).
+import { el } from '../dom.js';
+import { formatUs, formatCount, formatBytes } from '../format.js';
+import { shareBar } from '../charts.js';
+import { renderTables } from './common.js';
+
+function fact(key, label, shown, value) {
+  return el('div', { class: 'fact', attrs: { 'data-fact': key, 'data-value': value ?? '' } },
+    el('div', { class: 'k', text: label }), el('div', { class: 'v', text: shown }));
+}
+
+/** Renders the overview. */
+export async function overview(ctx, root) {
+  const s = ctx.summary;
+  const input = s.input || {};
+  const c = s.counts || {};
+  const tl = s.timeline || [];
+  const span = tl.reduce((m, t) => Math.max(m, t.total), 0) / 1000;
+  root.append(el('h2', { text: 'Overview' }));
+  root.append(el('div', { class: 'facts' },
+    fact('file', 'file', ctx.fileName, ctx.fileName),
+    fact('device', 'device', `${s.device}${s.world_size > 1 ? ` · rank ${s.rank ?? '?'} of ${s.world_size}` : ''}`, s.device),
+    fact('span', 'GPU span (longest device)', formatUs(span), span),
+    fact('kernels', 'kernels', formatCount(c.kernels), c.kernels),
+    fact('kernel_time', 'kernel time (sum)', formatUs(s.kernel_time_ms * 1000), s.kernel_time_ms),
+    fact('phase', 'phase · forward passes', `${s.trace_phase ?? 'unknown'} · ${formatCount(s.passes ?? 0)}`, s.passes),
+    fact('events', 'events read', formatCount(input.events), input.events),
+    fact('size', 'file / JSON size', `${formatBytes(input.bytes_in)} / ${formatBytes(input.json_bytes)}`, input.bytes_in),
+    fact('cpu_ops', 'CPU ops · runtime calls', `${formatCount(c.cpu_ops)} · ${formatCount(c.runtime_calls)}${c.graph_launches ? ` (${formatCount(c.graph_launches)} graph)` : ''}`, c.cpu_ops),
+    fact('memcpy', 'memcpy · memset', `${formatCount(c.memcpy)} · ${formatCount(c.memset)}`, c.memcpy),
+    s.links ? fact('links', 'kernels linked to a launch', `${(s.links.launch_link_pct ?? 0).toFixed(1)} %`, s.links.launch_link_pct) : null));
+
+  for (const t of tl) {
+    const us = (ns) => (ns || 0) / 1000;
+    const exposed = us(t.exposed_comm), memcpy = us(t.exposed_memcpy);
+    const other = Math.max(0, us(t.busy) - us(t.compute) - exposed - memcpy);
+    root.append(el('h3', { text: `GPU ${t.device}: busy / idle over ${formatUs(us(t.total))}` }),
+      shareBar([
+        { label: 'compute', value: us(t.compute), colour: '#4e79a7' },
+        { label: 'exposed communication', value: exposed, colour: '#e15759' },
+        { label: 'exposed memcpy', value: memcpy, colour: '#edc948' },
+        { label: 'other busy', value: other, colour: '#76b7b2' },
+        { label: `idle ≥ micro threshold (${formatCount(t.idle_gaps - t.micro_idle_gaps)} gaps)`, value: us(t.idle) - us(t.micro_idle), colour: '#d9dee5' },
+        { label: `micro-idle (${formatCount(t.micro_idle_gaps)} gaps)`, value: us(t.micro_idle), colour: '#bab0ac' },
+      ]));
+  }
+  const warnings = Object.entries(s.warnings?.counts || {});
+  if (warnings.length) {
+    root.append(el('h3', { text: 'Warnings (what was skipped or repaired while reading)' }),
+      el('ul', { class: 'warnings' }, warnings.map(([k, n]) => el('li', { text: `${k}: ${formatCount(n)}` }))),
+      el('details', {}, el('summary', { text: 'examples' }), el('ul', {}, (s.warnings.examples || []).map((w) => el('li', { class: 'mono', text: w })))));
+  }
+  await renderTables(ctx, 'overview', root);
+}

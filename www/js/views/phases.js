@@ -1,0 +1,33 @@
+// Phases: prefill vs decode time, per-pass durations, then the phase tables.
+import { el } from '../dom.js';
+import { barChart, columnChart } from '../charts.js';
+import { renderTables, groupRollup, phaseColour } from './common.js';
+
+/** Renders the phases view. */
+export async function phases(ctx, root) {
+  root.append(el('h2', { text: 'Prefill / decode phases' }));
+  const r = await ctx.rollup();
+  const byPhase = [...groupRollup(r, (i) => r.phase[i] ?? 'unassigned')].map(([p, g]) => ({ label: p, value: g.dur, colour: phaseColour(p), title: `${p} (${g.count} kernels)` }));
+  byPhase.sort((a, b) => b.value - a.value);
+  root.append(el('h3', { text: 'Kernel time by phase' }), barChart(byPhase));
+  const passes = new Map();
+  for (let i = 0; i < r.pass.length; i++) {
+    if (r.pass[i] < 0) continue;
+    const p = passes.get(r.pass[i]) || { dur: 0, phases: new Map() };
+    p.dur += r.dur_us[i];
+    const ph = r.phase[i] ?? 'unknown';
+    p.phases.set(ph, (p.phases.get(ph) || 0) + r.dur_us[i]);
+    passes.set(r.pass[i], p);
+  }
+  if (passes.size) {
+    const items = [...passes].sort((a, b) => a[0] - b[0]).map(([idx, p]) => {
+      const main = [...p.phases].sort((a, b) => b[1] - a[1])[0][0];
+      return { label: `pass ${idx}`, value: p.dur, colour: phaseColour(main), title: `pass ${idx} (${main})` };
+    });
+    const legend = [...new Set(r.phase.filter(Boolean))].map((p) => ({ label: p, colour: phaseColour(p) }));
+    root.append(el('h3', { text: 'Kernel time per forward pass' }), columnChart(items, { legend }));
+  } else {
+    root.append(el('p', { class: 'note', text: 'No forward passes were detected in this trace.' }));
+  }
+  await renderTables(ctx, 'phases', root);
+}
