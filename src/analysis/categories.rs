@@ -1,9 +1,17 @@
-//! Kernel categories. PLACEHOLDER until issue 3 lands: a handful of name tests.
-//! The interface (`KernelCategories` and its methods) is the contract other analyses use.
+//! Kernel categories: every GPU row (kernel, memcpy, memset) gets a category from one ordered
+//! rules table (`rules/categories.toml`, user rules first), then a sequence pass relabels unfused
+//! eager chains (RMSNorm as pow → mean → add → rsqrt → mul).
+//!
+//! Cost: the rule patterns run once per distinct kernel name (one `RegexSet` pass); conditions on
+//! the op, its shapes and the launcher run once per distinct (name, op name, input dims, launcher,
+//! kind). Only rules with an `under` condition (enclosing ranges) are looked at per row.
 
 use super::Options;
 use crate::error::Result;
-use crate::model::{GpuKind, Trace};
+use crate::model::{GpuKind, NameId, Trace, NONE, NO_NAME};
+use crate::rules::categories::{Rule, RuleSet, SequenceDef};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// A category and its coarse family.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,9 +27,10 @@ pub struct KernelCategories {
     pub categories: Vec<Category>,
     /// Category id of each GPU row (`trace.gpu`).
     pub of_row: Vec<u16>,
-    /// Which rule decided each row (human-readable).
+    /// Which rule decided each row (index into `rules`).
     pub rule_of_row: Vec<u16>,
-    /// Rule descriptions, indexed by rule id.
+    /// Rule descriptions, indexed by rule id: the table's rules in order, then the sequences, then
+    /// the default ("no rule matched").
     pub rules: Vec<String>,
 }
 
@@ -42,27 +51,329 @@ impl KernelCategories {
     pub fn rule(&self, i: usize) -> &str {
         &self.rules[self.rule_of_row[i] as usize]
     }
+    /// Id of a category by name.
+    pub fn id(&self, name: &str) -> Option<u16> {
+        self.categories.iter().position(|c| c.name == name).map(|i| i as u16)
+    }
+    /// Family of a category id.
+    pub fn family_of(&self, id: u16) -> &str {
+        &self.categories[id as usize].family
+    }
 }
 
-/// Categorises every GPU row.
-pub fn categorize(trace: &Trace, _options: &Options) -> Result<KernelCategories> {
-    let cats = [("Other", "Other"), ("GEMM-cuBLAS", "GEMM"), ("Communication-AllReduce", "Communication"), ("Memory-Copy", "Memory"), ("Memory-Set", "Memory")];
-    let mut out = KernelCategories {
-        categories: cats.iter().map(|(n, f)| Category { name: n.to_string(), family: f.to_string() }).collect(),
-        rules: vec!["placeholder".into()],
-        ..Default::default()
-    };
-    for i in 0..trace.gpu.len() {
-        let n = trace.name(trace.gpu.name[i]);
-        let c = match trace.gpu.kind[i] {
-            GpuKind::Memcpy => 3,
-            GpuKind::Memset => 4,
-            GpuKind::Kernel if n.contains("nccl") || n.contains("all_reduce") || n.contains("cross_device_reduce") => 2,
-            GpuKind::Kernel if n.contains("gemm") || n.starts_with("nvjet") || n.starts_with("Cijk") => 1,
-            _ => 0,
-        };
-        out.of_row.push(c);
-        out.rule_of_row.push(0);
+/// Categorises every GPU row with the built-in rules and `options.category_rules`.
+pub fn categorize(trace: &Trace, options: &Options) -> Result<KernelCategories> {
+    let rules = RuleSet::load(options.category_rules.as_deref())?;
+    Ok(Classifier::new(&rules)?.classify(trace))
+}
+
+/// A compiled rules table, reusable across traces.
+pub struct Classifier<'r> {
+    set: &'r RuleSet,
+    /// Whether any rule looks at `op_dims` / `launcher` (keeps cache keys small when not).
+    uses_dims: bool,
+    uses_launcher: bool,
+}
+
+/// Result of looking at the per-key conditions.
+#[derive(Clone, Copy)]
+enum Decision {
+    /// This rule (index into `RuleSet::rules`) or the default when `None`.
+    Rule(Option<u16>),
+    /// An `under` rule is a candidate: decide per row.
+    PerRow,
+}
+
+#[derive(Default)]
+struct FxHasher(u64);
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
     }
-    Ok(out)
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Per-row facts the conditions look at.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    name: NameId,
+    op_name: NameId,
+    dims: NameId,
+    launcher: NameId,
+    kind: u8,
+}
+
+impl<'r> Classifier<'r> {
+    /// Prepares `set` for classifying (the regexes are already compiled by `RuleSet::load`).
+    pub fn new(set: &'r RuleSet) -> Result<Classifier<'r>> {
+        let uses_dims = set.rules.iter().any(|r| r.op_dims.is_some());
+        let uses_launcher = set.rules.iter().any(|r| r.launcher.is_some());
+        Ok(Classifier { set, uses_dims, uses_launcher })
+    }
+
+    /// Candidate rules for a kernel name, in table order: rules whose pattern matches or that
+    /// have none, up to the first one with no other condition (it always wins). Each pattern is
+    /// its own regex (literal prefilters make misses cheap), tried once per distinct name.
+    fn candidates(&self, name: &str) -> Vec<u16> {
+        let bytes = name.as_bytes();
+        let mut out = Vec::new();
+        for (i, rule) in self.set.rules.iter().enumerate() {
+            if rule.pattern.as_ref().is_some_and(|p| !p.is_match(bytes)) {
+                continue;
+            }
+            out.push(i as u16);
+            if is_unconditional(rule) {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Decides every GPU row of `trace`.
+    pub fn classify(&self, trace: &Trace) -> KernelCategories {
+        let g = &trace.gpu;
+        let n = g.len();
+        let default_rule = (self.set.rules.len() + self.set.sequences.len()) as u16;
+        let mut of_row = vec![self.set.other; n];
+        let mut rule_of_row = vec![default_rule; n];
+        let mut by_name: Vec<Option<Box<[u16]>>> = vec![None; trace.names.len()];
+        let mut by_key: FastMap<Key, Decision> = FastMap::default();
+        for i in 0..n {
+            let op = effective_op(trace, i);
+            let key = Key {
+                name: g.name[i],
+                op_name: if op != NONE { trace.ops.name[op as usize] } else { NO_NAME },
+                dims: if self.uses_dims && op != NONE { trace.ops.input_dims[op as usize] } else { NO_NAME },
+                launcher: if self.uses_launcher && g.launch[i] != NONE {
+                    trace.launches.name[g.launch[i] as usize]
+                } else {
+                    NO_NAME
+                },
+                kind: g.kind[i] as u8,
+            };
+            let decision = match by_key.get(&key) {
+                Some(&d) => d,
+                None => {
+                    let cands = by_name[key.name as usize]
+                        .get_or_insert_with(|| self.candidates(trace.name(key.name)).into_boxed_slice());
+                    let d = self.decide(trace, &key, g.kind[i], cands);
+                    by_key.insert(key, d);
+                    d
+                }
+            };
+            let rule = match decision {
+                Decision::Rule(r) => r,
+                Decision::PerRow => {
+                    let cands = by_name[key.name as usize].as_deref().unwrap_or(&[]);
+                    self.decide_row(trace, &key, g.kind[i], op, cands)
+                }
+            };
+            if let Some(r) = rule {
+                of_row[i] = self.set.rules[r as usize].category;
+                rule_of_row[i] = r;
+            }
+        }
+        for (s, seq) in self.set.sequences.iter().enumerate() {
+            apply_sequence(trace, seq, (self.set.rules.len() + s) as u16, &mut of_row, &mut rule_of_row);
+        }
+        let mut rules: Vec<String> = self.set.rules.iter().map(|r| r.describe(&self.set.categories)).collect();
+        rules.extend(self.set.sequences.iter().map(|s| s.describe(&self.set.categories)));
+        rules.push("default: no rule matched -> Other".to_string());
+        KernelCategories {
+            categories: self.set.categories.iter().map(|c| Category { name: c.name.clone(), family: c.family.clone() }).collect(),
+            of_row,
+            rule_of_row,
+            rules,
+        }
+    }
+
+    /// First candidate whose per-key conditions hold; `PerRow` if an `under` rule is reached first.
+    fn decide(&self, trace: &Trace, key: &Key, kind: GpuKind, cands: &[u16]) -> Decision {
+        for &r in cands {
+            let rule = &self.set.rules[r as usize];
+            if !self.key_conditions_hold(trace, rule, key, kind) {
+                continue;
+            }
+            if rule.under.is_some() {
+                return Decision::PerRow;
+            }
+            return Decision::Rule(Some(r));
+        }
+        Decision::Rule(None)
+    }
+
+    fn decide_row(&self, trace: &Trace, key: &Key, kind: GpuKind, op: u32, cands: &[u16]) -> Option<u16> {
+        for &r in cands {
+            let rule = &self.set.rules[r as usize];
+            if !self.key_conditions_hold(trace, rule, key, kind) {
+                continue;
+            }
+            if let Some(under) = &rule.under {
+                if !enclosing_matches(trace, op, under) {
+                    continue;
+                }
+            }
+            return Some(r);
+        }
+        None
+    }
+
+    fn key_conditions_hold(&self, trace: &Trace, rule: &Rule, key: &Key, kind: GpuKind) -> bool {
+        let text = |id: NameId| (id != NO_NAME).then(|| trace.name(id));
+        conditions_hold(rule, kind, text(key.op_name), text(key.dims), text(key.launcher))
+    }
+
+    /// Decides one event described by text: its kernel name, kind, launching op name and that
+    /// op's `Input Dims` text, launcher name, and the names of the enclosing CPU ranges (innermost
+    /// first, the op itself included). Returns the index of the deciding rule in `RuleSet::rules`
+    /// (`None` = no rule, i.e. `Other`). Sequences are not applied. For tests and rule editors.
+    pub fn decide_text(
+        &self,
+        name: &str,
+        kind: GpuKind,
+        op: Option<&str>,
+        dims: Option<&str>,
+        launcher: Option<&str>,
+        enclosing: &[&str],
+    ) -> Option<usize> {
+        for r in self.candidates(name) {
+            let rule = &self.set.rules[r as usize];
+            if !conditions_hold(rule, kind, op, dims, launcher) {
+                continue;
+            }
+            if let Some(under) = &rule.under {
+                if !enclosing.iter().chain(op.iter()).any(|n| under.is_match(n.as_bytes())) {
+                    continue;
+                }
+            }
+            return Some(r as usize);
+        }
+        None
+    }
+}
+
+fn conditions_hold(rule: &Rule, kind: GpuKind, op: Option<&str>, dims: Option<&str>, launcher: Option<&str>) -> bool {
+    if rule.kind.is_some_and(|k| k != kind) {
+        return false;
+    }
+    let holds = |re: &Option<regex::bytes::Regex>, text: Option<&str>| match re {
+        None => true,
+        Some(re) => text.is_some_and(|t| re.is_match(t.as_bytes())),
+    };
+    holds(&rule.op, op) && holds(&rule.op_dims, dims) && holds(&rule.launcher, launcher)
+}
+
+fn is_unconditional(rule: &Rule) -> bool {
+    rule.kind.is_none() && rule.op.is_none() && rule.op_dims.is_none() && rule.under.is_none() && rule.launcher.is_none()
+}
+
+/// The CPU op that launched row `i`, or `NONE`. Graph replays have no op of their own: the op
+/// around the graph launch says nothing about each replayed kernel.
+pub fn effective_op(trace: &Trace, i: usize) -> u32 {
+    let l = trace.gpu.launch[i];
+    if l != NONE && trace.launches.is_graph[l as usize] {
+        return NONE;
+    }
+    trace.gpu.cpu_op[i]
+}
+
+/// True if `op` or any range enclosing it has a name matching `re`.
+fn enclosing_matches(trace: &Trace, mut op: u32, re: &regex::bytes::Regex) -> bool {
+    let mut guard = 0;
+    while op != NONE && guard < 256 {
+        if re.is_match(trace.name(trace.ops.name[op as usize]).as_bytes()) {
+            return true;
+        }
+        op = trace.ops.parent[op as usize];
+        guard += 1;
+    }
+    false
+}
+
+/// Relabels chains of adjacent kernels on one stream that match `seq`.
+fn apply_sequence(trace: &Trace, seq: &SequenceDef, rule_id: u16, of_row: &mut [u16], rule_of_row: &mut [u16]) {
+    let g = &trace.gpu;
+    // Step of each kernel row (per distinct name/op pair), or u8::MAX.
+    const NO_STEP: u8 = u8::MAX;
+    let mut cache: FastMap<(NameId, NameId), u8> = FastMap::default();
+    let mut step = vec![NO_STEP; g.len()];
+    let mut any = false;
+    for i in 0..g.len() {
+        if g.kind[i] != GpuKind::Kernel || !seq.relabel.contains(&of_row[i]) {
+            continue;
+        }
+        let op = effective_op(trace, i);
+        let op_name = if op != NONE { trace.ops.name[op as usize] } else { NO_NAME };
+        let s = *cache.entry((g.name[i], op_name)).or_insert_with(|| {
+            let name = trace.name(g.name[i]).as_bytes();
+            let op_text = trace.name(op_name).as_bytes();
+            // Prefer the op: it names the operation exactly; fall back to the kernel name.
+            let by_op = (op_name != NO_NAME)
+                .then(|| seq.step_regex.iter().position(|re| re.is_match(op_text)))
+                .flatten();
+            by_op.or_else(|| seq.step_regex.iter().position(|re| re.is_match(name))).map_or(NO_STEP, |p| p as u8)
+        });
+        step[i] = s;
+        any |= s != NO_STEP;
+    }
+    if !any {
+        return;
+    }
+    // Kernel rows per (device, stream), in time order.
+    let mut streams: FastMap<(i32, i32), Vec<u32>> = FastMap::default();
+    for i in 0..g.len() {
+        if g.kind[i] == GpuKind::Kernel {
+            streams.entry((g.device[i], g.stream[i])).or_default().push(i as u32);
+        }
+    }
+    let is = |row: u32, want: usize| step[row as usize] as usize == want;
+    for rows in streams.values_mut() {
+        rows.sort_by_key(|&r| g.ts[r as usize]);
+        let mut k = 0;
+        while k + seq.steps.len() <= rows.len() {
+            if !seq.steps.iter().enumerate().all(|(j, &s)| is(rows[k + j], s)) {
+                k += 1;
+                continue;
+            }
+            let mut first = k;
+            for &s in seq.lead.iter().rev() {
+                if first > 0 && is(rows[first - 1], s) {
+                    first -= 1;
+                }
+            }
+            let mut end = k + seq.steps.len();
+            for &s in &seq.trail {
+                if end < rows.len() && is(rows[end], s) {
+                    end += 1;
+                }
+            }
+            for &r in &rows[first..end] {
+                of_row[r as usize] = seq.category;
+                rule_of_row[r as usize] = rule_id;
+            }
+            k = end;
+        }
+    }
+}
+
+/// Categories present in `cats`, with their GPU time (ns) and row count, over the rows `rows`.
+pub fn time_by_category(trace: &Trace, cats: &KernelCategories, rows: impl Iterator<Item = usize>) -> Vec<(u16, u64, i64)> {
+    let mut acc = vec![(0u64, 0i64); cats.categories.len()];
+    for i in rows {
+        let c = cats.of_row[i] as usize;
+        acc[c].0 += 1;
+        acc[c].1 += trace.gpu.dur[i];
+    }
+    acc.into_iter().enumerate().filter(|(_, (n, _))| *n > 0).map(|(c, (n, t))| (c as u16, n, t)).collect()
 }

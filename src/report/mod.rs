@@ -2,6 +2,7 @@
 //!
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
 
+pub mod categories;
 pub mod compare;
 pub mod html;
 pub mod kernels;
@@ -35,6 +36,8 @@ pub const TABLES: &[(&str, Builder)] = &[
     ("ops_summary_decode", phases::ops_summary_decode),
     ("kernel_summary_prefill", phases::kernel_summary_prefill),
     ("kernel_summary_decode", phases::kernel_summary_decode),
+    ("category_summary", categories::category_summary),
+    ("graph_launch_breakdown", categories::graph_launch_breakdown),
     ("short_kernels_histogram", timeline::short_kernels_histogram),
     ("short_kernels", timeline::short_kernels),
     ("kernels", kernels::kernels),
