@@ -73,9 +73,25 @@ pub struct Analysis {
     pub layers: layers::Layers,
 }
 
+impl Options {
+    /// Rejects option values no analysis understands, naming the valid ones.
+    pub fn validate(&self) -> Result<()> {
+        let m = self.phase_method.as_str();
+        let known = ["union", "hybrid"].iter().copied().chain(phase_evidence::METHODS.iter().map(|m| m.as_str())).collect::<Vec<_>>();
+        if !known.contains(&m) {
+            return Err(crate::error::Error::new(format!("unknown phase method '{m}' (one of: {})", known.join(", "))));
+        }
+        if !(self.short_kernel_us > 0.0) || !(self.micro_idle_us >= 0.0) {
+            return Err(crate::error::Error::new("short-kernel and micro-idle thresholds must be positive numbers"));
+        }
+        Ok(())
+    }
+}
+
 impl Analysis {
     /// Runs every analysis over `trace`.
     pub fn new(trace: Trace, options: Options) -> Result<Analysis> {
+        options.validate()?;
         let categories = categories::categorize(&trace, &options)?;
         let phases = phases::detect(&trace, &categories, &options);
         let layers = layers::detect(&trace, &categories, &phases, &options);

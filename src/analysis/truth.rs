@@ -73,9 +73,20 @@ pub fn load_truth(path: &std::path::Path) -> Result<Truth> {
     parse_truth(&bytes)
 }
 
+impl Truth {
+    /// Reads a truth file from disk (`.json` or `.json.gz`).
+    pub fn load(path: &std::path::Path) -> Result<Truth> {
+        load_truth(path)
+    }
+}
+
 /// GPU row of each truth kernel (`None` when it could not be matched).
 pub fn match_rows(a: &Analysis, truth: &Truth) -> Vec<Option<usize>> {
-    let t = &a.trace;
+    match_trace_rows(&a.trace, truth)
+}
+
+/// GPU row of each truth kernel in a linked trace (`None` when it could not be matched).
+pub fn match_trace_rows(t: &crate::model::Trace, truth: &Truth) -> Vec<Option<usize>> {
     let g = &t.gpu;
     let mut by_corr: HashMap<i64, Vec<usize>> = HashMap::new();
     for i in 0..g.len() {

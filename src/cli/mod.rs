@@ -3,6 +3,7 @@
 mod args;
 mod compare;
 mod export;
+mod layers;
 mod report;
 mod summary_text;
 
@@ -15,6 +16,7 @@ USAGE:
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
+  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers]  layers per pass; kernels of chosen layers
   traceprism table TRACE NAME [--csv]                            print one table
   traceprism tables                                              list table names
   traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
@@ -53,6 +55,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
+        "layers" => args::parse(rest).and_then(|a| layers::run(&a)),
         "report" => args::parse(rest).and_then(|a| report::run(&a)),
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
         "compare" => args::parse(rest).and_then(|a| compare::run(&a)),

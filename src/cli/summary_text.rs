@@ -21,6 +21,10 @@ pub fn run(a: &Args) -> Result<()> {
     }
     super::out(&render(path, &s));
     if a.verbose {
+        let (method, agreement) = method_agreement(&analysis);
+        if !agreement.is_empty() {
+            super::out(&format!("\nphase method '{method}'; agreement of each method with it: {agreement}\n"));
+        }
         let mb = s.input.json_bytes as f64 / 1e6;
         println!(
             "\nread {:.1} MB of JSON ({} input bytes) in {:.2} s ({:.0} MB/s), {} distinct names",
@@ -34,10 +38,31 @@ pub fn run(a: &Args) -> Result<()> {
             println!("peak memory {:.1} MB ({:.2}× the JSON size)", kb as f64 / 1024.0, kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64);
         }
     }
-    if a.truth.is_some() && !a.verbose {
-        eprintln!("note: --truth is scored with --verbose");
+    if let Some(path) = &a.truth {
+        let truth = traceprism::analysis::truth::load_truth(std::path::Path::new(path))?;
+        let phases = traceprism::analysis::truth::score_phases(&analysis, &truth);
+        let layers = traceprism::analysis::layers::score_layers(&analysis, &truth);
+        super::out(&format!("\naccuracy against {path}\n  {phases}\n  {layers}\n"));
     }
     Ok(())
+}
+
+/// The phase method used and each method's agreement with the final answer, from `phase_methods`.
+fn method_agreement(a: &traceprism::Analysis) -> (String, String) {
+    let Some(t) = traceprism::report::table(a, "phase_methods") else { return (String::new(), String::new()) };
+    let col = |name: &str| t.column(name);
+    let (Some(m), Some(voted), Some(agree)) = (col("method"), col("passes_voted"), col("agreement_pct_of_voted")) else {
+        return (String::new(), String::new());
+    };
+    let parts: Vec<String> = t
+        .rows
+        .iter()
+        .map(|r| match r[voted].text().as_str() {
+            "0" => format!("{} (no vote)", r[m].text()),
+            n => format!("{} {}% of {n} passes", r[m].text(), r[agree].text()),
+        })
+        .collect();
+    (a.options.phase_method.clone(), parts.join("; "))
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), if known.

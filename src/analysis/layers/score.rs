@@ -1,71 +1,20 @@
 //! Accuracy of layer detection against a truth file (`*.truth.json.gz` beside a recorded trace).
 //!
-//! A small truth loader lives here because the shared one (issue 4, `analysis::truth`) had not
-//! landed when this was written; it reads only what layer scoring needs.
+//! The truth file is read by the shared loader in `analysis::truth`.
 
 use super::super::phases::Phase;
 use super::LayerPass;
 use crate::analysis::Analysis;
-use crate::error::{Error, Result};
-use crate::ingest::{is_gzip, GzipDecoder};
 use crate::model::{Trace, NONE};
-use serde::Deserialize;
 use std::collections::HashMap;
 use std::fmt;
 
-/// One kernel of the truth file.
-#[derive(Debug, Clone, Deserialize)]
-pub struct TruthKernel {
-    pub correlation: i64,
-    /// Absolute start, µs (the trace's clock).
-    pub ts: f64,
-    pub phase: Option<String>,
-    pub pass: Option<u32>,
-    pub layer: Option<u32>,
-}
-
-/// The parts of a truth file that layer scoring reads.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Truth {
-    pub num_layers: u32,
-    pub kernels: Vec<TruthKernel>,
-}
+pub use crate::analysis::truth::Truth;
 
 impl Truth {
-    /// Reads a truth file (`.json` or `.json.gz`).
-    pub fn load(path: &std::path::Path) -> Result<Truth> {
-        let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
-        let json = if is_gzip(&bytes) {
-            let mut out = Vec::new();
-            let mut dec = GzipDecoder::default();
-            dec.push(&bytes, &mut |b| {
-                out.extend_from_slice(b);
-                Ok(())
-            })?;
-            dec.finish(&mut |b| {
-                out.extend_from_slice(b);
-                Ok(())
-            })?;
-            out
-        } else {
-            bytes
-        };
-        serde_json::from_slice(&json).map_err(|e| Error::new(format!("truth file {}: {e}", path.display())))
-    }
-
     /// GPU row of each truth kernel (by correlation, then nearest start time), or `NONE`.
     pub fn rows(&self, trace: &Trace) -> Vec<u32> {
-        let mut by_corr: HashMap<i64, Vec<u32>> = HashMap::new();
-        for r in trace.kernel_rows() {
-            by_corr.entry(trace.gpu.correlation[r]).or_default().push(r as u32);
-        }
-        self.kernels
-            .iter()
-            .map(|k| {
-                let ts = (k.ts * 1000.0).round() as i64 - trace.time_origin_ns;
-                by_corr.get(&k.correlation).and_then(|rows| rows.iter().copied().min_by_key(|&r| (trace.gpu.ts[r as usize] - ts).abs())).unwrap_or(NONE)
-            })
-            .collect()
+        crate::analysis::truth::match_trace_rows(trace, self).into_iter().map(|r| r.map_or(NONE, |r| r as u32)).collect()
     }
 
     /// Passes as the truth file records them (for testing layer detection before pass detection).
@@ -74,7 +23,7 @@ impl Truth {
         let mut passes: Vec<LayerPass> = Vec::new();
         for (k, &r) in self.kernels.iter().zip(&rows) {
             let (Some(p), true) = (k.pass, r != NONE) else { continue };
-            let phase = if k.phase.as_deref() == Some("prefill") { Phase::Prefill } else { Phase::Decode };
+            let phase = if k.phase == "prefill" { Phase::Prefill } else { Phase::Decode };
             while passes.len() <= p as usize {
                 passes.push(LayerPass { index: passes.len() as u32, phase, rows: Vec::new() });
             }
@@ -144,7 +93,8 @@ impl fmt::Display for LayerScore {
 /// Scores `a.layers` against `truth`.
 pub fn score_layers(a: &Analysis, truth: &Truth) -> LayerScore {
     let rows = truth.rows(&a.trace);
-    let mut s = LayerScore { truth_layers: truth.num_layers, ..Default::default() };
+    let truth_layers = truth.num_layers.unwrap_or(0);
+    let mut s = LayerScore { truth_layers, ..Default::default() };
     for (k, &r) in truth.kernels.iter().zip(&rows) {
         if r == NONE {
             s.unmatched += 1;
@@ -167,7 +117,7 @@ pub fn score_layers(a: &Analysis, truth: &Truth) -> LayerScore {
         *counts.entry(l).or_insert(0) += 1;
     }
     s.passes = a.layers.layers_per_pass.len();
-    s.passes_exact = counts.get(&truth.num_layers).copied().unwrap_or(0);
+    s.passes_exact = counts.get(&truth_layers).copied().unwrap_or(0);
     s.layer_counts = counts.into_iter().collect();
     s.layer_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     s
