@@ -120,7 +120,7 @@ fn split_half_layers_keeps_halves_inside_truth_layers() {
     ] {
         let options = Options { split_half_layers: true, ..Options::default() };
         let (a, truth) = with_truth_passes(trace, truth, options);
-        assert!(a.layers.layers_per_pass.iter().all(|&l| l == 2 * truth.num_layers), "{trace}: {:?}", a.layers.layers_per_pass);
+        assert!(a.layers.layers_per_pass.iter().all(|&l| l == 2 * truth.num_layers.unwrap()), "{trace}: {:?}", a.layers.layers_per_pass);
         let rows = truth.rows(&a.trace);
         let (mut inside, mut right) = (0, 0);
         for (k, &r) in truth.kernels.iter().zip(&rows) {
@@ -170,13 +170,13 @@ fn layer_tables_on_llama() {
     let layers = traceprism::report::table(&a, "layers").expect("layers table");
     let role = layers.column("role").unwrap();
     let in_layers = layers.rows.iter().filter(|r| r[role].text() == "layer").count();
-    assert_eq!(in_layers, 33 * truth.num_layers as usize);
+    assert_eq!(in_layers, 33 * truth.num_layers.unwrap() as usize);
     let kernels = layers.column("kernels").unwrap();
     let total: f64 = layers.rows.iter().map(|r| r[kernels].as_f64().unwrap()).sum();
     assert_eq!(total as usize, truth.kernels.len(), "every kernel of every pass is in one row");
     let summary = traceprism::report::table(&a, "layer_summary").expect("layer_summary table");
     print!("{}", summary.to_csv().lines().take(4).collect::<Vec<_>>().join("\n"));
-    assert_eq!(summary.rows.len(), 2 * truth.num_layers as usize, "prefill and decode, one row per layer index");
+    assert_eq!(summary.rows.len(), 2 * truth.num_layers.unwrap() as usize, "prefill and decode, one row per layer index");
     let passes = summary.column("passes").unwrap();
     let phase = summary.column("phase").unwrap();
     for r in &summary.rows {
