@@ -3,8 +3,11 @@
 //! It calls exactly the functions the CLI calls: [`crate::Reader`] (push / progress / finish),
 //! [`crate::Analysis::new`], [`crate::report::table`] and [`crate::table::Table::to_csv`], so the page
 //! and `traceprism export` agree cell for cell. Errors come back as JS exceptions whose message is the
-//! core's [`crate::Error`] text.
+//! core's [`crate::Error`] text. Exports (`workbook`, `html_report`) and the comparison of two
+//! analyzers ([`compare`]) are the same functions `traceprism export --xlsx`, `report --html` and
+//! `compare` call.
 
+use crate::analysis::compare::CompareOptions;
 use crate::analysis::{Analysis, Options};
 use crate::ingest::Reader;
 use crate::report;
@@ -116,6 +119,16 @@ impl Analyzer {
         to_js(&rollup::rollup(analysis))
     }
 
+    /// Every table as one `.xlsx` workbook, byte for byte what `traceprism export --xlsx` writes.
+    pub fn workbook(&self) -> Result<Vec<u8>, JsValue> {
+        Ok(report::workbook(self.analysis()?))
+    }
+
+    /// The standalone HTML report, byte for byte what `traceprism report --html` writes.
+    pub fn html_report(&self) -> Result<String, JsValue> {
+        Ok(report::html_report(self.analysis()?))
+    }
+
     /// Bytes of wasm linear memory in use (the high-water mark: wasm memory never shrinks).
     pub fn memory_bytes() -> f64 {
         (core::arch::wasm32::memory_size(0) * 65536) as f64
@@ -123,11 +136,60 @@ impl Analyzer {
 }
 
 impl Analyzer {
+    fn analysis(&self) -> Result<&Analysis, JsValue> {
+        match &self.state {
+            State::Done(analysis) => Ok(analysis),
+            _ => Err(js_error("no trace analysed yet")),
+        }
+    }
+
     fn build_table(&self, name: &str) -> Result<crate::table::Table, JsValue> {
-        let State::Done(analysis) = &self.state else {
-            return Err(js_error("no trace analysed yet"));
-        };
-        report::table(analysis, name).ok_or_else(|| js_error(format!("no table named {name:?}")))
+        report::table(self.analysis()?, name).ok_or_else(|| js_error(format!("no table named {name:?}")))
+    }
+}
+
+/// The comparison tables of two analysed traces (A first), as `traceprism compare A B` builds them.
+#[wasm_bindgen]
+pub struct Comparison {
+    tables: Vec<crate::table::Table>,
+}
+
+/// Compares two finished analyzers. `options_json` is the JSON form of
+/// [`crate::analysis::compare::CompareOptions`] (missing fields take defaults; labels default to
+/// each side's GPU name).
+#[wasm_bindgen]
+pub fn compare(a: &Analyzer, b: &Analyzer, options_json: &str) -> Result<Comparison, JsValue> {
+    let opts: CompareOptions = if options_json.trim().is_empty() {
+        CompareOptions::default()
+    } else {
+        serde_json::from_str(options_json).map_err(|e| js_error(format!("bad compare options: {e}")))?
+    };
+    opts.validate().map_err(js_error)?;
+    let tables = report::compare::compare_tables(a.analysis()?, b.analysis()?, &opts).map_err(js_error)?;
+    Ok(Comparison { tables })
+}
+
+#[wasm_bindgen]
+impl Comparison {
+    /// Names of the comparison tables, in order.
+    pub fn table_names(&self) -> Vec<String> {
+        self.tables.iter().map(|t| t.name.clone()).collect()
+    }
+
+    /// One comparison table as `{name, columns, rows}`.
+    pub fn table(&self, name: &str) -> Result<JsValue, JsValue> {
+        to_js(self.find(name)?)
+    }
+
+    /// One comparison table as CSV text, byte for byte what `traceprism compare --out` writes.
+    pub fn csv(&self, name: &str) -> Result<String, JsValue> {
+        Ok(self.find(name)?.to_csv())
+    }
+}
+
+impl Comparison {
+    fn find(&self, name: &str) -> Result<&crate::table::Table, JsValue> {
+        self.tables.iter().find(|t| t.name == name).ok_or_else(|| js_error(format!("no comparison table named {name:?}")))
     }
 }
 

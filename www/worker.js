@@ -1,12 +1,27 @@
 // The Web Worker that owns the wasm core. The page never touches the core directly: it sends
-// requests `{id, op, ...}` and gets back `{id, value}` or `{id, error}`.
+// requests `{id, op, slot?, ...}` and gets back `{id, value}` or `{id, error}`.
 //
-// ops: start {options} · push {buffer} → progress · finish → {summary, tables} ·
-//      table {name} · csv {name} · rollup · memory
-import init, { Analyzer } from './pkg/traceprism.js';
+// The worker holds up to two analyses, in slots `a` (the trace the views show) and `b` (the second
+// trace of a comparison); `slot` defaults to `a`.
+//
+// ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
+//      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
+//      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
+//      compareCsv {name} · memory
+import init, { Analyzer, compare } from './pkg/traceprism.js';
 
 const ready = init();
-let analyzer = null;
+/** slot name → Analyzer */
+const analyzers = new Map();
+/** The last comparison of a and b (dropped whenever either side changes). */
+let comparison = null;
+
+/** A reply whose ArrayBuffer is moved to the page, not copied. */
+class Transfer {
+  constructor(buffer) {
+    this.buffer = buffer;
+  }
+}
 
 function memoryBytes() {
   try {
@@ -16,28 +31,79 @@ function memoryBytes() {
   }
 }
 
+function slotOf(data) {
+  const slot = data.slot || 'a';
+  if (slot !== 'a' && slot !== 'b') throw new Error(`unknown slot ${slot}`);
+  return slot;
+}
+
+function analyzer(data) {
+  const a = analyzers.get(slotOf(data));
+  if (!a) throw new Error(slotOf(data) === 'b' ? 'no second trace loaded' : 'no trace loaded');
+  return a;
+}
+
+function dropComparison() {
+  if (comparison) comparison.free();
+  comparison = null;
+}
+
+function dropSlot(slot) {
+  dropComparison();
+  const old = analyzers.get(slot);
+  if (old) old.free();
+  analyzers.delete(slot);
+}
+
 const ops = {
-  start({ options }) {
-    if (analyzer) analyzer.free();
-    analyzer = new Analyzer(JSON.stringify(options || {}));
+  start(data) {
+    const slot = slotOf(data);
+    dropSlot(slot);
+    analyzers.set(slot, new Analyzer(JSON.stringify(data.options || {})));
     return null;
   },
-  push({ buffer }) {
-    analyzer.push(new Uint8Array(buffer));
-    return analyzer.progress();
+  push(data) {
+    const a = analyzer(data);
+    a.push(new Uint8Array(data.buffer));
+    return a.progress();
   },
-  finish() {
-    const summary = analyzer.finish();
-    return { summary, tables: analyzer.table_names(), memory: memoryBytes() };
+  finish(data) {
+    const a = analyzer(data);
+    const summary = a.finish();
+    return { summary, tables: a.table_names(), memory: memoryBytes() };
   },
-  table({ name }) {
-    return analyzer.table(name);
+  table(data) {
+    return analyzer(data).table(data.name);
   },
-  csv({ name }) {
-    return analyzer.csv(name);
+  csv(data) {
+    return analyzer(data).csv(data.name);
   },
-  rollup() {
-    return analyzer.rollup();
+  rollup(data) {
+    return analyzer(data).rollup();
+  },
+  workbook(data) {
+    const bytes = analyzer(data).workbook();
+    return new Transfer(bytes.buffer);
+  },
+  html(data) {
+    return analyzer(data).html_report();
+  },
+  drop(data) {
+    dropSlot(slotOf(data));
+    return null;
+  },
+  compare({ options }) {
+    dropComparison();
+    comparison = compare(analyzer({ slot: 'a' }), analyzer({ slot: 'b' }), JSON.stringify(options || {}));
+    return { tables: comparison.table_names() };
+  },
+  compareTable({ name }) {
+    if (!comparison) throw new Error('no comparison yet');
+    return comparison.table(name);
+  },
+  compareCsv({ name }) {
+    if (!comparison) throw new Error('no comparison yet');
+    return comparison.csv(name);
   },
   memory() {
     return memoryBytes();
@@ -49,9 +115,10 @@ self.onmessage = async (event) => {
   try {
     await ready;
     if (!ops[op]) throw new Error(`unknown request ${op}`);
-    if (op !== 'start' && !analyzer) throw new Error('no trace loaded');
-    const value = ops[op](event.data);
-    self.postMessage({ id, value });
+    const result = ops[op](event.data);
+    // An op may return a Transfer to move its buffer instead of copying it.
+    if (result instanceof Transfer) self.postMessage({ id, value: result.buffer }, [result.buffer]);
+    else self.postMessage({ id, value: result });
   } catch (err) {
     // Errors from the core arrive as JS Errors carrying the core's message; a wasm trap
     // (RuntimeError) leaves the module unusable, so say so.

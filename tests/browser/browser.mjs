@@ -51,25 +51,36 @@ export async function pickFile(page, file) {
  * dragenter/dragover/drop. The bytes are handed over from Node in base64 pieces.
  */
 export async function dropFile(page, file, name = path.basename(file)) {
-  const bytes = fs.readFileSync(file);
+  return dropFiles(page, [file], [name]);
+}
+
+/**
+ * Drops several files at once (one DataTransfer), on `target` (a CSS selector; default the body).
+ */
+export async function dropFiles(page, files, names = files.map((f) => path.basename(f)), target = 'body') {
   const handle = await page.evaluateHandle(() => []);
   const piece = 4 << 20;
-  for (let o = 0; o < bytes.length; o += piece) {
-    await page.evaluate(([parts, b64]) => {
-      const bin = atob(b64);
-      const u = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-      parts.push(u);
-    }, [handle, bytes.subarray(o, o + piece).toString('base64')]);
-  }
-  await page.evaluate(([parts, fileName]) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File(parts, fileName));
-    for (const type of ['dragenter', 'dragover', 'drop']) {
-      document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+  for (const file of files) {
+    const bytes = fs.readFileSync(file);
+    await page.evaluate((list) => list.push([]), handle);
+    for (let o = 0; o < bytes.length; o += piece) {
+      await page.evaluate(([list, b64]) => {
+        const bin = atob(b64);
+        const u = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+        list[list.length - 1].push(u);
+      }, [handle, bytes.subarray(o, o + piece).toString('base64')]);
     }
-    parts.length = 0;
-  }, [handle, name]);
+  }
+  await page.evaluate(([list, fileNames, selector]) => {
+    const dt = new DataTransfer();
+    list.forEach((parts, k) => dt.items.add(new File(parts, fileNames[k])));
+    const where = document.querySelector(selector);
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      where.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }
+    list.length = 0;
+  }, [handle, names, target]);
 }
 
 /** Waits until the page says the trace is analysed (or failed). */

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, launch, serve, dropFile, pickFile, waitReady } from './browser.mjs';
 import { parseCsv, readStoredZip } from './csv.mjs';
+import { displayed, assertSameAsCli } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
@@ -46,32 +47,6 @@ async function newPage() {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
   return { page, problems };
-}
-
-/** The cells of the first page of a displayed table: full text (hover title for shortened names). */
-async function displayed(page, name) {
-  return page.$$eval(`table[data-table="${name}"]`, (tables) => {
-    const t = tables[0];
-    const head = [...t.querySelectorAll('thead th')].map((th) => th.textContent);
-    const rows = [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.title || td.textContent));
-    return { head, rows };
-  });
-}
-
-/** Asserts a displayed table's first page equals the first rows of the CLI's CSV. */
-function assertSameAsCli(shown, csvText, name) {
-  const csv = parseCsv(csvText);
-  assert.deepEqual(shown.head, csv[0], `${name}: columns`);
-  assert.ok(shown.rows.length > 0 || csv.length === 1, `${name}: no rows shown`);
-  shown.rows.forEach((row, i) => {
-    row.forEach((cell, j) => {
-      const want = csv[i + 1][j];
-      const a = Number(cell), b = Number(want);
-      if (cell !== want && !(cell !== '' && want !== '' && Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)))) {
-        assert.fail(`${name} row ${i} column ${csv[0][j]}: page shows ${JSON.stringify(cell)}, CLI has ${JSON.stringify(want)}`);
-      }
-    });
-  });
 }
 
 test('dropping a real trace: no request, tables and CSV/zip exports equal the CLI', async () => {
@@ -136,7 +111,7 @@ test('every view renders for a real trace and the URL hash keeps the view', asyn
   await waitReady(page);
   const summary = cliSummary(EXAMPLE);
   assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), summary.counts.kernels);
-  for (const view of ['overview', 'categories', 'phases', 'layers', 'ops', 'kernels']) {
+  for (const view of ['overview', 'categories', 'phases', 'layers', 'ops', 'report', 'compare', 'kernels']) {
     await page.click(`#tabs a[data-view="${view}"]`);
     await page.waitForSelector(`[data-view="${view}"][data-rendered]`, { timeout: 60_000 });
     assert.ok(page.url().endsWith(`#${view}`), `hash for ${view}: ${page.url()}`);

@@ -1,4 +1,5 @@
-// The page: loading (drop, picker, example), progress and cancel, tabs, export.
+// The page: loading (drop, picker, example), progress and cancel, tabs, exports, and the second
+// trace of a comparison (worker slot `b`).
 import { el, clear } from './dom.js';
 import { Session } from './session.js';
 import { formatBytes, formatCount } from './format.js';
@@ -10,8 +11,10 @@ import { phases } from './views/phases.js';
 import { layers } from './views/layers.js';
 import { ops } from './views/ops.js';
 import { kernels } from './views/kernels.js';
+import { report } from './views/report.js';
+import { compare } from './views/compare.js';
 
-const RENDER = { overview, categories, phases, layers, ops, kernels };
+const RENDER = { overview, categories, phases, layers, ops, kernels, report, compare };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 const $ = (id) => document.getElementById(id);
 
@@ -23,6 +26,15 @@ let current = null;
  */
 let core = null;
 let renderToken = 0;
+/** The second trace of a comparison: {fileName, summary} once analysed in the worker's slot `b`. */
+let second = null;
+/** Progress text while the second trace loads (null otherwise). */
+let secondLoading = null;
+let secondToken = 0;
+/** The last comparison: {key, promise, tables: Map}; `key` names the two traces and the options. */
+let comparison = null;
+/** Bumped whenever trace A or B changes, so a cached comparison is never reused across traces. */
+let generation = 0;
 
 /** Timing marks for the benchmark and tests (no trace content). */
 const timing = (window.traceprismTiming = {});
@@ -49,6 +61,8 @@ async function loadTrace(blob, fileName) {
   const session = core;
   const trace = { session, fileName, summary: null, tableNames: [], tables: new Map(), csvs: new Map(), rollup: null };
   current = trace;
+  generation++;
+  comparison = null;
   showError('');
   $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
   $('tabs').hidden = true;
@@ -93,6 +107,80 @@ async function loadTrace(blob, fileName) {
 function restartCore() {
   if (core) core.close();
   core = new Session();
+  // The worker held the second trace too.
+  second = null;
+  secondLoading = null;
+  secondToken++;
+  comparison = null;
+  generation++;
+}
+
+/** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). */
+async function loadSecond(blob, fileName) {
+  if (!current || document.body.dataset.state !== 'ready') {
+    showError('Load trace A first, then the trace to compare it with.');
+    return;
+  }
+  const session = core;
+  const token = ++secondToken;
+  second = null;
+  comparison = null;
+  generation++;
+  secondLoading = `reading ${fileName}…`;
+  showError('');
+  writeHash('compare');
+  await showView();
+  const say = (text) => {
+    secondLoading = text;
+    const node = document.querySelector('[data-second-progress]');
+    if (node) node.textContent = text;
+  };
+  try {
+    const result = await session.load(blob, {}, ({ bytesRead, total, events }) => {
+      if (token === secondToken) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+    }, 'b');
+    if (token !== secondToken) return;
+    second = { fileName, summary: result.summary };
+  } catch (err) {
+    if (token !== secondToken) return;
+    if (err.message !== 'cancelled') showError(`Could not read ${fileName}: ${err.message}`);
+  }
+  secondLoading = null;
+  if (readHash().view === 'compare') await showView();
+}
+
+/** The comparison of A and B for `options` (cached while the traces and options stay). */
+function comparisonFor(session, options) {
+  const key = `${generation}\u0000${JSON.stringify(options)}`;
+  if (!comparison || comparison.key !== key) {
+    const entry = { key, tables: new Map(), csvs: new Map() };
+    entry.promise = session.call('compare', { options }).catch((e) => { if (comparison === entry) comparison = null; throw e; });
+    comparison = entry;
+  }
+  return comparison;
+}
+
+function baseName(fileName) {
+  return fileName.replace(/(\.pt)?\.trace\.json(\.gz)?$|\.json(\.gz)?$/, '') || 'trace';
+}
+
+async function downloadWorkbook() {
+  if (!current?.summary) return;
+  try {
+    const buffer = await current.session.call('workbook');
+    saveFile(`${baseName(current.fileName)}.xlsx`, new Uint8Array(buffer), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+  } catch (err) {
+    showError(`xlsx export failed: ${err.message}`);
+  }
+}
+
+async function downloadHtml() {
+  if (!current?.summary) return;
+  try {
+    saveFile(`${baseName(current.fileName)}-report.html`, await current.session.call('html'), 'text/html;charset=utf-8');
+  } catch (err) {
+    showError(`HTML report failed: ${err.message}`);
+  }
 }
 
 function cancel() {
@@ -106,7 +194,7 @@ function contextFor(trace, view) {
     if (!map.has(key)) map.set(key, make().catch((e) => { map.delete(key); throw e; }));
     return map.get(key);
   };
-  return {
+  const ctx = {
     summary: trace.summary,
     fileName: trace.fileName,
     tableNames: trace.tableNames,
@@ -121,7 +209,52 @@ function contextFor(trace, view) {
       }
     },
     setArgs: (args) => writeHash(view, args),
+    rerender: () => showView(),
+    // Comparison (view "compare").
+    second,
+    secondLoading,
+    loadMain: (blob, name) => loadTrace(blob, name),
+    loadSecond: (blob, name) => loadSecond(blob, name),
+    compare: (options) => {
+      const c = comparisonFor(trace.session, options);
+      ctxComparison = c;
+      return c.promise;
+    },
+    compareTable: (name) => {
+      const c = ctxComparison;
+      if (!c.tables.has(name)) c.tables.set(name, c.promise.then(() => trace.session.call('compareTable', { name })));
+      return c.tables.get(name);
+    },
+    exportCompareCsv: async (name) => {
+      try {
+        saveFile(`${name}.csv`, await compareCsv(trace.session, ctxComparison, name));
+      } catch (err) {
+        showError(`export of ${name} failed: ${err.message}`);
+      }
+    },
+    exportCompareZip: async () => {
+      try {
+        const c = ctxComparison;
+        const { tables } = await c.promise;
+        const files = [];
+        for (const name of tables) files.push({ name: `${name}.csv`, text: await compareCsv(trace.session, c, name) });
+        saveZip(`compare-${baseName(trace.fileName)}-vs-${baseName(second?.fileName || 'b')}.zip`, files);
+      } catch (err) {
+        showError(`export failed: ${err.message}`);
+      }
+    },
   };
+  let ctxComparison = null;
+  return ctx;
+}
+
+/** CSV text of one comparison table (only while `c` is the current comparison). */
+async function compareCsv(session, c, name) {
+  if (!c) throw new Error('no comparison yet');
+  await c.promise;
+  if (comparison !== c) throw new Error('the comparison changed; try again');
+  if (!c.csvs.has(name)) c.csvs.set(name, session.call('compareCsv', { name }));
+  return c.csvs.get(name);
 }
 
 /** Renders the view named in the URL hash. */
@@ -148,8 +281,7 @@ async function exportAll() {
   try {
     const files = [];
     for (const name of trace.tableNames) files.push({ name: `${name}.csv`, text: await trace.session.call('csv', { name }) });
-    const base = trace.fileName.replace(/(\.pt)?\.trace\.json(\.gz)?$|\.json(\.gz)?$/, '') || 'trace';
-    saveZip(`${base}-tables.zip`, files);
+    saveZip(`${baseName(trace.fileName)}-tables.zip`, files);
   } catch (err) {
     showError(`export failed: ${err.message}`);
   }
@@ -176,22 +308,42 @@ function wireDrop() {
     e.preventDefault();
     depth = 0;
     overlay.hidden = true;
-    const file = e.dataTransfer?.files?.[0];
-    if (file) loadTrace(file, file.name);
+    const files = [...(e.dataTransfer?.files || [])];
+    const slot = e.target?.closest?.('[data-drop-slot]')?.dataset.dropSlot;
+    openFiles(files, slot);
   });
+}
+
+/**
+ * Opens dropped or picked files: two files are compared (the first becomes A, the second B); one
+ * file dropped on the compare view's B box becomes B; otherwise it replaces trace A.
+ */
+async function openFiles(files, slot) {
+  if (!files.length) return;
+  if (files.length >= 2) {
+    writeHash('compare');
+    await loadTrace(files[0], files[0].name);
+    if (current && document.body.dataset.state === 'ready') await loadSecond(files[1], files[1].name);
+  } else if (slot === 'b') {
+    await loadSecond(files[0], files[0].name);
+  } else {
+    await loadTrace(files[0], files[0].name);
+  }
 }
 
 function main() {
   core = new Session();
   wireDrop();
   $('file-input').addEventListener('change', (e) => {
-    const file = e.target.files?.[0];
-    if (file) loadTrace(file, file.name);
+    const files = [...(e.target.files || [])];
     e.target.value = '';
+    openFiles(files);
   });
   $('example-button').addEventListener('click', loadExample);
   $('cancel-button').addEventListener('click', cancel);
   $('export-all').addEventListener('click', exportAll);
+  $('download-xlsx').addEventListener('click', downloadWorkbook);
+  $('download-html').addEventListener('click', downloadHtml);
   window.addEventListener('hashchange', showView);
   clear($('view')).append(el('div', { class: 'empty', text: 'Drop a trace anywhere on this page, or open one.' }));
   setState('empty');

@@ -105,3 +105,118 @@ export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, forma
   if (onPick) canvas.addEventListener('click', (e) => { const p = at(e); if (p) onPick(p[0], p[1]); });
   return el('div', { class: 'chart heatmap' }, canvas, caption);
 }
+
+/**
+ * A caption line under a chart that shows the hovered mark's text (`data-hover` of the mark).
+ * Hover text is trace data, so it goes in as textContent only.
+ */
+function hoverCaption(root, hint) {
+  const caption = el('div', { class: 'note hover-caption', text: hint });
+  root.addEventListener('mouseover', (e) => {
+    const mark = e.target.closest?.('[data-hover]');
+    if (mark) caption.textContent = mark.getAttribute('data-hover');
+  });
+  return caption;
+}
+
+function mark(tag, attrs, hover) {
+  return svg(tag, { attrs: { ...attrs, 'data-hover': hover }, title: hover });
+}
+
+function clip(label, n = 40) {
+  return label.length > n ? label.slice(0, n - 1) + '…' : label;
+}
+
+/**
+ * Side-by-side bars: two bars per row (A and B), e.g. per category or per layer of a comparison.
+ * items: [{label, a, b, note?}] in display order; `names` = [label of A, label of B].
+ */
+export function pairedBars(items, names, { format = formatUs, width = 820, max = 30, colours = ['#4e79a7', '#f28e2b'] } = {}) {
+  const shown = items.slice(0, max);
+  const labelW = 260, valueW = 150, rowH = 30;
+  const top = Math.max(1e-12, ...shown.map((d) => Math.max(d.a || 0, d.b || 0)));
+  const h = shown.length * rowH + 4;
+  const root = svg('svg', { attrs: { width, height: h, viewBox: `0 0 ${width} ${h}`, role: 'img' } });
+  shown.forEach((d, i) => {
+    const y = i * rowH + 2;
+    const hover = `${d.label}: ${names[0]} ${format(d.a)} · ${names[1]} ${format(d.b)}${d.note ? ` · ${d.note}` : ''}`;
+    root.append(svg('text', { attrs: { x: labelW - 6, y: y + 17, 'text-anchor': 'end' }, text: clip(d.label) }));
+    [d.a, d.b].forEach((v, k) => {
+      const w = Math.max(v > 0 ? 1 : 0, ((width - labelW - valueW) * (v || 0)) / top);
+      root.append(mark('rect', { x: labelW, y: y + 2 + k * 12, width: w, height: 11, fill: colours[k] }, hover));
+      root.append(svg('text', { attrs: { x: labelW + w + 4, y: y + 11 + k * 12 }, text: v === null || v === undefined ? '—' : format(v) }));
+    });
+  });
+  const legend = el('div', { class: 'legend' }, names.map((n, k) => el('span', {}, el('span', { class: 'swatch', style: `background:${colours[k]}` }), n)));
+  const note = items.length > max ? el('div', { class: 'note', text: `top ${max} of ${items.length}` }) : null;
+  return el('div', { class: 'chart' }, legend, root, hoverCaption(root, 'hover a bar for both sides'), note);
+}
+
+/**
+ * Stacked horizontal bars, one per group: stacks [{label, parts: [{label, value}]}]; every stack
+ * lists the same part labels in the same order (colours by position).
+ */
+export function stackedBars(stacks, { format = formatUs, width = 820 } = {}) {
+  const labelW = 160, rowH = 26;
+  const top = Math.max(1e-12, ...stacks.map((s) => s.parts.reduce((t, p) => t + p.value, 0)));
+  const h = stacks.length * rowH + 4;
+  const root = svg('svg', { attrs: { width, height: h, viewBox: `0 0 ${width} ${h}`, role: 'img' } });
+  stacks.forEach((s, i) => {
+    const y = i * rowH + 2;
+    const total = s.parts.reduce((t, p) => t + p.value, 0) || 1;
+    root.append(svg('text', { attrs: { x: labelW - 6, y: y + 15, 'text-anchor': 'end' }, text: clip(s.label, 24) }));
+    let x = labelW;
+    s.parts.forEach((p, k) => {
+      const w = ((width - labelW - 10) * p.value) / top;
+      if (w <= 0) return;
+      root.append(mark('rect', { x, y: y + 2, width: w, height: rowH - 6, fill: colour(k) }, `${s.label} · ${p.label}: ${format(p.value)} (${((100 * p.value) / total).toFixed(1)}% of ${s.label})`));
+      x += w;
+    });
+  });
+  const parts = stacks[0]?.parts || [];
+  const legend = el('div', { class: 'legend' }, parts.map((p, k) => el('span', {}, el('span', { class: 'swatch', style: `background:${colour(k)}` }), p.label)));
+  return el('div', { class: 'chart' }, root, legend, hoverCaption(root, 'hover a segment for its share'));
+}
+
+/**
+ * Roofline scatter on log-log axes: x = arithmetic intensity (FLOP/byte), y = achieved TFLOP/s.
+ * points: [{x, y, weight (share of GPU time), series, hover}]; roofs: [{name, peak (TFLOP/s),
+ * bandwidth (TB/s)}] drawn as min(peak, bandwidth·x); seriesNames label the colours.
+ */
+export function rooflineScatter(points, roofs, seriesNames, { width = 820, height = 420 } = {}) {
+  const pad = { l: 60, r: 20, t: 14, b: 40 };
+  const pts = points.filter((p) => p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y));
+  const xs = pts.map((p) => p.x), ys = pts.map((p) => p.y).concat(roofs.map((r) => r.peak));
+  const lo = (v, d) => Math.pow(10, Math.floor(Math.log10(Math.min(...v, d))));
+  const hi = (v, d) => Math.pow(10, Math.ceil(Math.log10(Math.max(...v, d))));
+  const x0 = lo(xs, 1), x1 = hi(xs, 1000), y0 = lo(ys, 0.01), y1 = hi(ys, 10);
+  const X = (v) => pad.l + ((Math.log10(v) - Math.log10(x0)) / (Math.log10(x1) - Math.log10(x0))) * (width - pad.l - pad.r);
+  const Y = (v) => height - pad.b - ((Math.log10(v) - Math.log10(y0)) / (Math.log10(y1) - Math.log10(y0))) * (height - pad.t - pad.b);
+  const root = svg('svg', { class: 'roofline', attrs: { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' } });
+  for (let d = x0; d <= x1 * 1.0001; d *= 10) {
+    root.append(svg('line', { attrs: { x1: X(d), x2: X(d), y1: pad.t, y2: height - pad.b, stroke: '#eceff3' } }),
+      svg('text', { attrs: { x: X(d), y: height - pad.b + 14, 'text-anchor': 'middle' }, text: String(d) }));
+  }
+  for (let d = y0; d <= y1 * 1.0001; d *= 10) {
+    root.append(svg('line', { attrs: { x1: pad.l, x2: width - pad.r, y1: Y(d), y2: Y(d), stroke: '#eceff3' } }),
+      svg('text', { attrs: { x: pad.l - 4, y: Y(d) + 4, 'text-anchor': 'end' }, text: String(Number(d.toPrecision(3))) }));
+  }
+  root.append(svg('text', { attrs: { x: (pad.l + width - pad.r) / 2, y: height - 6, 'text-anchor': 'middle' }, text: 'arithmetic intensity (FLOP/byte)' }),
+    svg('text', { attrs: { x: 12, y: (pad.t + height - pad.b) / 2, transform: `rotate(-90 12 ${(pad.t + height - pad.b) / 2})`, 'text-anchor': 'middle' }, text: 'achieved TFLOP/s' }));
+  roofs.forEach((r, k) => {
+    const knee = r.peak / r.bandwidth;
+    const a = Math.max(x0, (y0 / r.bandwidth)), b = Math.min(x1, knee);
+    const path = `M${X(a)},${Y(Math.max(y0, r.bandwidth * a))} L${X(Math.max(a, b))},${Y(Math.min(r.peak, r.bandwidth * Math.max(a, b)))} L${X(x1)},${Y(r.peak)}`;
+    root.append(mark('path', { d: path, fill: 'none', stroke: k ? '#e15759' : '#b3261e', 'stroke-width': 2, 'stroke-dasharray': k ? '6 4' : '' },
+      `${r.name} roof: ${r.peak} TFLOP/s peak, ${r.bandwidth} TB/s HBM, ridge at ${knee.toFixed(1)} FLOP/byte`));
+    root.append(svg('text', { attrs: { x: width - pad.r - 4, y: Y(r.peak) - 4, 'text-anchor': 'end', fill: '#b3261e' }, text: `${r.name} ${r.peak} TFLOP/s` }));
+  });
+  const sorted = pts.slice().sort((p, q) => q.weight - p.weight);
+  for (const p of sorted) {
+    const radius = 3 + Math.sqrt(Math.max(0, p.weight)) * 22;
+    root.append(mark('circle', { cx: X(p.x), cy: Y(p.y), r: radius.toFixed(2), fill: colour(p.series), 'fill-opacity': 0.55, stroke: colour(p.series), class: 'point' }, p.hover));
+  }
+  const legend = el('div', { class: 'legend' }, seriesNames.map((n, k) => el('span', {}, el('span', { class: 'swatch', style: `background:${colour(k)}` }), n)));
+  const note = pts.length < points.length ? el('div', { class: 'note', text: `${points.length - pts.length} ops without FLOPs or time are not drawn` }) : null;
+  return el('div', { class: 'chart' }, root, legend, hoverCaption(root, 'hover a circle: op, shapes and numbers'), note);
+}

@@ -1,10 +1,11 @@
 // The Web Worker that owns the wasm core, and how a file is fed to it slice by slice.
-// `start` drops the previous trace inside the worker; `close` terminates the worker (cancel).
+// The worker holds two slots: `a` (the trace the views show) and `b` (the second trace of a
+// comparison). `start` drops the previous trace of a slot; `close` terminates the worker (cancel).
 
 /** Bytes per slice handed to the worker (transferred, not copied). */
 export const SLICE_BYTES = 16 << 20;
 
-/** A worker running the core; one trace analysed at a time. */
+/** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
   constructor() {
     this.worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
@@ -41,11 +42,11 @@ export class Session {
   }
 
   /**
-   * Streams `blob` into the core and analyses it. `onProgress({bytesRead, total, events})` is
-   * called after every slice. Resolves to `{summary, tables, memory}`.
+   * Streams `blob` into the core's `slot` and analyses it. `onProgress({bytesRead, total, events})`
+   * is called after every slice. Resolves to `{summary, tables, memory}`.
    */
-  async load(blob, options, onProgress) {
-    await this.call('start', { options });
+  async load(blob, options, onProgress, slot = 'a') {
+    await this.call('start', { slot, options });
     const total = blob.size;
     let offset = 0;
     // Read the next slice while the worker parses the current one.
@@ -55,10 +56,10 @@ export class Session {
       if (this.closed) throw new Error('cancelled');
       offset += buffer.byteLength;
       next = offset < total ? blob.slice(offset, Math.min(offset + SLICE_BYTES, total)).arrayBuffer() : null;
-      const progress = await this.call('push', { buffer }, [buffer]);
+      const progress = await this.call('push', { slot, buffer }, [buffer]);
       onProgress?.({ bytesRead: offset, total, events: progress.events, jsonBytes: progress.json_bytes });
     }
-    return this.call('finish');
+    return this.call('finish', { slot });
   }
 
   /** Stops the worker at once; pending requests reject with "cancelled". */

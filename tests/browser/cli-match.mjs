@@ -1,0 +1,30 @@
+// Shared by the browser tests: what a displayed table shows, checked against the CLI's CSV.
+import assert from 'node:assert/strict';
+import { parseCsv } from './csv.mjs';
+
+/** The cells of the first page of a displayed table: full text (hover title for shortened names). */
+export async function displayed(page, name) {
+  return page.$$eval(`table[data-table="${name}"]`, (tables) => {
+    const t = tables[0];
+    const head = [...t.querySelectorAll('thead th')].map((th) => th.textContent);
+    const rows = [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.title || td.textContent));
+    return { head, rows };
+  });
+}
+
+/** Asserts a displayed table's first page equals the first rows of the CLI's CSV. */
+export function assertSameAsCli(shown, csvText, name) {
+  assert.ok(csvText !== undefined, `${name}: the CLI wrote no such table`);
+  const csv = parseCsv(csvText);
+  assert.deepEqual(shown.head, csv[0], `${name}: columns`);
+  assert.ok(shown.rows.length > 0 || csv.length === 1, `${name}: no rows shown`);
+  shown.rows.forEach((row, i) => {
+    row.forEach((cell, j) => {
+      const want = csv[i + 1][j];
+      const a = Number(cell), b = Number(want);
+      if (cell !== want && !(cell !== '' && want !== '' && Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)))) {
+        assert.fail(`${name} row ${i} column ${csv[0][j]}: page shows ${JSON.stringify(cell)}, CLI has ${JSON.stringify(want)}`);
+      }
+    });
+  });
+}

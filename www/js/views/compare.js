@@ -1,0 +1,89 @@
+// Compare: the loaded trace (A) against a second one (B) — labels (default: their GPU names),
+// phase and thresholds, side-by-side bars per category and per layer sorted by gap, and the six
+// comparison tables, each with a CSV export byte for byte what `traceprism compare --out` writes.
+import { el } from '../dom.js';
+import { pairedBars } from '../charts.js';
+import { formatCount, formatUs } from '../format.js';
+import { tableView } from '../table-view.js';
+import { titleOf } from './common.js';
+
+/** Compare options the user set in this page session (labels are per pair of files). */
+const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '' };
+let labelsFor = '';
+
+function sideBox(slot, info, ctx) {
+  const input = el('input', { type: 'file', accept: '.json,.gz,application/json,application/gzip', id: `compare-input-${slot}`, class: 'compare-input' });
+  input.addEventListener('change', () => {
+    const file = input.files?.[0];
+    input.value = '';
+    if (file) (slot === 'a' ? ctx.loadMain(file, file.name, 'compare') : ctx.loadSecond(file, file.name));
+  });
+  const what = info
+    ? [el('div', { class: 'mono', text: info.fileName }), el('div', { class: 'note', text: `${info.summary.device} · ${formatCount(info.summary.counts?.kernels)} kernels · ${formatUs(info.summary.kernel_time_ms * 1000)} kernel time` })]
+    : [el('div', { class: 'note', text: 'drop a trace here, or open one' })];
+  return el('div', { class: 'drop-slot', attrs: { 'data-drop-slot': slot } },
+    el('div', { class: 'slot-title', text: slot === 'a' ? 'Trace A (the loaded trace)' : 'Trace B' }),
+    what,
+    el('label', { class: 'button', attrs: { for: `compare-input-${slot}` }, text: info ? 'Replace…' : 'Open trace…' }), input);
+}
+
+/** Renders the compare view. */
+export async function compare(ctx, root) {
+  root.append(el('h2', { text: 'Compare two traces' }),
+    el('p', { class: 'note', text: 'Drop two traces at once anywhere on the page, or drop/open the second one here. Both are analysed in this browser.' }));
+  const a = { fileName: ctx.fileName, summary: ctx.summary };
+  const b = ctx.second;
+  root.append(el('div', { class: 'compare-slots' }, sideBox('a', a, ctx), sideBox('b', b, ctx)));
+  if (ctx.secondLoading) {
+    root.append(el('div', { class: 'note', attrs: { 'data-second-progress': '' }, text: ctx.secondLoading }));
+    return;
+  }
+  if (!b) return;
+
+  // Labels default to the GPU names (reset when the pair of files changes).
+  const pair = `${ctx.fileName}\u0000${b.fileName}`;
+  if (labelsFor !== pair) {
+    settings.label_a = a.summary.device || 'A';
+    settings.label_b = b.summary.device || 'B';
+    labelsFor = pair;
+  }
+  const rerender = () => ctx.rerender();
+  const field = (label, node) => el('label', { class: 'field' }, el('span', { text: label }), node);
+  const text = (key) => el('input', { type: 'text', value: settings[key], id: `compare-${key}`, on: { change: (e) => { settings[key] = e.target.value; rerender(); } } });
+  const num = (key, min, step) => el('input', { type: 'number', value: String(settings[key]), min: String(min), step: String(step), id: `compare-${key}`, on: { change: (e) => { const v = Number(e.target.value); if (Number.isFinite(v)) { settings[key] = v; rerender(); } } } });
+  const phase = el('select', { id: 'compare-phase', on: { change: (e) => { settings.phase = e.target.value; rerender(); } } },
+    ['all', 'prefill', 'decode'].map((p) => el('option', { value: p, text: p, selected: p === settings.phase })));
+  root.append(el('div', { class: 'compare-options' },
+    field('label A', text('label_a')), field('label B', text('label_b')), field('phase', phase),
+    field('ratio threshold', num('ratio_threshold', 1, 0.05)), field('min gap (µs/pass)', num('min_gap_us', 0, 1)),
+    el('button', { type: 'button', id: 'compare-export-all', text: 'Export compare tables (.zip)', on: { click: () => ctx.exportCompareZip() } })));
+
+  const result = await ctx.compare({ ...settings });
+  // Same labels on both sides (e.g. one GPU model, two builds): the charts still tell A from B.
+  const names = settings.label_a === settings.label_b ? [`${settings.label_a} (A)`, `${settings.label_b} (B)`] : [settings.label_a, settings.label_b];
+  const tables = new Map();
+  for (const name of result.tables) tables.set(name, await ctx.compareTable(name));
+
+  const byGap = (t, labelOf, where = () => true) => {
+    const c = (n) => t.columns.indexOf(n);
+    const ia = c('a_per_pass_us'), ib = c('b_per_pass_us'), ig = c('gap_per_pass_us'), ir = c('ratio'), is = c('status');
+    return t.rows.filter(where).map((row) => ({
+      label: labelOf(row, c), a: row[ia] ?? 0, b: row[ib] ?? 0, gap: row[ig] ?? 0,
+      note: `ratio ${row[ir] ?? '—'} · gap ${formatUs(row[ig])}/pass · ${row[is]}`,
+    })).sort((x, y) => Math.abs(y.gap) - Math.abs(x.gap));
+  };
+  const cats = tables.get('compare_categories');
+  if (cats) {
+    root.append(el('h3', { text: 'Per category, mean time per pass, biggest gap first' }),
+      pairedBars(byGap(cats, (row, c) => String(row[c('category')]), (row) => row[cats.columns.indexOf('level')] === 'category'), names));
+  }
+  const lay = tables.get('compare_layers');
+  if (lay) {
+    const items = byGap(lay, (row, c) => [row[c('phase')], row[c('part')] === 'layer' ? `layer ${row[c('layer')]}` : row[c('part')]].filter((x) => x !== null && x !== '').join(' · '));
+    root.append(el('h3', { text: 'Per layer, mean time per pass, biggest gap first' }),
+      items.length ? pairedBars(items, names) : el('p', { class: 'note', text: 'No layers on either side.' }));
+  }
+  for (const [name, table] of tables) {
+    root.append(tableView({ title: titleOf(name), table, onExport: ctx.exportCompareCsv }));
+  }
+}
