@@ -172,8 +172,11 @@ test('xlsx and HTML report downloads equal `traceprism export --xlsx` and `trace
   assert.deepEqual(pageSheets, cliSheets, 'sheet list');
   assert.deepEqual([...pageSheets].sort(), csvNames, 'one sheet per exported table');
   assert.ok(xlsx.bytes.equals(fs.readFileSync(cliXlsx)), 'xlsx bytes equal the CLI workbook');
+  // A real reader opens the page's file (openpyxl, installed by scripts/setup.sh; skipped if absent).
+  const pageXlsx = path.join(tmp, 'page.xlsx');
+  fs.writeFileSync(pageXlsx, xlsx.bytes);
   try {
-    const names = JSON.parse(execFileSync('python3', ['-c', 'import json,sys,openpyxl; print(json.dumps(openpyxl.load_workbook(sys.argv[1], read_only=True).sheetnames))', path.join(tmp, 'cli.xlsx')]).toString());
+    const names = JSON.parse(execFileSync('python3', ['-c', 'import json,sys,openpyxl; print(json.dumps(openpyxl.load_workbook(sys.argv[1], read_only=True).sheetnames))', pageXlsx], { stdio: ['ignore', 'pipe', 'pipe'] }).toString());
     assert.deepEqual(names, pageSheets, 'openpyxl reads the same sheets');
   } catch (err) {
     if (!/No module named/.test(String(err.stderr || err.message))) throw err;
@@ -244,6 +247,22 @@ test('phase table of an eager llama trace: prefill and decode, equal to the CLI 
   assert.equal(passes, truth.forward_passes);
   // The prefill-vs-decode chart and the per-pass chart are drawn.
   assert.ok(await page.$('[data-view="phases"] .chart svg'), 'phase charts');
+
+  // Layers: the heat map is drawn, and clicking a layer row lists exactly that layer's kernels.
+  await page.click('#tabs a[data-view="layers"]');
+  await page.waitForSelector('[data-view="layers"][data-rendered] table[data-table="layers"]', { timeout: 60_000 });
+  assert.ok(await page.$('[data-view="layers"] .heatmap canvas'), 'layer × pass heat map');
+  const [kh, ...kernels] = parseCsv(want.get('kernels'));
+  const layersShown = await displayed(page, 'layers');
+  const li = layersShown.head.indexOf('layer'), pi = layersShown.head.indexOf('pass');
+  const k = layersShown.rows.findIndex((r) => r[li] === '1' && r[pi] === '1');
+  assert.ok(k >= 0, 'layers table has layer 1 of pass 1');
+  await page.click(`table[data-table="layers"] tbody tr:nth-child(${k + 1})`);
+  await page.waitForSelector('.layer-detail table[data-table="kernels"]');
+  const expected = kernels.filter((r) => r[kh.indexOf('layer')] === '1' && r[kh.indexOf('pass')] === '1').length;
+  assert.ok(expected > 0);
+  assert.equal(await page.textContent('.layer-detail .count'), `${expected} rows`);
+  assert.ok(page.url().endsWith('#layers/1/1'), page.url());
   assert.deepEqual(requests, []);
   assert.deepEqual(problems, []);
   await page.close();

@@ -4,16 +4,18 @@ import { heatMap } from '../charts.js';
 import { tableView } from '../table-view.js';
 import { renderTables } from './common.js';
 
-/** Renders the layers view; `args` = [layer, pass?] from the URL hash. */
+/** Renders the layers view; `args` = [layer, pass or "all", phase?] from the URL hash. */
 export async function layers(ctx, root, args) {
   root.append(el('h2', { text: 'Transformer layers' }));
   const r = await ctx.rollup();
   const passSet = new Set(), layerSet = new Set();
   for (let i = 0; i < r.layer.length; i++) if (r.layer[i] >= 0) { layerSet.add(r.layer[i]); passSet.add(r.pass[i]); }
   const detail = el('div', { class: 'layer-detail' });
-  const pick = async (layer, pass) => {
-    ctx.setArgs(pass === undefined || pass === null ? [String(layer)] : [String(layer), String(pass)]);
-    await showKernels(ctx, detail, layer, pass);
+  const pick = async (layer, pass, phase) => {
+    const args = [String(layer), pass === undefined || pass === null ? 'all' : String(pass)];
+    if (phase) args.push(phase);
+    ctx.setArgs(args);
+    await showKernels(ctx, detail, layer, pass ?? undefined, phase);
   };
   if (layerSet.size) {
     const layersSorted = [...layerSet].sort((a, b) => a - b);
@@ -31,21 +33,28 @@ export async function layers(ctx, root, args) {
   const passCol = (cols) => cols.indexOf('pass');
   const onLayerRow = (row, cols) => {
     const l = row[layerCol(cols)];
-    if (typeof l === 'number') pick(l, passCol(cols) >= 0 && typeof row[passCol(cols)] === 'number' ? row[passCol(cols)] : undefined);
+    const pass = passCol(cols) >= 0 && typeof row[passCol(cols)] === 'number' ? row[passCol(cols)] : undefined;
+    // A per-layer row without a pass (layer_summary) stands for one phase: show that phase's kernels.
+    const phase = pass === undefined && cols.includes('phase') && typeof row[cols.indexOf('phase')] === 'string' ? row[cols.indexOf('phase')] : undefined;
+    if (typeof l === 'number') pick(l, pass, phase);
   };
   const clickers = Object.fromEntries(ctx.tableNames.map((n) => [n, onLayerRow]));
   await renderTables(ctx, 'layers', root, { onRowClick: clickers });
   root.append(detail);
-  if (args.length && Number.isFinite(Number(args[0]))) await showKernels(ctx, detail, Number(args[0]), args[1] !== undefined ? Number(args[1]) : undefined);
+  if (args.length && Number.isFinite(Number(args[0]))) {
+    const pass = args[1] !== undefined && args[1] !== 'all' && Number.isFinite(Number(args[1])) ? Number(args[1]) : undefined;
+    await showKernels(ctx, detail, Number(args[0]), pass, args[2]);
+  }
 }
 
-async function showKernels(ctx, detail, layer, pass) {
+async function showKernels(ctx, detail, layer, pass, phase) {
   detail.replaceChildren(el('div', { class: 'note', text: 'loading kernels…' }));
   const table = await ctx.table('kernels');
   const lc = table.columns.indexOf('layer');
   const pc = table.columns.indexOf('pass');
-  const where = (row) => row[lc] === layer && (pass === undefined || row[pc] === pass);
-  const title = `kernels of layer ${layer}${pass === undefined ? ' (all passes)' : `, pass ${pass}`}`;
+  const phc = table.columns.indexOf('phase');
+  const where = (row) => row[lc] === layer && (pass === undefined || row[pc] === pass) && (!phase || row[phc] === phase);
+  const title = `kernels of layer ${layer}${pass === undefined ? ` (all ${phase ? `${phase} ` : ''}passes)` : `, pass ${pass}`}`;
   detail.replaceChildren(tableView({ title, table, where, onExport: ctx.exportCsv, note: 'CSV exports the whole kernels table' }));
   detail.scrollIntoView({ block: 'nearest' });
 }
