@@ -118,7 +118,8 @@ pub fn render(path: &str, s: &Summary) -> String {
     }
     match s.trace_phase.as_deref() {
         Some("not-inference") => {
-            let _ = writeln!(o, "phases   not-inference (training or non-LLM work: no prefill/decode)");
+            let why = s.not_inference_reason.as_deref().unwrap_or("training or non-LLM work");
+            let _ = writeln!(o, "phases   not-inference: no prefill/decode ({why})");
         }
         _ if !s.phases.is_empty() => {
             let parts: Vec<String> =
