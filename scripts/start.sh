@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh
 cargo build --release
-"${CARGO_TARGET_DIR:-target}/release/traceprism" summary fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz || true
+"${CARGO_TARGET_DIR:-target}/release/traceprism" summary fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz
 npm run --silent build
 exec node scripts/serve.mjs dist "$@"

@@ -75,6 +75,8 @@ pub struct Summary {
     pub top_categories: Vec<Share>,
     /// `prefill`/`decode`/`mixed`/`unknown`, or `not-inference` for training and non-LLM traces.
     pub trace_phase: Option<String>,
+    /// Why a trace was judged not to be inference (training ops, backward kernels...).
+    pub not_inference_reason: Option<String>,
     pub passes: usize,
     pub phases: Vec<PhaseShare>,
     pub layers_per_pass: Vec<u32>,
@@ -169,6 +171,7 @@ pub fn summary(a: &Analysis) -> Summary {
         top_ops: top(op_time, kernel_time, 10),
         top_categories: top(cat_time, kernel_time, 10),
         trace_phase: a.phases.trace_phase.map(|p| p.as_str().to_string()),
+        not_inference_reason: a.phases.not_inference_reason.clone(),
         passes: a.phases.passes.len(),
         phases,
         layers_per_pass: a.layers.layers_per_pass.clone(),

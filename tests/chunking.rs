@@ -31,18 +31,7 @@ fn odd_chunk_sizes_give_identical_models() {
             assert_eq!(fingerprint(&t), fingerprint(&whole), "{file} gz chunks {sizes:?}");
         }
         // Plain JSON in small pieces too (inflate it first with our own reader's decoder).
-        let mut plain = Vec::new();
-        let mut dec = traceprism::ingest::GzipDecoder::default();
-        dec.push(&gz, &mut |b| {
-            plain.extend_from_slice(b);
-            Ok(())
-        })
-        .unwrap();
-        dec.finish(&mut |b| {
-            plain.extend_from_slice(b);
-            Ok(())
-        })
-        .unwrap();
+        let plain = traceprism::ingest::gunzip(&gz).unwrap();
         for sizes in [&[1usize][..], &[13, 1000, 2]] {
             let t = read_in_chunks(&plain, sizes);
             assert_eq!(fingerprint(&t), fingerprint(&whole), "{file} plain chunks {sizes:?}");
@@ -70,14 +59,7 @@ fn all_columns(t: &traceprism::Trace) -> String {
 #[test]
 fn two_thread_parsing_of_plain_json_equals_sequential_parsing() {
     let gz = std::fs::read(fixture("moe_eager.pt.trace.json.gz")).unwrap();
-    let mut plain = Vec::new();
-    let mut dec = traceprism::ingest::GzipDecoder::default();
-    dec.push(&gz, &mut |b| {
-        plain.extend_from_slice(b);
-        Ok(())
-    })
-    .unwrap();
-    dec.finish(&mut |_| Ok(())).unwrap();
+    let plain = traceprism::ingest::gunzip(&gz).unwrap();
     // 64 KiB pieces are below the split threshold: parsed on one thread.
     let sequential = read_in_chunks(&plain, &[64 << 10]);
     assert_eq!(sequential.stats.parallel_blocks, 0);

@@ -74,3 +74,15 @@ fn bad_input_exits_non_zero_with_one_line() {
     let out = traceprism(&[]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn verbose_summary_scores_the_truth_file_found_beside_the_trace() {
+    let f = fixture("llama_dense_eager.pt.trace.json.gz");
+    let out = traceprism(&["summary", f.to_str().unwrap(), "--verbose"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("accuracy against"), "{text}");
+    assert!(text.contains("100.000% of kernel time right"), "{text}");
+    assert!(text.contains("33 found, 33 in truth"), "{text}");
+    assert!(text.contains("100.00% of in-layer kernels right"), "{text}");
+}

@@ -6,7 +6,7 @@
 
 use super::Analysis;
 use crate::error::{Error, Result};
-use crate::ingest::{is_gzip, GzipDecoder};
+use crate::ingest::{gunzip, is_gzip};
 use crate::model::{GpuKind, NONE};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -49,17 +49,7 @@ pub struct Truth {
 pub fn parse_truth(bytes: &[u8]) -> Result<Truth> {
     let text;
     let json: &[u8] = if is_gzip(bytes) {
-        let mut out = Vec::new();
-        let mut dec = GzipDecoder::default();
-        dec.push(bytes, &mut |b| {
-            out.extend_from_slice(b);
-            Ok(())
-        })?;
-        dec.finish(&mut |b| {
-            out.extend_from_slice(b);
-            Ok(())
-        })?;
-        text = out;
+        text = gunzip(bytes)?;
         &text
     } else {
         bytes

@@ -12,7 +12,8 @@ use traceprism::{analyze_path, Analysis, Error, Result};
 const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of LLM inference
 
 USAGE:
-  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object)
+  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object); --verbose
+                                                                 scores a truth file given or found beside TRACE
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)

@@ -38,11 +38,13 @@ pub fn run(a: &Args) -> Result<()> {
             println!("peak memory {:.1} MB ({:.2}× the JSON size)", kb as f64 / 1024.0, kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64);
         }
     }
-    if let Some(path) = &a.truth {
+    let truth = a.truth.clone().or_else(|| if a.verbose { truth_beside(path) } else { None });
+    if let Some(path) = &truth {
         let truth = traceprism::analysis::truth::load_truth(std::path::Path::new(path))?;
         let phases = traceprism::analysis::truth::score_phases(&analysis, &truth);
         let layers = traceprism::analysis::layers::score_layers(&analysis, &truth);
-        super::out(&format!("\naccuracy against {path}\n  {phases}\n  {layers}\n"));
+        let indent = |t: String| t.trim_end().replace('\n', "\n  ");
+        super::out(&format!("\naccuracy against {path}\n  {}\n  {}\n", indent(phases.to_string()), indent(layers.to_string())));
     }
     Ok(())
 }
@@ -63,6 +65,17 @@ fn method_agreement(a: &traceprism::Analysis) -> (String, String) {
         })
         .collect();
     (a.options.phase_method.clone(), parts.join("; "))
+}
+
+/// A ground-truth file recorded beside the trace (`X.pt.trace.json.gz` → `X.truth.json.gz`), if any.
+fn truth_beside(trace: &str) -> Option<String> {
+    let p = std::path::Path::new(trace);
+    let name = p.file_name()?.to_str()?;
+    let stem = [".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))?;
+    let candidate = p.with_file_name(format!("{stem}.truth.json.gz"));
+    candidate.exists().then(|| candidate.to_string_lossy().into_owned())
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), if known.
@@ -118,7 +131,8 @@ pub fn render(path: &str, s: &Summary) -> String {
     }
     match s.trace_phase.as_deref() {
         Some("not-inference") => {
-            let _ = writeln!(o, "phases   not-inference (training or non-LLM work: no prefill/decode)");
+            let why = s.not_inference_reason.as_deref().unwrap_or("training or non-LLM work");
+            let _ = writeln!(o, "phases   not-inference: no prefill/decode ({why})");
         }
         _ if !s.phases.is_empty() => {
             let parts: Vec<String> =

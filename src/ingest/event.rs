@@ -68,21 +68,27 @@ impl RawEvent<'_> {
     }
 }
 
-/// Parses the event object starting at `pos` (which is `{`). Returns the event and the
-/// position after its closing brace.
-pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
-    let mut ev = RawEvent::default();
+/// Walks the members of the object at `pos` (which is `{`): for each key, `on_member` gets the key
+/// and the position of its value and returns the position after the value. Returns the position
+/// after the closing brace. `what` names the object in syntax errors.
+#[inline]
+fn members<'a>(
+    buf: &'a [u8],
+    pos: usize,
+    what: &'static str,
+    mut on_member: impl FnMut(&'a [u8], usize) -> Step<usize>,
+) -> Step<usize> {
     let mut i = pos + 1;
     let mut first = true;
     loop {
         i = skip_ws(buf, i);
         let Some(&b) = buf.get(i) else { return Err(Stop::Incomplete) };
         if b == b'}' {
-            return Ok((ev, i + 1));
+            return Ok(i + 1);
         }
         if !first {
             if b != b',' {
-                return Err(Stop::Bad("expected ',' or '}' in event", i));
+                return Err(Stop::Bad(what, i));
             }
             i = skip_ws(buf, i + 1);
         }
@@ -93,7 +99,16 @@ pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
         if i >= buf.len() {
             return Err(Stop::Incomplete);
         }
-        i = match key {
+        i = on_member(key, i)?;
+    }
+}
+
+/// Parses the event object starting at `pos` (which is `{`). Returns the event and the
+/// position after its closing brace.
+pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
+    let mut ev = RawEvent::default();
+    let end = members(buf, pos, "expected ',' or '}' in event", |key, i| {
+        Ok(match key {
             b"ph" => {
                 let (s, end) = scan::string(buf, i)?;
                 ev.ph = s.as_bytes().first().copied().unwrap_or(0);
@@ -117,8 +132,9 @@ pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
             }
             b"args" if buf[i] == b'{' => parse_args(buf, i, &mut ev.args)?,
             _ => scan::skip_value(buf, i)?,
-        };
-    }
+        })
+    })?;
+    Ok((ev, end))
 }
 
 /// Reads an object key without unescaping (keys we care about never contain escapes).
@@ -224,28 +240,8 @@ fn raw_field<'a>(buf: &'a [u8], i: usize, out: &mut Option<&'a [u8]>) -> Step<us
 }
 
 fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>) -> Step<usize> {
-    let mut i = pos + 1;
-    let mut first = true;
-    loop {
-        i = skip_ws(buf, i);
-        let Some(&b) = buf.get(i) else { return Err(Stop::Incomplete) };
-        if b == b'}' {
-            return Ok(i + 1);
-        }
-        if !first {
-            if b != b',' {
-                return Err(Stop::Bad("expected ',' or '}' in args", i));
-            }
-            i = skip_ws(buf, i + 1);
-        }
-        first = false;
-        let (key, after_key) = raw_key(buf, i)?;
-        i = scan::expect(buf, after_key, b':', "expected ':' after key")?;
-        i = skip_ws(buf, i);
-        if i >= buf.len() {
-            return Err(Stop::Incomplete);
-        }
-        i = match key {
+    members(buf, pos, "expected ',' or '}' in args", |key, i| {
+        Ok(match key {
             b"correlation" => int_field(buf, i, &mut args.correlation)?,
             b"External id" => int_field(buf, i, &mut args.external_id)?,
             b"device" => int_field(buf, i, &mut args.device)?,
@@ -263,8 +259,8 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>) -> Step<usize>
                 end
             }
             _ => scan::skip_value(buf, i)?,
-        };
-    }
+        })
+    })
 }
 
 /// Stable numeric stand-in for a textual id.

@@ -20,6 +20,21 @@ enum Phase {
     End,
 }
 
+/// Decompresses a whole gzip buffer (for small side files such as truth files and tests).
+pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut dec = GzipDecoder::default();
+    dec.push(bytes, &mut |b| {
+        out.extend_from_slice(b);
+        Ok(())
+    })?;
+    dec.finish(&mut |b| {
+        out.extend_from_slice(b);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// An incremental gzip decoder.
 pub struct GzipDecoder {
     state: Box<InflateState>,

@@ -9,7 +9,7 @@ mod scan;
 mod stream;
 
 pub use event::{Args, Field, Id, RawEvent};
-pub use inflate::{is_gzip, GzipDecoder};
+pub use inflate::{gunzip, is_gzip, GzipDecoder};
 pub use stream::{EventSink, JsonStream};
 
 use crate::error::{Error, Result};
@@ -200,7 +200,7 @@ fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
 /// Reads a whole trace from any `std::io::Read` (a file, stdin) in 8 MiB chunks. Natively, gzip
 /// input is inflated on a second thread while this one parses.
 pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
-    let mut first = vec![0u8; 8 << 20];
+    let mut first = vec![0u8; 16 << 20];
     let n = read_some(&mut source, &mut first)?;
     first.truncate(n);
     #[cfg(not(target_arch = "wasm32"))]
@@ -209,16 +209,64 @@ pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
     }
     let mut reader = Reader::new();
     reader.push(&first)?;
-    let mut buf = first;
-    buf.resize(32 << 20, 0);
-    loop {
-        let n = read_some(&mut source, &mut buf)?;
-        if n == 0 {
-            break;
+    #[cfg(not(target_arch = "wasm32"))]
+    return read_plain_threaded(reader, first, source);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut buf = first;
+        loop {
+            let n = read_some(&mut source, &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            reader.push(&buf[..n])?;
         }
-        reader.push(&buf[..n])?;
+        reader.finish()
     }
-    reader.finish()
+}
+
+/// Reads the file on a helper thread while this one (and the parallel parser) parse the previous
+/// block: one block in flight, so memory stays at three blocks.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_plain_threaded(mut reader: Reader, first: Vec<u8>, mut source: impl std::io::Read + Send) -> Result<Trace> {
+    use std::sync::mpsc::sync_channel;
+    let (tx, rx) = sync_channel::<Vec<u8>>(1);
+    let (back_tx, back_rx) = sync_channel::<Vec<u8>>(2);
+    std::thread::scope(|scope| {
+        let block_len = first.len();
+        // Two buffers circulate: one being parsed, one being filled.
+        let _ = back_tx.send(first);
+        let _ = back_tx.send(Vec::new());
+        let io = scope.spawn(move || -> Result<()> {
+            while let Ok(mut buf) = back_rx.recv() {
+                buf.resize(block_len.max(1 << 20), 0);
+                let n = read_some(&mut source, &mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                buf.truncate(n);
+                if tx.send(buf).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        let mut parse_error = None;
+        for block in rx {
+            if let Err(e) = reader.push(&block) {
+                parse_error = Some(e);
+                break;
+            }
+            let _ = back_tx.send(block);
+        }
+        drop(back_tx);
+        let io_result = io.join().unwrap_or_else(|_| Err(Error::new("read thread panicked")));
+        if let Some(e) = parse_error {
+            return Err(e);
+        }
+        io_result?;
+        reader.finish()
+    })
 }
 
 fn read_some(source: &mut impl std::io::Read, buf: &mut [u8]) -> Result<usize> {

@@ -87,20 +87,40 @@ impl JsonStream {
 
     /// Feeds the next piece of text.
     pub fn feed(&mut self, data: &[u8], sink: &mut dyn EventSink) -> Result<()> {
-        if self.buf.is_empty() {
-            // Parse straight from the caller's slice; keep only the unparsed tail.
-            let used = self.run(data, sink)?;
-            self.buf.extend_from_slice(&data[used..]);
-            self.base += used as u64;
-        } else {
-            self.buf.extend_from_slice(data);
-            let buf = std::mem::take(&mut self.buf);
-            let used = self.run(&buf, sink);
-            self.buf = buf;
-            let used = used?;
-            self.buf.drain(..used);
-            self.base += used as u64;
+        let mut from = 0;
+        if !self.buf.is_empty() {
+            // Finish the event that straddles the boundary by appending as little of `data` as
+            // possible (doubling), so big chunks are not copied behind a small tail.
+            let tail = self.buf.len();
+            let mut taken = 0;
+            let mut step = 64 << 10;
+            loop {
+                let more = (data.len() - taken).min(step);
+                self.buf.extend_from_slice(&data[taken..taken + more]);
+                taken += more;
+                let buf = std::mem::take(&mut self.buf);
+                let used = self.run(&buf, sink);
+                self.buf = buf;
+                let used = used?;
+                self.buf.drain(..used);
+                self.base += used as u64;
+                if used >= tail || taken == data.len() {
+                    break;
+                }
+                step *= 2;
+            }
+            if taken == data.len() || self.buf.len() > taken {
+                return Ok(());
+            }
+            // The old tail is consumed: what is left in the buffer is `data[from..taken]`.
+            from = taken - self.buf.len();
+            self.buf.clear();
         }
+        // Parse straight from the caller's slice; keep only the unparsed tail.
+        let rest = &data[from..];
+        let used = self.run(rest, sink)?;
+        self.buf.extend_from_slice(&rest[used..]);
+        self.base += used as u64;
         Ok(())
     }
 
