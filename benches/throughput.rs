@@ -133,11 +133,31 @@ fn main() {
 
     let (json_s, json_peak) = run(bin, &json);
     let (gz_s, gz_peak) = run(bin, &gz);
-    println!("\ninput: {mb:.0} MB of JSON ({:.0} MB gzip), built from {FIXTURE}", std::fs::metadata(&gz).unwrap().len() as f64 / 1e6);
+    println!(
+        "\ninput: {mb:.0} MB of JSON ({:.0} MB gzip), built from {FIXTURE}",
+        std::fs::metadata(&gz).unwrap().len() as f64 / 1e6
+    );
     println!("{:<44} {:>9} {:>10} {:>10} {:>12}", "run", "seconds", "MB/s", "peak MB", "peak/JSON");
     println!("{:<44} {:>9.2} {:>10.0}", "baseline: miniz_oxide inflate only", inflate_s, n as f64 / 1e6 / inflate_s);
     println!("{:<44} {:>9.2} {:>10.0}", "baseline: serde_json from_slice (IgnoredAny)", serde_s, mb / serde_s);
-    println!("{:<44} {:>9.2} {:>10.0} {:>10.0} {:>12.3}", "traceprism summary .json", json_s, mb / json_s, json_peak, json_peak * 1e6 / json_bytes);
-    println!("{:<44} {:>9.2} {:>10.0} {:>10.0} {:>12.3}", "traceprism summary .json.gz", gz_s, mb / gz_s, gz_peak, gz_peak * 1e6 / json_bytes);
-    println!("\ntargets: ≥ 700 MB/s on .json; .gz within 1.3× of inflate time (now {:.2}×); peak ≤ 0.4× JSON size", gz_s / inflate_s);
+    println!(
+        "{:<44} {:>9.2} {:>10.0} {:>10.0} {:>12.3}",
+        "traceprism summary .json",
+        json_s,
+        mb / json_s,
+        json_peak,
+        json_peak * 1e6 / json_bytes
+    );
+    println!(
+        "{:<44} {:>9.2} {:>10.0} {:>10.0} {:>12.3}",
+        "traceprism summary .json.gz",
+        gz_s,
+        mb / gz_s,
+        gz_peak,
+        gz_peak * 1e6 / json_bytes
+    );
+    println!(
+        "\ntargets: ≥ 700 MB/s on .json; .gz within 1.3× of inflate time (now {:.2}×); peak ≤ 0.4× JSON size",
+        gz_s / inflate_s
+    );
 }

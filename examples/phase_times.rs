@@ -5,7 +5,9 @@ fn main() {
     let bytes = std::fs::read(&p).unwrap();
     let t0 = Instant::now();
     let mut r = traceprism::Reader::new();
-    for c in bytes.chunks(8 << 20) { r.push(c).unwrap(); }
+    for c in bytes.chunks(8 << 20) {
+        r.push(c).unwrap();
+    }
     let t1 = Instant::now();
     let trace = r.finish().unwrap();
     let t2 = Instant::now();

@@ -19,10 +19,10 @@ pub mod table;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
+pub use analysis::{Analysis, Options};
 pub use error::{Error, Result};
 pub use ingest::{read_trace, Reader};
 pub use model::Trace;
-pub use analysis::{Analysis, Options};
 
 /// Reads, links and analyses a trace file (`.json` or `.json.gz`, detected by content).
 pub fn analyze_path(path: &std::path::Path, options: Options) -> Result<Analysis> {

@@ -4,9 +4,9 @@
 use crate::analysis::ops::{owner, owner_label};
 use crate::analysis::timeline::{timelines, Timeline};
 use crate::analysis::Analysis;
+use crate::model::FastMap as HashMap;
 use crate::model::{DeviceInfo, GpuKind, OpKind, ReadStats, Vendor, Warnings, NONE};
 use serde::Serialize;
-use crate::model::FastMap as HashMap;
 
 /// Event counts by kind.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -88,7 +88,11 @@ fn top(map: HashMap<String, i64>, whole: i64, n: usize) -> Vec<Share> {
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v.truncate(n);
     v.into_iter()
-        .map(|(name, t)| Share { name, time_ms: t as f64 / 1e6, pct: if whole > 0 { 100.0 * t as f64 / whole as f64 } else { 0.0 } })
+        .map(|(name, t)| Share {
+            name,
+            time_ms: t as f64 / 1e6,
+            pct: if whole > 0 { 100.0 * t as f64 / whole as f64 } else { 0.0 },
+        })
         .collect()
 }
 
@@ -144,7 +148,8 @@ pub fn summary(a: &Analysis) -> Summary {
             e.1 += g.dur[i];
         }
     }
-    links.launch_link_pct = if counts.kernels > 0 { 100.0 * links.kernels_with_launch as f64 / counts.kernels as f64 } else { 0.0 };
+    links.launch_link_pct =
+        if counts.kernels > 0 { 100.0 * links.kernels_with_launch as f64 / counts.kernels as f64 } else { 0.0 };
     let mut phases: Vec<PhaseShare> = phase_agg
         .into_iter()
         .map(|(p, (k, time))| PhaseShare {

@@ -11,7 +11,8 @@ fn err(bytes: &[u8]) -> String {
     }
 }
 
-const KERNEL: &str = r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10.5,"dur":2,"args":{"correlation":1,"stream":7,"device":0}}"#;
+const KERNEL: &str =
+    r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10.5,"dur":2,"args":{"correlation":1,"stream":7,"device":0}}"#;
 
 #[test]
 fn empty_file() {

@@ -22,7 +22,9 @@ fn dump_categories() {
         let mut seen: BTreeMap<(String, String, String), (u64, i64)> = BTreeMap::new();
         for i in 0..t.gpu.len() {
             let name: String = t.name(t.gpu.name[i]).chars().take(110).collect();
-            let e = seen.entry((a.categories.name(i).to_string(), name, a.categories.rule(i).chars().take(70).collect())).or_default();
+            let e = seen
+                .entry((a.categories.name(i).to_string(), name, a.categories.rule(i).chars().take(70).collect()))
+                .or_default();
             e.0 += 1;
             e.1 += t.gpu.dur[i];
         }

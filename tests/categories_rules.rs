@@ -33,7 +33,10 @@ fn gemm_in_the_name_of_non_gemm_work() {
     let c = Ctx::new(None);
     assert_eq!(c.name("void at::cuda::detail::prepare_grouped_gemm_data<cutlass::bfloat16_t, cutlass::bfloat16_t, cutlass::bfloat16_t, float>(int)"), "MoE-Routing");
     assert_eq!(c.name("void dpsk::grouped_gemm::cuda::utils::transpose<512, 128, 4, 4>(unsigned char const*, unsigned char*, int, int, int, int)"), "Memory-Reshape");
-    assert_eq!(c.name("igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2_ta1x8x2x1_1x4x1x64_tb1x8x2x1_1x4x1x64_gkgs"), "Conv");
+    assert_eq!(
+        c.name("igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2_ta1x8x2x1_1x4x1x64_tb1x8x2x1_1x4x1x64_gkgs"),
+        "Conv"
+    );
     assert_eq!(c.name("_ZN2ck16tensor_operation6device12_GLOBAL__N_149kernel_grouped_conv_fwd_multiple_abd_xdl_cshuffleINS_34GridwiseGemmMultipleD_xdl_cshuffleItttftNS_5TupleIJEEE"), "Conv");
     assert_eq!(c.name("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, int*)"), "Indexing");
 }
@@ -56,7 +59,10 @@ fn gemms_without_gemm_in_the_name_and_epilogues() {
     assert_eq!(c.name("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"), "MoE-GEMM");
     assert_eq!(c.name("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8>(cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8::Params)"), "GEMM-CUTLASS");
     assert_eq!(c.name("void cutlass::device_kernel<flash::FlashAttnFwdCombine<cute::tuple<cute::C<8>, cute::C<128> >, 5, 256, 1, false, true, cutlass::bfloat16_t, float, cutlass::arch::Sm90> >"), "Attention-Forward");
-    assert_eq!(c.name("void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, false>"), "GEMM-SplitK");
+    assert_eq!(
+        c.name("void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, false>"),
+        "GEMM-SplitK"
+    );
     // a generic ATen name launched by aten::mm is GEMM work
     assert_eq!(c.cat("some_new_vendor_kernel_xyz", Some("aten::mm"), None, &[]), "GEMM-Other");
 }
@@ -65,9 +71,18 @@ fn gemms_without_gemm_in_the_name_and_epilogues() {
 fn embedding_all_reduce_and_sum_traps() {
     let c = Ctx::new(None);
     assert_eq!(c.name("void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*)"), "RoPE");
-    assert_eq!(c.name("triton_poi_fused_add_all_reduce_bitwise_and_bitwise_or_embedding_ge_lt_masked_fill_mul_sub_0"), "Triton-Fused");
-    assert_eq!(c.name("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"), "Communication-AllReduce");
-    assert_eq!(c.name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"), "Communication-Other");
+    assert_eq!(
+        c.name("triton_poi_fused_add_all_reduce_bitwise_and_bitwise_or_embedding_ge_lt_masked_fill_mul_sub_0"),
+        "Triton-Fused"
+    );
+    assert_eq!(
+        c.name("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"),
+        "Communication-AllReduce"
+    );
+    assert_eq!(
+        c.name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"),
+        "Communication-Other"
+    );
     assert_eq!(c.name("void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortExclusiveSumKernel<int>(int*)"), "Sort");
     let generic = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)";
     assert_eq!(c.cat(generic, Some("record_param_comms"), None, &["c10d::allreduce_"]), "Communication-AllReduce");
@@ -82,7 +97,10 @@ fn mean_and_attention_reductions() {
     assert_eq!(c.name("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4> >"), "Reduce");
     assert_eq!(c.name("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_2"), "Norm-RMS");
     assert_eq!(c.name("void cudnn::fusion::lean_reduction_kernel<false, false, false>(void*, float*)"), "Attention-Forward");
-    assert_eq!(c.name("void paged_attention_ll4mi_reduce_kernel<__hip_bfloat16, __hip_bfloat16, 128, 128, 256, 3, false>"), "PagedAttention-Reduce");
+    assert_eq!(
+        c.name("void paged_attention_ll4mi_reduce_kernel<__hip_bfloat16, __hip_bfloat16, 128, 128, 256, 3, false>"),
+        "PagedAttention-Reduce"
+    );
     assert_eq!(c.name("reduce_segments"), "PagedAttention-Reduce");
     assert_eq!(c.name("kernel_unified_attention_2d"), "PagedAttention-Compute");
     assert_eq!(c.name("kernel_unified_attention_3d"), "PagedAttention-Compute");
@@ -107,14 +125,23 @@ fn quant_norm_and_copy_word_traps() {
     let aiter = "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib";
     assert_eq!(c.cat(aiter, Some("aiter::rmsnorm"), None, &[]), "Norm-RMS");
     assert_eq!(c.name(aiter), "Norm-RMS");
-    assert_eq!(c.name("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi16ELb1ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib"), "Fused-AddNorm");
+    assert_eq!(
+        c.name("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi16ELb1ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib"),
+        "Fused-AddNorm"
+    );
     assert_eq!(c.name("_ZN2at6native54_GLOBAL__N__d8ceb000_21_DistributionNormal_cu_17e44f7d43distribution_elementwise_grid_stride_kernelIfLi4E"), "Elementwise");
     assert_eq!(c.name("_ZN7cutlass13device_kernelIN2at4cuda6detail25enable_3x_kernel_for_sm9xINS_4gemm6kernel13GemmUniversalINS5_17GroupProblemShapeIN4cute5tupleIJiiiEEEEENS9_9Copy_AtomIJS27_NS_6half_tEEEE"), "MoE-GEMM");
     assert_eq!(c.name("_combined_routing_memset"), "MoE-Routing");
     assert_eq!(c.name("void cub::DeviceScanKernel<cub::AgentScanPolicy<128, 15, int, (cub::BlockLoadAlgorithm)3, (cub::CacheLoadModifier)0>"), "Reduce");
     assert_eq!(c.name("void dpsk::ep::internode::cached_notify<false>(int, int)"), "Communication-AllToAll");
-    assert_eq!(c.name("kernel_cutlass_kernel_flashinfernormkernelsfused_add_rmsnormFusedAddRMSNormKernel_object_at__tensorptrbf16"), "Fused-AddNorm");
-    assert_eq!(c.name("void (anonymous namespace)::fused_qknorm_warp<128l, true, __nv_bfloat16>((anonymous namespace)::QKNormParams)"), "Norm-RMS");
+    assert_eq!(
+        c.name("kernel_cutlass_kernel_flashinfernormkernelsfused_add_rmsnormFusedAddRMSNormKernel_object_at__tensorptrbf16"),
+        "Fused-AddNorm"
+    );
+    assert_eq!(
+        c.name("void (anonymous namespace)::fused_qknorm_warp<128l, true, __nv_bfloat16>((anonymous namespace)::QKNormParams)"),
+        "Norm-RMS"
+    );
     assert_eq!(c.name("alloc_decode_kernel"), "Indexing");
 }
 
@@ -123,7 +150,8 @@ fn memcpy_and_memset_events_by_kind() {
     let c = Ctx::new(None);
     let cl = Classifier::new(&c.set).unwrap();
     let cat = |name: &str, kind| {
-        cl.decide_text(name, kind, Some("aten::copy_"), None, None, &[]).map(|r| c.set.categories[c.set.rules[r].category as usize].name.clone())
+        cl.decide_text(name, kind, Some("aten::copy_"), None, None, &[])
+            .map(|r| c.set.categories[c.set.rules[r].category as usize].name.clone())
     };
     assert_eq!(cat("Memcpy DtoD (Device -> Device)", GpuKind::Memcpy).as_deref(), Some("Memory-Copy"));
     assert_eq!(cat("Memset (Device)", GpuKind::Memset).as_deref(), Some("Memory-Set"));
@@ -216,13 +244,47 @@ fn builtin_table_loads_and_every_family_is_known() {
     let set = RuleSet::load(None).unwrap();
     assert!(set.rules.len() > 50);
     for name in [
-        "GEMM-cuBLAS", "GEMM-CUTLASS", "GEMM-hipBLASLt", "GEMM-CK", "GEMM-Triton", "GEMM-FP8", "GEMM-FP4", "GEMM-SplitK",
-        "Attention-Forward", "Attention-Backward", "Attention-Decode", "PagedAttention-Compute", "PagedAttention-Reduce",
-        "MLA", "KVCache-Update", "KVCache-Reshape", "RoPE", "Norm-RMS", "Norm-LayerNorm", "Fused-AddNorm",
-        "Activation-SiLU", "Activation-GELU", "Activation-Gated", "MoE-Routing", "MoE-GEMM", "MoE-Finalize", "Quant",
-        "Communication-AllReduce", "Communication-AllGather", "Communication-ReduceScatter", "Communication-AllToAll",
-        "Communication-Other", "Memory-Copy", "Memory-Set", "Memory-Reshape", "Elementwise", "Reduce", "Indexing",
-        "Sampling", "Triton-Fused", "Other",
+        "GEMM-cuBLAS",
+        "GEMM-CUTLASS",
+        "GEMM-hipBLASLt",
+        "GEMM-CK",
+        "GEMM-Triton",
+        "GEMM-FP8",
+        "GEMM-FP4",
+        "GEMM-SplitK",
+        "Attention-Forward",
+        "Attention-Backward",
+        "Attention-Decode",
+        "PagedAttention-Compute",
+        "PagedAttention-Reduce",
+        "MLA",
+        "KVCache-Update",
+        "KVCache-Reshape",
+        "RoPE",
+        "Norm-RMS",
+        "Norm-LayerNorm",
+        "Fused-AddNorm",
+        "Activation-SiLU",
+        "Activation-GELU",
+        "Activation-Gated",
+        "MoE-Routing",
+        "MoE-GEMM",
+        "MoE-Finalize",
+        "Quant",
+        "Communication-AllReduce",
+        "Communication-AllGather",
+        "Communication-ReduceScatter",
+        "Communication-AllToAll",
+        "Communication-Other",
+        "Memory-Copy",
+        "Memory-Set",
+        "Memory-Reshape",
+        "Elementwise",
+        "Reduce",
+        "Indexing",
+        "Sampling",
+        "Triton-Fused",
+        "Other",
     ] {
         assert!(set.category_id(name).is_some(), "missing category {name}");
     }

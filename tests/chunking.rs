@@ -47,11 +47,26 @@ fn all_columns(t: &traceprism::Trace) -> String {
     let names = |v: &[u32]| v.iter().map(|&n| t.name(n).len() as u64).sum::<u64>();
     format!(
         "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
-        g.ts, g.dur, g.correlation, g.event_index, g.launch, g.cpu_op, g.device,
-        o.ts, o.dur, o.parent, o.event_index, o.thread,
-        l.ts, l.correlation, l.cpu_op, l.event_index,
-        t.flow_starts.len(), t.flow_finishes.len(),
-        names(&g.name), names(&o.input_dims),
+        g.ts,
+        g.dur,
+        g.correlation,
+        g.event_index,
+        g.launch,
+        g.cpu_op,
+        g.device,
+        o.ts,
+        o.dur,
+        o.parent,
+        o.event_index,
+        o.thread,
+        l.ts,
+        l.correlation,
+        l.cpu_op,
+        l.event_index,
+        t.flow_starts.len(),
+        t.flow_finishes.len(),
+        names(&g.name),
+        names(&o.input_dims),
         t.stats.events
     )
 }

@@ -217,7 +217,10 @@ fn cli_compare_writes_csv_and_json() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v.as_array().map(|a| a.len()), Some(6));
-    let bad = std::process::Command::new(exe).args(["compare", fixture(B300).to_str().unwrap(), fixture(MI300X).to_str().unwrap(), "--bogus", "1"]).output().unwrap();
+    let bad = std::process::Command::new(exe)
+        .args(["compare", fixture(B300).to_str().unwrap(), fixture(MI300X).to_str().unwrap(), "--bogus", "1"])
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
 }
 
@@ -303,7 +306,9 @@ fn eager_vs_fused_build_shows_norm_and_qkv_fusions() {
     assert!(norm, "norm fusion not found");
     // separate q, k, v projections covered by one fused QKV GEMM
     let qkv = fusions.iter().any(|r| {
-        v.categories.family(r.b_rows[0]) == "GEMM" && r.a_rows.len() >= 2 && r.a_rows.iter().all(|&i| l.categories.family(i) == "GEMM")
+        v.categories.family(r.b_rows[0]) == "GEMM"
+            && r.a_rows.len() >= 2
+            && r.a_rows.iter().all(|&i| l.categories.family(i) == "GEMM")
     });
     assert!(qkv, "QKV GEMM fusion not found");
 }

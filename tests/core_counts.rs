@@ -67,7 +67,10 @@ fn kernel_counts_and_time_match_the_raw_json() {
         assert_eq!(linked, linkable, "{file}: kernels linked to a launch");
         assert_eq!(via_graph, graph_kernels, "{file}: kernels linked to a graph launch");
         for i in t.kernel_rows().filter(|&i| g.launch[i] != NONE) {
-            assert_eq!(t.launches.correlation[g.launch[i] as usize], g.correlation[i], "{file}: kernel {i} linked by correlation");
+            assert_eq!(
+                t.launches.correlation[g.launch[i] as usize], g.correlation[i],
+                "{file}: kernel {i} linked by correlation"
+            );
         }
     }
 }

@@ -42,7 +42,10 @@ fn assert_self_contained(html: &str) {
     assert!(lower.starts_with("<!doctype html>"));
     assert!(lower.contains("http-equiv=\"content-security-policy\""), "CSP meta tag");
     assert!(lower.contains("default-src 'none'"), "CSP forbids by default");
-    for bad in ["http://", "https://", "//cdn", "<script", "<link", "<iframe", "<object", "<embed", "@import", "url(", "src=\"", "href=\""] {
+    for bad in [
+        "http://", "https://", "//cdn", "<script", "<link", "<iframe", "<object", "<embed", "@import", "url(", "src=\"",
+        "href=\"",
+    ] {
         assert!(!lower.contains(bad), "report contains {bad:?}");
     }
 }
@@ -68,7 +71,15 @@ fn fixture_report_is_self_contained_and_renders() {
     let a = analyze_path(&path, Options::default()).unwrap();
     let html = html_report(&a);
     assert_self_contained(&html);
-    for section in ["Phase overview", "Top bottlenecks", "Operation frequency", "Kernel category breakdown", "Roofline", "roofline_gemm", "ops_summary"] {
+    for section in [
+        "Phase overview",
+        "Top bottlenecks",
+        "Operation frequency",
+        "Kernel category breakdown",
+        "Roofline",
+        "roofline_gemm",
+        "ops_summary",
+    ] {
         assert!(html.contains(section), "section {section}");
     }
     assert!(html.contains("NVIDIA H100 SXM5 80GB"), "device roof named");
@@ -78,15 +89,23 @@ fn fixture_report_is_self_contained_and_renders() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("report.html");
     std::fs::write(&file, &html).unwrap();
-    let browser = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| {
-        std::process::Command::new(b).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
-    });
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| std::process::Command::new(b).arg("--version").output().map(|o| o.status.success()).unwrap_or(false));
     let Some(browser) = browser else {
         eprintln!("\n!!!!!!!! SKIPPED Chromium render check: no chromium on PATH !!!!!!!!\n");
         return;
     };
     let out = std::process::Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--proxy-server=127.0.0.1:9", "--dump-dom"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--proxy-server=127.0.0.1:9",
+            "--dump-dom",
+        ])
         .arg(format!("file://{}", file.display()))
         .output()
         .expect("chromium runs");

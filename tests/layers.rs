@@ -120,7 +120,11 @@ fn split_half_layers_keeps_halves_inside_truth_layers() {
     ] {
         let options = Options { split_half_layers: true, ..Options::default() };
         let (a, truth) = with_truth_passes(trace, truth, options);
-        assert!(a.layers.layers_per_pass.iter().all(|&l| l == 2 * truth.num_layers.unwrap()), "{trace}: {:?}", a.layers.layers_per_pass);
+        assert!(
+            a.layers.layers_per_pass.iter().all(|&l| l == 2 * truth.num_layers.unwrap()),
+            "{trace}: {:?}",
+            a.layers.layers_per_pass
+        );
         let rows = truth.rows(&a.trace);
         let (mut inside, mut right) = (0, 0);
         for (k, &r) in truth.kernels.iter().zip(&rows) {
@@ -166,7 +170,8 @@ fn vllm_tp4_steps_have_80_layers() {
 /// The `layers` and `layer_summary` tables on the llama trace (passes from truth: 1 prefill + 32 decode).
 #[test]
 fn layer_tables_on_llama() {
-    let (a, truth) = with_truth_passes("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz", Options::default());
+    let (a, truth) =
+        with_truth_passes("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz", Options::default());
     let layers = traceprism::report::table(&a, "layers").expect("layers table");
     let role = layers.column("role").unwrap();
     let in_layers = layers.rows.iter().filter(|r| r[role].text() == "layer").count();

@@ -34,7 +34,13 @@ fn dump(a: &Analysis) {
     for pass in p.passes.iter().take(6).chain(p.passes.iter().skip(6).last()) {
         eprintln!(
             "  pass {} {:?} conf {:.2} kernels {} time {:.1}us tokens {:?} src {:?}",
-            pass.index, pass.phase, pass.confidence, pass.kernels, pass.kernel_time_ns as f64 / 1e3, pass.tokens, pass.source
+            pass.index,
+            pass.phase,
+            pass.confidence,
+            pass.kernels,
+            pass.kernel_time_ns as f64 / 1e3,
+            pass.tokens,
+            pass.source
         );
         for v in &pass.votes {
             eprintln!("     {:?} {:?} {:.2} {}", v.method, v.phase, v.strength, v.why);

@@ -108,11 +108,7 @@ fn flash_attention_on_mi300x_by_hand() {
     assert_eq!(r.peaks.as_ref().map(|p| p.key.as_str()), Some("MI300X"));
     // aten::_flash_attention_forward takes [B, S, H, D]: q,k,v [8, 4096, 16, 128], is_causal (argument 8) False.
     // FLOPs = 4·B·H·Sq·Sk·D = 4·8·16·4096·4096·128 = 2^40 = 1,099,511,627,776
-    let fa = r
-        .rows
-        .iter()
-        .find(|x| x.name == "aten::_flash_attention_forward")
-        .expect("flash attention row");
+    let fa = r.rows.iter().find(|x| x.name == "aten::_flash_attention_forward").expect("flash attention row");
     assert_eq!(fa.work.flops, 1_099_511_627_776.0);
     // bytes = 4 tensors of 8·4096·16·128 bf16 = 4·134,217,728 = 536,870,912
     assert_eq!(fa.work.bytes, 536_870_912.0);

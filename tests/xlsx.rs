@@ -119,7 +119,9 @@ print("OK", len(expect), "sheets")
     let out = match Command::new("python3").arg("-c").arg(script).arg(&file).arg(&manifest).output() {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("\n!!!!!!!! SKIPPED: python3 not runnable ({e}); install python3 + openpyxl (scripts/test-deps.sh) !!!!!!!!\n");
+            eprintln!(
+                "\n!!!!!!!! SKIPPED: python3 not runnable ({e}); install python3 + openpyxl (scripts/test-deps.sh) !!!!!!!!\n"
+            );
             return;
         }
     };
@@ -128,6 +130,10 @@ print("OK", len(expect), "sheets")
         eprintln!("\n!!!!!!!! SKIPPED: openpyxl missing; run `pip install openpyxl` (scripts/test-deps.sh) !!!!!!!!\n");
         return;
     }
-    assert!(out.status.success() && stdout.starts_with("OK"), "openpyxl check failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && stdout.starts_with("OK"),
+        "openpyxl check failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -319,9 +319,7 @@ fn apply_sequence(trace: &Trace, seq: &SequenceDef, rule_id: u16, of_row: &mut [
             let name = trace.name(g.name[i]).as_bytes();
             let op_text = trace.name(op_name).as_bytes();
             // Prefer the op: it names the operation exactly; fall back to the kernel name.
-            let by_op = (op_name != NO_NAME)
-                .then(|| seq.step_regex.iter().position(|re| re.is_match(op_text)))
-                .flatten();
+            let by_op = (op_name != NO_NAME).then(|| seq.step_regex.iter().position(|re| re.is_match(op_text))).flatten();
             by_op.or_else(|| seq.step_regex.iter().position(|re| re.is_match(name))).map_or(NO_STEP, |p| p as u8)
         });
         step[i] = s;

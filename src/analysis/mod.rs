@@ -77,7 +77,8 @@ impl Options {
     /// Rejects option values no analysis understands, naming the valid ones.
     pub fn validate(&self) -> Result<()> {
         let m = self.phase_method.as_str();
-        let known = ["union", "hybrid"].iter().copied().chain(phase_evidence::METHODS.iter().map(|m| m.as_str())).collect::<Vec<_>>();
+        let known =
+            ["union", "hybrid"].iter().copied().chain(phase_evidence::METHODS.iter().map(|m| m.as_str())).collect::<Vec<_>>();
         if !known.contains(&m) {
             return Err(crate::error::Error::new(format!("unknown phase method '{m}' (one of: {})", known.join(", "))));
         }

@@ -87,6 +87,10 @@ impl Stats {
     }
     /// Mean (ns).
     pub fn mean(&self) -> f64 {
-        if self.count == 0 { 0.0 } else { self.total as f64 / self.count as f64 }
+        if self.count == 0 {
+            0.0
+        } else {
+            self.total as f64 / self.count as f64
+        }
     }
 }

@@ -117,7 +117,13 @@ const PREFILL: usize = 0;
 const DECODE: usize = 1;
 
 /// Gathers the evidence of one pass.
-pub fn gather(trace: &Trace, rules: &PhaseRules, seg: &Segment, steps: &[StepAnnotation], cache: &mut EvidenceCache) -> PassEvidence {
+pub fn gather(
+    trace: &Trace,
+    rules: &PhaseRules,
+    seg: &Segment,
+    steps: &[StepAnnotation],
+    cache: &mut EvidenceCache,
+) -> PassEvidence {
     let g = &trace.gpu;
     let mut ev = PassEvidence { device: seg.device, annotation: seg.step.map(|s| steps[s].info.clone()), ..Default::default() };
     let mut seen_ops: HashSet<usize> = HashSet::new();
@@ -347,7 +353,8 @@ pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
         for &i in &idx {
             evs[i].eager_among_graphs = graph_passes * 2 > idx.len() && evs[i].graph_kernels * 10 < evs[i].kernels;
             evs[i].passes_on_device = idx.len();
-            evs[i].time_ratio = (idx.len() >= rules.thresholds.min_passes_for_frequency).then(|| evs[i].kernel_time_ns as f64 / median);
+            evs[i].time_ratio =
+                (idx.len() >= rules.thresholds.min_passes_for_frequency).then(|| evs[i].kernel_time_ns as f64 / median);
         }
     }
 }

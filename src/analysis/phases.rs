@@ -122,7 +122,8 @@ fn union(votes: &[Vote], rules: &PhaseRules) -> (Phase, f32) {
 /// Hybrid: the first method with a firm vote decides (annotations, attention shapes, GEMM shapes,
 /// names, frequency), then the weak graph-replay hint.
 fn hybrid(votes: &[Vote]) -> (Phase, f32) {
-    let order = [Method::FrameworkApis, Method::AttentionPatterns, Method::GemmParams, Method::KernelNames, Method::OperationFrequency];
+    let order =
+        [Method::FrameworkApis, Method::AttentionPatterns, Method::GemmParams, Method::KernelNames, Method::OperationFrequency];
     for min in [0.6, 0.0] {
         for m in order {
             if let Some(v) = votes.iter().find(|v| v.method == m && v.strength > min) {

@@ -28,7 +28,10 @@ mod tests {
 
     #[test]
     fn reads_real_input_dims() {
-        assert_eq!(parse_dims("[[32000, 2048], [4, 512], [], [], []]"), vec![vec![32000, 2048], vec![4, 512], vec![], vec![], vec![]]);
+        assert_eq!(
+            parse_dims("[[32000, 2048], [4, 512], [], [], []]"),
+            vec![vec![32000, 2048], vec![4, 512], vec![], vec![], vec![]]
+        );
         assert_eq!(parse_dims("[[[1, 2], [3]], [5]]"), vec![vec![], vec![5]]);
         assert!(parse_dims("not json").is_empty());
         assert_eq!(parse_types(r#"["c10::BFloat16", "Scalar"]"#), vec!["c10::BFloat16", "Scalar"]);

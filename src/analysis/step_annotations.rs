@@ -35,7 +35,8 @@ fn num(c: &regex::Captures<'_>, group: &str) -> Option<u64> {
 
 /// Leading integer of a detail text like `888_788544` or `sq15360sk…`.
 fn detail_tokens(detail: &str) -> Option<u64> {
-    let digits: String = detail.trim_start_matches(|ch: char| ch.is_ascii_alphabetic()).chars().take_while(|ch| ch.is_ascii_digit()).collect();
+    let digits: String =
+        detail.trim_start_matches(|ch: char| ch.is_ascii_alphabetic()).chars().take_while(|ch| ch.is_ascii_digit()).collect();
     digits.parse().ok()
 }
 
@@ -109,7 +110,9 @@ mod tests {
         assert_eq!(v.tokens, Some(888));
         let v = parse_step_name(r, "execute_16_context_0(sq0sk0sqsq0sqsk0)_generation_16(sq16sk8193sqsq16sqsk8193)").unwrap();
         assert_eq!((v.phase, v.tokens, v.batch), (Some(Phase::Decode), Some(16), Some(16)));
-        let v = parse_step_name(r, "execute_15360_context_15(sq15360sk15360sqsq15728640sqsk15728640)_generation_0(sq0sk0sqsq0sqsk0)").unwrap();
+        let v =
+            parse_step_name(r, "execute_15360_context_15(sq15360sk15360sqsq15728640sqsk15728640)_generation_0(sq0sk0sqsq0sqsk0)")
+                .unwrap();
         assert_eq!((v.phase, v.tokens), (Some(Phase::Prefill), Some(15360)));
         let v = parse_step_name(r, "step[EXTEND bs=15 toks=15360]").unwrap();
         assert_eq!((v.phase, v.batch, v.tokens), (Some(Phase::Prefill), Some(15), Some(15360)));

@@ -61,7 +61,11 @@ pub fn intersection(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
         if e > s {
             total += e - s;
         }
-        if a[i].1 < b[j].1 { i += 1 } else { j += 1 }
+        if a[i].1 < b[j].1 {
+            i += 1
+        } else {
+            j += 1
+        }
     }
     total
 }

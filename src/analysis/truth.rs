@@ -119,7 +119,11 @@ pub struct PhaseScore {
 impl PhaseScore {
     /// Share of matched kernel time with the right phase, in [0, 1].
     pub fn phase_accuracy(&self) -> f64 {
-        if self.kernel_time_ns == 0 { 0.0 } else { self.right_phase_ns as f64 / self.kernel_time_ns as f64 }
+        if self.kernel_time_ns == 0 {
+            0.0
+        } else {
+            self.right_phase_ns as f64 / self.kernel_time_ns as f64
+        }
     }
     /// True when the detected pass count equals the truth's.
     pub fn pass_count_exact(&self) -> bool {
@@ -137,7 +141,13 @@ impl fmt::Display for PhaseScore {
             self.truth_kernels
         )?;
         let truth = self.passes_truth.map_or("?".to_string(), |t| t.to_string());
-        writeln!(f, "forward passes: {} found, {} in truth; pass agreement {:.3}%", self.passes_found, truth, 100.0 * self.pass_agreement)?;
+        writeln!(
+            f,
+            "forward passes: {} found, {} in truth; pass agreement {:.3}%",
+            self.passes_found,
+            truth,
+            100.0 * self.pass_agreement
+        )?;
         for ((t, d), ns) in &self.confusion {
             writeln!(f, "  truth {t:<8} detected {d:<14} {:>12.3} ms", *ns as f64 / 1e6)?;
         }
@@ -172,10 +182,7 @@ pub fn score_phases(a: &Analysis, truth: &Truth) -> PhaseScore {
             *overlap.entry(tp).or_default().entry(p.pass_of_row[r]).or_insert(0) += dur;
         }
     }
-    let agreeing: i64 = overlap
-        .values()
-        .map(|m| m.iter().filter(|(&d, _)| d != NONE).map(|(_, &t)| t).max().unwrap_or(0))
-        .sum();
+    let agreeing: i64 = overlap.values().map(|m| m.iter().filter(|(&d, _)| d != NONE).map(|(_, &t)| t).max().unwrap_or(0)).sum();
     let total: i64 = overlap.values().flat_map(|m| m.values()).sum();
     s.pass_agreement = if total == 0 { 0.0 } else { agreeing as f64 / total as f64 };
     s

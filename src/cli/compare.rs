@@ -78,14 +78,20 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let mut o = String::new();
     let level = ["a_count", "b_count", "a_per_pass_us", "b_per_pass_us", "ratio", "gap_per_pass_us", "status"];
-    let with = |keys: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> { keys.iter().chain(level.iter()).chain(tail.iter()).copied().collect() };
+    let with = |keys: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> {
+        keys.iter().chain(level.iter()).chain(tail.iter()).copied().collect()
+    };
     let views: [(usize, Vec<&str>, usize); 6] = [
         (0, vec![], 200),
         (1, with(&["level", "family", "category"], &[]), 60),
         (2, with(&["op"], &["a_top_kernel", "b_top_kernel"]), 25),
         (3, with(&["phase", "part", "layer"], &[]), 80),
         (4, vec!["block", "kind", "a_kernel", "b_kernel", "a_time_us", "b_time_us", "ratio", "status"], 120),
-        (5, vec!["block", "fused_label", "fused_kernel", "fused_time_us", "unfused_count", "unfused_kernels", "unfused_time_us"], 40),
+        (
+            5,
+            vec!["block", "fused_label", "fused_kernel", "fused_time_us", "unfused_count", "unfused_kernels", "unfused_time_us"],
+            40,
+        ),
     ];
     for (k, cols, max) in views {
         let t = &tables[k];

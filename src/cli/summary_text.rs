@@ -35,7 +35,11 @@ pub fn run(a: &Args) -> Result<()> {
             s.counts.distinct_names
         );
         if let Some(kb) = peak_memory_kb() {
-            println!("peak memory {:.1} MB ({:.2}× the JSON size)", kb as f64 / 1024.0, kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64);
+            println!(
+                "peak memory {:.1} MB ({:.2}× the JSON size)",
+                kb as f64 / 1024.0,
+                kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64
+            );
         }
     }
     let truth = a.truth.clone().or_else(|| if a.verbose { truth_beside(path) } else { None });
@@ -135,8 +139,11 @@ pub fn render(path: &str, s: &Summary) -> String {
             let _ = writeln!(o, "phases   not-inference: no prefill/decode ({why})");
         }
         _ if !s.phases.is_empty() => {
-            let parts: Vec<String> =
-                s.phases.iter().map(|p| format!("{} {} passes, {:.3} ms ({:.1}%)", p.phase, p.passes, p.time_ms, p.pct)).collect();
+            let parts: Vec<String> = s
+                .phases
+                .iter()
+                .map(|p| format!("{} {} passes, {:.3} ms ({:.1}%)", p.phase, p.passes, p.time_ms, p.pct))
+                .collect();
             let _ = writeln!(o, "phases   {} forward passes: {}", s.passes, parts.join("; "));
         }
         _ => {}
@@ -161,7 +168,8 @@ pub fn render(path: &str, s: &Summary) -> String {
             let _ = writeln!(o, "  {n} × {k}");
         }
     } else {
-        let _ = writeln!(o, "\nwarnings: none ({} events skipped, {} of unmodelled kinds ignored)", s.input.skipped, s.input.ignored);
+        let _ =
+            writeln!(o, "\nwarnings: none ({} events skipped, {} of unmodelled kinds ignored)", s.input.skipped, s.input.ignored);
     }
     o
 }
@@ -179,7 +187,8 @@ pub fn shorten(name: &str, max: usize) -> String {
 
 /// Renders a table as aligned text, cells cut to `width` chars, at most `max_rows` rows.
 pub fn render_table(t: &Table, width: usize, max_rows: usize) -> String {
-    let rows: Vec<Vec<String>> = t.rows.iter().take(max_rows).map(|r| r.iter().map(|c| shorten(&c.text(), width)).collect()).collect();
+    let rows: Vec<Vec<String>> =
+        t.rows.iter().take(max_rows).map(|r| r.iter().map(|c| shorten(&c.text(), width)).collect()).collect();
     let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count().min(width)).collect();
     for r in &rows {
         for (i, c) in r.iter().enumerate() {

@@ -52,7 +52,14 @@ impl Default for Reader {
 impl Reader {
     /// A reader for one trace.
     pub fn new() -> Self {
-        Reader { input: Input::Detect, json: JsonStream::default(), builder: TraceBuilder::default(), bytes_in: 0, json_bytes: 0, parallel_blocks: 0 }
+        Reader {
+            input: Input::Detect,
+            json: JsonStream::default(),
+            builder: TraceBuilder::default(),
+            bytes_in: 0,
+            json_bytes: 0,
+            parallel_blocks: 0,
+        }
     }
 
     /// Feeds the next chunk of the file (compressed or not).

@@ -51,7 +51,12 @@ impl JsonStream {
     /// A stream that starts at an element inside the event array: the parallel reader parses the
     /// second half of a block with one while the main stream parses the first half.
     pub fn continuation(bare: bool) -> Self {
-        JsonStream { state: State::Events { first: true, bare }, object_form: !bare, saw_trace_events: !bare, ..Default::default() }
+        JsonStream {
+            state: State::Events { first: true, bare },
+            object_form: !bare,
+            saw_trace_events: !bare,
+            ..Default::default()
+        }
     }
 
     /// `Some(bare)` if the stream stopped exactly between two events (only a comma and whitespace

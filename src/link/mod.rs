@@ -8,8 +8,8 @@
 //!   and the innermost python frame.
 //! - GPU event → CPU op: its launch's op; failing that, the `cpu_op` with the same `External id`.
 
-use crate::model::{OpKind, Trace, NONE};
 use crate::model::FastMap as HashMap;
+use crate::model::{OpKind, Trace, NONE};
 
 /// Fills every link column of `trace`.
 pub fn link(trace: &mut Trace) {

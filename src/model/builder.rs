@@ -3,7 +3,6 @@
 use super::*;
 use crate::ingest::{EventSink, Field, Id, RawEvent};
 
-
 /// Collects events into a [`Trace`]; the ingest layer drives it through [`EventSink`].
 #[derive(Default)]
 pub struct TraceBuilder {

@@ -218,7 +218,11 @@ impl Warnings {
     pub fn add(&mut self, kind: &str, index: u64, detail: &str) {
         *self.counts.entry(kind.to_string()).or_insert(0) += 1;
         if self.examples.len() < MAX_EXAMPLES {
-            self.examples.push(WarningExample { event: index, kind: kind.to_string(), detail: detail.chars().take(200).collect() });
+            self.examples.push(WarningExample {
+                event: index,
+                kind: kind.to_string(),
+                detail: detail.chars().take(200).collect(),
+            });
         }
     }
 

@@ -35,8 +35,7 @@ pub fn category_summary(a: &Analysis) -> Table {
 }
 
 /// Columns of `graph_launch_breakdown`.
-pub const GRAPH_COLUMNS: &[&str] =
-    &["graph_op", "graph_launches", "category", "family", "count", "total_us", "pct_of_op_time"];
+pub const GRAPH_COLUMNS: &[&str] = &["graph_op", "graph_launches", "category", "family", "count", "total_us", "pct_of_op_time"];
 
 /// Name under which a graph launch is reported: the CPU op around the `cudaGraphLaunch` /
 /// `hipGraphLaunch`, else its python frame, else the runtime call itself.

@@ -73,7 +73,11 @@ fn summary(c: &Comparison) -> Table {
     for (k, blk) in al.blocks.iter().enumerate() {
         let desc = |pass: Option<u32>, used: usize, len: usize| {
             let p = pass.map_or("no passes".to_string(), |p| format!("pass {p}"));
-            if used < len { format!("{p}, first {used} of {len} GPU events aligned") } else { format!("{p}, {len} GPU events") }
+            if used < len {
+                format!("{p}, first {used} of {len} GPU events aligned")
+            } else {
+                format!("{p}, {len} GPU events")
+            }
         };
         t.push(vec![
             Cell::from(format!("aligned block {k}: {}", blk.name)),
@@ -155,8 +159,20 @@ fn alignment(c: &Comparison, a: &Side, b: &Side) -> Table {
     let mut t = Table::new(
         "compare_alignment",
         &[
-            "block", "position", "kind", "a_count", "b_count", "a_category", "b_category", "a_kernel", "b_kernel", "a_time_us",
-            "b_time_us", "ratio", "gap_us", "status",
+            "block",
+            "position",
+            "kind",
+            "a_count",
+            "b_count",
+            "a_category",
+            "b_category",
+            "a_kernel",
+            "b_kernel",
+            "a_time_us",
+            "b_time_us",
+            "ratio",
+            "gap_us",
+            "status",
         ],
     );
     let mut pos = vec![0usize; c.alignment.blocks.len()];
@@ -186,8 +202,19 @@ fn fusions(c: &Comparison, a: &Side, b: &Side) -> Table {
     let mut t = Table::new(
         "compare_fusions",
         &[
-            "block", "fused_side", "fused_label", "fused_kernel", "fused_category", "fused_time_us", "unfused_count",
-            "unfused_kernels", "unfused_categories", "unfused_time_us", "ratio", "gap_us", "status",
+            "block",
+            "fused_side",
+            "fused_label",
+            "fused_kernel",
+            "fused_category",
+            "fused_time_us",
+            "unfused_count",
+            "unfused_kernels",
+            "unfused_categories",
+            "unfused_time_us",
+            "ratio",
+            "gap_us",
+            "status",
         ],
     );
     for r in c.alignment.rows.iter().filter(|r| r.kind == Kind::Fusion) {

@@ -139,7 +139,12 @@ fn phase_overview(a: &Analysis, s: &Summary) -> String {
         ];
         let bars: Vec<Bar> = parts
             .iter()
-            .map(|(n, v)| Bar { label: n.to_string(), value: *v as f64, text: ms(*v as f64), hover: format!("{n}: {}", ms(*v as f64)) })
+            .map(|(n, v)| Bar {
+                label: n.to_string(),
+                value: *v as f64,
+                text: ms(*v as f64),
+                hover: format!("{n}: {}", ms(*v as f64)),
+            })
             .collect();
         return note + &hbars(&bars, super::svg::PALETTE[0]);
     }
@@ -223,7 +228,12 @@ fn op_frequency(a: &Analysis) -> String {
         .map(|r| {
             let name = r[0].text();
             let n = column_f64(&t, r, "Count");
-            Bar { label: name.clone(), value: n, text: format!("{n} calls"), hover: format!("{name}: {n} calls, {} kernels", r[3].text()) }
+            Bar {
+                label: name.clone(),
+                value: n,
+                text: format!("{n} calls"),
+                hover: format!("{name}: {n} calls, {} kernels", r[3].text()),
+            }
         })
         .collect();
     hbars(&bars, super::svg::PALETTE[2])
@@ -245,7 +255,12 @@ fn category_breakdown(a: &Analysis) -> String {
         .take(20)
         .map(|(c, (t, n))| {
             let p = if total > 0.0 { 100.0 * t / total } else { 0.0 };
-            Bar { label: c.clone(), value: t, text: format!("{} , {p:.1} %", ms(t)), hover: format!("{c}: {}, {p:.1} % of GPU time, {n} GPU rows", ms(t)) }
+            Bar {
+                label: c.clone(),
+                value: t,
+                text: format!("{} , {p:.1} %", ms(t)),
+                hover: format!("{c}: {}, {p:.1} % of GPU time, {n} GPU rows", ms(t)),
+            }
         })
         .collect();
     hbars(&bars, super::svg::PALETTE[0])

@@ -6,8 +6,21 @@ use crate::table::{Cell, Table};
 
 /// Column names of `kernels.csv` (a contract: other tools read these).
 pub const COLUMNS: &[&str] = &[
-    "index", "ts_us", "dur_us", "name", "category", "device", "stream", "correlation", "launcher", "cpu_op", "phase",
-    "phase_confidence", "pass", "layer", "layer_type",
+    "index",
+    "ts_us",
+    "dur_us",
+    "name",
+    "category",
+    "device",
+    "stream",
+    "correlation",
+    "launcher",
+    "cpu_op",
+    "phase",
+    "phase_confidence",
+    "pass",
+    "layer",
+    "layer_type",
 ];
 
 /// One row per kernel (memcpy/memset rows are not kernels and are left out).

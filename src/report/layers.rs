@@ -56,7 +56,8 @@ fn time(a: &Analysis, rows: &[u32]) -> i64 {
 /// `layers`: one row per layer of every pass (plus the pre- and post-layer parts).
 pub fn layers(a: &Analysis) -> Table {
     let fams = families(a);
-    let mut cols: Vec<String> = ["pass", "phase", "role", "layer", "type", "kernels", "time_us"].iter().map(|s| s.to_string()).collect();
+    let mut cols: Vec<String> =
+        ["pass", "phase", "role", "layer", "type", "kernels", "time_us"].iter().map(|s| s.to_string()).collect();
     cols.extend(fams.iter().map(|f| format!("{f}_us")));
     cols.push("first_kernel".into());
     cols.push("last_kernel".into());
@@ -128,10 +129,8 @@ fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
 
 /// `layer_summary`: per layer index across the passes of one phase: mean/min/max time, share of pass time.
 pub fn layer_summary(a: &Analysis) -> Table {
-    let mut table = Table::new(
-        "layer_summary",
-        &["phase", "layer", "type", "passes", "mean_us", "min_us", "max_us", "share_of_pass_pct"],
-    );
+    let mut table =
+        Table::new("layer_summary", &["phase", "layer", "type", "passes", "mean_us", "min_us", "max_us", "share_of_pass_pct"]);
     for ((_, layer), s) in layer_stats(a) {
         let n = s.times.len();
         let mean = s.times.iter().sum::<i64>() / n.max(1) as i64;
@@ -181,11 +180,23 @@ pub fn layers_view(a: &Analysis, debug_layers: &[u32]) -> String {
         seen_phase.push(pass.phase);
         let segs = segments(a, pass.rows);
         let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
-        let _ = writeln!(out, "\n{} pass {} ({} kernels, {} us):", pass.phase, pass.index, segs.iter().map(|s| s.rows.len()).sum::<usize>(), format_micros(total));
-        let types: Vec<String> = segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();
+        let _ = writeln!(
+            out,
+            "\n{} pass {} ({} kernels, {} us):",
+            pass.phase,
+            pass.index,
+            segs.iter().map(|s| s.rows.len()).sum::<usize>(),
+            format_micros(total)
+        );
+        let types: Vec<String> =
+            segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();
         let seq: Vec<String> = runs(&types).iter().map(|(t, n)| format!("{t} x{n}")).collect();
         let _ = writeln!(out, "  layer types: {}", if seq.is_empty() { "(no layers found)".into() } else { seq.join(", ") });
-        let _ = writeln!(out, "  {:>5} {:>6} {:<8} {:>7} {:>12} {:>6}  first kernel", "role", "layer", "type", "kernels", "time_us", "share");
+        let _ = writeln!(
+            out,
+            "  {:>5} {:>6} {:<8} {:>7} {:>12} {:>6}  first kernel",
+            "role", "layer", "type", "kernels", "time_us", "share"
+        );
         for s in &segs {
             let t = time(a, &s.rows);
             let first = a.trace.name(a.trace.gpu.name[s.rows[0] as usize]);

@@ -4,9 +4,9 @@
 
 use crate::analysis::ops::{op_category_of_family, owner, owner_label, Owner, Stats};
 use crate::analysis::Analysis;
+use crate::model::FastMap as HashMap;
 use crate::model::{NameId, NO_NAME};
 use crate::table::{Cell, Table};
-use crate::model::FastMap as HashMap;
 
 /// A GPU-row filter.
 pub type RowFilter<'a> = &'a dyn Fn(usize) -> bool;
@@ -15,7 +15,11 @@ const MS: f64 = 1e6;
 const US: f64 = 1e3;
 
 fn pct(part: i64, whole: i64) -> f64 {
-    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
 }
 
 /// False for kernels without a launch when `Options.include_unlinked` is off.
@@ -93,8 +97,16 @@ pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let mut t = Table::new(
         name,
         &[
-            "name", "op category", "Count", "kernel_count", "total_direct_kernel_time_ms", "mean_direct_kernel_time_us",
-            "median_direct_kernel_time_us", "min_direct_kernel_time_us", "max_direct_kernel_time_us", "Percentage (%)",
+            "name",
+            "op category",
+            "Count",
+            "kernel_count",
+            "total_direct_kernel_time_ms",
+            "mean_direct_kernel_time_us",
+            "median_direct_kernel_time_us",
+            "min_direct_kernel_time_us",
+            "max_direct_kernel_time_us",
+            "Percentage (%)",
             "Cumulative Percentage (%)",
         ],
     );
@@ -195,9 +207,20 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let mut t = Table::new(
         name,
         &[
-            "name", "op category", "Input Dims", "Input type", "Concrete Inputs", "operation_count", "kernel_count",
-            "total_direct_kernel_time_us", "mean_direct_kernel_time_us", "median_direct_kernel_time_us",
-            "min_direct_kernel_time_us", "max_direct_kernel_time_us", "Percentage (%)", "Cumulative Percentage (%)",
+            "name",
+            "op category",
+            "Input Dims",
+            "Input type",
+            "Concrete Inputs",
+            "operation_count",
+            "kernel_count",
+            "total_direct_kernel_time_us",
+            "mean_direct_kernel_time_us",
+            "median_direct_kernel_time_us",
+            "min_direct_kernel_time_us",
+            "max_direct_kernel_time_us",
+            "Percentage (%)",
+            "Cumulative Percentage (%)",
         ],
     );
     rows.into_iter().for_each(|(_, r)| t.push(r));
@@ -242,12 +265,19 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
     let mut t = Table::new(
         name,
         &[
-            "kernel_category", "Parent op category", "Parent cpu_op", "Kernel name", "Kernel duration (µs)_count",
-            "Kernel duration (µs)_sum", "Kernel duration (µs)_mean", "Kernel duration (µs)_min", "Kernel duration (µs)_max",
-            "Percent of kernels time (%)", "Cumulative Percentage (%)",
+            "kernel_category",
+            "Parent op category",
+            "Parent cpu_op",
+            "Kernel name",
+            "Kernel duration (µs)_count",
+            "Kernel duration (µs)_sum",
+            "Kernel duration (µs)_mean",
+            "Kernel duration (µs)_min",
+            "Kernel duration (µs)_max",
+            "Percent of kernels time (%)",
+            "Cumulative Percentage (%)",
         ],
     );
     rows.into_iter().for_each(|(_, r)| t.push(r));
     t
 }
-

@@ -7,7 +7,11 @@ use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
 
 fn pct(part: i64, whole: i64) -> f64 {
-    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
 }
 
 /// One row per phase: passes, kernels, kernel time and share, mean pass time, tokens per step.
@@ -15,8 +19,15 @@ pub fn phase_summary(a: &Analysis) -> Table {
     let mut t = Table::new(
         "phase_summary",
         &[
-            "phase", "passes", "kernels", "kernel_time_us", "pct_kernel_time", "mean_pass_time_us", "mean_pass_kernel_time_us",
-            "mean_confidence", "tokens_per_step",
+            "phase",
+            "passes",
+            "kernels",
+            "kernel_time_us",
+            "pct_kernel_time",
+            "mean_pass_time_us",
+            "mean_pass_kernel_time_us",
+            "mean_confidence",
+            "tokens_per_step",
         ],
     );
     let p = &a.phases;
@@ -60,14 +71,28 @@ pub fn passes(a: &Analysis) -> Table {
     let mut t = Table::new(
         "passes",
         &[
-            "index", "device", "phase", "confidence", "delimited_by", "start_us", "duration_us", "kernels", "kernel_time_us",
-            "gpu_busy_pct", "tokens", "batch", "evidence",
+            "index",
+            "device",
+            "phase",
+            "confidence",
+            "delimited_by",
+            "start_us",
+            "duration_us",
+            "kernels",
+            "kernel_time_us",
+            "gpu_busy_pct",
+            "tokens",
+            "batch",
+            "evidence",
         ],
     );
     for x in &a.phases.passes {
         let dur = x.end_ns - x.start_ns;
-        let evidence: Vec<String> =
-            x.votes.iter().map(|v| format!("{}: {} {:.2} ({})", v.method.as_str(), v.phase.as_str(), v.strength, v.why)).collect();
+        let evidence: Vec<String> = x
+            .votes
+            .iter()
+            .map(|v| format!("{}: {} {:.2} ({})", v.method.as_str(), v.phase.as_str(), v.strength, v.why))
+            .collect();
         t.push(vec![
             Cell::from(x.index),
             Cell::Int(x.device as i64),

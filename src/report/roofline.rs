@@ -7,13 +7,33 @@ use crate::table::{Cell, Table};
 
 /// Columns of the per-family tables (TraceLens' perf-report names where they exist).
 pub const COLUMNS: &[&str] = &[
-    "name", "Input Dims", "Input type", "Concrete Inputs", "shape", "precision", "operation_count", "kernel_count",
-    "total_direct_kernel_time_us", "mean_direct_kernel_time_us", "GFLOPS", "Data Moved (MB)", "FLOPS/Byte",
-    "TFLOPS/s", "TB/s", "peak TFLOPS/s", "roof TFLOPS/s", "bound", "% of roofline",
+    "name",
+    "Input Dims",
+    "Input type",
+    "Concrete Inputs",
+    "shape",
+    "precision",
+    "operation_count",
+    "kernel_count",
+    "total_direct_kernel_time_us",
+    "mean_direct_kernel_time_us",
+    "GFLOPS",
+    "Data Moved (MB)",
+    "FLOPS/Byte",
+    "TFLOPS/s",
+    "TB/s",
+    "peak TFLOPS/s",
+    "roof TFLOPS/s",
+    "bound",
+    "% of roofline",
 ];
 
 fn pct(part: i64, whole: i64) -> f64 {
-    if whole > 0 { 100.0 * part as f64 / whole as f64 } else { 0.0 }
+    if whole > 0 {
+        100.0 * part as f64 / whole as f64
+    } else {
+        0.0
+    }
 }
 
 /// One table row for an op group.
@@ -88,9 +108,20 @@ pub fn summary_from(roof: &Roofline) -> Table {
     let mut t = Table::new(
         "roofline_summary",
         &[
-            "family", "unique_ops", "operation_count", "total_direct_kernel_time_ms", "Percent of GPU time (%)", "TFLOP",
-            "GB moved", "TFLOPS/s", "TB/s", "time-weighted % of roofline", "device", "peak bf16 TFLOPS/s",
-            "peak fp8 TFLOPS/s", "peak HBM TB/s",
+            "family",
+            "unique_ops",
+            "operation_count",
+            "total_direct_kernel_time_ms",
+            "Percent of GPU time (%)",
+            "TFLOP",
+            "GB moved",
+            "TFLOPS/s",
+            "TB/s",
+            "time-weighted % of roofline",
+            "device",
+            "peak bf16 TFLOPS/s",
+            "peak fp8 TFLOPS/s",
+            "peak HBM TB/s",
         ],
     );
     let device = |t: &mut Vec<Cell>| match &roof.peaks {
@@ -107,7 +138,11 @@ pub fn summary_from(roof: &Roofline) -> Table {
         let bytes: f64 = rows.iter().map(|r| r.work.bytes * r.calls as f64).sum();
         let weighted = roof.peaks.as_ref().map(|p| {
             let w: f64 = rows.iter().map(|r| r.against(p).pct_of_roof * r.total_ns as f64).sum();
-            if ns > 0 { w / ns as f64 } else { 0.0 }
+            if ns > 0 {
+                w / ns as f64
+            } else {
+                0.0
+            }
         });
         let mut cells = vec![
             Cell::from(f.as_str()),

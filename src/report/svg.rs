@@ -4,7 +4,8 @@
 use std::fmt::Write;
 
 /// Chart palette (colour-blind friendly, Okabe–Ito plus greys).
-pub const PALETTE: &[&str] = &["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7f7f7f", "#332288", "#88CCEE", "#bbbbbb"];
+pub const PALETTE: &[&str] =
+    &["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7f7f7f", "#332288", "#88CCEE", "#bbbbbb"];
 
 const WIDTH: f64 = 820.0;
 const LABEL_W: f64 = 300.0;
@@ -28,7 +29,11 @@ pub fn esc(t: &str) -> String {
 
 /// Shortens a label to `n` characters with an ellipsis.
 pub fn short(t: &str, n: usize) -> String {
-    if t.chars().count() <= n { t.to_string() } else { t.chars().take(n.saturating_sub(1)).collect::<String>() + "…" }
+    if t.chars().count() <= n {
+        t.to_string()
+    } else {
+        t.chars().take(n.saturating_sub(1)).collect::<String>() + "…"
+    }
 }
 
 /// One bar: label, value, text shown after the bar, hover text.
@@ -97,7 +102,13 @@ pub fn stacked(stacks: &[Stack]) -> String {
     for (i, st) in stacks.iter().enumerate() {
         let y = 5.0 + i as f64 * row;
         let total: f64 = st.parts.iter().map(|p| p.1).sum();
-        let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="end" class="lbl">{}</text>"#, LABEL_W - 6.0, y + 18.0, esc(&short(&st.label, 44)));
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="end" class="lbl">{}</text>"#,
+            LABEL_W - 6.0,
+            y + 18.0,
+            esc(&short(&st.label, 44))
+        );
         let mut x = LABEL_W;
         for (n, v) in &st.parts {
             if total <= 0.0 || *v <= 0.0 {
@@ -121,7 +132,14 @@ pub fn stacked(stacks: &[Stack]) -> String {
     let ly = 5.0 + row * stacks.len() as f64 + 8.0;
     for (i, n) in names.iter().enumerate() {
         let (cx, cy) = (20.0 + (i % 3) as f64 * 270.0, ly + (i / 3) as f64 * 18.0);
-        let _ = write!(s, r#"<rect x="{cx}" y="{cy}" width="12" height="12" fill="{}"/><text x="{}" y="{}" class="lbl">{}</text>"#, color(n), cx + 16.0, cy + 11.0, esc(&short(n, 36)));
+        let _ = write!(
+            s,
+            r#"<rect x="{cx}" y="{cy}" width="12" height="12" fill="{}"/><text x="{}" y="{}" class="lbl">{}</text>"#,
+            color(n),
+            cx + 16.0,
+            cy + 11.0,
+            esc(&short(n, 36))
+        );
     }
     s.push_str("</svg>");
     s
@@ -179,14 +197,35 @@ pub fn roofline(points: &[Point], roofs: &[Roof], series: &[&str]) -> String {
     let _ = write!(s, r##"<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>"##);
     for e in x0 as i64..=x1 as i64 {
         let x = left + (e as f64 - x0) / (x1 - x0) * pw;
-        let _ = write!(s, r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" text-anchor="middle" class="ax">1e{e}</text>"##, top + ph, top + ph + 16.0);
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" text-anchor="middle" class="ax">1e{e}</text>"##,
+            top + ph,
+            top + ph + 16.0
+        );
     }
     for e in y0 as i64..=y1 as i64 {
         let y = top + ph - (e as f64 - y0) / (y1 - y0) * ph;
-        let _ = write!(s, r##"<line x1="{left}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" text-anchor="end" class="ax">1e{e}</text>"##, left + pw, left - 6.0, y + 4.0);
+        let _ = write!(
+            s,
+            r##"<line x1="{left}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" text-anchor="end" class="ax">1e{e}</text>"##,
+            left + pw,
+            left - 6.0,
+            y + 4.0
+        );
     }
-    let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="middle" class="ax">arithmetic intensity (FLOP/byte)</text>"#, left + pw / 2.0, top + ph + 34.0);
-    let _ = write!(s, r#"<text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" class="ax">achieved TFLOP/s</text>"#, top + ph / 2.0, top + ph / 2.0);
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle" class="ax">arithmetic intensity (FLOP/byte)</text>"#,
+        left + pw / 2.0,
+        top + ph + 34.0
+    );
+    let _ = write!(
+        s,
+        r#"<text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" class="ax">achieved TFLOP/s</text>"#,
+        top + ph / 2.0,
+        top + ph / 2.0
+    );
     let (xmin, xmax) = (10f64.powf(x0), 10f64.powf(x1));
     for (i, r) in roofs.iter().enumerate() {
         if r.peak <= 0.0 || r.bandwidth <= 0.0 {
@@ -225,7 +264,15 @@ pub fn roofline(points: &[Point], roofs: &[Roof], series: &[&str]) -> String {
     }
     for (i, name) in series.iter().enumerate() {
         let y = top + 150.0 + i as f64 * 18.0;
-        let _ = write!(s, r#"<circle cx="{}" cy="{y}" r="6" fill="{}"/><text x="{}" y="{}" class="lbl">{}</text>"#, left + pw + 20.0, PALETTE[i % PALETTE.len()], left + pw + 32.0, y + 4.0, esc(name));
+        let _ = write!(
+            s,
+            r#"<circle cx="{}" cy="{y}" r="6" fill="{}"/><text x="{}" y="{}" class="lbl">{}</text>"#,
+            left + pw + 20.0,
+            PALETTE[i % PALETTE.len()],
+            left + pw + 32.0,
+            y + 4.0,
+            esc(name)
+        );
     }
     s.push_str("</svg>");
     s

@@ -2,8 +2,8 @@
 
 use crate::analysis::ops::{owner, owner_label};
 use crate::analysis::{short_kernels, timeline, Analysis};
-use crate::table::{Cell, Table};
 use crate::model::FastMap as HashMap;
+use crate::table::{Cell, Table};
 
 /// One row per timeline quantity per device (TraceLens' `gpu_timeline` row names).
 pub fn gpu_timeline(a: &Analysis) -> Table {

@@ -159,9 +159,18 @@ impl RuleSet {
             categories.push(CategoryDef { name: "Other".into(), family: "Other".into(), about: "nothing matched".into() });
         }
         let other = categories.iter().position(|c| c.name == "Other").unwrap_or(0) as u16;
-        let rules = doc.rules.iter().enumerate().map(|(i, r)| read_rule(r, Origin::Builtin, i, &categories)).collect::<Result<Vec<_>>>()?;
-        let sequences =
-            doc.sequences.iter().enumerate().map(|(i, s)| read_sequence(s, Origin::Builtin, i, &categories)).collect::<Result<Vec<_>>>()?;
+        let rules = doc
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| read_rule(r, Origin::Builtin, i, &categories))
+            .collect::<Result<Vec<_>>>()?;
+        let sequences = doc
+            .sequences
+            .iter()
+            .enumerate()
+            .map(|(i, s)| read_sequence(s, Origin::Builtin, i, &categories))
+            .collect::<Result<Vec<_>>>()?;
         Ok(RuleSet { categories, rules, sequences, other })
     }
 
@@ -177,9 +186,18 @@ impl RuleSet {
         if self.categories.len() > u16::MAX as usize {
             return Err(Error::new("too many categories"));
         }
-        let mut rules = doc.rules.iter().enumerate().map(|(i, r)| read_rule(r, Origin::User, i, &self.categories)).collect::<Result<Vec<_>>>()?;
-        let mut sequences =
-            doc.sequences.iter().enumerate().map(|(i, s)| read_sequence(s, Origin::User, i, &self.categories)).collect::<Result<Vec<_>>>()?;
+        let mut rules = doc
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| read_rule(r, Origin::User, i, &self.categories))
+            .collect::<Result<Vec<_>>>()?;
+        let mut sequences = doc
+            .sequences
+            .iter()
+            .enumerate()
+            .map(|(i, s)| read_sequence(s, Origin::User, i, &self.categories))
+            .collect::<Result<Vec<_>>>()?;
         rules.append(&mut self.rules);
         sequences.append(&mut self.sequences);
         if rules.len() + sequences.len() + 1 > u16::MAX as usize {
@@ -202,8 +220,9 @@ struct Doc {
 
 fn parse_toml(text: &str, origin: Origin) -> Result<Doc> {
     let src = origin.as_str();
-    let table: toml::Table =
-        text.parse().map_err(|e: toml::de::Error| Error::new(format!("{src} rules: not valid TOML: {}", e.to_string().trim())))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| Error::new(format!("{src} rules: not valid TOML: {}", e.to_string().trim())))?;
     for key in table.keys() {
         if !TOP_LEVEL.contains(&key.as_str()) {
             return Err(Error::new(format!(
@@ -371,9 +390,7 @@ fn read_sequence(v: &Value, origin: Origin, i: usize, categories: &[CategoryDef]
     }
     let lead = resolve("lead")?;
     let trail = resolve("trail")?;
-    let relabel = string_list(t, "relabel", &what)?
-        .iter()
-        .map(|c| category_ref(c, categories, &what))
-        .collect::<Result<Vec<u16>>>()?;
+    let relabel =
+        string_list(t, "relabel", &what)?.iter().map(|c| category_ref(c, categories, &what)).collect::<Result<Vec<u16>>>()?;
     Ok(SequenceDef { origin, index: i, category, steps, lead, trail, relabel, step_names, step_regex })
 }

@@ -59,7 +59,11 @@ pub fn format_float(v: f64) -> String {
     }
     let s = format!("{v:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".into() } else { s.to_string() }
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
 }
 
 impl From<&str> for Cell {

@@ -64,7 +64,10 @@ fn content_types(sheets: usize) -> String {
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>"#,
     );
     for i in 1..=sheets {
-        let _ = write!(s, r#"<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#);
+        let _ = write!(
+            s,
+            r#"<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#
+        );
     }
     s.push_str("</Types>");
     s
@@ -88,9 +91,16 @@ fn workbook_rels(sheets: usize) -> String {
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
     );
     for i in 1..=sheets {
-        let _ = write!(s, r#"<Relationship Id="rId{i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet{i}.xml"/>"#);
+        let _ = write!(
+            s,
+            r#"<Relationship Id="rId{i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet{i}.xml"/>"#
+        );
     }
-    let _ = write!(s, r#"<Relationship Id="rId{}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>"#, sheets + 1);
+    let _ = write!(
+        s,
+        r#"<Relationship Id="rId{}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>"#,
+        sheets + 1
+    );
     s.push_str("</Relationships>");
     s
 }

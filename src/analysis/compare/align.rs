@@ -124,7 +124,13 @@ pub fn align(a: &[Token], b: &[Token], sim: &NameSimilarity) -> Vec<Step> {
             let d = prev[j - 1] + pair_score(&a[i - 1], &b[j - 1], sim);
             let u = prev[j] + gap_a;
             let l = cur[j - 1] + gap_score(&b[j - 1]);
-            let (best, dir) = if d >= u && d >= l { (d, DIAG) } else if u >= l { (u, UP) } else { (l, LEFT) };
+            let (best, dir) = if d >= u && d >= l {
+                (d, DIAG)
+            } else if u >= l {
+                (u, UP)
+            } else {
+                (l, LEFT)
+            };
             cur[j] = best;
             back[i * (m + 1) + j] = dir;
         }

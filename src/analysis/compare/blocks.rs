@@ -61,7 +61,8 @@ fn layer(s: &Side, i: usize) -> u32 {
 
 /// Layer indices present in `rows`, sorted.
 fn layer_indices(s: &Side, rows: &[usize]) -> Vec<u32> {
-    let mut v: Vec<u32> = rows.iter().filter(|&&i| role(s, i) == Role::Layer).map(|&i| layer(s, i)).filter(|&l| l != NONE).collect();
+    let mut v: Vec<u32> =
+        rows.iter().filter(|&&i| role(s, i) == Role::Layer).map(|&i| layer(s, i)).filter(|&l| l != NONE).collect();
     v.sort_unstable();
     v.dedup();
     v
@@ -73,7 +74,13 @@ fn block(name: String, a_pass: Option<u32>, b_pass: Option<u32>, a_rows: Vec<usi
 
 /// Splits a pair of representative passes (rows in time order) into pre / layer / post blocks,
 /// or one block when the two share no layer index.
-fn pass_blocks(a: &Side, b: &Side, phase: &str, (pa, ra): (Option<u32>, Vec<usize>), (pb, rb): (Option<u32>, Vec<usize>)) -> Vec<Block> {
+fn pass_blocks(
+    a: &Side,
+    b: &Side,
+    phase: &str,
+    (pa, ra): (Option<u32>, Vec<usize>),
+    (pb, rb): (Option<u32>, Vec<usize>),
+) -> Vec<Block> {
     let (la, lb) = (layer_indices(a, &ra), layer_indices(b, &rb));
     let common: Vec<u32> = la.iter().copied().filter(|l| lb.binary_search(l).is_ok()).collect();
     if common.is_empty() {

@@ -30,7 +30,11 @@ pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
         let key = |s: &Side, i: usize| -> (String, String) {
             let c = &s.analysis.categories;
             let fam = c.family(i).to_string();
-            if level == "family" { (fam, String::new()) } else { (fam, c.name(i).to_string()) }
+            if level == "family" {
+                (fam, String::new())
+            } else {
+                (fam, c.name(i).to_string())
+            }
         };
         let (mut ta, mut tb) = (top_kernels(a, |i| key(a, i)), top_kernels(b, |i| key(b, i)));
         let mut rows: Vec<LevelRow> = pair(group(a, |i| key(a, i)), group(b, |i| key(b, i)))

@@ -172,16 +172,28 @@ enum Side_ {
 impl Group {
     /// The anchor's first kernel on side `s`.
     fn own(&self, s: Side_) -> usize {
-        if s == Side_::A { self.a[0] } else { self.b[0] }
+        if s == Side_::A {
+            self.a[0]
+        } else {
+            self.b[0]
+        }
     }
     /// An anchor takes runs from one side only, so a fusion is always one kernel against many.
     fn can_take(&self, s: Side_) -> bool {
-        if s == Side_::A { self.b.len() == 1 } else { self.a.len() == 1 }
+        if s == Side_::A {
+            self.b.len() == 1
+        } else {
+            self.a.len() == 1
+        }
     }
     /// Adds a run of side `s` to this anchor, making it a fusion.
     fn take(&mut self, s: Side_, run: Vec<usize>) {
         self.kind = Kind::Fusion;
-        if s == Side_::A { self.a.extend(run) } else { self.b.extend(run) }
+        if s == Side_::A {
+            self.a.extend(run)
+        } else {
+            self.b.extend(run)
+        }
     }
 }
 
@@ -265,7 +277,11 @@ pub fn classify(a: &Side, b: &Side, a_seq: &[usize], b_seq: &[usize], steps: &[S
                     Some(g) => groups[g].take(which, run),
                     None => {
                         for r in run {
-                            extra.push(if run_is_a { Group { kind: Kind::OnlyA, a: vec![r], b: vec![] } } else { Group { kind: Kind::OnlyB, a: vec![], b: vec![r] } });
+                            extra.push(if run_is_a {
+                                Group { kind: Kind::OnlyA, a: vec![r], b: vec![] }
+                            } else {
+                                Group { kind: Kind::OnlyB, a: vec![], b: vec![r] }
+                            });
                         }
                     }
                 }

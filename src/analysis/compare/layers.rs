@@ -58,7 +58,11 @@ pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
         .map(|(k, xa, xb)| {
             let (da, db) = (divisor(a, &k), divisor(b, &k));
             LevelRow {
-                key: vec![k.0.to_string(), PARTS[k.1 as usize].to_string(), if k.2 == NONE { String::new() } else { k.2.to_string() }],
+                key: vec![
+                    k.0.to_string(),
+                    PARTS[k.1 as usize].to_string(),
+                    if k.2 == NONE { String::new() } else { k.2.to_string() },
+                ],
                 a: xa,
                 b: xb,
                 a_div: da,

@@ -207,7 +207,13 @@ pub struct Verdict {
 pub fn judge(a: Agg, b: Agg, a_div: f64, b_div: f64, opts: &CompareOptions) -> Verdict {
     let (ta, tb) = (a.time_ns as f64 / a_div, b.time_ns as f64 / b_div);
     let gap_ns = ta - tb;
-    let ratio = if tb > 0.0 { Some(ta / tb) } else if ta == 0.0 { Some(1.0) } else { None };
+    let ratio = if tb > 0.0 {
+        Some(ta / tb)
+    } else if ta == 0.0 {
+        Some(1.0)
+    } else {
+        None
+    };
     let status = if b.count == 0 && a.count > 0 {
         Status::OnlyA
     } else if a.count == 0 && b.count > 0 {
@@ -266,7 +272,12 @@ pub struct LevelRow {
 /// Sorts level rows by absolute per-pass gap, largest first (ties by key).
 pub fn sort_by_gap(rows: &mut [LevelRow]) {
     rows.sort_by(|x, y| {
-        y.verdict.gap_ns.abs().partial_cmp(&x.verdict.gap_ns.abs()).unwrap_or(std::cmp::Ordering::Equal).then_with(|| x.key.cmp(&y.key))
+        y.verdict
+            .gap_ns
+            .abs()
+            .partial_cmp(&x.verdict.gap_ns.abs())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| x.key.cmp(&y.key))
     });
 }
 

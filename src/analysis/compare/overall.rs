@@ -94,7 +94,14 @@ pub fn overall(a: &Side, b: &Side, phase: Option<Phase>, opts: &CompareOptions) 
     let (ta, tb) = (totals(a), totals(b));
     let (a_div, b_div) = (a.pass_divisor(), b.pass_divisor());
     let mut metrics = Vec::new();
-    let text = |name: &str, x: String, y: String| Metric { name: name.into(), a: Value::Text(x), b: Value::Text(y), verdict: None, a_div: 1.0, b_div: 1.0 };
+    let text = |name: &str, x: String, y: String| Metric {
+        name: name.into(),
+        a: Value::Text(x),
+        b: Value::Text(y),
+        verdict: None,
+        a_div: 1.0,
+        b_div: 1.0,
+    };
     metrics.push(text("label", a.label.clone(), b.label.clone()));
     metrics.push(text("gpu", a.analysis.trace.meta.device_label(), b.analysis.trace.meta.device_label()));
     let vendor = |s: &Side| format!("{:?}", s.analysis.trace.meta.vendor).to_lowercase();
@@ -117,7 +124,14 @@ pub fn overall(a: &Side, b: &Side, phase: Option<Phase>, opts: &CompareOptions) 
         a_div,
         b_div,
     };
-    let count = |name: &str, x: usize, y: usize| Metric { name: name.into(), a: Value::Count(x as i64), b: Value::Count(y as i64), verdict: None, a_div: 1.0, b_div: 1.0 };
+    let count = |name: &str, x: usize, y: usize| Metric {
+        name: name.into(),
+        a: Value::Count(x as i64),
+        b: Value::Count(y as i64),
+        verdict: None,
+        a_div: 1.0,
+        b_div: 1.0,
+    };
     metrics.push(count("gpu events", ta.gpu.count, tb.gpu.count));
     metrics.push(count("kernels", ta.kernels.count, tb.kernels.count));
     metrics.push(time("gpu time (kernels + memcpy + memset)", ta.gpu, tb.gpu));

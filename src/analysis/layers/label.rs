@@ -73,8 +73,18 @@ mod tests {
         // copy, norm, gemm, attention, gemm, add, copy, norm, gemm, act, gemm, add
         let p = Marker::Plain;
         let toks = vec![
-            t(1, p), t(2, Marker::Norm), t(3, Marker::Gemm), t(4, Marker::Attention), t(3, Marker::Gemm), t(5, p),
-            t(1, p), t(2, Marker::Norm), t(3, Marker::Gemm), t(6, p), t(3, Marker::Gemm), t(5, p),
+            t(1, p),
+            t(2, Marker::Norm),
+            t(3, Marker::Gemm),
+            t(4, Marker::Attention),
+            t(3, Marker::Gemm),
+            t(5, p),
+            t(1, p),
+            t(2, Marker::Norm),
+            t(3, Marker::Gemm),
+            t(6, p),
+            t(3, Marker::Gemm),
+            t(5, p),
         ];
         assert_eq!(half_split(&toks, 0..12), Some(6));
         assert_eq!(half_split(&toks[..4], 0..4), None);

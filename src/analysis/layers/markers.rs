@@ -126,7 +126,10 @@ mod tests {
     fn builtin_table_parses_and_classifies() {
         let m = Markers::builtin();
         assert!(!m.classes.is_empty());
-        assert_eq!(m.classify("std::enable_if<true, void>::type vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>", "Other"), Marker::Norm);
+        assert_eq!(
+            m.classify("std::enable_if<true, void>::type vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>", "Other"),
+            Marker::Norm
+        );
         assert_eq!(m.classify("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "Other"), Marker::Communication);
         assert_eq!(m.classify("aiter::topksoftmax_4x128x8_bf16", "Other"), Marker::Moe);
         assert_eq!(m.classify("kernel_unified_attention_3d", "Other"), Marker::Attention);

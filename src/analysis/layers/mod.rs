@@ -122,7 +122,8 @@ pub fn detect(trace: &Trace, categories: &KernelCategories, phases: &Phases, opt
         out.whole_trace_pass = true;
         return out;
     }
-    let passes: Vec<LayerPass> = phases.passes.iter().map(|p| LayerPass { index: p.index, phase: p.phase, rows: p.rows.clone() }).collect();
+    let passes: Vec<LayerPass> =
+        phases.passes.iter().map(|p| LayerPass { index: p.index, phase: p.phase, rows: p.rows.clone() }).collect();
     detect_passes(trace, categories, &passes, options)
 }
 
@@ -185,9 +186,16 @@ impl<'m> Classifier<'m> {
     }
 }
 
-fn detect_with(cls: &mut Classifier, trace: &Trace, categories: &KernelCategories, rows: &[u32], options: &Options) -> PassLayers {
+fn detect_with(
+    cls: &mut Classifier,
+    trace: &Trace,
+    categories: &KernelCategories,
+    rows: &[u32],
+    options: &Options,
+) -> PassLayers {
     let n_rows = rows.len();
-    let mut out = PassLayers { layer_of: vec![NONE; n_rows], role_of: vec![Role::None; n_rows], types: Vec::new(), explained: 0.0 };
+    let mut out =
+        PassLayers { layer_of: vec![NONE; n_rows], role_of: vec![Role::None; n_rows], types: Vec::new(), explained: 0.0 };
     // Kernels only: copies and fills come and go between steps and would break the repeat.
     let kernel_at: Vec<usize> = (0..n_rows)
         .filter(|&k| (rows[k] as usize) < trace.gpu.len() && trace.gpu.kind[rows[k] as usize] == GpuKind::Kernel)

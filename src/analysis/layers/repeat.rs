@@ -148,10 +148,7 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> 
             return Some(candidates.swap_remove(i));
         }
     }
-    candidates
-        .into_iter()
-        .filter(|c| c.kernels as f64 >= NEAR_BEST * top as f64)
-        .max_by_key(|c| c.count)
+    candidates.into_iter().filter(|c| c.kernels as f64 >= NEAR_BEST * top as f64).max_by_key(|c| c.count)
 }
 
 /// A cycle whose count equals the number of token-mixer blocks needs to explain only this share
@@ -244,8 +241,14 @@ const UNIFORM: f64 = 0.9;
 
 /// Layer boundaries from the best anchor among `members`: the start of every layer, and the end
 /// of the last one if a forward walk decided it.
-fn layer_bounds(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, members: &[u32], never_start_on: &[Marker]) -> (Vec<usize>, Option<usize>) {
-    let tried: Vec<(&Vec<usize>, Walk)> = members.iter().take(8).map(|m| (&positions[m], walk(tokens, &positions[m], true))).collect();
+fn layer_bounds(
+    tokens: &[Token],
+    positions: &HashMap<u32, Vec<usize>>,
+    members: &[u32],
+    never_start_on: &[Marker],
+) -> (Vec<usize>, Option<usize>) {
+    let tried: Vec<(&Vec<usize>, Walk)> =
+        members.iter().take(8).map(|m| (&positions[m], walk(tokens, &positions[m], true))).collect();
     // Best backward walk: most uniform; among equals the earliest anchor (members are in order of first use).
     let Some(&(anchor, back)) = tried.iter().fold(None, |best: Option<&(&Vec<usize>, Walk)>, t| match best {
         Some(b) if b.1.quality >= t.1.quality => Some(b),

@@ -48,7 +48,11 @@ impl Peaks {
     }
     /// Ridge point (FLOP/byte) where the memory roof meets the compute roof.
     pub fn ridge(&self, p: Precision) -> f64 {
-        if self.hbm > 0.0 { self.compute_tflops(p) / self.hbm } else { f64::INFINITY }
+        if self.hbm > 0.0 {
+            self.compute_tflops(p) / self.hbm
+        } else {
+            f64::INFINITY
+        }
     }
 }
 
@@ -86,7 +90,17 @@ pub fn select(devices: &[DeviceInfo], choice: Option<&str>) -> Option<Peaks> {
 
 /// Parses `bf16=989,fp8=1979,hbm=3.35` (TFLOP/s and TB/s) into custom peaks.
 fn custom(spec: &str) -> Option<Peaks> {
-    let mut p = Peaks { key: "custom".into(), label: format!("custom ({spec})"), names: vec![], sms: None, compute: None, bf16: 0.0, fp8: 0.0, fp32: 0.0, hbm: 0.0 };
+    let mut p = Peaks {
+        key: "custom".into(),
+        label: format!("custom ({spec})"),
+        names: vec![],
+        sms: None,
+        compute: None,
+        bf16: 0.0,
+        fp8: 0.0,
+        fp32: 0.0,
+        hbm: 0.0,
+    };
     for part in spec.split(',') {
         let (k, v) = part.split_once('=')?;
         let v: f64 = v.trim().parse().ok()?;

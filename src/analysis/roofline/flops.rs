@@ -176,11 +176,23 @@ pub fn grouped_mm(c: &Call) -> Option<Work> {
     let out = c.esize(0).max(if prec == Precision::Fp8 { 2.0 } else { 0.0 });
     match (da, db) {
         ([t, k], [_g, kb, nb]) => {
-            let n = if k == kb { *nb } else if k == nb { *kb } else { return None };
+            let n = if k == kb {
+                *nb
+            } else if k == nb {
+                *kb
+            } else {
+                return None;
+            };
             gemm_work(*t as f64, n as f64, *k as f64, 1.0, bytes, out, prec)
         }
         ([g, m, k], [g2, kb, nb]) if g == g2 => {
-            let n = if k == kb { *nb } else if k == nb { *kb } else { return None };
+            let n = if k == kb {
+                *nb
+            } else if k == nb {
+                *kb
+            } else {
+                return None;
+            };
             gemm_work(*m as f64, n as f64, *k as f64, *g as f64, bytes, out, prec)
         }
         ([m, k], [kb, n]) if k == kb => {
@@ -214,8 +226,11 @@ pub fn attention(c: &Call, heads_first: bool, causal_arg: Option<usize>) -> Opti
         return None;
     };
     let (b, d, dv) = (*bq as f64, *d as f64, *dv as f64);
-    let (hq, sq, hkv, sk) =
-        if heads_first { (*q1 as f64, *q2 as f64, *k1 as f64, *k2 as f64) } else { (*q2 as f64, *q1 as f64, *k2 as f64, *k1 as f64) };
+    let (hq, sq, hkv, sk) = if heads_first {
+        (*q1 as f64, *q2 as f64, *k1 as f64, *k2 as f64)
+    } else {
+        (*q2 as f64, *q1 as f64, *k2 as f64, *k1 as f64)
+    };
     if b <= 0.0 || hq <= 0.0 || sq <= 0.0 || sk <= 0.0 || d <= 0.0 {
         return None;
     }
@@ -229,7 +244,9 @@ pub fn attention(c: &Call, heads_first: bool, causal_arg: Option<usize>) -> Opti
 
 /// Tensor inputs (index, dims) of a call.
 fn tensors<'a>(c: &'a Call) -> impl Iterator<Item = (usize, &'a [i64])> + 'a {
-    (0..c.dims.len()).filter_map(move |i| c.dims(i).map(|d| (i, d))).filter(move |(i, _)| element_bytes(c.ty(*i)).is_some() || c.ty(*i).is_empty())
+    (0..c.dims.len())
+        .filter_map(move |i| c.dims(i).map(|d| (i, d)))
+        .filter(move |(i, _)| element_bytes(c.ty(*i)).is_some() || c.ty(*i).is_empty())
 }
 
 /// Norms (layer/RMS norm, softmax): reads every tensor input, writes one output like the first.

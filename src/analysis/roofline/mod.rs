@@ -52,7 +52,9 @@ impl Family {
 
     fn of(model: Model) -> Family {
         match model {
-            Model::Mm | Model::Addmm | Model::Bmm | Model::Baddbmm | Model::Matmul | Model::Linear | Model::ScaledMm => Family::Gemm,
+            Model::Mm | Model::Addmm | Model::Bmm | Model::Baddbmm | Model::Matmul | Model::Linear | Model::ScaledMm => {
+                Family::Gemm
+            }
             Model::GroupedMm => Family::GroupedGemm,
             Model::SdpaBhsd | Model::SdpaBshd => Family::Attention,
             Model::Norm => Family::Norm,
@@ -82,21 +84,37 @@ pub struct OpRow {
 impl OpRow {
     /// Mean GPU time of one call (ns).
     pub fn mean_ns(&self) -> f64 {
-        if self.calls == 0 { 0.0 } else { self.total_ns as f64 / self.calls as f64 }
+        if self.calls == 0 {
+            0.0
+        } else {
+            self.total_ns as f64 / self.calls as f64
+        }
     }
     /// FLOP per byte.
     pub fn intensity(&self) -> f64 {
-        if self.work.bytes > 0.0 { self.work.flops / self.work.bytes } else { 0.0 }
+        if self.work.bytes > 0.0 {
+            self.work.flops / self.work.bytes
+        } else {
+            0.0
+        }
     }
     /// Achieved TFLOP/s (`flops / mean time`).
     pub fn tflops(&self) -> f64 {
         let t = self.mean_ns();
-        if t > 0.0 { self.work.flops / t / 1e3 } else { 0.0 }
+        if t > 0.0 {
+            self.work.flops / t / 1e3
+        } else {
+            0.0
+        }
     }
     /// Achieved TB/s.
     pub fn tbs(&self) -> f64 {
         let t = self.mean_ns();
-        if t > 0.0 { self.work.bytes / t / 1e3 } else { 0.0 }
+        if t > 0.0 {
+            self.work.bytes / t / 1e3
+        } else {
+            0.0
+        }
     }
     /// Roof at this row's intensity, bound and % of that roof, if the device is known.
     pub fn against(&self, peaks: &Peaks) -> Verdict {
@@ -145,7 +163,12 @@ impl Roofline {
 }
 
 /// Nearest op (the op itself, then enclosing CPU ops) that a shape model covers.
-fn modelled_op(a: &Analysis, rules: &OpRules, op: u32, cache: &mut HashMap<u32, Option<(u32, ModelRef)>>) -> Option<(u32, ModelRef)> {
+fn modelled_op(
+    a: &Analysis,
+    rules: &OpRules,
+    op: u32,
+    cache: &mut HashMap<u32, Option<(u32, ModelRef)>>,
+) -> Option<(u32, ModelRef)> {
     if let Some(hit) = cache.get(&op) {
         return *hit;
     }
@@ -210,7 +233,8 @@ pub fn analyze(a: &Analysis) -> Roofline {
     let mut groups: HashMap<Key, (ModelRef, usize, usize, i64)> = HashMap::new();
     for (op, (r, ns, k)) in calls {
         let o = op as usize;
-        let e = groups.entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o])).or_insert((r, 0, 0, 0));
+        let e =
+            groups.entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o])).or_insert((r, 0, 0, 0));
         e.1 += 1;
         e.2 += k;
         e.3 += ns;
@@ -218,7 +242,8 @@ pub fn analyze(a: &Analysis) -> Roofline {
     let mut rows = Vec::new();
     let mut modeled_ns = 0;
     for ((name, dims, types, concrete), (r, n_calls, kernels, total_ns)) in groups {
-        let (name, dims_t, types_t, concrete_t) = (a.trace.name(name), a.trace.name(dims), a.trace.name(types), a.trace.name(concrete));
+        let (name, dims_t, types_t, concrete_t) =
+            (a.trace.name(name), a.trace.name(dims), a.trace.name(types), a.trace.name(concrete));
         let (d, t, c) = (parse_dims(dims_t), parse_types(types_t), parse_types(concrete_t));
         let Some(work) = work_of(r, name, &flops::Call { dims: &d, types: &t, concrete: &c }) else { continue };
         modeled_ns += total_ns;
@@ -234,6 +259,8 @@ pub fn analyze(a: &Analysis) -> Roofline {
             total_ns,
         });
     }
-    rows.sort_by(|x, y| y.total_ns.cmp(&x.total_ns).then_with(|| x.name.cmp(&y.name)).then_with(|| x.input_dims.cmp(&y.input_dims)));
+    rows.sort_by(|x, y| {
+        y.total_ns.cmp(&x.total_ns).then_with(|| x.name.cmp(&y.name)).then_with(|| x.input_dims.cmp(&y.input_dims))
+    });
     Roofline { peaks: devices::select(&a.trace.meta.devices, a.options.device.as_deref()), rows, modeled_ns, gpu_ns }
 }
