@@ -11,9 +11,18 @@ fn main() {
     let t1 = Instant::now();
     let trace = r.finish().unwrap();
     let t2 = Instant::now();
-    let a = traceprism::Analysis::new(trace, Default::default()).unwrap();
+    println!("parse {:?} finish+link {:?}", t1 - t0, t2 - t1);
+    let opts = traceprism::Options::default();
+    let c0 = Instant::now();
+    let cats = traceprism::analysis::categories::categorize(&trace, &opts).unwrap();
+    let c1 = Instant::now();
+    let ph = traceprism::analysis::phases::detect(&trace, &cats, &opts);
+    let c2 = Instant::now();
+    let _layers = traceprism::analysis::layers::detect(&trace, &cats, &ph, &opts);
+    println!("categories {:?} phases {:?} layers {:?} (first run in this process)", c1 - c0, c2 - c1, c2.elapsed());
     let t3 = Instant::now();
-    println!("parse {:?} finish+link {:?} analyses {:?}", t1 - t0, t2 - t1, t3 - t2);
+    let a = traceprism::Analysis::new(trace, Default::default()).unwrap();
+    println!("all analyses again (Analysis::new) {:?}", t3.elapsed());
     for n in traceprism::report::table_names() {
         let s = Instant::now();
         let t = traceprism::report::table(&a, n).unwrap();
