@@ -49,6 +49,14 @@ fn with_cumulative(rows: &mut [(i64, Vec<Cell>)], whole: i64) {
     }
 }
 
+/// Sorts rows by time, adds the percentage columns and builds the table.
+fn finish(name: &str, columns: &[&str], mut rows: Vec<(i64, Vec<Cell>)>, whole: i64) -> Table {
+    with_cumulative(&mut rows, whole);
+    let mut t = Table::new(name, columns);
+    rows.into_iter().for_each(|(_, r)| t.push(r));
+    t
+}
+
 /// `ops_summary` over all GPU rows.
 pub fn ops_summary(a: &Analysis) -> Table {
     ops_summary_where(a, "ops_summary", &|_| true)
@@ -74,7 +82,7 @@ pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
         e.0.push(*t);
         e.1 += kernels[o];
     }
-    let mut rows: Vec<(i64, Vec<Cell>)> = by_name
+    let rows: Vec<(i64, Vec<Cell>)> = by_name
         .into_iter()
         .map(|(n, (mut v, k))| {
             let s = Stats::of(&mut v);
@@ -93,8 +101,7 @@ pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             (s.total, cells)
         })
         .collect();
-    with_cumulative(&mut rows, whole);
-    let mut t = Table::new(
+    finish(
         name,
         &[
             "name",
@@ -109,9 +116,9 @@ pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             "Percentage (%)",
             "Cumulative Percentage (%)",
         ],
-    );
-    rows.into_iter().for_each(|(_, r)| t.push(r));
-    t
+        rows,
+        whole,
+    )
 }
 
 /// `ops_summary_by_category` over all GPU rows.
@@ -131,17 +138,16 @@ pub fn ops_summary_by_category_where(a: &Analysis, name: &str, keep: RowFilter) 
         e.2.insert(owner(a, i));
         whole += g.dur[i];
     }
-    let mut rows: Vec<(i64, Vec<Cell>)> = agg
+    let rows: Vec<(i64, Vec<Cell>)> = agg
         .into_iter()
         .map(|(c, (k, t, owners))| (t, vec![Cell::from(c), Cell::from(owners.len()), Cell::from(k), Cell::Float(t as f64 / MS)]))
         .collect();
-    with_cumulative(&mut rows, whole);
-    let mut t = Table::new(
+    finish(
         name,
         &["op category", "Count", "kernel_count", "total_direct_kernel_time_ms", "Percentage (%)", "Cumulative Percentage (%)"],
-    );
-    rows.into_iter().for_each(|(_, r)| t.push(r));
-    t
+        rows,
+        whole,
+    )
 }
 
 /// `ops_all` over all GPU rows.
@@ -182,7 +188,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
         }
     }
     let name_of = |id: NameId| a.trace.name(id).to_string();
-    let mut rows: Vec<(i64, Vec<Cell>)> = by_key
+    let rows: Vec<(i64, Vec<Cell>)> = by_key
         .into_iter()
         .map(|((n, dims, types, concrete), (mut v, k, cats))| {
             let s = Stats::of(&mut v);
@@ -203,8 +209,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             (s.total, cells)
         })
         .collect();
-    with_cumulative(&mut rows, whole);
-    let mut t = Table::new(
+    finish(
         name,
         &[
             "name",
@@ -222,9 +227,9 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             "Percentage (%)",
             "Cumulative Percentage (%)",
         ],
-    );
-    rows.into_iter().for_each(|(_, r)| t.push(r));
-    t
+        rows,
+        whole,
+    )
 }
 
 /// `kernel_summary` over all GPU rows.
@@ -242,7 +247,7 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
         agg.entry((parent, g.name[i], a.categories.of_row[i])).or_default().push(g.dur[i]);
         whole += g.dur[i];
     }
-    let mut rows: Vec<(i64, Vec<Cell>)> = agg
+    let rows: Vec<(i64, Vec<Cell>)> = agg
         .into_iter()
         .map(|((parent, kname, cat), mut v)| {
             let c = &a.categories.categories[cat as usize];
@@ -261,8 +266,7 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
             (s.total, cells)
         })
         .collect();
-    with_cumulative(&mut rows, whole);
-    let mut t = Table::new(
+    finish(
         name,
         &[
             "kernel_category",
@@ -277,7 +281,7 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
             "Percent of kernels time (%)",
             "Cumulative Percentage (%)",
         ],
-    );
-    rows.into_iter().for_each(|(_, r)| t.push(r));
-    t
+        rows,
+        whole,
+    )
 }

@@ -10,21 +10,9 @@ pub const PALETTE: &[&str] =
 const WIDTH: f64 = 820.0;
 const LABEL_W: f64 = 300.0;
 
-/// Escapes text for HTML and SVG (element content and quoted attributes).
+/// Escapes text for HTML and SVG (see [`crate::table::markup::escape`]).
 pub fn esc(t: &str) -> String {
-    let mut out = String::with_capacity(t.len());
-    for ch in t.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    crate::table::markup::escape(t)
 }
 
 /// Shortens a label to `n` characters with an ellipsis.

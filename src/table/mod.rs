@@ -1,6 +1,7 @@
 //! Tables: named columns and rows, one definition shared by the CLI, CSV/xlsx export and the page.
 
 mod csv;
+pub mod markup;
 pub mod xlsx;
 
 pub use self::csv::to_csv;

@@ -176,21 +176,9 @@ fn clip(t: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// XML-escapes text and drops characters XML 1.0 does not allow.
+/// XML-escapes text (see [`super::markup::escape`]).
 pub fn escape(t: &str) -> String {
-    let mut out = String::with_capacity(t.len());
-    for ch in t.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\t' | '\n' | '\r' => out.push(ch),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    super::markup::escape(t)
 }
 
 /// CRC-32 (IEEE 802.3, reflected, as ZIP and gzip use).
