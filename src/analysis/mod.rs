@@ -2,17 +2,12 @@
 
 pub mod categories;
 pub mod compare;
-pub mod inference_check;
 pub mod layers;
 pub mod ops;
-pub mod passes;
-pub mod phase_evidence;
-pub mod phase_rules;
 pub mod phases;
 pub mod roofline;
 pub mod shapes;
 pub mod short_kernels;
-pub mod step_annotations;
 pub mod timeline;
 pub mod truth;
 
@@ -78,7 +73,7 @@ impl Options {
     pub fn validate(&self) -> Result<()> {
         let m = self.phase_method.as_str();
         let known =
-            ["union", "hybrid"].iter().copied().chain(phase_evidence::METHODS.iter().map(|m| m.as_str())).collect::<Vec<_>>();
+            ["union", "hybrid"].iter().copied().chain(phases::evidence::METHODS.iter().map(|m| m.as_str())).collect::<Vec<_>>();
         if !known.contains(&m) {
             return Err(crate::error::Error::new(format!("unknown phase method '{m}' (one of: {})", known.join(", "))));
         }

@@ -8,9 +8,9 @@
 //! - `operation_frequency`: decode steps are many, short and alike; prefill stands out.
 
 use super::passes::{op_chain, Segment};
-use super::phase_rules::{PhaseRules, ShapeKind};
-use super::phases::Phase;
+use super::rules::{PhaseRules, ShapeKind};
 use super::step_annotations::{StepAnnotation, StepInfo};
+use super::Phase;
 use crate::model::{GpuKind, NameId, OpKind, Trace};
 use std::collections::{HashMap, HashSet};
 
@@ -189,7 +189,7 @@ fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut Evide
     };
     let spec = &rules.shape_ops[k];
     let dims_id = trace.ops.input_dims[o];
-    let dims = cache.dims.entry(dims_id).or_insert_with(|| super::shapes::parse_dims(trace.name(dims_id)));
+    let dims = cache.dims.entry(dims_id).or_insert_with(|| crate::analysis::shapes::parse_dims(trace.name(dims_id)));
     let Some(x) = dims.get(spec.input) else { return };
     let pos = |v: i64| u64::try_from(v).ok();
     match spec.kind {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// The embedded rule text.
-pub const PHASE_SIGNALS_TOML: &str = include_str!("../rules/phase_signals.toml");
+pub const PHASE_SIGNALS_TOML: &str = include_str!("../../rules/phase_signals.toml");
 
 #[derive(Deserialize)]
 struct RawRules {
@@ -121,7 +121,7 @@ pub struct ShapeOp {
 #[derive(Debug, Clone)]
 pub struct NameHint {
     pub regex: Regex,
-    pub phase: super::phases::Phase,
+    pub phase: super::Phase,
     /// `kernel_names` or `attention_patterns`.
     pub method: String,
     pub strength: f64,
@@ -141,7 +141,7 @@ pub struct PhaseRules {
     pub weights: Weights,
     pub annotations: Vec<AnnotationFormat>,
     /// SGLang-style kind word → phase.
-    pub annotation_kinds: BTreeMap<String, super::phases::Phase>,
+    pub annotation_kinds: BTreeMap<String, super::Phase>,
     pub start_ops: Vec<Regex>,
     pub end_ops: Vec<Regex>,
     pub end_kernels: Vec<Regex>,
@@ -158,8 +158,8 @@ pub struct PhaseRules {
 }
 
 /// Parses a phase name as used in the rules (`prefill`, `decode`, `mixed`).
-pub fn parse_phase(s: &str) -> Option<super::phases::Phase> {
-    use super::phases::Phase;
+pub fn parse_phase(s: &str) -> Option<super::Phase> {
+    use super::Phase;
     match s {
         "prefill" => Some(Phase::Prefill),
         "decode" => Some(Phase::Decode),
@@ -240,7 +240,7 @@ pub fn any_match(list: &[Regex], s: &str) -> bool {
 mod tests {
     #[test]
     fn builtin_rules_parse() {
-        let r = super::PhaseRules::builtin();
+        let r = super::super::PhaseRules::builtin();
         assert!(r.annotations.len() >= 3);
         assert!(r.thresholds.decode_threshold > 0);
     }

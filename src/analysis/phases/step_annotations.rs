@@ -3,8 +3,8 @@
 //! Each top-level matching `user_annotation` range is one engine step; nested matches (SGLang writes
 //! both formats, one inside the other) are merged into the outer one.
 
-use super::phase_rules::PhaseRules;
-use super::phases::Phase;
+use super::rules::PhaseRules;
+use super::Phase;
 use crate::model::{OpKind, Trace};
 
 /// What one annotation name says about its step.

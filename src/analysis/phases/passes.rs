@@ -10,7 +10,7 @@
 //!    and after each end marker; pieces with no layer stack (few kernels) are merged back.
 //! 3. Otherwise the whole device is one pass.
 
-use super::phase_rules::{any_match, PhaseRules};
+use super::rules::{any_match, PhaseRules};
 use super::step_annotations::StepAnnotation;
 use crate::model::{GpuKind, OpKind, Trace, NONE};
 use std::collections::{BTreeMap, HashMap};

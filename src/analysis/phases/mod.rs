@@ -1,18 +1,24 @@
 //! Forward passes and their phases (prefill, decode, mixed), per pass and per GPU row.
 //!
-//! Steps: [`inference_check`](super::inference_check) (training / non-LLM → `NotInference`),
-//! [`passes`](super::passes) (segmentation), [`phase_evidence`](super::phase_evidence) (what each
+//! Steps: [`inference_check`](inference_check) (training / non-LLM → `NotInference`),
+//! [`passes`](passes) (segmentation), [`evidence`](evidence) (what each
 //! pass shows and each method's vote), then voting here. Every GPU row takes its pass's phase.
 
+pub mod evidence;
+pub mod inference_check;
+pub mod passes;
+pub mod rules;
+pub mod step_annotations;
+
 use super::categories::KernelCategories;
-use super::inference_check::not_inference_reason;
-use super::passes::{segment, PassSource};
-use super::phase_evidence::{gather, method_vote, relate_passes, EvidenceCache, Method, PassEvidence, Vote, METHODS};
-use super::phase_rules::PhaseRules;
-use super::step_annotations::find_steps;
 use super::Options;
 use crate::model::{GpuKind, Trace, NONE};
+use evidence::{gather, method_vote, relate_passes, EvidenceCache, Method, PassEvidence, Vote, METHODS};
+use inference_check::not_inference_reason;
+use passes::{segment, PassSource};
+use rules::PhaseRules;
 use serde::Serialize;
+use step_annotations::find_steps;
 
 /// Phase of a forward pass or kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

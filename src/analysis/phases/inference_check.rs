@@ -1,8 +1,8 @@
 //! Is this trace LLM inference at all? Training (backward, optimizer) and non-LLM work (no attention
 //! anywhere) get no prefill/decode labels.
 
-use super::categories::KernelCategories;
-use super::phase_rules::{any_match, PhaseRules};
+use super::rules::{any_match, PhaseRules};
+use crate::analysis::categories::KernelCategories;
 use crate::model::{GpuKind, OpKind, Trace};
 use std::collections::HashMap;
 
