@@ -26,7 +26,6 @@ pub use model::Trace;
 
 /// Reads, links and analyses a trace file (`.json` or `.json.gz`, detected by content).
 pub fn analyze_path(path: &std::path::Path, options: Options) -> Result<Analysis> {
-    let file = std::fs::File::open(path).map_err(|e| Error::new(format!("cannot open {}: {e}", path.display())))?;
-    let trace = read_trace(file)?;
+    let trace = ingest::read_path(path)?;
     Analysis::new(trace, options)
 }

@@ -1,7 +1,7 @@
 //! The headline facts of an analysed trace, as one serialisable object (CLI `summary --json`,
 //! the page's overview).
 
-use crate::analysis::ops::{owner, owner_label};
+use crate::analysis::ops::{owner, owner_name, UNLINKED};
 use crate::analysis::timeline::{timelines, Timeline};
 use crate::analysis::Analysis;
 use crate::model::FastMap as HashMap;
@@ -123,8 +123,9 @@ pub fn summary(a: &Analysis) -> Summary {
         }
     }
     let mut links = Links::default();
-    let mut op_time: HashMap<String, i64> = HashMap::default();
-    let mut cat_time: HashMap<String, i64> = HashMap::default();
+    // Keyed by ids while counting; names are looked up once per distinct key at the end.
+    let mut op_time: HashMap<Option<crate::model::NameId>, i64> = HashMap::default();
+    let mut cat_time: HashMap<u16, i64> = HashMap::default();
     let mut phase_agg: HashMap<&'static str, (usize, i64)> = HashMap::default();
     let kernel_time = a.kernel_time_ns();
     for i in t.kernel_rows() {
@@ -140,8 +141,8 @@ pub fn summary(a: &Analysis) -> Summary {
         if g.cpu_op[i] != NONE {
             links.kernels_with_cpu_op += 1;
         }
-        *op_time.entry(owner_label(a, owner(a, i)).to_string()).or_insert(0) += g.dur[i];
-        *cat_time.entry(a.categories.name(i).to_string()).or_insert(0) += g.dur[i];
+        *op_time.entry(owner_name(a, owner(a, i))).or_insert(0) += g.dur[i];
+        *cat_time.entry(a.categories.of_row[i]).or_insert(0) += g.dur[i];
         if let Some(p) = a.phases.phase_of_row[i] {
             let e = phase_agg.entry(p.as_str()).or_default();
             e.0 += 1;
@@ -173,8 +174,16 @@ pub fn summary(a: &Analysis) -> Summary {
         gpu_time_ms: g.dur.iter().sum::<i64>() as f64 / 1e6,
         links,
         timeline: timelines(a),
-        top_ops: top(op_time, kernel_time, 10),
-        top_categories: top(cat_time, kernel_time, 10),
+        top_ops: top(
+            op_time.into_iter().map(|(n, v)| (n.map_or(UNLINKED, |n| t.name(n)).to_string(), v)).collect(),
+            kernel_time,
+            10,
+        ),
+        top_categories: top(
+            cat_time.into_iter().map(|(c, v)| (a.categories.categories[c as usize].name.clone(), v)).collect(),
+            kernel_time,
+            10,
+        ),
         trace_phase: a.phases.trace_phase.map(|p| p.as_str().to_string()),
         not_inference_reason: a.phases.not_inference_reason.clone(),
         passes: a.phases.passes.len(),

@@ -99,3 +99,22 @@ fn a_wrong_boundary_guess_falls_back_to_sequential_parsing() {
     assert_eq!(t.gpu.len(), 1);
     assert_eq!(t.stats.parallel_blocks, 0);
 }
+
+#[test]
+fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
+    // read_path maps files of 64 MiB and more; build one from a real fixture's events.
+    let plain = traceprism::ingest::gunzip(&std::fs::read(fixture("llama_dense_eager.pt.trace.json.gz")).unwrap()).unwrap();
+    let text = String::from_utf8(plain).unwrap();
+    let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": [".len();
+    let end = text.rfind(']').unwrap();
+    let events = &text[start..end];
+    let body = format!("{{\"traceEvents\": [{events}, {events}]}}");
+    assert!(body.len() >= 64 << 20, "test file must be large enough to be mapped");
+    let path = std::env::temp_dir().join(format!("traceprism-mmap-{}.json", std::process::id()));
+    std::fs::write(&path, &body).unwrap();
+    let mapped = traceprism::ingest::read_path(&path).unwrap();
+    let streamed = traceprism::read_trace(std::io::Cursor::new(body.into_bytes())).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(all_columns(&mapped), all_columns(&streamed));
+    assert_eq!(mapped.kernel_rows().count(), 2 * 22903);
+}

@@ -66,6 +66,8 @@ pub struct Analysis {
     pub categories: categories::KernelCategories,
     pub phases: phases::Phases,
     pub layers: layers::Layers,
+    /// Filled on first call of [`Analysis::roofline`].
+    roofline: std::sync::OnceLock<roofline::Roofline>,
 }
 
 impl Options {
@@ -91,7 +93,12 @@ impl Analysis {
         let categories = categories::categorize(&trace, &options)?;
         let phases = phases::detect(&trace, &categories, &options);
         let layers = layers::detect(&trace, &categories, &phases, &options);
-        Ok(Analysis { trace, options, categories, phases, layers })
+        Ok(Analysis { trace, options, categories, phases, layers, roofline: std::sync::OnceLock::new() })
+    }
+
+    /// The roofline analysis, computed on first use and kept (several tables and the report read it).
+    pub fn roofline(&self) -> &roofline::Roofline {
+        self.roofline.get_or_init(|| roofline::analyze(self))
     }
 
     /// Total duration of all kernels (ns).

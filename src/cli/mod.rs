@@ -89,6 +89,9 @@ pub(crate) fn out(text: &str) {
 }
 
 /// Reads and analyses the trace at `path` with the parsed options.
-pub(crate) fn load(path: &str, a: &args::Args) -> Result<Analysis> {
-    analyze_path(std::path::Path::new(path), a.options.clone())
+///
+/// The analysis is leaked on purpose: the process ends right after the command, and the OS takes
+/// the memory back faster than running the destructors of millions of column entries.
+pub(crate) fn load(path: &str, a: &args::Args) -> Result<&'static Analysis> {
+    Ok(Box::leak(Box::new(analyze_path(std::path::Path::new(path), a.options.clone())?)))
 }

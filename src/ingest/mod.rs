@@ -204,6 +204,48 @@ fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+/// Reads a trace file. Natively on Unix, a large plain-JSON file is memory-mapped and parsed in
+/// place (no copy through `read()`), and pages already parsed are handed back to the kernel so
+/// resident memory stays small; everything else goes through [`read_trace`].
+pub fn read_path(path: &std::path::Path) -> Result<Trace> {
+    let file = std::fs::File::open(path).map_err(|e| Error::new(format!("cannot open {}: {e}", path.display())))?;
+    #[cfg(unix)]
+    {
+        const MIN_MAP: u64 = 64 << 20;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len >= MIN_MAP {
+            // SAFETY: the map is read-only and private to this function; if another process
+            // truncates the file while we read, the OS may raise SIGBUS — the same risk every
+            // mmap-based reader accepts for speed.
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                if !is_gzip(&map) {
+                    return read_mapped(&map);
+                }
+            }
+        }
+    }
+    read_trace(file)
+}
+
+#[cfg(unix)]
+fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
+    const BLOCK: usize = 16 << 20;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    let mut reader = Reader::new();
+    let mut done = 0;
+    while done < map.len() {
+        let end = (done + BLOCK).min(map.len());
+        reader.push(&map[done..end])?;
+        // SAFETY: the reader copies any unparsed tail into its own buffer, so no borrow of
+        // `map[..end]` is alive; dropping those pages only makes a later access re-read the file.
+        unsafe {
+            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end);
+        }
+        done = end;
+    }
+    reader.finish()
+}
+
 /// Reads a whole trace from any `std::io::Read` (a file, stdin) in 8 MiB chunks. Natively, gzip
 /// input is inflated on a second thread while this one parses.
 pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {

@@ -92,12 +92,15 @@ fn nest_ranges_and_launches(trace: &mut Trace) {
     let launches = &mut trace.launches;
     let mut stack: Vec<u32> = Vec::new();
     for t in 0..nthreads {
-        let mut list = std::mem::take(&mut ops_by_thread[t]);
-        // Outer ranges first: earlier start, then longer duration.
-        list.sort_unstable_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            ops.ts[a].cmp(&ops.ts[b]).then(ops.dur[b].cmp(&ops.dur[a])).then(a.cmp(&b))
-        });
+        // Outer ranges first: earlier start, then longer duration. Sorting (key, index) pairs
+        // keeps the keys contiguous, which is much faster than sorting indices by column lookups.
+        let mut keyed: Vec<(i64, i64, u32)> =
+            ops_by_thread[t].iter().map(|&i| (ops.ts[i as usize], -ops.dur[i as usize], i)).collect();
+        if !keyed.windows(2).all(|w| w[0] <= w[1]) {
+            keyed.sort_unstable();
+        }
+        let list: Vec<u32> = keyed.into_iter().map(|k| k.2).collect();
+        ops_by_thread[t] = Vec::new();
         let mut lis = std::mem::take(&mut launches_by_thread[t]);
         lis.sort_unstable_by_key(|&i| (launches.ts[i as usize], i));
         stack.clear();

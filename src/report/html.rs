@@ -3,7 +3,7 @@
 //! be mailed and opened anywhere without it reaching out. Every trace-derived string is escaped.
 
 use super::svg::{esc, hbars, roofline, short, stacked, Bar, Point, Roof, Stack};
-use crate::analysis::roofline::{analyze, Family, Roofline};
+use crate::analysis::roofline::{Family, Roofline};
 use crate::analysis::Analysis;
 use crate::summary::{summary, Summary};
 use crate::table::Table;
@@ -24,7 +24,7 @@ svg.chart{max-width:100%;height:auto}svg .lbl{font-size:12px}svg .val{font-size:
 /// Builds the report of an analysis.
 pub fn html_report(a: &Analysis) -> String {
     let s = summary(a);
-    let roof = analyze(a);
+    let roof = a.roofline();
     let mut h = String::with_capacity(256 * 1024);
     let title = format!("traceprism report — {}", s.device);
     let _ = write!(

@@ -1,7 +1,7 @@
 //! Roofline tables: `roofline_summary` (one row per family, with the device roofs) and one
 //! `roofline_<family>` table per op family (one row per unique op call, most GPU time first).
 
-use crate::analysis::roofline::{analyze, Family, OpRow, Roofline};
+use crate::analysis::roofline::{Family, OpRow, Roofline};
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
 
@@ -74,33 +74,33 @@ pub fn family_table(a: &Analysis, roof: &Roofline, family: Family, name: &str) -
 
 /// `roofline_gemm`: aten::mm/addmm/bmm/matmul/linear, `_scaled_mm` and custom GEMMs.
 pub fn roofline_gemm(a: &Analysis) -> Table {
-    family_table(a, &analyze(a), Family::Gemm, "roofline_gemm")
+    family_table(a, a.roofline(), Family::Gemm, "roofline_gemm")
 }
 
 /// `roofline_grouped_gemm`: MoE grouped GEMMs (`aten::_grouped_mm`).
 pub fn roofline_grouped_gemm(a: &Analysis) -> Table {
-    family_table(a, &analyze(a), Family::GroupedGemm, "roofline_grouped_gemm")
+    family_table(a, a.roofline(), Family::GroupedGemm, "roofline_grouped_gemm")
 }
 
 /// `roofline_attention`: SDPA, flash / efficient / cuDNN attention.
 pub fn roofline_attention(a: &Analysis) -> Table {
-    family_table(a, &analyze(a), Family::Attention, "roofline_attention")
+    family_table(a, a.roofline(), Family::Attention, "roofline_attention")
 }
 
 /// `roofline_norm`: layer/RMS norms and softmax.
 pub fn roofline_norm(a: &Analysis) -> Table {
-    family_table(a, &analyze(a), Family::Norm, "roofline_norm")
+    family_table(a, a.roofline(), Family::Norm, "roofline_norm")
 }
 
 /// `roofline_elementwise`: elementwise, copies and simple reductions (memory-bound).
 pub fn roofline_elementwise(a: &Analysis) -> Table {
-    family_table(a, &analyze(a), Family::Elementwise, "roofline_elementwise")
+    family_table(a, a.roofline(), Family::Elementwise, "roofline_elementwise")
 }
 
 /// `roofline_summary`: per family, GPU time, total work, aggregate TFLOP/s and TB/s, and the
 /// time-weighted % of roofline; the device and its roofs in every row.
 pub fn roofline_summary(a: &Analysis) -> Table {
-    summary_from(&analyze(a))
+    summary_from(a.roofline())
 }
 
 /// `roofline_summary` from a computed roofline.
