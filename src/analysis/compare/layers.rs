@@ -5,8 +5,7 @@
 //! pass in which no layers were found: the whole pass is one block) and `outside` (kernels in no
 //! pass). Every GPU row of each side is in exactly one row.
 
-use super::categories::top_kernels;
-use super::{group, judge, pair, pass_of, passes_in, CompareOptions, LevelRow, Side};
+use super::{keyed_rows, pass_of, passes_in, CompareOptions, LevelRow, Side};
 use crate::analysis::layers::Role;
 use crate::analysis::phases::Phase;
 use crate::model::NONE;
@@ -52,25 +51,8 @@ fn divisor(s: &Side, k: &LayerKey) -> f64 {
 
 /// One row per (phase, part, layer index) present on either side, in pass order.
 pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
-    let (mut ta, mut tb) = (top_kernels(a, |i| layer_key(a, i)), top_kernels(b, |i| layer_key(b, i)));
-    pair(group(a, |i| layer_key(a, i)), group(b, |i| layer_key(b, i)))
-        .into_iter()
-        .map(|(k, xa, xb)| {
-            let (da, db) = (divisor(a, &k), divisor(b, &k));
-            LevelRow {
-                key: vec![
-                    k.0.to_string(),
-                    PARTS[k.1 as usize].to_string(),
-                    if k.2 == NONE { String::new() } else { k.2.to_string() },
-                ],
-                a: xa,
-                b: xb,
-                a_div: da,
-                b_div: db,
-                verdict: judge(xa, xb, da, db, opts),
-                a_note: ta.remove(&k).unwrap_or_default(),
-                b_note: tb.remove(&k).unwrap_or_default(),
-            }
-        })
-        .collect()
+    let show = |k: &LayerKey| {
+        vec![k.0.to_string(), PARTS[k.1 as usize].to_string(), if k.2 == NONE { String::new() } else { k.2.to_string() }]
+    };
+    keyed_rows(a, b, layer_key, show, divisor, opts)
 }

@@ -253,6 +253,51 @@ pub fn pair<K: Ord>(a: BTreeMap<K, Agg>, b: BTreeMap<K, Agg>) -> Vec<(K, Agg, Ag
     out.into_iter().map(|(k, (a, b))| (k, a, b)).collect()
 }
 
+/// For each key, the kernel name with most time among the selected rows of `side` (one pass).
+pub fn top_kernels<K: Ord>(side: &Side, mut key: impl FnMut(usize) -> K) -> BTreeMap<K, String> {
+    let g = &side.analysis.trace.gpu;
+    let mut per: BTreeMap<K, std::collections::HashMap<u32, i64>> = BTreeMap::new();
+    for &i in &side.rows {
+        *per.entry(key(i)).or_default().entry(g.name[i]).or_insert(0) += g.dur[i];
+    }
+    per.into_iter()
+        .map(|(k, m)| {
+            let top = m.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))).map(|(n, _)| n);
+            (k, top.map(|n| side.analysis.trace.name(n).to_string()).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// One row per key present on either side: both sides grouped by `key`, paired, judged with the
+/// per-pass divisors `divisor` gives for that key, and noted with each side's top kernel under it.
+/// Rows come in key order; levels that rank by gap sort them with [`sort_by_gap`].
+pub fn keyed_rows<K: Ord>(
+    a: &Side,
+    b: &Side,
+    key: impl Fn(&Side, usize) -> K,
+    show: impl Fn(&K) -> Vec<String>,
+    divisor: impl Fn(&Side, &K) -> f64,
+    opts: &CompareOptions,
+) -> Vec<LevelRow> {
+    let (mut ta, mut tb) = (top_kernels(a, |i| key(a, i)), top_kernels(b, |i| key(b, i)));
+    pair(group(a, |i| key(a, i)), group(b, |i| key(b, i)))
+        .into_iter()
+        .map(|(k, xa, xb)| {
+            let (da, db) = (divisor(a, &k), divisor(b, &k));
+            LevelRow {
+                key: show(&k),
+                a: xa,
+                b: xb,
+                a_div: da,
+                b_div: db,
+                verdict: judge(xa, xb, da, db, opts),
+                a_note: ta.remove(&k).unwrap_or_default(),
+                b_note: tb.remove(&k).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
 /// A keyed row of a level: the key's display cells, both sides' aggregates and the verdict.
 #[derive(Debug, Clone)]
 pub struct LevelRow {

@@ -4,8 +4,7 @@
 //! runtime names lose their vendor prefix (`cudaGraphLaunch` and `hipGraphLaunch` are both
 //! `launch: GraphLaunch`) so they line up across vendors. Kernels with no launch are `(unlinked)`.
 
-use super::categories::top_kernels;
-use super::{group, judge, pair, CompareOptions, LevelRow, Side};
+use super::{keyed_rows, CompareOptions, LevelRow, Side};
 use crate::analysis::ops::{owner, Owner, UNLINKED};
 
 /// Vendor-neutral name of a runtime call: `cudaLaunchKernel`, `hipLaunchKernel`, `cuLaunchKernel` → `LaunchKernel`.
@@ -32,20 +31,7 @@ pub fn op_key(s: &Side, i: usize) -> String {
 
 /// One row per op name present on either side, sorted by absolute gap per pass.
 pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
-    let (mut ta, mut tb) = (top_kernels(a, |i| op_key(a, i)), top_kernels(b, |i| op_key(b, i)));
-    let mut rows: Vec<LevelRow> = pair(group(a, |i| op_key(a, i)), group(b, |i| op_key(b, i)))
-        .into_iter()
-        .map(|(k, xa, xb)| LevelRow {
-            a_note: ta.remove(&k).unwrap_or_default(),
-            b_note: tb.remove(&k).unwrap_or_default(),
-            key: vec![k],
-            a: xa,
-            b: xb,
-            a_div: a.pass_divisor(),
-            b_div: b.pass_divisor(),
-            verdict: judge(xa, xb, a.pass_divisor(), b.pass_divisor(), opts),
-        })
-        .collect();
+    let mut rows = keyed_rows(a, b, op_key, |k| vec![k.clone()], |s, _| s.pass_divisor(), opts);
     super::sort_by_gap(&mut rows);
     rows
 }
