@@ -2,17 +2,14 @@
 //! python3 (gzip + json: sum of `dur` over events with `cat` kernel / gpu_memcpy / gpu_memset)
 //! and from the truth files (`kernel_time_us_by_phase`), never from our own output.
 
-use std::path::PathBuf;
+mod common;
+use common::fixture;
 use std::sync::OnceLock;
 use traceprism::analysis::compare::fusion::Kind;
 use traceprism::analysis::compare::overall::Value;
 use traceprism::analysis::compare::{compare, CompareOptions, Comparison, LevelRow, Status};
 use traceprism::report::compare::{compare_tables, COMPARE_TABLES};
 use traceprism::{analyze_path, Analysis, Options};
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
-}
 
 fn load(name: &str) -> Analysis {
     analyze_path(&fixture(name), Options::default()).expect("fixture loads")

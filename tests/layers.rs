@@ -3,13 +3,10 @@
 //! Expected values come from the truth files (`num_layers`, per-kernel `layer`) and from the models'
 //! published depths, never from our own output.
 
-use std::path::Path;
+mod common;
+use common::fixture;
 use traceprism::analysis::layers::{self, score_layers, Truth};
 use traceprism::{analyze_path, Analysis, Options};
-
-fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
-}
 
 /// Analysis of a recorded trace with passes taken from its truth file (layer detection is scored
 /// on its own, independent of pass detection).

@@ -1,14 +1,11 @@
 //! Phase detection on real traces: accuracy against the truth files, and what the public traces
 //! are known to be (from their sources: SGLang/vLLM step annotations, the README).
 
-use std::path::PathBuf;
+mod common;
+use common::fixture;
 use traceprism::analysis::phases::Phase;
 use traceprism::analysis::truth::{load_truth, score_phases};
 use traceprism::{analyze_path, Analysis, Options};
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
-}
 
 fn analyze(name: &str, options: Options) -> Analysis {
     analyze_path(&fixture(name), options).expect("fixture reads")
