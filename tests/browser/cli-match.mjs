@@ -1,6 +1,25 @@
 // Shared by the browser tests: what a displayed table shows, checked against the CLI's CSV.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './browser.mjs';
 import { parseCsv } from './csv.mjs';
+
+/** The native CLI the page is checked against (built by `cargo build --release`). */
+export const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
+
+/** Runs the CLI with `args`; returns its stdout. */
+export function cli(...args) {
+  return execFileSync(CLI, args, { maxBuffer: 1 << 28 });
+}
+
+/** CSVs the CLI writes (`args` + `--out DIR`) into a fresh directory under `tmp`: Map table name → text. */
+export function cliCsvs(tmp, ...args) {
+  const out = fs.mkdtempSync(path.join(tmp, 'cli-'));
+  cli(...args, '--out', out);
+  return new Map(fs.readdirSync(out).filter((f) => f.endsWith('.csv')).map((f) => [f.slice(0, -4), fs.readFileSync(path.join(out, f), 'utf8')]));
+}
 
 /** The cells of the first page of a displayed table: full text (hover title for shortened names). */
 export async function displayed(page, name) {

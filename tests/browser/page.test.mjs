@@ -3,17 +3,15 @@
 // run on the same real fixture, never from the page itself.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, launch, serve, dropFile, pickFile, waitReady } from './browser.mjs';
 import { parseCsv, readStoredZip } from './csv.mjs';
-import { displayed, assertSameAsCli } from './cli-match.mjs';
+import { CLI, cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
-const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-browser-'));
 
 let server, browser;
@@ -32,13 +30,11 @@ after(async () => {
 
 /** The CLI's CSV export of a trace: Map table name → CSV text. */
 function cliExport(trace) {
-  const out = fs.mkdtempSync(path.join(tmp, 'cli-'));
-  execFileSync(CLI, ['export', trace, '--out', out]);
-  return new Map(fs.readdirSync(out).filter((f) => f.endsWith('.csv')).map((f) => [f.slice(0, -4), fs.readFileSync(path.join(out, f), 'utf8')]));
+  return cliCsvs(tmp, 'export', trace);
 }
 
 function cliSummary(trace) {
-  return JSON.parse(execFileSync(CLI, ['summary', trace, '--json'], { maxBuffer: 1 << 28 }).toString());
+  return JSON.parse(cli('summary', trace, '--json').toString());
 }
 
 async function newPage() {

@@ -10,13 +10,12 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { ROOT, launch, serve, dropFile, dropFiles, waitReady } from './browser.mjs';
 import { parseCsv, readZip } from './csv.mjs';
-import { displayed, assertSameAsCli } from './cli-match.mjs';
+import { CLI, cli, cliCsvs as cliCsvsIn, displayed, assertSameAsCli } from './cli-match.mjs';
 
 const B300 = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_b300.trace.json.gz');
 const MI300X = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz');
 const LLAMA = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const LLAMA_TRUTH = path.join(ROOT, 'fixtures/llama_dense_eager.truth.json.gz');
-const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
 const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions'];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-browser2-'));
 
@@ -34,15 +33,9 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function cli(...args) {
-  return execFileSync(CLI, args, { maxBuffer: 1 << 28 });
-}
-
 /** CSVs the CLI writes into a fresh directory: Map table name → text. */
 function cliCsvs(...args) {
-  const out = fs.mkdtempSync(path.join(tmp, 'cli-'));
-  cli(...args, '--out', out);
-  return new Map(fs.readdirSync(out).filter((f) => f.endsWith('.csv')).map((f) => [f.slice(0, -4), fs.readFileSync(path.join(out, f), 'utf8')]));
+  return cliCsvsIn(tmp, ...args);
 }
 
 /** Kernel events of a trace file, read here with zlib + JSON.parse (independent of the core). */
