@@ -88,10 +88,10 @@ pub fn match_trace_rows(t: &crate::model::Trace, truth: &Truth) -> Vec<Option<us
         .kernels
         .iter()
         .map(|k| {
-            // Model times may be absolute or relative to `time_origin_ns`: accept either.
+            // Model times are absolute ns in the trace clock, like the truth's `ts`.
             let abs = (k.ts * 1000.0).round() as i64;
             let rows = by_corr.get(&k.correlation)?;
-            let off = |r: usize| (g.ts[r] - abs).abs().min((g.ts[r] + t.time_origin_ns - abs).abs());
+            let off = |r: usize| (g.ts[r] - abs).abs();
             let best = rows.iter().copied().min_by_key(|&r| off(r))?;
             (off(best) <= 1000).then_some(best)
         })

@@ -89,8 +89,7 @@ impl TraceBuilder {
 
     /// Ends building: attaches names to threads and fixes the time origin.
     pub fn finish(mut self, object_form: bool) -> Trace {
-        for (i, t) in self.trace.threads.iter_mut().enumerate() {
-            let _ = i;
+        for t in self.trace.threads.iter_mut() {
             t.process_name = self.process_names.get(&t.pid).copied().unwrap_or(NO_NAME);
             t.thread_name = self.thread_names.get(&(t.pid, t.tid)).copied().unwrap_or(NO_NAME);
         }

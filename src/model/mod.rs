@@ -2,7 +2,7 @@
 //!
 //! Every analysis reads this model; nothing re-reads the input bytes. Event tables are
 //! structs of vectors (one `Vec` per field, same length), names are interned, and times are
-//! integer nanoseconds relative to the first timestamp seen (`Trace::time_origin_ns`).
+//! integer nanoseconds in the trace's own clock (exact: parsed from the decimal text, not via `f64`).
 
 mod builder;
 mod interner;
@@ -43,7 +43,7 @@ impl GpuKind {
 pub struct GpuEvents {
     pub kind: Vec<GpuKind>,
     pub name: Vec<NameId>,
-    /// Start, ns since `Trace::time_origin_ns`.
+    /// Start, ns in the trace's clock.
     pub ts: Vec<i64>,
     /// Duration in ns (negative durations are clamped to 0 and counted as a warning).
     pub dur: Vec<i64>,
@@ -257,7 +257,8 @@ pub struct Trace {
     /// Flow starts and finishes kept for linking (`ac2g` only).
     pub flow_starts: Vec<FlowEnd>,
     pub flow_finishes: Vec<FlowEnd>,
-    /// Absolute time (ns, in the trace's clock) that all `ts` columns are relative to.
+    /// Earliest start (ns, trace clock) of any GPU event, CPU range or launch: the start of the
+    /// trace's time span, for display.
     pub time_origin_ns: i64,
     /// Events read, by outcome.
     pub stats: ReadStats,
