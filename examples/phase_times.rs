@@ -1,17 +1,27 @@
 //! Times each stage of the pipeline on one file: read+link, analyses, every table.
+//! `--single-thread` parses on one thread (as the page and the gzip path do); `--parse-only`
+//! stops after read+link (for profiling the reader).
 use std::time::Instant;
 fn main() {
     let p = std::env::args().nth(1).expect("path");
     let bytes = std::fs::read(&p).unwrap();
     let t0 = Instant::now();
+    let single = std::env::args().any(|a| a == "--single-thread");
     let mut r = traceprism::Reader::new();
     for c in bytes.chunks(8 << 20) {
-        r.push(c).unwrap();
+        if single {
+            r.push_json(c, c.len() as u64).unwrap();
+        } else {
+            r.push(c).unwrap();
+        }
     }
     let t1 = Instant::now();
     let trace = r.finish().unwrap();
     let t2 = Instant::now();
     println!("parse {:?} finish+link {:?}", t1 - t0, t2 - t1);
+    if std::env::args().any(|a| a == "--parse-only") {
+        return;
+    }
     let opts = traceprism::Options::default();
     let c0 = Instant::now();
     let cats = traceprism::analysis::categories::categorize(&trace, &opts).unwrap();
