@@ -1,7 +1,8 @@
 //! Times each stage of the pipeline on one file: read+link, analyses, every table.
 //! `--single-thread` parses on one thread (as the page and the gzip path do); `--parse-only`
 //! stops after read+link (for profiling the reader); `--cli-reader` reads the file as the CLI does
-//! (`ingest::read_path`: memory map and two halves, or threaded inflate) and times it as a whole.
+//! (`ingest::read_path`: memory map and two halves, or threaded inflate) and times it as a whole;
+//! `--chunk-kib N` sets the size of the pieces pushed to the reader (default 8192).
 use std::time::Instant;
 fn main() {
     let p = std::env::args().nth(1).expect("path");
@@ -15,7 +16,8 @@ fn main() {
         let bytes = std::fs::read(&p).unwrap();
         let t0 = Instant::now();
         let mut r = traceprism::Reader::new();
-        for c in bytes.chunks(8 << 20) {
+        let chunk_kib: usize = std::env::args().skip_while(|a| a != "--chunk-kib").nth(1).map_or(8192, |v| v.parse().unwrap());
+        for c in bytes.chunks(chunk_kib << 10) {
             if flag("--single-thread") {
                 r.push_json(c, c.len() as u64).unwrap();
             } else {
