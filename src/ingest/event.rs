@@ -138,7 +138,7 @@ pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
 }
 
 /// Reads an object key without unescaping (keys we care about never contain escapes).
-#[inline]
+#[inline(always)]
 fn raw_key(buf: &[u8], i: usize) -> Step<(&[u8], usize)> {
     match buf.get(i) {
         None => Err(Stop::Incomplete),

@@ -250,7 +250,7 @@ fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
     let text: &[u8] = map;
     let first = text.iter().position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
     let bare = first.map(|i| text[i] == b'[').unwrap_or(false);
-    let parallel = std::thread::available_parallelism().map_or(false, |n| n.get() >= 2);
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
     let split = if parallel { likely_event_start(text, text.len() / 2) } else { None };
     let mut reader = Reader::new();
     let Some(mid) = split else {

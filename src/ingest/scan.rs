@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn deep_nesting_does_not_overflow() {
         let mut s = vec![b'['; 100_000];
-        s.extend(std::iter::repeat(b']').take(100_000));
+        s.extend(std::iter::repeat_n(b']', 100_000));
         assert_eq!(skip_value(&s, 0), Ok(200_000));
     }
 
