@@ -8,8 +8,11 @@
 //!   and the innermost python frame.
 //! - GPU event → CPU op: its launch's op; failing that, the `cpu_op` with the same `External id`.
 
+mod id_index;
+
 use crate::model::FastMap as HashMap;
 use crate::model::{OpKind, Trace, NONE};
+use id_index::IdIndex;
 
 /// Fills every link column of `trace`.
 pub fn link(trace: &mut Trace) {
@@ -20,18 +23,13 @@ pub fn link(trace: &mut Trace) {
 
 fn link_gpu_to_launches(trace: &mut Trace) {
     let l = &trace.launches;
-    let mut by_corr: HashMap<i64, u32> = HashMap::default();
-    for i in 0..l.len() {
-        if l.correlation[i] >= 0 {
-            by_corr.entry(l.correlation[i]).or_insert(i as u32);
-        }
-    }
+    let by_corr = IdIndex::build(l.correlation.iter().enumerate().map(|(i, &c)| (c, i as u32)));
     let g = &mut trace.gpu;
     let mut missing = Vec::new();
     for i in 0..g.len() {
-        match by_corr.get(&g.correlation[i]) {
-            Some(&li) if g.correlation[i] >= 0 => g.launch[i] = li,
-            _ => missing.push(i),
+        match by_corr.get(g.correlation[i]) {
+            Some(li) => g.launch[i] = li,
+            None => missing.push(i),
         }
     }
     if missing.is_empty() || trace.flow_finishes.is_empty() {
@@ -56,24 +54,27 @@ fn link_gpu_to_launches(trace: &mut Trace) {
 }
 
 fn link_gpu_to_ops(trace: &mut Trace) {
-    let ops = &trace.ops;
-    let mut by_external: HashMap<i64, u32> = HashMap::default();
-    for i in 0..ops.len() {
-        if ops.kind[i] == OpKind::CpuOp && ops.external_id[i] >= 0 {
-            by_external.entry(ops.external_id[i]).or_insert(i as u32);
-        }
-    }
     let g = &mut trace.gpu;
+    let launches = &trace.launches;
+    let mut missing = Vec::new();
     for i in 0..g.len() {
         let li = g.launch[i];
-        let via_launch = if li != NONE { trace.launches.cpu_op[li as usize] } else { NONE };
-        g.cpu_op[i] = if via_launch != NONE {
-            via_launch
-        } else if li != NONE && trace.launches.is_graph[li as usize] {
-            NONE
-        } else {
-            by_external.get(&g.external_id[i]).copied().unwrap_or(NONE)
-        };
+        let via_launch = if li != NONE { launches.cpu_op[li as usize] } else { NONE };
+        g.cpu_op[i] = via_launch;
+        // A graph replay without an op stays without one; other kernels try their External id.
+        if via_launch == NONE && (li == NONE || !launches.is_graph[li as usize]) {
+            missing.push(i);
+        }
+    }
+    if missing.is_empty() {
+        return;
+    }
+    // The External id index is built only when some kernel needs it (most traces: none).
+    let ops = &trace.ops;
+    let cpu_ops = (0..ops.len()).filter(|&i| ops.kind[i] == OpKind::CpuOp).map(|i| (ops.external_id[i], i as u32));
+    let by_external = IdIndex::build(cpu_ops);
+    for i in missing {
+        g.cpu_op[i] = by_external.get(g.external_id[i]).unwrap_or(NONE);
     }
 }
 
