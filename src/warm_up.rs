@@ -57,7 +57,9 @@ impl Builder {
             Some([m, k, n]) => format!(
                 r#","Input Dims": [[{m}, {k}], [{k}, {n}]], "Input type": ["c10::BFloat16", "c10::BFloat16"], "Input Strides": [[{k}, 1], [1, {k}]], "Concrete Inputs": ["", ""]"#
             ),
-            None => r#","Input Dims": [[4, 512], []], "Input type": ["c10::BFloat16", "Scalar"], "Concrete Inputs": ["", "1"]"#.into(),
+            None => {
+                r#","Input Dims": [[4, 512], []], "Input type": ["c10::BFloat16", "Scalar"], "Concrete Inputs": ["", "1"]"#.into()
+            }
         };
         self.event(format_args!(
             r#"{{"ph": "X", "cat": "cpu_op", "name": "{op}", "pid": 11, "tid": 11, "ts": {start:.3}, "dur": 9.5, "args": {{"External id": {ext}, "Record function id": 0{shapes}}}}}"#
@@ -66,12 +68,16 @@ impl Builder {
         self.event(format_args!(
             r#"{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 11, "tid": 11, "ts": {launch:.3}, "dur": 5.25, "args": {{"External id": {ext}, "cbid": 211, "correlation": {corr}}}}}"#
         ));
-        self.event(format_args!(r#"{{"ph": "s", "id": {corr}, "pid": 11, "tid": 11, "ts": {launch:.3}, "cat": "ac2g", "name": "ac2g"}}"#));
+        self.event(format_args!(
+            r#"{{"ph": "s", "id": {corr}, "pid": 11, "tid": 11, "ts": {launch:.3}, "cat": "ac2g", "name": "ac2g"}}"#
+        ));
         let k = self.gpu.max(launch + 6.0);
         self.event(format_args!(
             r#"{{"ph": "X", "cat": "kernel", "name": "{kernel}", "pid": 0, "tid": 7, "ts": {k:.3}, "dur": {kernel_us}, "args": {{"External id": {ext}, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": {corr}, "registers per thread": 128, "shared memory": 0, "grid": [132, 1, 1], "block": [256, 1, 1]}}}}"#
         ));
-        self.event(format_args!(r#"{{"ph": "f", "id": {corr}, "pid": 0, "tid": 7, "ts": {k:.3}, "cat": "ac2g", "name": "ac2g", "bp": "e"}}"#));
+        self.event(format_args!(
+            r#"{{"ph": "f", "id": {corr}, "pid": 0, "tid": 7, "ts": {k:.3}, "cat": "ac2g", "name": "ac2g", "bp": "e"}}"#
+        ));
         self.gpu = k + kernel_us + 1.5;
         self.cpu = start + 12.0;
     }
@@ -152,25 +158,30 @@ impl Builder {
     }
 }
 
-/// The synthetic trace's JSON text (a few hundred events, about 60 kB).
-pub fn synthetic_trace() -> String {
-    let mut b = Builder {
-        out: String::with_capacity(64 << 10),
-        cpu: 1_000_000.125,
-        gpu: 1_000_000.125,
-        correlation: 100,
-        external: 0,
-    };
+/// Decode steps of the default warm-up trace: enough to call every function once. (Making the hot
+/// functions reach the engine's optimising tier takes more: the page's worker repeats
+/// [`warm_up_with`] on a larger trace while no file has arrived.)
+pub const WARM_UP_DECODE_STEPS: usize = 3;
+
+/// The synthetic trace's JSON text: one prefill step, then `decode_steps` decode steps (the last
+/// one replayed as a CUDA graph); about 80 events and 25 kB per step.
+pub fn synthetic_trace(decode_steps: usize) -> String {
+    let mut b =
+        Builder { out: String::with_capacity(64 << 10), cpu: 1_000_000.125, gpu: 1_000_000.125, correlation: 100, external: 0 };
     b.out.push_str(
         r#"{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85017493504, "computeMajor": 9, "computeMinor": 0, "numSms": 132}], "displayTimeUnit": "ms", "traceEvents": ["#,
     );
-    b.event(format_args!(r#"{{"name": "process_name", "ph": "M", "ts": 999999.0, "pid": 11, "tid": 0, "args": {{"name": "python3"}}}}"#));
-    b.event(format_args!(r#"{{"name": "thread_name", "ph": "M", "ts": 999999.0, "pid": 0, "tid": 7, "args": {{"name": "stream 7"}}}}"#));
+    b.event(format_args!(
+        r#"{{"name": "process_name", "ph": "M", "ts": 999999.0, "pid": 11, "tid": 0, "args": {{"name": "python3"}}}}"#
+    ));
+    b.event(format_args!(
+        r#"{{"name": "thread_name", "ph": "M", "ts": 999999.0, "pid": 0, "tid": 7, "args": {{"name": "stream 7"}}}}"#
+    ));
     b.event(format_args!(r#"{{"name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g", "pid": "Traces", "tid": "Trace PyTorch Profiler", "ts": 999999.5}}"#));
     b.step(0, true, false);
-    b.step(1, false, false);
-    b.step(2, false, false);
-    b.step(3, false, true);
+    for step in 1..=decode_steps {
+        b.step(step, false, step == decode_steps);
+    }
     b.out.push_str("\n], \"traceName\": \"warm-up\"}\n");
     b.out
 }
@@ -194,12 +205,26 @@ fn read_and_analyse(bytes: &[u8]) -> Result<Analysis> {
     Analysis::new(reader.finish()?, Options::default())
 }
 
+/// Compiles the built-in rule sets (kernel-category and phase regexes), which every analysis shares
+/// once built: the largest single piece of first-use work, and one that needs no trace.
+pub fn compile_rules() -> Result<()> {
+    crate::rules::categories::RuleSet::load(None)?;
+    crate::analysis::phases::rules::PhaseRules::builtin();
+    Ok(())
+}
+
 /// Runs the whole pipeline on the synthetic trace: the built-in rule sets, reading (plain JSON and
 /// gzip), linking, every analysis, every table of [`crate::report::TABLES`] and the summary.
 /// Returns the analysis of the plain-JSON form, for callers that also want to warm their own
 /// conversions (the wasm face serialises its tables and summary).
 pub fn warm_up() -> Result<Analysis> {
-    let text = synthetic_trace();
+    warm_up_with(WARM_UP_DECODE_STEPS)
+}
+
+/// [`warm_up`] on a synthetic trace of `decode_steps` decode steps.
+pub fn warm_up_with(decode_steps: usize) -> Result<Analysis> {
+    compile_rules()?;
+    let text = synthetic_trace(decode_steps);
     read_and_analyse(&gzip(text.as_bytes()))?;
     let analysis = read_and_analyse(text.as_bytes())?;
     for (_, build) in crate::report::TABLES {

@@ -1,11 +1,19 @@
 //! The warm-up the page runs before the user's file arrives: it must run without error and reach
 //! the code paths a real inference trace reaches (otherwise it warms nothing).
 
-use traceprism::warm_up::{synthetic_trace, warm_up};
+use traceprism::warm_up::{synthetic_trace, warm_up, WARM_UP_DECODE_STEPS};
+use traceprism::{read_trace, Analysis, Options};
 
 #[test]
-fn warm_up_runs_the_whole_pipeline() {
+fn warm_up_runs_without_error() {
     let a = warm_up().expect("warm-up runs");
+    assert_eq!(a.phases.passes.len(), 1 + WARM_UP_DECODE_STEPS);
+}
+
+#[test]
+fn synthetic_trace_reaches_the_analyses() {
+    let trace = read_trace(synthetic_trace(3).as_bytes()).expect("reads");
+    let a = Analysis::new(trace, Options::default()).expect("analyses");
     let s = traceprism::summary::summary(&a);
     // Counted from the generator: 3 eager steps of 1 embedding + 2 layers x 7 kernels + 1 argmax,
     // one graph step of 2 x 7 kernels + 1 argmax; each step also does one memcpy and one memset.
@@ -32,7 +40,7 @@ fn warm_up_runs_the_whole_pipeline() {
 
 #[test]
 fn synthetic_trace_is_valid_json() {
-    let text = synthetic_trace();
+    let text = synthetic_trace(3);
     let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let events = v["traceEvents"].as_array().expect("traceEvents");
     assert!(events.len() > 200 && text.len() < 200_000, "{} events, {} bytes", events.len(), text.len());
