@@ -1,25 +1,35 @@
 //! Times each stage of the pipeline on one file: read+link, analyses, every table.
 //! `--single-thread` parses on one thread (as the page and the gzip path do); `--parse-only`
-//! stops after read+link (for profiling the reader).
+//! stops after read+link (for profiling the reader); `--cli-reader` reads the file as the CLI does
+//! (`ingest::read_path`: memory map and two halves, or threaded inflate) and times it as a whole;
+//! `--chunk-kib N` sets the size of the pieces pushed to the reader (default 8192).
 use std::time::Instant;
 fn main() {
     let p = std::env::args().nth(1).expect("path");
-    let bytes = std::fs::read(&p).unwrap();
-    let t0 = Instant::now();
-    let single = std::env::args().any(|a| a == "--single-thread");
-    let mut r = traceprism::Reader::new();
-    for c in bytes.chunks(8 << 20) {
-        if single {
-            r.push_json(c, c.len() as u64).unwrap();
-        } else {
-            r.push(c).unwrap();
+    let flag = |f: &str| std::env::args().any(|a| a == f);
+    let trace = if flag("--cli-reader") {
+        let t0 = Instant::now();
+        let trace = traceprism::ingest::read_path(std::path::Path::new(&p)).unwrap();
+        println!("read_path (read+parse+link) {:?}", t0.elapsed());
+        trace
+    } else {
+        let bytes = std::fs::read(&p).unwrap();
+        let t0 = Instant::now();
+        let mut r = traceprism::Reader::new();
+        let chunk_kib: usize = std::env::args().skip_while(|a| a != "--chunk-kib").nth(1).map_or(8192, |v| v.parse().unwrap());
+        for c in bytes.chunks(chunk_kib << 10) {
+            if flag("--single-thread") {
+                r.push_json(c, c.len() as u64).unwrap();
+            } else {
+                r.push(c).unwrap();
+            }
         }
-    }
-    let t1 = Instant::now();
-    let trace = r.finish().unwrap();
-    let t2 = Instant::now();
-    println!("parse {:?} finish+link {:?}", t1 - t0, t2 - t1);
-    if std::env::args().any(|a| a == "--parse-only") {
+        let t1 = Instant::now();
+        let trace = r.finish().unwrap();
+        println!("parse {:?} finish+link {:?}", t1 - t0, t1.elapsed());
+        trace
+    };
+    if flag("--parse-only") {
         return;
     }
     let opts = traceprism::Options::default();

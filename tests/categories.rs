@@ -28,7 +28,7 @@ fn other_is_at_most_one_percent_of_kernel_time_on_every_fixture() {
         let share = if total > 0 { other_ns as f64 / total as f64 } else { 0.0 };
         report.push_str(&format!("{f}: Other = {:.3}% of kernel time\n", share * 100.0));
         if share > 0.01 {
-            other.sort_by(|a, b| b.1.cmp(&a.1));
+            other.sort_by_key(|x| std::cmp::Reverse(x.1));
             let top: Vec<String> =
                 other.iter().take(10).map(|(n, d)| format!("    {:.1}us {}", *d as f64 / 1e3, &n[..n.len().min(150)])).collect();
             failures.push(format!("{f}: Other = {:.2}%; top Other kernels:\n{}", share * 100.0, top.join("\n")));

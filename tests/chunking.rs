@@ -115,6 +115,36 @@ fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
     let mapped = traceprism::ingest::read_path(&path).unwrap();
     let streamed = traceprism::read_trace(std::io::Cursor::new(body.into_bytes())).unwrap();
     std::fs::remove_file(&path).ok();
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+        assert_eq!(mapped.stats.parallel_blocks, 1, "the two halves were parsed at once");
+    }
     assert_eq!(all_columns(&mapped), all_columns(&streamed));
     assert_eq!(mapped.kernel_rows().count(), 2 * 22903);
+}
+
+#[test]
+fn a_wrong_middle_guess_in_a_mapped_file_falls_back_to_sequential_parsing() {
+    // A mapped file whose middle lies inside a long kernel name containing `}, {`: the second
+    // thread starts there, the first cannot confirm the boundary, and the second half is read again.
+    let plain = traceprism::ingest::gunzip(&std::fs::read(fixture("llama_dense_eager.pt.trace.json.gz")).unwrap()).unwrap();
+    let text = String::from_utf8(plain).unwrap();
+    let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": [".len();
+    let events = &text[start..text.rfind(']').unwrap()];
+    let prefix = format!("{{\"traceEvents\": [{events}, {{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"");
+    let suffix = format!("\"}}, {events}]}}");
+    let before = 4 << 20;
+    // Put the fake boundary's `{` right at the middle, where the reader looks for one.
+    let after = prefix.len() + before + 2 - suffix.len();
+    let body = format!("{prefix}{}}}, {{{}{suffix}", "x".repeat(before), "x".repeat(after));
+    let brace = prefix.len() + before + 3;
+    assert!(brace >= body.len() / 2 && brace - body.len() / 2 < 1 << 20, "fake boundary must be the reader's guess");
+    assert!(body.len() >= 64 << 20, "test file must be large enough to be mapped");
+    let path = std::env::temp_dir().join(format!("traceprism-mmap-guess-{}.json", std::process::id()));
+    std::fs::write(&path, &body).unwrap();
+    let mapped = traceprism::ingest::read_path(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    let streamed = read_in_chunks(body.as_bytes(), &[64 << 10]);
+    assert_eq!(mapped.stats.parallel_blocks, 0, "the wrong guess must not be kept");
+    assert_eq!(all_columns(&mapped), all_columns(&streamed));
+    assert_eq!(mapped.kernel_rows().count(), 2 * 22903 + 1);
 }

@@ -79,7 +79,8 @@ impl Options {
         if !known.contains(&m) {
             return Err(crate::error::Error::new(format!("unknown phase method '{m}' (one of: {})", known.join(", "))));
         }
-        if !(self.short_kernel_us > 0.0) || !(self.micro_idle_us >= 0.0) {
+        let positive = self.short_kernel_us > 0.0 && self.micro_idle_us >= 0.0;
+        if !positive {
             return Err(crate::error::Error::new("short-kernel and micro-idle thresholds must be positive numbers"));
         }
         Ok(())

@@ -58,7 +58,7 @@ pub fn run(a: &Args) -> Result<()> {
         (ha.join().unwrap_or_else(|_| Err(Error::new("analysis thread failed"))), rb)
     });
     let (ta, tb) = (ra?, rb?);
-    let tables = compare_tables(&ta, &tb, &opts)?;
+    let tables = compare_tables(ta, tb, &opts)?;
     if let Some(dir) = a.out.as_deref() {
         std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
         for t in &tables {

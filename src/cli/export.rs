@@ -13,7 +13,7 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let analysis = super::load(path, a)?;
     if let Some(file) = a.xlsx.as_deref() {
-        let bytes = traceprism::report::workbook(&analysis);
+        let bytes = traceprism::report::workbook(analysis);
         std::fs::write(file, &bytes).map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
         if a.verbose {
             eprintln!("wrote {file} ({} sheets, {} bytes)", table_names().len(), bytes.len());
@@ -22,7 +22,7 @@ pub fn run(a: &Args) -> Result<()> {
     let Some(dir) = a.out.as_deref() else { return Ok(()) };
     std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
     for name in table_names() {
-        let t = table(&analysis, name).expect("listed table");
+        let t = table(analysis, name).expect("listed table");
         let file = std::path::Path::new(dir).join(format!("{name}.csv"));
         std::fs::write(&file, t.to_csv()).map_err(|e| Error::new(format!("cannot write {}: {e}", file.display())))?;
         if a.verbose {
@@ -42,7 +42,7 @@ pub fn print_table(a: &Args) -> Result<()> {
         return Err(Error::new(format!("no table named '{name}' (tables: {})", table_names().join(", "))));
     }
     let analysis = super::load(path, a)?;
-    let t = table(&analysis, name).expect("checked name");
+    let t = table(analysis, name).expect("checked name");
     if a.extra("--csv").is_some() {
         super::out(&t.to_csv());
     } else {

@@ -7,6 +7,6 @@ use traceprism::Result;
 pub fn run(a: &Args) -> Result<()> {
     a.reject_unknown(&[])?;
     let analysis = super::load(a.one_trace()?, a)?;
-    super::out(&traceprism::report::layers_view(&analysis, &a.debug_layers));
+    super::out(&traceprism::report::layers_view(analysis, &a.debug_layers));
     Ok(())
 }

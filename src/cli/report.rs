@@ -9,7 +9,7 @@ pub fn run(a: &Args) -> Result<()> {
     let path = a.one_trace()?;
     let file = a.html.as_deref().ok_or_else(|| Error::new("report needs --html FILE"))?;
     let analysis = super::load(path, a)?;
-    let html = traceprism::report::html_report(&analysis);
+    let html = traceprism::report::html_report(analysis);
     std::fs::write(file, &html).map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
     if a.verbose {
         eprintln!("wrote {file} ({} bytes)", html.len());

@@ -13,7 +13,7 @@ pub fn run(a: &Args) -> Result<()> {
     let started = std::time::Instant::now();
     let analysis = super::load(path, a)?;
     let elapsed = started.elapsed();
-    let s = summary(&analysis);
+    let s = summary(analysis);
     if a.json {
         let text = serde_json::to_string_pretty(&s).map_err(|e| Error::new(e.to_string()))?;
         super::out(&format!("{text}\n"));
@@ -21,7 +21,7 @@ pub fn run(a: &Args) -> Result<()> {
     }
     super::out(&render(path, &s));
     if a.verbose {
-        let (method, agreement) = method_agreement(&analysis);
+        let (method, agreement) = method_agreement(analysis);
         if !agreement.is_empty() {
             super::out(&format!("\nphase method '{method}'; agreement of each method with it: {agreement}\n"));
         }
@@ -45,8 +45,8 @@ pub fn run(a: &Args) -> Result<()> {
     let truth = a.truth.clone().or_else(|| if a.verbose { truth_beside(path) } else { None });
     if let Some(path) = &truth {
         let truth = traceprism::analysis::truth::load_truth(std::path::Path::new(path))?;
-        let phases = traceprism::analysis::truth::score_phases(&analysis, &truth);
-        let layers = traceprism::analysis::layers::score_layers(&analysis, &truth);
+        let phases = traceprism::analysis::truth::score_phases(analysis, &truth);
+        let layers = traceprism::analysis::layers::score_layers(analysis, &truth);
         let indent = |t: String| t.trim_end().replace('\n', "\n  ");
         super::out(&format!("\naccuracy against {path}\n  {}\n  {}\n", indent(phases.to_string()), indent(layers.to_string())));
     }

@@ -1,6 +1,6 @@
 //! Decodes one trace event object, reading only the fields the model keeps and skipping the rest.
 
-use super::number;
+use super::number::{self, Quick};
 use super::scan::{self, skip_ws, Step, Stop};
 use std::borrow::Cow;
 
@@ -138,7 +138,7 @@ pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
 }
 
 /// Reads an object key without unescaping (keys we care about never contain escapes).
-#[inline]
+#[inline(always)]
 fn raw_key(buf: &[u8], i: usize) -> Step<(&[u8], usize)> {
     match buf.get(i) {
         None => Err(Stop::Incomplete),
@@ -172,6 +172,14 @@ fn id_field<'a>(buf: &'a [u8], i: usize, out: &mut Id<'a>) -> Step<usize> {
         };
         Ok(end)
     } else {
+        match number::quick_integer(buf, i) {
+            Quick::Done(v, end) => {
+                *out = Id::Num(v);
+                return Ok(end);
+            }
+            Quick::Incomplete => return Err(Stop::Incomplete),
+            Quick::Slow => {}
+        }
         let end = if matches!(buf[i], b'0'..=b'9' | b'-') { scan::number_end(buf, i)? } else { scan::skip_value(buf, i)? };
         *out = match number::integer(&buf[i..end]) {
             Some(n) => Id::Num(n),
@@ -190,6 +198,14 @@ fn time_field(buf: &[u8], i: usize, out: &mut Field<i64>) -> Step<usize> {
         };
         return Ok(end);
     }
+    match number::quick_micros_to_ns(buf, i) {
+        Quick::Done(v, end) => {
+            *out = Field::Value(v);
+            return Ok(end);
+        }
+        Quick::Incomplete => return Err(Stop::Incomplete),
+        Quick::Slow => {}
+    }
     let end = if matches!(buf[i], b'0'..=b'9' | b'-') { scan::number_end(buf, i)? } else { scan::skip_value(buf, i)? };
     *out = match number::micros_to_ns(&buf[i..end]) {
         Some(v) => Field::Value(v),
@@ -203,6 +219,14 @@ fn int_field(buf: &[u8], i: usize, out: &mut Option<i64>) -> Step<usize> {
         let (s, end) = scan::string(buf, i)?;
         *out = number::integer(s.as_bytes());
         return Ok(end);
+    }
+    match number::quick_integer(buf, i) {
+        Quick::Done(v, end) => {
+            *out = Some(v);
+            return Ok(end);
+        }
+        Quick::Incomplete => return Err(Stop::Incomplete),
+        Quick::Slow => {}
     }
     let end = if matches!(buf[i], b'0'..=b'9' | b'-') { scan::number_end(buf, i)? } else { scan::skip_value(buf, i)? };
     *out = number::integer(&buf[i..end]);

@@ -95,6 +95,18 @@ impl Reader {
         }
     }
 
+    /// Feeds plain JSON text on this thread only (the caller runs its own parallelism).
+    #[cfg(unix)]
+    fn push_sequential(&mut self, chunk: &[u8]) -> Result<()> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        self.bytes_in += chunk.len() as u64;
+        self.json_bytes += chunk.len() as u64;
+        self.input = Input::Plain;
+        self.json.feed(chunk, &mut self.builder)
+    }
+
     /// Parses a block on two threads: the main stream takes the text up to a likely event
     /// boundary near the middle, a continuation stream takes the rest. The second half is kept only
     /// if the main stream confirms it stopped exactly at that boundary; otherwise the rest is
@@ -227,23 +239,72 @@ pub fn read_path(path: &std::path::Path) -> Result<Trace> {
     read_trace(file)
 }
 
+/// Parses a memory-mapped plain-JSON file on two threads, one per half: the second thread starts at
+/// a likely event boundary near the middle and parses to the end while this one parses up to it.
+/// Its work is kept only if this thread stops exactly at that boundary and the second half read
+/// without error; otherwise the second half is parsed again here, in order, so the result (and any
+/// error message) never depends on the guess. Each thread hands back the pages it has parsed.
 #[cfg(unix)]
 fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
-    const BLOCK: usize = 16 << 20;
     let _ = map.advise(memmap2::Advice::Sequential);
+    let text: &[u8] = map;
+    let first = text.iter().position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+    let bare = first.map(|i| text[i] == b'[').unwrap_or(false);
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    let split = if parallel { likely_event_start(text, text.len() / 2) } else { None };
     let mut reader = Reader::new();
-    let mut done = 0;
-    while done < map.len() {
-        let end = (done + BLOCK).min(map.len());
-        reader.push(&map[done..end])?;
-        // SAFETY: the reader copies any unparsed tail into its own buffer, so no borrow of
-        // `map[..end]` is alive; dropping those pages only makes a later access re-read the file.
-        unsafe {
-            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end);
+    let Some(mid) = split else {
+        push_mapped(map, 0, text.len(), |chunk| reader.push(chunk))?;
+        return reader.finish();
+    };
+    let (main_result, second) = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            let mut stream = JsonStream::continuation(bare);
+            let mut builder = TraceBuilder::default();
+            let result = push_mapped(map, mid, text.len(), |chunk| stream.feed(chunk, &mut builder));
+            (stream, builder, result)
+        });
+        let main_result = push_mapped(map, 0, mid, |chunk| reader.push_sequential(chunk));
+        (main_result, worker.join())
+    });
+    main_result?;
+    match (reader.json.at_event_boundary(), second) {
+        (Some(b), Ok((stream, builder, Ok(())))) if b == bare => {
+            reader.builder.absorb(builder, reader.json.events());
+            reader.json.adopt(stream);
+            reader.bytes_in += (text.len() - mid) as u64;
+            reader.json_bytes += (text.len() - mid) as u64;
+            reader.parallel_blocks += 1;
+        }
+        _ => push_mapped(map, mid, text.len(), |chunk| reader.push_sequential(chunk))?,
+    }
+    reader.finish()
+}
+
+/// Feeds `map[from..to]` to `feed` in blocks, handing each block's pages back to the kernel once
+/// parsed (the parser keeps its own copy of any unparsed tail).
+#[cfg(unix)]
+fn push_mapped(map: &memmap2::Mmap, from: usize, to: usize, mut feed: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    const BLOCK: usize = 16 << 20;
+    const PAGE: usize = 4096;
+    let mut done = from;
+    // Whole pages only: the other thread may still be reading the page the halves share.
+    let mut dropped = from.div_ceil(PAGE) * PAGE;
+    while done < to {
+        let end = (done + BLOCK).min(to);
+        feed(&map[done..end])?;
+        let (lo, hi) = (dropped, end / PAGE * PAGE);
+        if hi > lo {
+            dropped = hi;
+            // SAFETY: no borrow of `map[lo..hi]` outlives `feed`; dropping those pages only makes
+            // a later access (a re-parse after a wrong guess) read the file again.
+            unsafe {
+                let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, lo, hi - lo);
+            }
         }
         done = end;
     }
-    reader.finish()
+    Ok(())
 }
 
 /// Reads a whole trace from any `std::io::Read` (a file, stdin) in 8 MiB chunks. Natively, gzip

@@ -78,6 +78,101 @@ pub fn integer(text: &[u8]) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// Outcome of a one-pass read of a plain decimal number straight from the buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quick {
+    /// The value and the position after the number.
+    Done(i64, usize),
+    /// The buffer ends inside the number: wait for more text.
+    Incomplete,
+    /// Exponent, very long digits or junk: use [`micros_to_ns`] / [`integer`] on the whole token.
+    Slow,
+}
+
+/// Reads up to 17 integer digits at `pos`; returns (negative, value, position after the digits).
+#[inline(always)]
+fn quick_digits(buf: &[u8], pos: usize) -> (bool, u64, usize, usize) {
+    let neg = buf.get(pos) == Some(&b'-');
+    let start = pos + neg as usize;
+    let mut i = start;
+    let mut v: u64 = 0;
+    let limit = (start + 17).min(buf.len());
+    while i < limit {
+        let d = buf[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v * 10 + d as u64;
+        i += 1;
+    }
+    (neg, v, start, i)
+}
+
+#[inline(always)]
+fn ends_number(b: u8) -> bool {
+    !matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+}
+
+/// [`micros_to_ns`] in one pass over the buffer (the common case: `-`? digits (`.` digits)?).
+#[inline]
+pub fn quick_micros_to_ns(buf: &[u8], pos: usize) -> Quick {
+    let (neg, int, start, mut i) = quick_digits(buf, pos);
+    if i == buf.len() {
+        return Quick::Incomplete;
+    }
+    if i == start || buf[i].is_ascii_digit() {
+        return Quick::Slow;
+    }
+    let mut frac: u64 = 0;
+    let mut round = 0;
+    if buf[i] == b'.' {
+        i += 1;
+        let frac_start = i;
+        while i < buf.len() {
+            let d = buf[i].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            match i - frac_start {
+                0..=2 => frac = frac * 10 + d as u64,
+                3 => round = (d >= 5) as u64,
+                _ => {}
+            }
+            i += 1;
+        }
+        if i == buf.len() {
+            return Quick::Incomplete;
+        }
+        if i == frac_start {
+            return Quick::Slow;
+        }
+        for _ in (i - frac_start).min(3)..3 {
+            frac *= 10;
+        }
+    }
+    if !ends_number(buf[i]) {
+        return Quick::Slow;
+    }
+    match int.checked_mul(1000).and_then(|v| i64::try_from(v + frac + round).ok()) {
+        Some(ns) => Quick::Done(if neg { -ns } else { ns }, i),
+        None => Quick::Slow,
+    }
+}
+
+/// [`integer`] in one pass over the buffer (the common case: `-`? digits).
+#[inline]
+pub fn quick_integer(buf: &[u8], pos: usize) -> Quick {
+    let (neg, v, start, i) = quick_digits(buf, pos);
+    if i == buf.len() {
+        return Quick::Incomplete;
+    }
+    if i == start || !ends_number(buf[i]) {
+        return Quick::Slow;
+    }
+    let v = v as i64;
+    Quick::Done(if neg { -v } else { v }, i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +189,55 @@ mod tests {
         assert_eq!(micros_to_ns(b"1790857026000000.123"), Some(1_790_857_026_000_000_123));
         assert_eq!(micros_to_ns(b"abc"), None);
         assert_eq!(micros_to_ns(b"1."), None);
+    }
+
+    #[test]
+    fn quick_reads_agree_with_the_token_parsers() {
+        let cases: &[&[u8]] = &[
+            b"4488634954857.801",
+            b"1.5",
+            b"2",
+            b"0.0004",
+            b"0.0005",
+            b"-3.25",
+            b"1e3",
+            b"1790857026000000.123",
+            b"12345678901234567890",
+            b"-0",
+            b"7.0",
+            b"115120",
+            b"1.",
+            b"-",
+            b"1.2.3",
+            b"99999999999999999.9999",
+        ];
+        for &c in cases {
+            let mut text = c.to_vec();
+            text.push(b',');
+            let token_end = c.len();
+            match quick_micros_to_ns(&text, 0) {
+                Quick::Done(v, end) => {
+                    assert_eq!(Some(v), micros_to_ns(c), "{}", String::from_utf8_lossy(c));
+                    assert_eq!(end, token_end);
+                }
+                Quick::Slow => {}
+                Quick::Incomplete => panic!("complete token reported incomplete"),
+            }
+            match quick_integer(&text, 0) {
+                Quick::Done(v, end) => {
+                    assert_eq!(Some(v), integer(c), "{}", String::from_utf8_lossy(c));
+                    assert_eq!(end, token_end);
+                }
+                Quick::Slow => {}
+                Quick::Incomplete => panic!("complete token reported incomplete"),
+            }
+            // Cut before the delimiter: never a value, since more digits may follow.
+            assert!(!matches!(quick_micros_to_ns(c, 0), Quick::Done(..)));
+            assert!(!matches!(quick_integer(c, 0), Quick::Done(..)));
+        }
+        assert_eq!(quick_micros_to_ns(b"1.5}", 0), Quick::Done(1500, 3));
+        assert_eq!(quick_integer(b"-12]", 0), Quick::Done(-12, 3));
+        assert_eq!(quick_integer(b"1e3,", 0), Quick::Slow);
     }
 
     #[test]

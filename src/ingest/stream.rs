@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// Receives what the stream finds.
 pub trait EventSink {
     /// One event; `index` is its position in the event array, `offset` its byte offset.
-    fn event(&mut self, ev: RawEvent<'_>, index: u64, offset: u64);
+    fn event(&mut self, ev: &RawEvent<'_>, index: u64, offset: u64);
     /// A top-level key other than `traceEvents`, with its (small) value.
     fn header(&mut self, key: &str, value: serde_json::Value);
     /// An element of the event array that is not an object.
@@ -250,7 +250,7 @@ impl JsonStream {
                 let offset = self.base + i as u64;
                 let end = if buf[i] == b'{' {
                     let (ev, end) = parse_event(buf, i)?;
-                    sink.event(ev, index, offset);
+                    sink.event(&ev, index, offset);
                     end
                 } else {
                     let end = scan::skip_value(buf, i)?;

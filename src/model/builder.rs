@@ -115,13 +115,13 @@ impl EventSink for TraceBuilder {
         self.trace.warnings.add("event is not a JSON object (skipped)", index, "");
     }
 
-    fn event(&mut self, ev: RawEvent<'_>, index: u64, _offset: u64) {
+    fn event(&mut self, ev: &RawEvent<'_>, index: u64, _offset: u64) {
         self.trace.stats.events += 1;
         let kept = match ev.ph {
-            b'X' => self.complete_event(&ev, index),
-            b's' | b'f' if &*ev.cat == b"ac2g" => self.flow(&ev, index),
+            b'X' => self.complete_event(ev, index),
+            b's' | b'f' if &*ev.cat == b"ac2g" => self.flow(ev, index),
             b'M' => {
-                self.metadata(&ev);
+                self.metadata(ev);
                 None
             }
             _ => None,

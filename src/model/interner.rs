@@ -26,7 +26,23 @@ impl FastHasher {
 
 impl Hasher for FastHasher {
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
+    fn write(&mut self, mut bytes: &[u8]) {
+        if bytes.len() >= 64 {
+            // Long kernel names: four independent lanes, so the multiplies overlap instead of
+            // waiting on each other, then folded into the one state.
+            let mut lanes = [self.0, self.0 ^ 1, self.0 ^ 2, self.0 ^ 3];
+            let mut blocks = bytes.chunks_exact(32);
+            for b in &mut blocks {
+                for (k, lane) in lanes.iter_mut().enumerate() {
+                    let word = u64::from_le_bytes(b[k * 8..k * 8 + 8].try_into().unwrap());
+                    *lane = (lane.rotate_left(5) ^ word).wrapping_mul(SEED);
+                }
+            }
+            for lane in lanes {
+                self.add(lane);
+            }
+            bytes = blocks.remainder();
+        }
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
             self.add(u64::from_le_bytes(c.try_into().unwrap()));

@@ -97,10 +97,8 @@ impl TraceMeta {
         if self.devices.is_empty() {
             self.devices = other.devices;
         }
-        if self.vendor == Vendor::Unknown || other.vendor == Vendor::Amd {
-            if other.vendor != Vendor::Unknown {
-                self.vendor = other.vendor;
-            }
+        if (self.vendor == Vendor::Unknown || other.vendor == Vendor::Amd) && other.vendor != Vendor::Unknown {
+            self.vendor = other.vendor;
         }
         self.rank = self.rank.or(other.rank);
         self.world_size = self.world_size.or(other.world_size);

@@ -39,7 +39,7 @@ pub fn html_report(a: &Analysis) -> String {
     section(&mut h, "Top bottlenecks (ops by GPU time)", &top_bottlenecks(a));
     section(&mut h, "Operation frequency (ops by call count)", &op_frequency(a));
     section(&mut h, "Kernel category breakdown", &category_breakdown(a));
-    section(&mut h, "Roofline", &roofline_chart(&roof));
+    section(&mut h, "Roofline", &roofline_chart(roof));
     h.push_str("<h2>Tables</h2>\n");
     let top = if a.options.topk > 0 { a.options.topk } else { 25 };
     for name in ["gpu_timeline", "ops_summary_by_category", "ops_summary", "kernel_summary", "short_kernels_histogram"] {
@@ -47,7 +47,7 @@ pub fn html_report(a: &Analysis) -> String {
             table_html(&mut h, &t, top);
         }
     }
-    table_html(&mut h, &super::roofline::summary_from(&roof), 20);
+    table_html(&mut h, &super::roofline::summary_from(roof), 20);
     for (f, name) in [
         (Family::Gemm, "roofline_gemm"),
         (Family::GroupedGemm, "roofline_grouped_gemm"),
@@ -55,7 +55,7 @@ pub fn html_report(a: &Analysis) -> String {
         (Family::Norm, "roofline_norm"),
         (Family::Elementwise, "roofline_elementwise"),
     ] {
-        let t = super::roofline::family_table(a, &roof, f, name);
+        let t = super::roofline::family_table(a, roof, f, name);
         if !t.rows.is_empty() {
             table_html(&mut h, &drop_columns(&t, &["Input type", "Concrete Inputs"]), top);
         }

@@ -178,7 +178,9 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
         *e.2.entry(row_op_category(a, i)).or_insert(0) += g.dur[i];
         whole += g.dur[i];
     }
-    let mut by_key: HashMap<Key, (Vec<i64>, usize, HashMap<&'static str, i64>)> = HashMap::default();
+    /// Per key: each instance's kernel time, kernel count, time per op category.
+    type Group = (Vec<i64>, usize, HashMap<&'static str, i64>);
+    let mut by_key: HashMap<Key, Group> = HashMap::default();
     for (o, (t, k, cats)) in per_instance {
         let e = by_key.entry(key_of(o)).or_default();
         e.0.push(t);

@@ -138,7 +138,7 @@ impl RuleSet {
     /// The built-in part is compiled once per process and shared (its regexes are the main cost).
     pub fn load(user: Option<&str>) -> Result<RuleSet> {
         static BUILTIN_SET: OnceLock<Result<RuleSet>> = OnceLock::new();
-        let builtin = BUILTIN_SET.get_or_init(|| RuleSet::compile_builtin()).clone()?;
+        let builtin = BUILTIN_SET.get_or_init(RuleSet::compile_builtin).clone()?;
         match user {
             None => Ok(builtin),
             Some(text) => builtin.with_user_rules(&parse_toml(text, Origin::User)?),

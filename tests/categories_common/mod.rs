@@ -20,7 +20,8 @@ pub fn fixture_names() -> Vec<String> {
 
 /// The analysis of one fixture with default options (cached).
 pub fn analysis(file: &str) -> Arc<Analysis> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<OnceLock<Arc<Analysis>>>>>> = OnceLock::new();
+    type Slot = Arc<OnceLock<Arc<Analysis>>>;
+    static CACHE: OnceLock<Mutex<HashMap<String, Slot>>> = OnceLock::new();
     let slot = {
         let mut map = CACHE.get_or_init(Default::default).lock().unwrap();
         map.entry(file.to_string()).or_default().clone()
@@ -44,6 +45,6 @@ pub fn kernel_shares(a: &Analysis) -> Vec<(String, f64, i64)> {
     }
     let mut v: Vec<(String, f64, i64)> =
         by.into_iter().map(|(c, d)| (c, if total > 0 { d as f64 / total as f64 } else { 0.0 }, d)).collect();
-    v.sort_by(|a, b| b.2.cmp(&a.2));
+    v.sort_by_key(|x| std::cmp::Reverse(x.2));
     v
 }

@@ -1,10 +1,12 @@
 //! Global sequence alignment (Needleman-Wunsch) of two kernel sequences over their categories,
 //! with kernel-name similarity as tie-breaker.
 //!
-//! Scores: same category (or equivalence class, see `equivalents`) `SAME_CATEGORY × family weight
-//! + SIMILARITY × similarity`, same family only `SAME_FAMILY + SIMILARITY × similarity`, different families `DIFFERENT_FAMILY` (worse than two gaps, so such kernels are
-//! never paired), gap `GAP × family weight` (leaving a copy unpaired costs less than a GEMM). Similarity is the Jaccard index of the names' word sets (0..1), so
-//! among kernels of one category the alignment prefers the same or a similar name. Time and
+//! Scores: same category (or equivalence class, see `equivalents`):
+//! `SAME_CATEGORY × family weight + SIMILARITY × similarity`; same family only:
+//! `SAME_FAMILY + SIMILARITY × similarity`; different families: `DIFFERENT_FAMILY` (worse than
+//! two gaps, so such kernels are never paired); gap: `GAP × family weight` (leaving a copy
+//! unpaired costs less than a GEMM). Similarity is the Jaccard index of the names' word sets
+//! (0..1), so among kernels of one category the alignment prefers the same or a similar name. Time and
 //! memory are O(n·m) (one byte of traceback per cell); callers align one layer and the pre/post
 //! parts only.
 

@@ -79,10 +79,10 @@ impl CompareOptions {
     /// Checks the thresholds.
     pub fn validate(&self) -> Result<()> {
         self.phase_filter()?;
-        if !(self.ratio_threshold >= 1.0) || !self.ratio_threshold.is_finite() {
+        if !(self.ratio_threshold.is_finite() && self.ratio_threshold >= 1.0) {
             return Err(Error::new(format!("ratio threshold must be a number >= 1 (got {})", self.ratio_threshold)));
         }
-        if !(self.min_gap_us >= 0.0) || !self.min_gap_us.is_finite() {
+        if !(self.min_gap_us.is_finite() && self.min_gap_us >= 0.0) {
             return Err(Error::new(format!("minimum gap must be a number >= 0 µs (got {})", self.min_gap_us)));
         }
         Ok(())
@@ -130,7 +130,7 @@ impl<'a> Side<'a> {
 
 /// Number of passes of phase `phase` (`None` = all passes).
 pub fn passes_in(a: &Analysis, phase: Option<Phase>) -> usize {
-    a.phases.passes.iter().filter(|p| phase.map_or(true, |ph| p.phase == ph)).count()
+    a.phases.passes.iter().filter(|p| phase.is_none_or(|ph| p.phase == ph)).count()
 }
 
 /// Pass index of GPU row `i`, if any.

@@ -206,7 +206,7 @@ fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut Evide
             }
             if x.len() == 3 {
                 if let (Some(b), Some(s)) = (pos(x[0]), pos(x[1])) {
-                    if ev.gemm_max_seq.map_or(true, |m| s > m) {
+                    if ev.gemm_max_seq.is_none_or(|m| s > m) {
                         ev.gemm_max_seq = Some(s);
                         ev.gemm_batch = Some(b);
                     }
@@ -280,7 +280,7 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                 if s > thr {
                     return vote(method, Phase::Prefill, 0.9, format!("GEMM activations [B, S={s}, K], S > {thr}"));
                 }
-                if ev.gemm_max_tokens.map_or(true, |t| t <= s * ev.gemm_batch.unwrap_or(1)) {
+                if ev.gemm_max_tokens.is_none_or(|t| t <= s * ev.gemm_batch.unwrap_or(1)) {
                     let strength = if s == 1 { 0.9 } else { 0.5 };
                     return vote(method, Phase::Decode, strength, format!("GEMM activations [B, S={s}, K]"));
                 }
@@ -329,7 +329,7 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                 (Some(a), Some(b)) if a.phase == b.phase => Some(if a.strength >= b.strength { a } else { b }),
                 (Some(a), Some(b)) => {
                     let (hi, lo) = if a.strength >= b.strength { (a, b) } else { (b, a) };
-                    (hi.strength > lo.strength).then(|| Vote { strength: hi.strength - lo.strength, ..hi })
+                    (hi.strength > lo.strength).then_some(Vote { strength: hi.strength - lo.strength, ..hi })
                 }
                 (a, b) => a.or(b),
             }

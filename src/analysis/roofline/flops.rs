@@ -234,7 +234,7 @@ pub fn attention(c: &Call, heads_first: bool, causal_arg: Option<usize>) -> Opti
     if b <= 0.0 || hq <= 0.0 || sq <= 0.0 || sk <= 0.0 || d <= 0.0 {
         return None;
     }
-    let causal = causal_arg.map_or(false, |i| is_causal(c.concrete(i)));
+    let causal = causal_arg.is_some_and(|i| is_causal(c.concrete(i)));
     let pairs = if causal { causal_pairs(sq, sk) } else { sq * sk };
     let flops = 2.0 * b * hq * pairs * d + 2.0 * b * hq * pairs * dv;
     let bytes = c.tensor_bytes(0) + c.tensor_bytes(1) + c.tensor_bytes(2) + b * hq * sq * dv * c.esize(0);
