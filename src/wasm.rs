@@ -50,7 +50,7 @@ impl Analyzer {
         } else {
             serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
         };
-        Ok(Analyzer { options, state: State::Reading(Box::new(Reader::new())) })
+        Ok(Analyzer { options, state: State::Reading(Box::default()) })
     }
 
     /// Feeds the next chunk of the file (gzip or plain JSON, any size).
@@ -243,11 +243,14 @@ mod rollup {
         pub dur_us: Vec<f64>,
     }
 
+    /// (category id, phase, pass, layer).
+    type GroupKey = (u32, Option<&'static str>, u32, u32);
+
     /// Groups every kernel row.
     pub fn rollup(a: &Analysis) -> Rollup {
         let mut out = Rollup::default();
         let mut cat_ids: HashMap<&str, u32> = HashMap::new();
-        let mut groups: HashMap<(u32, Option<&'static str>, u32, u32), (u64, i64)> = HashMap::new();
+        let mut groups: HashMap<GroupKey, (u64, i64)> = HashMap::new();
         for i in a.trace.kernel_rows() {
             let name = a.categories.name(i);
             let cat = *cat_ids.entry(name).or_insert_with(|| {
