@@ -1,5 +1,7 @@
 // Times the page in Chromium: from picking a trace to the first table on screen, and the wasm
 // memory high-water mark, next to the native CLI on the same file. Prints figures; asserts nothing.
+// Each trace is timed twice: "cold" (picked the instant the page has loaded, while the worker still
+// warms the core up) and "warm" (picked after the worker reports it has warmed up).
 //
 //   node scripts/bench-page.mjs [TRACE ...] [--big-mb N]
 //
@@ -69,6 +71,7 @@ function buildBig(src, mb) {
 }
 
 const cli = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
+/** Wall time of `traceprism summary FILE --json` (read + analyse + summary), or null without a CLI build. */
 function nativeSeconds(file) {
   if (!fs.existsSync(cli)) return null;
   const t0 = process.hrtime.bigint();
@@ -76,26 +79,43 @@ function nativeSeconds(file) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
-const server = await serve();
-const browser = await launch();
-try {
-  console.log('trace | file MB | JSON MB | parse s | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | native s | page/native');
-  for (const file of traces) {
-    const page = await browser.context.newPage();
-    await page.goto(server.url + '#overview', { waitUntil: 'networkidle' });
+/**
+ * One page load and one file. `cold`: the file is picked the instant the page has loaded (the
+ * worker is still instantiating and warming the core up); `warm`: after the worker reports it has
+ * warmed up, as a user who takes a second to find the file.
+ */
+async function measure(browser, file, mode) {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(server.url + '#overview', { waitUntil: 'load' });
+    if (mode === 'warm') await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
     await pickFile(page, file);
     await waitReady(page, 30 * 60_000);
     await page.waitForFunction(() => window.traceprismTiming.firstTable !== null, null, { timeout: 30 * 60_000 });
-    const t = await page.evaluate(() => window.traceprismTiming);
-    const analyse = (t.analysed - t.start) / 1000;
-    const first = (t.firstTable - t.start) / 1000;
+    return await page.evaluate(() => ({ ...window.traceprismTiming }));
+  } finally {
+    await page.close();
+  }
+}
+
+const server = await serve();
+const browser = await launch();
+const s = (ms) => (ms / 1000).toFixed(3);
+try {
+  console.log(`CLI: ${fs.existsSync(cli) ? cli : 'not built (cargo build --release)'}; page: ${server.url}`);
+  console.log('trace | mode | file MB | JSON MB | parse s | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | warm-up s | native s | page/native');
+  for (const file of traces) {
     const size = fs.statSync(file).size;
     const json = file.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(file)).length : size;
     const native = nativeSeconds(file);
-    console.log([path.basename(file), (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), ((t.parsed - t.start) / 1000).toFixed(3), analyse.toFixed(3), first.toFixed(3),
-      (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
-      native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | '));
-    await page.close();
+    for (const mode of ['cold', 'warm']) {
+      const t = await measure(browser, file, mode);
+      const first = (t.firstTable - t.start) / 1000;
+      console.log([path.basename(file), mode, (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), s(t.parsed - t.start), s(t.analysed - t.start), first.toFixed(3),
+        (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
+        t.warmUpMs == null ? '—' : s(t.warmUpMs),
+        native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | '));
+    }
   }
 } finally {
   await browser.close();

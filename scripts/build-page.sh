@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
-# Builds the static page into dist/ (or $1): the core compiled to wasm, wasm-bindgen's JS glue,
+# Builds the static page into dist/ (or $1): the core compiled to wasm by wasm-pack (--target web),
 # the front end from www/ and one bundled example trace. All URLs in the output are relative, so
 # the folder works from any sub-path (GitHub Pages serves /<repo>/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-dist}"
-target_dir="${CARGO_TARGET_DIR:-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
-cargo build --lib --release --target wasm32-unknown-unknown
+# wasm-pack builds the core for wasm32-unknown-unknown (with the rustflags of .cargo/config.toml:
+# WebAssembly SIMD) and runs wasm-bindgen (found on PATH, pinned by scripts/setup.sh) for an ES
+# module. Its own wasm-opt step is off (Cargo.toml, package.metadata.wasm-pack): it would download
+# binaryen. Debian's wasm-opt (binaryen 108) breaks wasm-bindgen's externref table (the page then
+# fails with "Table.set(): Argument 1 is invalid"), so wasm-opt only runs when asked for
+# (WASM_OPT=1) and is newer than 108 (newer releases are untested here).
 rm -rf "$out"
 mkdir -p "$out/pkg" "$out/examples"
-wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" \
-  "$target_dir/wasm32-unknown-unknown/release/traceprism.wasm"
+pkg=$(cd "$out/pkg" && pwd)
+wasm-pack --quiet build --target web --release --no-typescript --no-pack --out-name traceprism --out-dir "$pkg" .
+rm -f "$pkg/.gitignore"
 if [ "${WASM_OPT:-0}" = 1 ] && command -v wasm-opt >/dev/null; then
-  wasm-opt -O2 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    "$out/pkg/traceprism_bg.wasm" -o "$out/pkg/traceprism_bg.wasm"
+  binaryen=$(wasm-opt --version | sed -n 's/.*version \([0-9]*\).*/\1/p')
+  if [ "${binaryen:-0}" -gt 108 ]; then
+    wasm-opt -O2 "$pkg/traceprism_bg.wasm" -o "$pkg/traceprism_bg.wasm"
+  else
+    echo "build-page: skipping wasm-opt (binaryen ${binaryen:-?} <= 108 breaks wasm-bindgen's externref table)" >&2
+  fi
 fi
 cp -R www/. "$out/"
 # The example trace: a small real trace, copied unmodified (loaded by a same-origin fetch).

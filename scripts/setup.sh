@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the project needs, idempotently, on a fresh Debian machine with Rust:
 # the wasm32 target, wasm-bindgen-cli at the exact version of the wasm-bindgen crate in Cargo.toml,
-# Debian's chromium (for the browser tests) and the npm packages. Nothing is downloaded from
+# wasm-pack, Debian's chromium (for the browser tests) and the npm packages. Nothing is downloaded from
 # anywhere but crates.io, Debian and npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,14 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
+# wasm-pack drives the page's wasm build (scripts/build-page.sh). It finds the wasm-bindgen above on
+# PATH (same version as the crate, so it downloads nothing); its wasm-opt step is off in Cargo.toml.
+if ! command -v wasm-pack >/dev/null; then
+  log "installing wasm-pack"
+  # Not --locked, for the same reason as above.
+  cargo install wasm-pack
+fi
+
 # Node.js + npm for the page build tooling and browser tests.
 if ! command -v npm >/dev/null; then
   log "installing nodejs and npm (Debian)"
@@ -51,4 +59,4 @@ fi
 # Python's openpyxl: tests/xlsx.rs opens our workbook with a real reader (PyPI).
 ./scripts/test-deps.sh
 
-log "ok (wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | tail -1 || echo 'chromium ?'))"
+log "ok (wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), $(wasm-pack --version), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | tail -1 || echo 'chromium ?'))"

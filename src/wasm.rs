@@ -50,7 +50,7 @@ impl Analyzer {
         } else {
             serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
         };
-        Ok(Analyzer { options, state: State::Reading(Box::new(Reader::new())) })
+        Ok(Analyzer { options, state: State::Reading(Box::default()) })
     }
 
     /// Feeds the next chunk of the file (gzip or plain JSON, any size).
@@ -193,6 +193,30 @@ impl Comparison {
     }
 }
 
+/// Runs the whole pipeline once on a synthetic trace of `decode_steps` decode steps
+/// ([`crate::warm_up::warm_up_with`]; 0 means [`crate::warm_up::WARM_UP_DECODE_STEPS`]) and
+/// converts its summary, rollup and every table to JS values, so the engine has compiled all of it
+/// before the user's file arrives. The worker calls this right after instantiating the module, then
+/// a few more times (while no file has arrived) so the hot functions reach the optimising tier.
+#[wasm_bindgen]
+pub fn warm_up(decode_steps: u32) -> Result<(), JsValue> {
+    let steps = if decode_steps == 0 { crate::warm_up::WARM_UP_DECODE_STEPS } else { decode_steps as usize };
+    let analysis = crate::warm_up::warm_up_with(steps).map_err(js_error)?;
+    to_js(&summary_of(&analysis))?;
+    to_js(&rollup::rollup(&analysis))?;
+    for (_, build) in report::TABLES {
+        to_js(&build(&analysis))?;
+    }
+    Ok(())
+}
+
+/// Compiles the built-in rule sets ([`crate::warm_up::compile_rules`]): the first, cheapest step of
+/// the worker's warm-up.
+#[wasm_bindgen]
+pub fn warm_up_rules() -> Result<(), JsValue> {
+    crate::warm_up::compile_rules().map_err(js_error)
+}
+
 /// The overview the page shows first: the same summary `traceprism summary --json` prints.
 fn summary_of(a: &Analysis) -> impl Serialize {
     crate::summary::summary(a)
@@ -219,11 +243,14 @@ mod rollup {
         pub dur_us: Vec<f64>,
     }
 
+    /// (category id, phase, pass, layer).
+    type GroupKey = (u32, Option<&'static str>, u32, u32);
+
     /// Groups every kernel row.
     pub fn rollup(a: &Analysis) -> Rollup {
         let mut out = Rollup::default();
         let mut cat_ids: HashMap<&str, u32> = HashMap::new();
-        let mut groups: HashMap<(u32, Option<&'static str>, u32, u32), (u64, i64)> = HashMap::new();
+        let mut groups: HashMap<GroupKey, (u64, i64)> = HashMap::new();
         for i in a.trace.kernel_rows() {
             let name = a.categories.name(i);
             let cat = *cat_ids.entry(name).or_insert_with(|| {

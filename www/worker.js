@@ -8,9 +8,48 @@
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
 //      compareCsv {name} · memory
-import init, { Analyzer, compare } from './pkg/traceprism.js';
+//
+// Right after the module is instantiated the worker warms the core up, so the engine compiles the
+// wasm code (lazily, on first call) and the rule sets are built while the user is still picking a
+// file: first the rule sets, then the whole pipeline on a small built-in trace, then a few larger
+// rounds that make the hot functions reach V8's optimising tier (it swaps optimised code in only on
+// a function's next call, so a function first made hot by a 16 MB slice would run that whole slice
+// unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
+// waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id).
+import init, { Analyzer, compare, warm_up, warm_up_rules } from './pkg/traceprism.js';
 
-const ready = init();
+/** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
+const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
+/** Set by the first request: no more warm-up. */
+let requested = false;
+
+// The rule sets are compiled first in any case (every trace needs them; done now, they overlap the
+// page's reading of the first slice); the rest of the warm-up gives way to the first request.
+let warmStart = 0;
+const ready = init().then(() => {
+  warmStart = performance.now();
+  try {
+    warm_up_rules();
+  } catch {
+    // Reported again, with its message, when a trace is analysed.
+  }
+});
+ready.then(async () => {
+  let error;
+  for (const steps of WARM_UP_STEPS) {
+    await new Promise((resolve) => setTimeout(resolve, 0)); // a waiting request goes first
+    if (requested) break;
+    try {
+      warm_up(steps);
+    } catch (err) {
+      // Only a head start is lost: the user's file still goes through the same code.
+      error = (err && err.message) || String(err);
+      break;
+    }
+  }
+  self.postMessage({ warmed: performance.now() - warmStart, error });
+}, () => {});
+
 /** slot name → Analyzer */
 const analyzers = new Map();
 /** The last comparison of a and b (dropped whenever either side changes). */
@@ -112,6 +151,7 @@ const ops = {
 
 self.onmessage = async (event) => {
   const { id, op } = event.data;
+  requested = true;
   try {
     await ready;
     if (!ops[op]) throw new Error(`unknown request ${op}`);
