@@ -4,12 +4,14 @@
 
 mod event;
 mod inflate;
+pub(crate) mod part;
 pub(crate) mod number;
 mod scan;
 mod stream;
 
 pub use event::{Args, Field, Id, RawEvent};
 pub use inflate::{gunzip, is_gzip, GzipDecoder};
+pub use part::{document_form, Part, PartReader};
 pub use stream::{EventSink, JsonStream};
 
 use crate::error::{Error, Result};
@@ -117,27 +119,51 @@ impl Reader {
         let split = if chunk.len() >= MIN_SPLIT { likely_event_start(chunk, chunk.len() / 2) } else { None };
         let Some(p) = split else { return self.json.feed(chunk, &mut self.builder) };
         let bare = !self.json.object_form();
+        let start = self.json.position() + p as u64;
         let (first, second) = chunk.split_at(p);
         let (main_result, other) = std::thread::scope(|scope| {
             let worker = scope.spawn(move || {
-                let mut stream = JsonStream::continuation(bare);
-                let mut builder = TraceBuilder::default();
-                let result = stream.feed(second, &mut builder);
-                (stream, builder, result)
+                let mut part = PartReader::new(bare, start);
+                part.push(second).map(|()| part.finish())
             });
             let main_result = self.json.feed(first, &mut self.builder);
             (main_result, worker.join())
         });
         main_result?;
-        match (self.json.at_event_boundary(), other) {
-            (Some(b), Ok((stream, builder, Ok(())))) if b == bare => {
-                self.builder.absorb(builder, self.json.events());
-                self.json.adopt(stream);
-                self.parallel_blocks += 1;
-                Ok(())
+        // `push` already counted the whole chunk: the part's bytes must not be counted again.
+        if let Ok(Ok(mut part)) = other {
+            part.bytes = 0;
+            if self.adopt_part(part) {
+                return Ok(());
             }
-            _ => self.json.feed(second, &mut self.builder),
         }
+        self.json.feed(second, &mut self.builder)
+    }
+
+    /// Continues with `part`, the text right after what this reader has read, parsed elsewhere
+    /// from a guessed event start. True if it was kept: the part starts where this reader's text
+    /// ends and this reader's stream stopped exactly at an event boundary there (only a comma and
+    /// whitespace left), so the guess was right. False means nothing changed: the caller must
+    /// push that range of text itself, in order.
+    pub fn adopt_part(&mut self, part: Part) -> bool {
+        if !matches!(self.input, Input::Plain)
+            || self.json.position() != part.start
+            || self.json.at_event_boundary() != Some(part.bare)
+        {
+            return false;
+        }
+        self.builder.absorb(part.builder, self.json.events());
+        self.json.adopt(part.stream);
+        self.bytes_in += part.bytes;
+        self.json_bytes += part.bytes;
+        self.parallel_blocks += 1;
+        true
+    }
+
+    /// [`Reader::adopt_part`] for a part in its byte form ([`Part::to_bytes`]). Bytes that do not
+    /// decode are refused like a wrong guess (the range is then parsed in order).
+    pub fn adopt_part_bytes(&mut self, bytes: &[u8]) -> bool {
+        Part::from_bytes(bytes).is_ok_and(|part| self.adopt_part(part))
     }
 
     /// Feeds text that is already decompressed (used by the threaded native reader).
@@ -190,9 +216,10 @@ impl Reader {
 }
 
 /// Position of a `{` at or after `from` that looks like the start of an event: preceded (across
-/// whitespace) by `,` and before that by `}`. Only a guess; [`Reader`] verifies it.
-#[cfg(not(target_arch = "wasm32"))]
-fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
+/// whitespace) by `,` and before that by `}`, searched up to 4 MiB past `from`. Only a guess:
+/// [`Reader::adopt_part`] verifies it. The page calls it on a small window of the file to find
+/// where each worker's range starts.
+pub fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
     let limit = (from + (4 << 20)).min(text.len().saturating_sub(1));
     let mut i = from;
     while i < limit {
@@ -248,8 +275,7 @@ pub fn read_path(path: &std::path::Path) -> Result<Trace> {
 fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
     let _ = map.advise(memmap2::Advice::Sequential);
     let text: &[u8] = map;
-    let first = text.iter().position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
-    let bare = first.map(|i| text[i] == b'[').unwrap_or(false);
+    let bare = document_form(text).unwrap_or(false);
     let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
     let split = if parallel { likely_event_start(text, text.len() / 2) } else { None };
     let mut reader = Reader::new();
@@ -259,24 +285,19 @@ fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
     };
     let (main_result, second) = std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
-            let mut stream = JsonStream::continuation(bare);
-            let mut builder = TraceBuilder::default();
-            let result = push_mapped(map, mid, text.len(), |chunk| stream.feed(chunk, &mut builder));
-            (stream, builder, result)
+            let mut part = PartReader::new(bare, mid as u64);
+            push_mapped(map, mid, text.len(), |chunk| part.push(chunk)).map(|()| part.finish())
         });
         let main_result = push_mapped(map, 0, mid, |chunk| reader.push_sequential(chunk));
         (main_result, worker.join())
     });
     main_result?;
-    match (reader.json.at_event_boundary(), second) {
-        (Some(b), Ok((stream, builder, Ok(())))) if b == bare => {
-            reader.builder.absorb(builder, reader.json.events());
-            reader.json.adopt(stream);
-            reader.bytes_in += (text.len() - mid) as u64;
-            reader.json_bytes += (text.len() - mid) as u64;
-            reader.parallel_blocks += 1;
-        }
-        _ => push_mapped(map, mid, text.len(), |chunk| reader.push_sequential(chunk))?,
+    let adopted = match second {
+        Ok(Ok(part)) => reader.adopt_part(part),
+        _ => false,
+    };
+    if !adopted {
+        push_mapped(map, mid, text.len(), |chunk| reader.push_sequential(chunk))?;
     }
     reader.finish()
 }

@@ -80,6 +80,57 @@ impl JsonStream {
         self.state = next.state;
     }
 
+    /// Writes the stream's state (position, counters, unparsed tail) for [`crate::ingest::Part`].
+    pub(crate) fn encode(&self, w: &mut crate::model::wire::WireWriter) {
+        let (tag, first, bare) = match self.state {
+            State::Start => (0u8, false, false),
+            State::ObjectKey { first } => (1, first, false),
+            State::Events { first, bare } => (2, first, bare),
+            State::Done => (3, false, false),
+        };
+        w.put(tag);
+        w.flag(first);
+        w.flag(bare);
+        w.put(self.base);
+        w.put(self.events);
+        w.flag(self.saw_trace_events);
+        w.flag(self.object_form);
+        w.put(self.buf.len() as u64);
+        w.out.extend_from_slice(&self.buf);
+    }
+
+    /// Reads a state written by [`JsonStream::encode`].
+    pub(crate) fn decode(r: &mut crate::model::wire::WireReader<'_>) -> Result<JsonStream> {
+        let (tag, first, bare) = (r.get::<u8>()?, r.flag()?, r.flag()?);
+        let state = match tag {
+            0 => State::Start,
+            1 => State::ObjectKey { first },
+            2 => State::Events { first, bare },
+            3 => State::Done,
+            _ => return Err(Error::new("malformed part bytes: bad stream state")),
+        };
+        let base = r.get()?;
+        let events = r.get()?;
+        let saw_trace_events = r.flag()?;
+        let object_form = r.flag()?;
+        let n = r.count(1)?;
+        let buf = r.take(n)?.to_vec();
+        Ok(JsonStream { buf, base, state, events, saw_trace_events, object_form })
+    }
+
+    /// True if this could be a [`JsonStream::continuation`] of form `bare` that was fed `bytes`
+    /// bytes (consumed ones plus its unparsed tail).
+    pub(crate) fn is_continuation_of(&self, bare: bool, bytes: u64) -> bool {
+        self.state != State::Start
+            && self.object_form == !bare
+            && self.base.checked_add(self.buf.len() as u64) == Some(bytes)
+    }
+
+    /// Bytes of text fed so far (parsed ones plus the unparsed tail).
+    pub(crate) fn position(&self) -> u64 {
+        self.base + self.buf.len() as u64
+    }
+
     /// Number of events seen so far.
     pub fn events(&self) -> u64 {
         self.events

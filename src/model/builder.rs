@@ -6,10 +6,10 @@ use crate::ingest::{EventSink, Field, Id, RawEvent};
 /// Collects events into a [`Trace`]; the ingest layer drives it through [`EventSink`].
 #[derive(Default)]
 pub struct TraceBuilder {
-    trace: Trace,
-    threads: FastMap<(i64, i64), u32>,
-    process_names: FastMap<i64, NameId>,
-    thread_names: FastMap<(i64, i64), NameId>,
+    pub(super) trace: Trace,
+    pub(super) threads: FastMap<(i64, i64), u32>,
+    pub(super) process_names: FastMap<i64, NameId>,
+    pub(super) thread_names: FastMap<(i64, i64), NameId>,
 }
 
 /// What an event becomes in the model.

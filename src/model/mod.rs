@@ -7,6 +7,7 @@
 mod builder;
 mod interner;
 pub mod meta;
+pub mod wire;
 
 pub use builder::TraceBuilder;
 pub use interner::{FastHasher, FastMap, Interner, NameId, NO_NAME};
