@@ -103,7 +103,7 @@ const browser = await launch();
 const s = (ms) => (ms / 1000).toFixed(3);
 try {
   console.log(`CLI: ${fs.existsSync(cli) ? cli : 'not built (cargo build --release)'}; page: ${server.url}`);
-  console.log('trace | mode | file MB | JSON MB | parse s | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | warm-up s | native s | page/native');
+  console.log('trace | mode | workers (parts kept) | file MB | JSON MB | parse s | read+analyse s | first table s | JSON MB/s | file MB/s | wasm memory MB | warm-up s | native s | page/native');
   for (const file of traces) {
     const size = fs.statSync(file).size;
     const json = file.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(file)).length : size;
@@ -111,10 +111,12 @@ try {
     for (const mode of ['cold', 'warm']) {
       const t = await measure(browser, file, mode);
       const first = (t.firstTable - t.start) / 1000;
-      console.log([path.basename(file), mode, (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), s(t.parsed - t.start), s(t.analysed - t.start), first.toFixed(3),
+      const workers = t.parallel ? `${t.parallel.workers} (${t.parallel.adopted}/${t.parallel.parts})` : '1';
+      console.log([path.basename(file), mode, workers, (size / 1e6).toFixed(1), (json / 1e6).toFixed(1), s(t.parsed - t.start), s(t.analysed - t.start), first.toFixed(3),
         (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
         t.warmUpMs == null ? '—' : s(t.warmUpMs),
-        native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | '));
+        native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | ')
+        + (t.parallel?.ms ? ` | worker ms ${JSON.stringify(Object.fromEntries(Object.entries(t.parallel.ms).map(([k, v]) => [k, Math.round(v)])))}` : ''));
     }
   }
 } finally {

@@ -64,6 +64,17 @@ impl Analyzer {
         }
     }
 
+    /// Continues with a part of the text parsed by a [`TextPart`] in another worker (its bytes
+    /// from [`TextPart::finish`]), the range right after what this analyzer has read. True if it
+    /// was kept; false if the range's guessed start was wrong (or the bytes do not decode): then
+    /// push that range's text here, in order.
+    pub fn adopt_part(&mut self, part: &[u8]) -> Result<bool, JsValue> {
+        match &mut self.state {
+            State::Reading(reader) => Ok(reader.adopt_part_bytes(part)),
+            _ => Err(js_error("adopt_part after finish")),
+        }
+    }
+
     /// `{bytes_in, json_bytes, events}` so far.
     pub fn progress(&self) -> Result<JsValue, JsValue> {
         match &self.state {
@@ -191,6 +202,87 @@ impl Comparison {
     fn find(&self, name: &str) -> Result<&crate::table::Table, JsValue> {
         self.tables.iter().find(|t| t.name == name).ok_or_else(|| js_error(format!("no comparison table named {name:?}")))
     }
+}
+
+/// One byte range of a plain-JSON trace, parsed by a helper worker from a guessed event start
+/// ([`find_event_start`]), for the main worker's [`Analyzer::adopt_part`].
+#[wasm_bindgen]
+pub struct TextPart {
+    reader: Option<crate::ingest::PartReader>,
+}
+
+#[wasm_bindgen]
+impl TextPart {
+    /// A part starting at byte `start` of the file; `bare` is the document's form
+    /// ([`document_form`] is `"array"`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(bare: bool, start: f64) -> TextPart {
+        TextPart { reader: Some(crate::ingest::PartReader::new(bare, start as u64)) }
+    }
+
+    /// Feeds the next piece of the range. An error means the guess or the text is wrong: the
+    /// main worker then parses the range itself (and reports any real error with its offset).
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
+        let reader = self.reader.as_mut().ok_or_else(|| js_error("push after finish"))?;
+        reader.push(chunk).map_err(|e| {
+            self.reader = None;
+            js_error(e)
+        })
+    }
+
+    /// Events read so far.
+    pub fn events(&self) -> f64 {
+        self.reader.as_ref().map_or(0.0, |r| r.events() as f64)
+    }
+
+    /// Ends the range; returns the part as bytes (to transfer to the main worker).
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+        let reader = self.reader.take().ok_or_else(|| js_error("finish called twice"))?;
+        Ok(reader.finish().to_bytes())
+    }
+}
+
+/// Where an event likely starts in `window` at or after index `from` (see
+/// [`crate::ingest::likely_event_start`]): the index into `window`, or -1 if none was found.
+#[wasm_bindgen]
+pub fn find_event_start(window: &[u8], from: u32) -> i32 {
+    crate::ingest::likely_event_start(window, from as usize).map_or(-1, |p| p as i32)
+}
+
+/// The form of a trace from its first bytes: `"gzip"`, `"array"` (`[...]`), `"object"`
+/// (`{"traceEvents": ...}`) or `"unknown"`.
+#[wasm_bindgen]
+pub fn document_form(head: &[u8]) -> String {
+    if crate::ingest::is_gzip(head) {
+        return "gzip".into();
+    }
+    match crate::ingest::document_form(head) {
+        Some(true) => "array",
+        Some(false) => "object",
+        None => "unknown",
+    }
+    .into()
+}
+
+/// Warms up the parallel parse path: reads a synthetic trace of `decode_steps` decode steps as a
+/// first range plus a [`TextPart`] (parsed, encoded, decoded and adopted). Helper workers call it
+/// for their parse path; the main worker for the adopting side.
+#[wasm_bindgen]
+pub fn warm_up_part(decode_steps: u32) -> Result<(), JsValue> {
+    let text = crate::warm_up::synthetic_trace(decode_steps.max(1) as usize);
+    let bytes = text.as_bytes();
+    let events = text.find("\"traceEvents\"").unwrap_or(0);
+    let start = crate::ingest::likely_event_start(bytes, events).ok_or_else(|| js_error("warm-up: no event start"))?;
+    let mut part = crate::ingest::PartReader::new(false, start as u64);
+    part.push(&bytes[start..]).map_err(js_error)?;
+    let encoded = part.finish().to_bytes();
+    let mut reader = Reader::new();
+    reader.push(&bytes[..start]).map_err(js_error)?;
+    if !reader.adopt_part_bytes(&encoded) {
+        return Err(js_error("warm-up: the part was refused"));
+    }
+    reader.finish().map_err(js_error)?;
+    Ok(())
 }
 
 /// Runs the whole pipeline once on a synthetic trace of `decode_steps` decode steps

@@ -7,7 +7,11 @@
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · memory
+//      compareCsv {name} · memory · load {slot, options, file} → {summary, tables, memory, parallel}
+//
+// `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
+// into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
+// anything else is read slice by slice here.
 //
 // Right after the module is instantiated the worker warms the core up, so the engine compiles the
 // wasm code (lazily, on first call) and the rule sets are built while the user is still picking a
@@ -16,10 +20,18 @@
 // a function's next call, so a function first made hot by a 16 MB slice would run that whole slice
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id).
-import init, { Analyzer, compare, warm_up, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import { HelperPool, readFile, workerCount } from './parallel.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
+/** Helper workers (one per further core, up to 3), started now so they warm up with this one. */
+let pool = null;
+try {
+  if (workerCount() > 1 && typeof Worker !== 'undefined') pool = new HelperPool(workerCount() - 1);
+} catch (err) {
+  console.warn(`no helper workers: ${(err && err.message) || err}`);
+}
 /** Set by the first request: no more warm-up. */
 let requested = false;
 
@@ -41,6 +53,8 @@ ready.then(async () => {
     if (requested) break;
     try {
       warm_up(steps);
+      // The adopting side of parallel parsing (decode and merge a part), when there are helpers.
+      if (pool) warm_up_part(steps);
     } catch (err) {
       // Only a head start is lost: the user's file still goes through the same code.
       error = (err && err.message) || String(err);
@@ -147,6 +161,12 @@ const ops = {
   memory() {
     return memoryBytes();
   },
+  async load(data, id) {
+    ops.start(data);
+    const a = analyzer(data);
+    const parallel = await readFile(a, data.file, pool, (progress) => self.postMessage({ id, progress }));
+    return { ...ops.finish(data), parallel };
+  },
 };
 
 self.onmessage = async (event) => {
@@ -155,7 +175,7 @@ self.onmessage = async (event) => {
   try {
     await ready;
     if (!ops[op]) throw new Error(`unknown request ${op}`);
-    const result = ops[op](event.data);
+    const result = await ops[op](event.data, id);
     // An op may return a Transfer to move its buffer instead of copying it.
     if (result instanceof Transfer) self.postMessage({ id, value: result.buffer }, [result.buffer]);
     else self.postMessage({ id, value: result });

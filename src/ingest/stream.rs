@@ -122,7 +122,7 @@ impl JsonStream {
     /// bytes (consumed ones plus its unparsed tail).
     pub(crate) fn is_continuation_of(&self, bare: bool, bytes: u64) -> bool {
         self.state != State::Start
-            && self.object_form == !bare
+            && self.object_form != bare
             && self.base.checked_add(self.buf.len() as u64) == Some(bytes)
     }
 

@@ -71,6 +71,7 @@ async function loadTrace(blob, fileName) {
   timing.start = performance.now();
   timing.bytes = blob.size;
   timing.firstTable = null;
+  timing.parallel = null;
   setProgress(true, 0, 'starting…');
   try {
     const result = await session.load(blob, {}, ({ bytesRead, total, events }) => {
@@ -81,6 +82,8 @@ async function loadTrace(blob, fileName) {
     if (current !== trace) return;
     timing.analysed = performance.now();
     timing.memory = result.memory;
+    // How the file was parsed: {workers, parts, adopted} when the worker read it in ranges.
+    timing.parallel = result.parallel || null;
     trace.summary = result.summary;
     trace.tableNames = result.tables;
     setProgress(false);

@@ -10,6 +10,11 @@
 export const SLICE_BYTES = 32 << 20;
 /** The first slice is small, so the worker starts parsing without waiting for a 32 MB read. */
 export const FIRST_SLICE_BYTES = 1 << 20;
+/**
+ * Files at least this large are handed to the worker whole (a File is posted, not its bytes): it
+ * reads them itself and parses a large plain-JSON file with its helper workers (parallel.js).
+ */
+export const WORKER_READ_MIN_BYTES = 16 << 20;
 
 /** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
@@ -22,6 +27,10 @@ export class Session {
     this.warmed = new Promise((resolve) => { this.onWarmed = resolve; });
     this.worker.onmessage = (e) => {
       const { id, value, error } = e.data;
+      if ('progress' in e.data) {
+        this.pending.get(id)?.onProgress?.(e.data.progress);
+        return;
+      }
       if (id === undefined && 'warmed' in e.data) {
         if (e.data.error) console.warn(`warm-up failed: ${e.data.error}`);
         this.onWarmed(e.data.warmed);
@@ -44,21 +53,30 @@ export class Session {
     this.pending.clear();
   }
 
-  /** Sends one request; `transfer` lists ArrayBuffers to move to the worker. */
-  call(op, args = {}, transfer = []) {
+  /**
+   * Sends one request; `transfer` lists ArrayBuffers to move to the worker. `onProgress` gets the
+   * `{progress}` notes the worker posts before its reply (the `load` op).
+   */
+  call(op, args = {}, transfer = [], onProgress = null) {
     if (this.closed) return Promise.reject(new Error('cancelled'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onProgress });
       this.worker.postMessage({ id, op, ...args }, transfer);
     });
   }
 
   /**
    * Streams `blob` into the core's `slot` and analyses it. `onProgress({bytesRead, total, events})`
-   * is called after every slice. Resolves to `{summary, tables, memory}`.
+   * is called after every slice. Resolves to `{summary, tables, memory}` (plus `parallel:
+   * {workers, parts, adopted}` when the worker read the file itself).
    */
   async load(blob, options, onProgress, slot = 'a') {
+    if (blob.size >= WORKER_READ_MIN_BYTES) {
+      return this.call('load', { slot, options, file: blob }, [], ({ bytesRead, total, events }) => {
+        onProgress?.({ bytesRead, total, events });
+      });
+    }
     await this.call('start', { slot, options });
     const total = blob.size;
     // Two slices in flight: the worker always has the next one queued while the page reads the

@@ -1,0 +1,185 @@
+// The main worker's side of parallel parsing. A large plain-JSON trace is cut into N byte ranges
+// at likely event starts (found in a small window of the file around each cut); the main worker
+// parses range 0 with its Analyzer while helper workers (part-worker.js, nested workers started
+// with the main worker so they warm up early) parse ranges 1..N-1. The main worker then adopts the
+// parts in order: the core keeps a part only if its own stream stopped exactly at an event
+// boundary where the part starts; otherwise (a wrong guess, a helper error) it reads and parses
+// that range itself, so the model and any error message never depend on the guess.
+import { find_event_start, document_form } from './pkg/traceprism.js';
+
+/** Plain-JSON files at least this large are parsed by several workers. */
+export const PARALLEL_MIN_BYTES = 16 << 20;
+/** Bytes the main worker reads from the file per push. */
+const SLICE_BYTES = 32 << 20;
+/** Bytes of the window searched for an event start after each cut (plus a little before it). */
+const WINDOW_BYTES = 1 << 20;
+const WINDOW_BEFORE = 256;
+
+/** Workers parsing at once, counting the main worker: one per core, at most 4. */
+export function workerCount() {
+  const cores = (self.navigator && navigator.hardwareConcurrency) || 2;
+  return Math.max(1, Math.min(cores, 4));
+}
+
+/** The helper workers: started at once so their wasm is compiled and warm when a file arrives. */
+export class HelperPool {
+  constructor(count) {
+    this.count = count;
+    this.helpers = [];
+    this.nextJob = 1;
+    for (let i = 0; i < count; i++) this.helpers.push(this.spawn());
+  }
+
+  spawn() {
+    const helper = { worker: new Worker(new URL('./part-worker.js', import.meta.url), { type: 'module' }), job: null, busy: false };
+    helper.worker.onmessage = (e) => {
+      const d = e.data;
+      if (d.job === undefined || !helper.job || d.job !== helper.job.id) return; // warm-up note or a stale job
+      const job = helper.job;
+      if ('progress' in d) {
+        job.onProgress(d.progress, d.events);
+        return;
+      }
+      helper.busy = false;
+      helper.job = null;
+      job.resolve(d.part ? { part: d.part } : { error: d.error || 'helper failed' });
+    };
+    helper.worker.onerror = (e) => {
+      e.preventDefault();
+      helper.failed = true;
+      const job = helper.job;
+      helper.job = null;
+      helper.busy = false;
+      job?.resolve({ error: `helper worker failed: ${e.message || 'unknown error'}` });
+    };
+    return helper;
+  }
+
+  /** Helpers ready for a job (a failed one is replaced). */
+  available() {
+    this.helpers = this.helpers.map((h) => (h.failed ? this.spawn() : h));
+    return this.helpers.filter((h) => !h.busy);
+  }
+
+  /** Parses `file[start, end)` on `helper`; resolves to {part} or {error}. */
+  run(helper, file, start, end, bare, onProgress) {
+    const id = this.nextJob++;
+    helper.busy = true;
+    return new Promise((resolve) => {
+      helper.job = { id, resolve, onProgress };
+      helper.worker.postMessage({ job: id, file, start, end, bare });
+    });
+  }
+
+  /** Stops helpers still working on a job that nobody waits for any more, and starts fresh ones. */
+  abandon() {
+    this.helpers = this.helpers.map((h) => {
+      if (!h.busy) return h;
+      h.worker.terminate();
+      h.job?.resolve({ error: 'abandoned' });
+      return this.spawn();
+    });
+  }
+}
+
+async function bytesOf(file, start, end) {
+  return new Uint8Array(await file.slice(start, end).arrayBuffer());
+}
+
+/** Range boundaries [0, b1, ..., size]: each cut moved to a likely event start (cuts not found are dropped). */
+export async function planRanges(file, n) {
+  const bounds = [0];
+  for (let k = 1; k < n; k++) {
+    const guess = Math.floor((k * file.size) / n);
+    const lo = Math.max(bounds[bounds.length - 1] + 1, guess - WINDOW_BEFORE);
+    const hi = Math.min(file.size, guess + WINDOW_BYTES);
+    if (hi <= lo) continue;
+    const p = find_event_start(await bytesOf(file, lo, hi), guess - lo);
+    if (p >= 0) bounds.push(lo + p);
+  }
+  bounds.push(file.size);
+  return bounds;
+}
+
+/** Pushes `file[start, end)` into `analyzer` slice by slice (reading the next while one is parsed). */
+async function pushRange(analyzer, file, start, end, onSlice) {
+  const read = (from) => file.slice(from, Math.min(from + SLICE_BYTES, end)).arrayBuffer();
+  let offset = start;
+  let next = offset < end ? read(offset) : null;
+  while (next) {
+    const buffer = await next;
+    const upTo = offset + buffer.byteLength;
+    next = upTo < end && buffer.byteLength > 0 ? read(upTo) : null;
+    analyzer.push(new Uint8Array(buffer));
+    offset = upTo;
+    onSlice(offset - start);
+  }
+}
+
+/**
+ * Reads `file` into `analyzer` (fresh, nothing pushed yet), using the helpers of `pool` for a large
+ * plain-JSON file. `onProgress({bytesRead, total, events})` is called as any worker advances.
+ * Resolves to `{workers, parts, adopted}`: workers that parsed, parts handed to helpers, parts kept.
+ */
+export async function readFile(analyzer, file, pool, onProgress) {
+  const t0 = performance.now();
+  const total = file.size;
+  const form = document_form(await bytesOf(file, 0, Math.min(total, 4096)));
+  const helpers = pool ? pool.available() : [];
+  const parallel = (form === 'object' || form === 'array') && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
+  const bounds = parallel ? await planRanges(file, helpers.length + 1) : [0, total];
+  const ranges = bounds.length - 1;
+  // Bytes parsed and events seen per range, for one progress figure across all workers.
+  const done = new Array(ranges).fill(0);
+  const events = new Array(ranges).fill(0);
+  const mainEvents = () => analyzer.progress().events;
+  const report = () => {
+    const bytesRead = Math.min(total, done.reduce((s, v) => s + v, 0));
+    onProgress({ bytesRead, total, events: mainEvents() + events.reduce((s, v) => s + v, 0) });
+  };
+  const jobs = [];
+  for (let k = 1; k < ranges; k++) {
+    jobs.push(pool.run(helpers[k - 1], file, bounds[k], bounds[k + 1], form === 'array', (bytes, n) => {
+      done[k] = bytes;
+      events[k] = n;
+      report();
+    }));
+  }
+  let adopted = 0;
+  // Milliseconds spent by this worker: planning, its own range, waiting for parts, adopting them.
+  const ms = { plan: performance.now() - t0, own: 0, wait: 0, adopt: 0 };
+  try {
+    let t = performance.now();
+    await pushRange(analyzer, file, 0, bounds[1], (bytes) => {
+      done[0] = bytes;
+      report();
+    });
+    ms.own = performance.now() - t;
+    for (let k = 1; k < ranges; k++) {
+      t = performance.now();
+      const result = await jobs[k - 1];
+      events[k] = 0;
+      ms.wait += performance.now() - t;
+      t = performance.now();
+      const kept = result.part && analyzer.adopt_part(new Uint8Array(result.part));
+      ms.adopt += performance.now() - t;
+      if (kept) {
+        adopted++;
+        done[k] = bounds[k + 1] - bounds[k];
+        report();
+        continue;
+      }
+      // A wrong guess or a helper error: this range is parsed here, in order (a real error in it
+      // is then reported with its byte offset, as in a sequential read).
+      done[k] = 0;
+      await pushRange(analyzer, file, bounds[k], bounds[k + 1], (bytes) => {
+        done[k] = bytes;
+        report();
+      });
+    }
+  } catch (err) {
+    pool?.abandon();
+    throw err;
+  }
+  return { workers: ranges, parts: ranges - 1, adopted, ms };
+}

@@ -1,0 +1,68 @@
+// A helper worker, started by the main worker (worker.js) when the page loads: it parses one byte
+// range of a large plain-JSON trace while the main worker parses the range before it, and sends
+// the result back as bytes (a transferred ArrayBuffer) for the main worker to verify and adopt.
+//
+// Request: {job, file, start, end, bare}. Replies (all carry `job`): {progress, events} after each
+// slice, then {part: ArrayBuffer} or {error}. An error is not shown to anyone: the main worker
+// then parses that range itself, in order, and reports any real error with its byte offset.
+//
+// Right after start it warms the parse path up (the same rounds as the main worker), giving way to
+// the first job; then it posts {warmed: ms}.
+import init, { TextPart, warm_up_part } from './pkg/traceprism.js';
+
+/** Bytes read from the file per push. */
+const SLICE_BYTES = 16 << 20;
+/** Warm-up rounds: decode steps of the synthetic trace parsed as a part (~25 kB a step). */
+const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
+let requested = false;
+
+const ready = init();
+ready.then(async () => {
+  const t0 = performance.now();
+  let error;
+  for (const steps of WARM_UP_STEPS) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (requested) break;
+    try {
+      warm_up_part(steps);
+    } catch (err) {
+      error = (err && err.message) || String(err);
+      break;
+    }
+  }
+  self.postMessage({ warmed: performance.now() - t0, error });
+}, () => {});
+
+async function parse({ job, file, start, end, bare }) {
+  const part = new TextPart(bare, start);
+  try {
+    const read = (from) => file.slice(from, Math.min(from + SLICE_BYTES, end)).arrayBuffer();
+    let offset = start;
+    let next = offset < end ? read(offset) : null;
+    while (next) {
+      const buffer = await next;
+      const upTo = offset + buffer.byteLength;
+      // Read the next slice while this one is parsed.
+      next = upTo < end && buffer.byteLength > 0 ? read(upTo) : null;
+      part.push(new Uint8Array(buffer));
+      offset = upTo;
+      self.postMessage({ job, progress: offset - start, events: part.events() });
+    }
+    const bytes = part.finish();
+    return bytes.buffer;
+  } finally {
+    part.free();
+  }
+}
+
+self.onmessage = async (event) => {
+  const { job } = event.data;
+  requested = true;
+  try {
+    await ready;
+    const buffer = await parse(event.data);
+    self.postMessage({ job, part: buffer }, [buffer]);
+  } catch (err) {
+    self.postMessage({ job, error: (err && err.message) || String(err) });
+  }
+};
