@@ -128,7 +128,7 @@ fn bare_array_parts_equal_a_sequential_read() {
     let text = String::from_utf8(llama_plain()).unwrap();
     let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": ".len();
     let end = text.rfind(']').unwrap();
-    let bare = text[start..=end].as_bytes();
+    let bare = &text.as_bytes()[start..=end];
     assert_eq!(document_form(bare), Some(true));
     let whole = sequential(bare);
     let (t, adopted) = read_in_parts(bare, &guesses(bare, 3));

@@ -10,7 +10,10 @@ import { find_event_start, document_form } from './pkg/traceprism.js';
 /** Plain-JSON files at least this large are parsed by several workers. */
 export const PARALLEL_MIN_BYTES = 16 << 20;
 /** Bytes the main worker reads from the file per push. */
-const SLICE_BYTES = 32 << 20;
+const SLICE_BYTES = 8 << 20;
+const FIRST_SLICE_BYTES = 1 << 20;
+/** File reads kept in flight while a slice is parsed. */
+const READS_AHEAD = 2;
 /** Bytes of the window searched for an event start after each cut (plus a little before it). */
 const WINDOW_BYTES = 1 << 20;
 const WINDOW_BEFORE = 256;
@@ -101,19 +104,42 @@ export async function planRanges(file, n) {
   return bounds;
 }
 
-/** Pushes `file[start, end)` into `analyzer` slice by slice (reading the next while one is parsed). */
-async function pushRange(analyzer, file, start, end, onSlice) {
-  const read = (from) => file.slice(from, Math.min(from + SLICE_BYTES, end)).arrayBuffer();
+/**
+ * Reads `file[start, end)` in slices, a small one first (parsing starts without waiting for a large
+ * read), keeping `ahead` reads in flight while `consume` handles each slice. `ms.read` adds up the
+ * time spent waiting for the file.
+ */
+export async function readSlices(file, start, end, sliceBytes, ahead, consume, ms = {}) {
+  const queue = [];
+  let next = start;
+  const fill = () => {
+    while (queue.length < ahead && next < end) {
+      const to = Math.min(next + (next === start ? FIRST_SLICE_BYTES : sliceBytes), end);
+      queue.push(file.slice(next, to).arrayBuffer());
+      next = to;
+    }
+  };
+  fill();
   let offset = start;
-  let next = offset < end ? read(offset) : null;
-  while (next) {
-    const buffer = await next;
-    const upTo = offset + buffer.byteLength;
-    next = upTo < end && buffer.byteLength > 0 ? read(upTo) : null;
-    analyzer.push(new Uint8Array(buffer));
-    offset = upTo;
-    onSlice(offset - start);
+  while (queue.length) {
+    const t = performance.now();
+    const buffer = await queue.shift();
+    ms.read = (ms.read || 0) + performance.now() - t;
+    fill();
+    if (buffer.byteLength === 0) break; // the file shrank under us: the parser reports the cut
+    offset += buffer.byteLength;
+    consume(buffer, offset - start);
   }
+}
+
+/** Pushes `file[start, end)` into `analyzer`; `onSlice(bytesDone)` after each slice. */
+async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
+  await readSlices(file, start, end, SLICE_BYTES, READS_AHEAD, (buffer, done) => {
+    const t = performance.now();
+    analyzer.push(new Uint8Array(buffer));
+    ms.push = (ms.push || 0) + performance.now() - t;
+    onSlice(done);
+  }, ms);
 }
 
 /**
@@ -153,7 +179,7 @@ export async function readFile(analyzer, file, pool, onProgress) {
     await pushRange(analyzer, file, 0, bounds[1], (bytes) => {
       done[0] = bytes;
       report();
-    });
+    }, ms);
     ms.own = performance.now() - t;
     for (let k = 1; k < ranges; k++) {
       t = performance.now();

@@ -9,9 +9,12 @@
 // Right after start it warms the parse path up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
 import init, { TextPart, warm_up_part } from './pkg/traceprism.js';
+import { readSlices } from './parallel.js';
 
 /** Bytes read from the file per push. */
-const SLICE_BYTES = 16 << 20;
+const SLICE_BYTES = 8 << 20;
+/** File reads kept in flight while a slice is parsed. */
+const READS_AHEAD = 2;
 /** Warm-up rounds: decode steps of the synthetic trace parsed as a part (~25 kB a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
 let requested = false;
@@ -36,20 +39,11 @@ ready.then(async () => {
 async function parse({ job, file, start, end, bare }) {
   const part = new TextPart(bare, start);
   try {
-    const read = (from) => file.slice(from, Math.min(from + SLICE_BYTES, end)).arrayBuffer();
-    let offset = start;
-    let next = offset < end ? read(offset) : null;
-    while (next) {
-      const buffer = await next;
-      const upTo = offset + buffer.byteLength;
-      // Read the next slice while this one is parsed.
-      next = upTo < end && buffer.byteLength > 0 ? read(upTo) : null;
+    await readSlices(file, start, end, SLICE_BYTES, READS_AHEAD, (buffer, done) => {
       part.push(new Uint8Array(buffer));
-      offset = upTo;
-      self.postMessage({ job, progress: offset - start, events: part.events() });
-    }
-    const bytes = part.finish();
-    return bytes.buffer;
+      self.postMessage({ job, progress: done, events: part.events() });
+    });
+    return part.finish().buffer;
   } finally {
     part.free();
   }

@@ -4,8 +4,8 @@
 
 mod event;
 mod inflate;
-pub(crate) mod part;
 pub(crate) mod number;
+pub(crate) mod part;
 mod scan;
 mod stream;
 

@@ -37,13 +37,7 @@ impl PartReader {
     /// array; `bare` tells the document's form (see [`document_form`]).
     pub fn new(bare: bool, start: u64) -> Self {
         PartReader {
-            part: Part {
-                stream: JsonStream::continuation(bare),
-                builder: TraceBuilder::default(),
-                start,
-                bytes: 0,
-                bare,
-            },
+            part: Part { stream: JsonStream::continuation(bare), builder: TraceBuilder::default(), start, bytes: 0, bare },
         }
     }
 

@@ -121,9 +121,7 @@ impl JsonStream {
     /// True if this could be a [`JsonStream::continuation`] of form `bare` that was fed `bytes`
     /// bytes (consumed ones plus its unparsed tail).
     pub(crate) fn is_continuation_of(&self, bare: bool, bytes: u64) -> bool {
-        self.state != State::Start
-            && self.object_form != bare
-            && self.base.checked_add(self.buf.len() as u64) == Some(bytes)
+        self.state != State::Start && self.object_form != bare && self.base.checked_add(self.buf.len() as u64) == Some(bytes)
     }
 
     /// Bytes of text fed so far (parsed ones plus the unparsed tail).
