@@ -116,7 +116,7 @@ try {
         (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
         t.warmUpMs == null ? '—' : s(t.warmUpMs),
         native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | ')
-        + (t.parallel?.ms ? ` | worker ms ${JSON.stringify(Object.fromEntries(Object.entries(t.parallel.ms).map(([k, v]) => [k, Math.round(v)])))}` : ''));
+        + (t.parallel?.ms ? ` | worker ms ${JSON.stringify(Object.fromEntries(Object.entries(t.parallel.ms).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v) : v])))}` : ''));
     }
   }
 } finally {

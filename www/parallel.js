@@ -10,13 +10,19 @@ import { find_event_start, document_form } from './pkg/traceprism.js';
 /** Plain-JSON files at least this large are parsed by several workers. */
 export const PARALLEL_MIN_BYTES = 16 << 20;
 /** Bytes the main worker reads from the file per push. */
-const SLICE_BYTES = 8 << 20;
+const SLICE_BYTES = 16 << 20;
 const FIRST_SLICE_BYTES = 1 << 20;
 /** File reads kept in flight while a slice is parsed. */
 const READS_AHEAD = 2;
 /** Bytes of the window searched for an event start after each cut (plus a little before it). */
 const WINDOW_BYTES = 1 << 20;
 const WINDOW_BEFORE = 256;
+
+/** Reads the file for this worker's own ranges (started with the worker, on first use). */
+let reader = null;
+export function startReader() {
+  reader ??= new SliceReader();
+}
 
 /** Workers parsing at once, counting the main worker: one per core, at most 4. */
 export function workerCount() {
@@ -45,7 +51,7 @@ export class HelperPool {
       }
       helper.busy = false;
       helper.job = null;
-      job.resolve(d.part ? { part: d.part } : { error: d.error || 'helper failed' });
+      job.resolve(d.part ? { part: d.part, ms: d.ms } : { error: d.error || 'helper failed' });
     };
     helper.worker.onerror = (e) => {
       e.preventDefault();
@@ -105,6 +111,59 @@ export async function planRanges(file, n) {
 }
 
 /**
+ * Reads slices of a File on its own thread (slice-reader.js), so the next slices arrive while this
+ * worker parses. Falls back to reading here if that worker cannot start.
+ */
+export class SliceReader {
+  constructor() {
+    this.nextId = 1;
+    this.inbox = null;
+    try {
+      this.worker = new Worker(new URL('./slice-reader.js', import.meta.url), { type: 'module' });
+      this.worker.onmessage = (e) => this.inbox?.(e.data);
+      this.worker.onerror = (e) => {
+        e.preventDefault();
+        this.worker = null;
+        this.inbox?.({ error: `the file reader failed: ${e.message || 'unknown error'}` });
+      };
+    } catch {
+      this.worker = null;
+    }
+  }
+
+  /** As {@link readSlices}. */
+  async read(file, start, end, sliceBytes, ahead, consume, ms = {}) {
+    if (!this.worker) return readSlices(file, start, end, sliceBytes, ahead, consume, ms);
+    const id = this.nextId++;
+    const queue = [];
+    let wake = null;
+    this.inbox = (d) => {
+      if (d.id !== undefined && d.id !== id) return;
+      queue.push(d);
+      wake?.();
+    };
+    this.worker.postMessage({ id, file, start, end, first: FIRST_SLICE_BYTES, slice: sliceBytes, ahead });
+    let offset = start;
+    try {
+      while (offset < end) {
+        const t = performance.now();
+        while (!queue.length) await new Promise((resolve) => { wake = resolve; });
+        wake = null;
+        ms.read = (ms.read || 0) + performance.now() - t;
+        const d = queue.shift();
+        if (d.error) throw new Error(d.error);
+        if (d.buffer.byteLength === 0) break; // the file shrank under us: the parser reports the cut
+        offset += d.buffer.byteLength;
+        this.worker.postMessage({ ack: id }); // the reader fetches the next slice while this one is parsed
+        consume(d.buffer, offset - start);
+      }
+    } finally {
+      this.inbox = null;
+    }
+  }
+}
+
+/**
  * Reads `file[start, end)` in slices, a small one first (parsing starts without waiting for a large
  * read), keeping `ahead` reads in flight while `consume` handles each slice. `ms.read` adds up the
  * time spent waiting for the file.
@@ -134,7 +193,7 @@ export async function readSlices(file, start, end, sliceBytes, ahead, consume, m
 
 /** Pushes `file[start, end)` into `analyzer`; `onSlice(bytesDone)` after each slice. */
 async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
-  await readSlices(file, start, end, SLICE_BYTES, READS_AHEAD, (buffer, done) => {
+  await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (buffer, done) => {
     const t = performance.now();
     analyzer.push(new Uint8Array(buffer));
     ms.push = (ms.push || 0) + performance.now() - t;
@@ -149,6 +208,7 @@ async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
  */
 export async function readFile(analyzer, file, pool, onProgress) {
   const t0 = performance.now();
+  startReader();
   const total = file.size;
   const form = document_form(await bytesOf(file, 0, Math.min(total, 4096)));
   const helpers = pool ? pool.available() : [];
@@ -186,6 +246,7 @@ export async function readFile(analyzer, file, pool, onProgress) {
       const result = await jobs[k - 1];
       events[k] = 0;
       ms.wait += performance.now() - t;
+      if (result.ms) ms[`helper${k}`] = Object.fromEntries(Object.entries(result.ms).map(([key, v]) => [key, Math.round(v)]));
       t = performance.now();
       const kept = result.part && analyzer.adopt_part(new Uint8Array(result.part));
       ms.adopt += performance.now() - t;

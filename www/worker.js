@@ -21,7 +21,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id).
 import init, { Analyzer, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
-import { HelperPool, readFile, workerCount } from './parallel.js';
+import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
@@ -29,6 +29,7 @@ const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
 let pool = null;
 try {
   if (workerCount() > 1 && typeof Worker !== 'undefined') pool = new HelperPool(workerCount() - 1);
+  startReader();
 } catch (err) {
   console.warn(`no helper workers: ${(err && err.message) || err}`);
 }
