@@ -103,11 +103,12 @@ fn members<'a>(
     }
 }
 
-/// Parses the event object starting at `pos` (which is `{`). Returns the event and the
-/// position after its closing brace.
-pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
-    let mut ev = RawEvent::default();
-    let end = members(buf, pos, "expected ',' or '}' in event", |key, i| {
+/// Parses the event object starting at `pos` (which is `{`) into `ev`, which must start out as
+/// `RawEvent::default()` (the caller owns it, so nothing is copied on return: this runs once per
+/// event). Returns the position after the closing brace.
+#[inline]
+pub fn parse_event<'a>(buf: &'a [u8], pos: usize, ev: &mut RawEvent<'a>) -> Step<usize> {
+    members(buf, pos, "expected ',' or '}' in event", |key, i| {
         Ok(match key {
             b"ph" => {
                 let (s, end) = scan::string(buf, i)?;
@@ -133,8 +134,7 @@ pub fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
             b"args" if buf[i] == b'{' => parse_args(buf, i, &mut ev.args)?,
             _ => scan::skip_value(buf, i)?,
         })
-    })?;
-    Ok((ev, end))
+    })
 }
 
 /// Reads an object key without unescaping (keys we care about never contain escapes).
@@ -299,6 +299,12 @@ fn hash_text(t: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
+        let mut ev = RawEvent::default();
+        let end = super::parse_event(buf, pos, &mut ev)?;
+        Ok((ev, end))
+    }
 
     #[test]
     fn reads_a_kernel_event() {

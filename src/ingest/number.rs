@@ -153,10 +153,13 @@ pub fn quick_micros_to_ns(buf: &[u8], pos: usize) -> Quick {
     if !ends_number(buf[i]) {
         return Quick::Slow;
     }
-    match int.checked_mul(1000).and_then(|v| i64::try_from(v + frac + round).ok()) {
-        Some(ns) => Quick::Done(if neg { -ns } else { ns }, i),
-        None => Quick::Slow,
+    // A range check, not `checked_mul`: on wasm that becomes a 128-bit multiply call.
+    const MAX_MICROS: u64 = (i64::MAX as u64 - 1000) / 1000;
+    if int > MAX_MICROS {
+        return Quick::Slow;
     }
+    let ns = (int * 1000 + frac + round) as i64;
+    Quick::Done(if neg { -ns } else { ns }, i)
 }
 
 /// [`integer`] in one pass over the buffer (the common case: `-`? digits).

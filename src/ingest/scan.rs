@@ -55,7 +55,7 @@ fn bytes_equal(w: u64, byte: u8) -> u64 {
 
 /// Finds the end of a string whose opening quote is at `pos`. Returns (end position after the
 /// closing quote, whether it contains escapes).
-#[inline]
+#[inline(always)]
 pub fn string_end(buf: &[u8], pos: usize) -> Step<(usize, bool)> {
     debug_assert_eq!(buf[pos], b'"');
     let mut i = pos + 1;

@@ -298,7 +298,8 @@ impl JsonStream {
                 let index = self.events;
                 let offset = self.base + i as u64;
                 let end = if buf[i] == b'{' {
-                    let (ev, end) = parse_event(buf, i)?;
+                    let mut ev = RawEvent::default();
+                    let end = parse_event(buf, i, &mut ev)?;
                     sink.event(&ev, index, offset);
                     end
                 } else {
