@@ -36,6 +36,11 @@ export class HelperPool {
     this.count = count;
     this.helpers = [];
     this.nextJob = 1;
+    let warm = 0;
+    /** Resolves when every helper has reported its warm-up done (or failed). */
+    this.warmed = new Promise((resolve) => {
+      this.onWarmed = () => { if (++warm === count) resolve(); };
+    });
     for (let i = 0; i < count; i++) this.helpers.push(this.spawn());
   }
 
@@ -43,7 +48,11 @@ export class HelperPool {
     const helper = { worker: new Worker(new URL('./part-worker.js', import.meta.url), { type: 'module' }), job: null, busy: false };
     helper.worker.onmessage = (e) => {
       const d = e.data;
-      if (d.job === undefined || !helper.job || d.job !== helper.job.id) return; // warm-up note or a stale job
+      if (d.job === undefined && 'warmed' in d && !helper.warmed) {
+        helper.warmed = true;
+        this.onWarmed();
+      }
+      if (d.job === undefined || !helper.job || d.job !== helper.job.id) return; // a stale job
       const job = helper.job;
       if ('progress' in d) {
         job.onProgress(d.progress, d.events);
@@ -56,6 +65,10 @@ export class HelperPool {
     helper.worker.onerror = (e) => {
       e.preventDefault();
       helper.failed = true;
+      if (!helper.warmed) {
+        helper.warmed = true;
+        this.onWarmed();
+      }
       const job = helper.job;
       helper.job = null;
       helper.busy = false;

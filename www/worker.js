@@ -19,19 +19,34 @@
 // rounds that make the hot functions reach V8's optimising tier (it swaps optimised code in only on
 // a function's next call, so a function first made hot by a 16 MB slice would run that whole slice
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
-// waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id).
+// waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
+// when done uninterrupted it first starts its helper workers and waits for their own warm-up.
 import init, { Analyzer, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
-/** Helper workers (one per further core, up to 3), started now so they warm up with this one. */
+/**
+ * Helper workers (one per further core, up to 3). They are started once this worker has warmed up
+ * (so on a machine with few cores they do not slow its own start), or, if a file arrives first,
+ * once that request is done; until then a file is parsed by this worker alone.
+ */
 let pool = null;
+const HELPERS = typeof Worker === 'undefined' ? 0 : workerCount() - 1;
+let helpersWanted = HELPERS > 0;
+function startHelpers() {
+  helpersWanted = false;
+  try {
+    pool = new HelperPool(HELPERS);
+  } catch (err) {
+    console.warn(`no helper workers: ${(err && err.message) || err}`);
+  }
+  return pool;
+}
 try {
-  if (workerCount() > 1 && typeof Worker !== 'undefined') pool = new HelperPool(workerCount() - 1);
   startReader();
 } catch (err) {
-  console.warn(`no helper workers: ${(err && err.message) || err}`);
+  console.warn(`no file reader worker: ${(err && err.message) || err}`);
 }
 /** Set by the first request: no more warm-up. */
 let requested = false;
@@ -55,13 +70,15 @@ ready.then(async () => {
     try {
       warm_up(steps);
       // The adopting side of parallel parsing (decode and merge a part), when there are helpers.
-      if (pool) warm_up_part(steps);
+      if (HELPERS > 0) warm_up_part(steps);
     } catch (err) {
       // Only a head start is lost: the user's file still goes through the same code.
       error = (err && err.message) || String(err);
       break;
     }
   }
+  // Uninterrupted: start the helpers and report warm once they are warm too.
+  if (!requested && helpersWanted) await startHelpers()?.warmed;
   self.postMessage({ warmed: performance.now() - warmStart, error });
 }, () => {});
 
@@ -186,5 +203,9 @@ self.onmessage = async (event) => {
     const trap = err instanceof WebAssembly.RuntimeError;
     const message = (err && err.message) || String(err);
     self.postMessage({ id, error: trap ? `internal error in the analyzer (${message}); please report it` : message });
+  } finally {
+    // A file that arrived before the warm-up ended was read by this worker alone: the helpers
+    // start now, for the next one.
+    if (helpersWanted && (op === 'load' || op === 'finish')) startHelpers();
   }
 };

@@ -32,6 +32,14 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/**
+ * Waits until the worker says it has warmed up: its helper workers start with the warm-up (a file
+ * that arrives earlier is parsed by the main worker alone).
+ */
+async function warm(page) {
+  await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+}
+
 async function newPage() {
   const page = await browser.context.newPage();
   const problems = [];
@@ -46,6 +54,7 @@ test('a dropped plain-JSON trace is parsed by several workers and its tables equ
   const { page, problems } = await newPage();
   await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
   const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
+  await warm(page);
   await dropFile(page, PLAIN);
   await waitReady(page, 300_000);
   await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
@@ -87,6 +96,7 @@ test('a syntax error inside a helper\'s range is reported with the CLI\'s byte o
   assert.ok(Number(m[2]) > text.length / 2, 'the error lies beyond the main worker\'s range');
   const { page, problems } = await newPage();
   await page.goto(server.url);
+  await warm(page);
   await pickFile(page, file);
   await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
   const message = await page.textContent('#error');
@@ -108,6 +118,7 @@ test('two large plain-JSON files in a row: the second replaces the first', async
   const summary = JSON.parse(cli('summary', bare, '--json').toString());
   const { page, problems } = await newPage();
   await page.goto(server.url + '#overview');
+  await warm(page);
   await pickFile(page, PLAIN);
   await waitReady(page, 300_000);
   await pickFile(page, bare);
