@@ -1,6 +1,8 @@
 // Times the page in Chromium: from picking a trace to the first table on screen, and the wasm
 // memory high-water mark, next to the native CLI on the same file. Prints figures; asserts nothing.
-// Each trace is timed twice: "cold" (picked the instant the page has loaded, while the worker still
+// "workers (parts kept)" is how many workers parsed the file (a large plain-JSON file is cut into
+// ranges for the page's helper workers) and how many of their parts were adopted; "worker ms" shows
+// where the main worker's and each helper's time went. Each trace is timed twice: "cold" (picked the instant the page has loaded, while the worker still
 // warms the core up) and "warm" (picked after the worker reports it has warmed up).
 //
 //   node scripts/bench-page.mjs [TRACE ...] [--big-mb N]

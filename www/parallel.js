@@ -1,7 +1,8 @@
 // The main worker's side of parallel parsing. A large plain-JSON trace is cut into N byte ranges
 // at likely event starts (found in a small window of the file around each cut); the main worker
 // parses range 0 with its Analyzer while helper workers (part-worker.js, nested workers started
-// with the main worker so they warm up early) parse ranges 1..N-1. The main worker then adopts the
+// by the main worker once it has warmed up, so they are warm too) parse ranges 1..N-1. Each
+// parsing worker reads its slices through a reader worker of its own (slice-reader.js). The main worker then adopts the
 // parts in order: the core keeps a part only if its own stream stopped exactly at an event
 // boundary where the part starts; otherwise (a wrong guess, a helper error) it reads and parses
 // that range itself, so the model and any error message never depend on the guess.
@@ -30,7 +31,7 @@ export function workerCount() {
   return Math.max(1, Math.min(cores, 4));
 }
 
-/** The helper workers: started at once so their wasm is compiled and warm when a file arrives. */
+/** The helper workers: started ahead of any file so their wasm is compiled and warm when one arrives. */
 export class HelperPool {
   constructor(count) {
     this.count = count;
@@ -217,7 +218,9 @@ async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
 /**
  * Reads `file` into `analyzer` (fresh, nothing pushed yet), using the helpers of `pool` for a large
  * plain-JSON file. `onProgress({bytesRead, total, events})` is called as any worker advances.
- * Resolves to `{workers, parts, adopted}`: workers that parsed, parts handed to helpers, parts kept.
+ * Resolves to `{workers, parts, adopted, ms}`: workers that parsed, parts handed to helpers, parts
+ * kept, and where this worker's time went (ms: plan, own range, read wait, push, wait for parts,
+ * adopt; `helperK` for each helper).
  */
 export async function readFile(analyzer, file, pool, onProgress) {
   const t0 = performance.now();
