@@ -18,6 +18,9 @@ const READS_AHEAD = 2;
 /** Bytes of the window searched for an event start after each cut (plus a little before it). */
 const WINDOW_BYTES = 1 << 20;
 const WINDOW_BEFORE = 256;
+/** A helper that parsed at least this much is replaced by a fresh one (see `HelperPool.recycle`). */
+const RECYCLE_AFTER_BYTES = 128 << 20;
+const RECYCLE_DELAY_MS = 3000;
 
 /** Reads the file for this worker's own ranges (started with the worker, on first use). */
 let reader = null;
@@ -62,6 +65,7 @@ export class HelperPool {
       helper.busy = false;
       helper.job = null;
       job.resolve(d.part ? { part: d.part, ms: d.ms } : { error: d.error || 'helper failed' });
+      if (job.bytes >= RECYCLE_AFTER_BYTES) this.recycle(helper);
     };
     helper.worker.onerror = (e) => {
       e.preventDefault();
@@ -78,6 +82,20 @@ export class HelperPool {
     return helper;
   }
 
+  /**
+   * Ends a helper that parsed a large range: wasm memory never shrinks, so it would keep the peak of
+   * that range for the life of the page. A fresh helper takes its place a little later, once the
+   * main worker's own work on this file is likely done, so it is warm for the next file.
+   */
+  recycle(helper) {
+    helper.worker.terminate();
+    helper.failed = true;
+    setTimeout(() => {
+      const i = this.helpers.indexOf(helper);
+      if (i >= 0) this.helpers[i] = this.spawn();
+    }, RECYCLE_DELAY_MS);
+  }
+
   /** Helpers ready for a job (a failed one is replaced). */
   available() {
     this.helpers = this.helpers.map((h) => (h.failed ? this.spawn() : h));
@@ -89,7 +107,7 @@ export class HelperPool {
     const id = this.nextJob++;
     helper.busy = true;
     return new Promise((resolve) => {
-      helper.job = { id, resolve, onProgress };
+      helper.job = { id, resolve, onProgress, bytes: end - start };
       helper.worker.postMessage({ job: id, file, start, end, bare });
     });
   }
