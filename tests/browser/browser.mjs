@@ -16,7 +16,7 @@ export function chromiumPath() {
   throw new Error('Chromium not found: run scripts/setup.sh (apt-get install chromium)');
 }
 
-/** Launches Chromium with a fresh profile; resolves to {context, close}. */
+/** Launches Chromium with a fresh profile; resolves to {context, newPage, close}. */
 export async function launch() {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -28,6 +28,14 @@ export async function launch() {
   });
   return {
     context,
+    /** A new tab whose page errors and dialogs (alert/confirm) are collected in `problems`. */
+    newPage: async () => {
+      const page = await context.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+      return { page, problems };
+    },
     close: async () => {
       await context.close();
       fs.rmSync(userDataDir, { recursive: true, force: true });

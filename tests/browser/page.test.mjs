@@ -37,18 +37,10 @@ function cliSummary(trace) {
   return JSON.parse(cli('summary', trace, '--json').toString());
 }
 
-async function newPage() {
-  const page = await browser.context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
-  return { page, problems };
-}
-
 test('dropping a real trace: no request, tables and CSV/zip exports equal the CLI', async () => {
   const cli = cliExport(FIXTURE);
   const summary = cliSummary(FIXTURE);
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
   // The worker and its wasm are loaded with the page; from here on nothing may go out.
   const requests = [];
@@ -101,7 +93,7 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
 });
 
 test('every view renders for a real trace and the URL hash keeps the view', async () => {
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url);
   await page.click('#example-button');
   await waitReady(page);
@@ -143,7 +135,7 @@ test('trace text is shown as text: a kernel named <img src=x onerror=alert(1)> s
   };
   const file = path.join(tmp, 'xss.json');
   fs.writeFileSync(file, JSON.stringify(trace));
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url + '#kernels');
   await pickFile(page, file);
   await waitReady(page);
@@ -163,7 +155,7 @@ test('trace text is shown as text: a kernel named <img src=x onerror=alert(1)> s
 test('a file that is not a trace gives a readable error, and the next trace replaces it', async () => {
   const bad = path.join(tmp, 'notes.json');
   fs.writeFileSync(bad, '{"hello": [1, 2, 3]}');
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url);
   await pickFile(page, bad);
   await page.waitForFunction(() => document.body.dataset.state === 'error');
@@ -178,7 +170,7 @@ test('a file that is not a trace gives a readable error, and the next trace repl
 });
 
 test('the page cannot reach another origin (Content-Security-Policy)', async () => {
-  const { page } = await newPage();
+  const { page } = await browser.newPage();
   await page.goto(server.url);
   const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
   assert.match(csp, /default-src 'self'/);
@@ -194,7 +186,7 @@ test('cancel stops a load mid-way and the page stays usable', async () => {
   const zlib = await import('node:zlib');
   const plain = path.join(tmp, 'llama_plain.json');
   fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(FIXTURE)));
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url);
   await pickFile(page, plain);
   await page.waitForFunction(() => document.body.dataset.state === 'loading');

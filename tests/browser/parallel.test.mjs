@@ -40,18 +40,10 @@ async function warm(page) {
   await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
 }
 
-async function newPage() {
-  const page = await browser.context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
-  return { page, problems };
-}
-
 test('a dropped plain-JSON trace is parsed by several workers and its tables equal the CLI', async () => {
   const csvs = cliCsvs(tmp, 'export', PLAIN);
   const summary = JSON.parse(cli('summary', PLAIN, '--json').toString());
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
   const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
   await warm(page);
@@ -94,7 +86,7 @@ test('a syntax error inside a helper\'s range is reported with the CLI\'s byte o
   const m = cliError.match(/error: (.*\(event \d+, byte (\d+)\))/);
   assert.ok(m, `CLI error: ${cliError}`);
   assert.ok(Number(m[2]) > text.length / 2, 'the error lies beyond the main worker\'s range');
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url);
   await warm(page);
   await pickFile(page, file);
@@ -116,7 +108,7 @@ test('two large plain-JSON files in a row: the second replaces the first', async
   const bare = path.join(tmp, 'bare.json');
   fs.writeFileSync(bare, text.slice(start, text.lastIndexOf(']') + 1));
   const summary = JSON.parse(cli('summary', bare, '--json').toString());
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url + '#overview');
   await warm(page);
   await pickFile(page, PLAIN);

@@ -44,17 +44,9 @@ function kernelEvents(file) {
   return events.filter((e) => e.ph === 'X' && e.cat === 'kernel');
 }
 
-async function newPage() {
-  const page = await browser.context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
-  return { page, problems };
-}
-
 /** Loads the page, then records every request that is not blob:/data:. */
 async function openPage(hash = '') {
-  const { page, problems } = await newPage();
+  const { page, problems } = await browser.newPage();
   await page.goto(server.url + hash, { waitUntil: 'networkidle' });
   const requests = [];
   page.on('request', (r) => { if (!/^(blob|data):/.test(r.url())) requests.push(r.url()); });
