@@ -194,6 +194,11 @@ fn vendor_tag(v: Vendor) -> u8 {
     }
 }
 
+/// The variant whose tag (given by the exhaustive `tag_of`, the one place tags are defined) is `tag`.
+fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -> Result<T> {
+    variants.iter().copied().find(|&v| tag_of(v) == tag).ok_or_else(|| malformed(what))
+}
+
 impl TraceBuilder {
     /// Writes everything the builder has collected.
     pub fn encode(&self, w: &mut WireWriter) {
@@ -305,15 +310,8 @@ impl TraceBuilder {
         let gpu_kinds: Vec<u8> = r.column()?;
         let rows = gpu_kinds.len();
         let g = &mut t.gpu;
-        g.kind = gpu_kinds
-            .iter()
-            .map(|k| match k {
-                0 => Ok(GpuKind::Kernel),
-                1 => Ok(GpuKind::Memcpy),
-                2 => Ok(GpuKind::Memset),
-                _ => Err(malformed("bad GPU event kind")),
-            })
-            .collect::<Result<_>>()?;
+        let kinds = [GpuKind::Kernel, GpuKind::Memcpy, GpuKind::Memset];
+        g.kind = gpu_kinds.iter().map(|&k| from_tag(&kinds, gpu_kind_tag, k, "bad GPU event kind")).collect::<Result<_>>()?;
         g.name = r.column_of(rows)?;
         g.ts = r.column_of(rows)?;
         g.dur = r.column_of(rows)?;
@@ -333,15 +331,8 @@ impl TraceBuilder {
         let op_kinds: Vec<u8> = r.column()?;
         let rows = op_kinds.len();
         let o = &mut t.ops;
-        o.kind = op_kinds
-            .iter()
-            .map(|k| match k {
-                0 => Ok(OpKind::CpuOp),
-                1 => Ok(OpKind::UserAnnotation),
-                2 => Ok(OpKind::PythonFunction),
-                _ => Err(malformed("bad CPU range kind")),
-            })
-            .collect::<Result<_>>()?;
+        let kinds = [OpKind::CpuOp, OpKind::UserAnnotation, OpKind::PythonFunction];
+        o.kind = op_kinds.iter().map(|&k| from_tag(&kinds, op_kind_tag, k, "bad CPU range kind")).collect::<Result<_>>()?;
         o.name = r.column_of(rows)?;
         o.ts = r.column_of(rows)?;
         o.dur = r.column_of(rows)?;
@@ -398,7 +389,7 @@ impl TraceBuilder {
         if !t.ops.thread.iter().chain(&t.launches.thread).all(|&th| (th as usize) < threads) {
             return Err(malformed("thread index out of range"));
         }
-        for k in 0..2 {
+        let mut read_flows = || -> Result<Vec<FlowEnd>> {
             let n = r.count(32)?;
             let mut flows = Vec::with_capacity(n);
             for _ in 0..n {
@@ -408,12 +399,10 @@ impl TraceBuilder {
                 }
                 flows.push(f);
             }
-            if k == 0 {
-                t.flow_starts = flows;
-            } else {
-                t.flow_finishes = flows;
-            }
-        }
+            Ok(flows)
+        };
+        t.flow_starts = read_flows()?;
+        t.flow_finishes = read_flows()?;
         let s = &mut t.stats;
         s.events = r.get()?;
         s.kept = r.get()?;
@@ -487,12 +476,7 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         let (compute_major, compute_minor, num_sms, warp_size) = (r.get()?, r.get()?, r.get()?, r.get()?);
         m.devices.push(DeviceInfo { id, name, total_global_mem, compute_major, compute_minor, num_sms, warp_size });
     }
-    m.vendor = match r.get::<u8>()? {
-        0 => Vendor::Nvidia,
-        1 => Vendor::Amd,
-        2 => Vendor::Unknown,
-        _ => return Err(malformed("bad vendor")),
-    };
+    m.vendor = from_tag(&[Vendor::Nvidia, Vendor::Amd, Vendor::Unknown], vendor_tag, r.get()?, "bad vendor")?;
     m.rank = r.option()?;
     m.world_size = r.option()?;
     m.base_time_ns = r.option()?;
