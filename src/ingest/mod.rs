@@ -97,18 +97,6 @@ impl Reader {
         }
     }
 
-    /// Feeds plain JSON text on this thread only (the caller runs its own parallelism).
-    #[cfg(unix)]
-    fn push_sequential(&mut self, chunk: &[u8]) -> Result<()> {
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        self.bytes_in += chunk.len() as u64;
-        self.json_bytes += chunk.len() as u64;
-        self.input = Input::Plain;
-        self.json.feed(chunk, &mut self.builder)
-    }
-
     /// Parses a block on two threads: the main stream takes the text up to a likely event
     /// boundary near the middle, a continuation stream takes the rest. The second half is kept only
     /// if the main stream confirms it stopped exactly at that boundary; otherwise the rest is
@@ -166,7 +154,8 @@ impl Reader {
         Part::from_bytes(bytes).is_ok_and(|part| self.adopt_part(part))
     }
 
-    /// Feeds text that is already decompressed (used by the threaded native reader).
+    /// Feeds text that is already decompressed, on this thread only (the threaded native readers
+    /// run their own parallelism around it).
     pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
         self.input = Input::Plain;
         self.bytes_in += compressed_bytes;
@@ -288,7 +277,7 @@ fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
             let mut part = PartReader::new(bare, mid as u64);
             push_mapped(map, mid, text.len(), |chunk| part.push(chunk)).map(|()| part.finish())
         });
-        let main_result = push_mapped(map, 0, mid, |chunk| reader.push_sequential(chunk));
+        let main_result = push_mapped(map, 0, mid, |chunk| reader.push_json(chunk, chunk.len() as u64));
         (main_result, worker.join())
     });
     main_result?;
@@ -297,7 +286,7 @@ fn read_mapped(map: &memmap2::Mmap) -> Result<Trace> {
         _ => false,
     };
     if !adopted {
-        push_mapped(map, mid, text.len(), |chunk| reader.push_sequential(chunk))?;
+        push_mapped(map, mid, text.len(), |chunk| reader.push_json(chunk, chunk.len() as u64))?;
     }
     reader.finish()
 }
