@@ -39,42 +39,9 @@ fn odd_chunk_sizes_give_identical_models() {
     }
 }
 
-/// Every column of the model, for exact comparison.
-fn all_columns(t: &traceprism::Trace) -> String {
-    let g = &t.gpu;
-    let o = &t.ops;
-    let l = &t.launches;
-    let names = |v: &[u32]| v.iter().map(|&n| t.name(n).len() as u64).sum::<u64>();
-    format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
-        g.ts,
-        g.dur,
-        g.correlation,
-        g.event_index,
-        g.launch,
-        g.cpu_op,
-        g.device,
-        o.ts,
-        o.dur,
-        o.parent,
-        o.event_index,
-        o.thread,
-        l.ts,
-        l.correlation,
-        l.cpu_op,
-        l.event_index,
-        t.flow_starts.len(),
-        t.flow_finishes.len(),
-        names(&g.name),
-        names(&o.input_dims),
-        t.stats.events
-    )
-}
-
 #[test]
 fn two_thread_parsing_of_plain_json_equals_sequential_parsing() {
-    let gz = std::fs::read(fixture("moe_eager.pt.trace.json.gz")).unwrap();
-    let plain = traceprism::ingest::gunzip(&gz).unwrap();
+    let plain = plain_fixture("moe_eager.pt.trace.json.gz");
     // 64 KiB pieces are below the split threshold: parsed on one thread.
     let sequential = read_in_chunks(&plain, &[64 << 10]);
     assert_eq!(sequential.stats.parallel_blocks, 0);
@@ -103,7 +70,7 @@ fn a_wrong_boundary_guess_falls_back_to_sequential_parsing() {
 #[test]
 fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
     // read_path maps files of 64 MiB and more; build one from a real fixture's events.
-    let plain = traceprism::ingest::gunzip(&std::fs::read(fixture("llama_dense_eager.pt.trace.json.gz")).unwrap()).unwrap();
+    let plain = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     let text = String::from_utf8(plain).unwrap();
     let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": [".len();
     let end = text.rfind(']').unwrap();
@@ -126,7 +93,7 @@ fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
 fn a_wrong_middle_guess_in_a_mapped_file_falls_back_to_sequential_parsing() {
     // A mapped file whose middle lies inside a long kernel name containing `}, {`: the second
     // thread starts there, the first cannot confirm the boundary, and the second half is read again.
-    let plain = traceprism::ingest::gunzip(&std::fs::read(fixture("llama_dense_eager.pt.trace.json.gz")).unwrap()).unwrap();
+    let plain = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     let text = String::from_utf8(plain).unwrap();
     let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": [".len();
     let events = &text[start..text.rfind(']').unwrap()];

@@ -52,56 +52,6 @@ fn read_in_parts(text: &[u8], splits: &[usize]) -> (Trace, usize) {
     (r.finish().unwrap(), adopted)
 }
 
-/// Every column of the model, for exact comparison (as in tests/chunking.rs, plus names as text).
-fn all_columns(t: &Trace) -> String {
-    let g = &t.gpu;
-    let o = &t.ops;
-    let l = &t.launches;
-    let text = |v: &[u32]| v.iter().map(|&n| t.name(n)).collect::<Vec<_>>().join("\u{1}");
-    let threads: Vec<_> = t.threads.iter().map(|th| (th.pid, th.tid, t.name(th.process_name), t.name(th.thread_name))).collect();
-    format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}",
-        g.kind,
-        g.ts,
-        g.dur,
-        g.correlation,
-        g.external_id,
-        g.event_index,
-        g.launch,
-        g.cpu_op,
-        g.device,
-        g.stream,
-        g.grid,
-        o.kind,
-        o.ts,
-        o.dur,
-        o.parent,
-        o.event_index,
-        o.thread,
-        o.python_id,
-        l.ts,
-        l.correlation,
-        l.cpu_op,
-        l.event_index,
-        l.is_graph,
-        text(&g.name),
-        text(&o.name),
-        text(&o.input_dims),
-        text(&l.name),
-        threads,
-        t.flow_starts.len(),
-        t.flow_finishes.len(),
-        (t.stats.events, t.stats.kept, t.stats.ignored, t.stats.skipped, t.stats.bytes_in, t.stats.json_bytes),
-        t.warnings.counts,
-        (t.meta.devices.len(), t.meta.vendor, t.meta.object_form, &t.meta.other),
-        t.time_origin_ns
-    )
-}
-
-fn llama_plain() -> Vec<u8> {
-    traceprism::ingest::gunzip(&std::fs::read(fixture("llama_dense_eager.pt.trace.json.gz")).unwrap()).unwrap()
-}
-
 /// Guessed event starts near `k * len / n`.
 fn guesses(text: &[u8], n: usize) -> Vec<usize> {
     (1..n).filter_map(|k| likely_event_start(text, k * text.len() / n)).collect()
@@ -109,7 +59,7 @@ fn guesses(text: &[u8], n: usize) -> Vec<usize> {
 
 #[test]
 fn parts_adopted_in_order_equal_a_sequential_read() {
-    let text = llama_plain();
+    let text = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     let whole = sequential(&text);
     assert!(whole.stats.events > 10_000, "fixture has events");
     for n in [2, 3, 4] {
@@ -125,7 +75,7 @@ fn parts_adopted_in_order_equal_a_sequential_read() {
 #[test]
 fn bare_array_parts_equal_a_sequential_read() {
     // The same events as a bare array `[...]`.
-    let text = String::from_utf8(llama_plain()).unwrap();
+    let text = String::from_utf8(plain_fixture("llama_dense_eager.pt.trace.json.gz")).unwrap();
     let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": ".len();
     let end = text.rfind(']').unwrap();
     let bare = &text.as_bytes()[start..=end];
@@ -181,7 +131,7 @@ fn a_part_that_parses_but_starts_inside_an_event_is_refused() {
 
 #[test]
 fn parts_adopted_out_of_order_are_refused() {
-    let text = llama_plain();
+    let text = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     let splits = guesses(&text, 3);
     let mut r = Reader::new();
     push_plain(&mut r, &text[..splits[0]]);
@@ -191,7 +141,7 @@ fn parts_adopted_out_of_order_are_refused() {
 
 #[test]
 fn corrupt_part_bytes_give_an_error_not_a_panic() {
-    let text = llama_plain();
+    let text = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     // A small part near the start, so each flipped copy is quick to decode and adopt.
     let split = likely_event_start(&text, 200_000).unwrap();
     let mut p = PartReader::new(false, split as u64);

@@ -19,6 +19,58 @@ pub fn analysis(name: &str) -> Analysis {
     Analysis::new(trace(name), Options::default()).expect("analysis")
 }
 
+/// A gzip fixture's plain JSON text.
+pub fn plain_fixture(name: &str) -> Vec<u8> {
+    traceprism::ingest::gunzip(&std::fs::read(fixture(name)).expect("fixture exists")).expect("fixture inflates")
+}
+
+/// Every column of the model (names as text), the stats, warnings and header facts: two reads of
+/// one trace are the same model exactly when these strings are equal.
+pub fn all_columns(t: &Trace) -> String {
+    let g = &t.gpu;
+    let o = &t.ops;
+    let l = &t.launches;
+    let text = |v: &[u32]| v.iter().map(|&n| t.name(n)).collect::<Vec<_>>().join("\u{1}");
+    let threads: Vec<_> = t.threads.iter().map(|th| (th.pid, th.tid, t.name(th.process_name), t.name(th.thread_name))).collect();
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}",
+        g.kind,
+        g.ts,
+        g.dur,
+        g.correlation,
+        g.external_id,
+        g.event_index,
+        g.launch,
+        g.cpu_op,
+        g.device,
+        g.stream,
+        g.grid,
+        o.kind,
+        o.ts,
+        o.dur,
+        o.parent,
+        o.event_index,
+        o.thread,
+        o.python_id,
+        l.ts,
+        l.correlation,
+        l.cpu_op,
+        l.event_index,
+        l.is_graph,
+        text(&g.name),
+        text(&o.name),
+        text(&o.input_dims),
+        text(&l.name),
+        threads,
+        t.flow_starts.len(),
+        t.flow_finishes.len(),
+        (t.stats.events, t.stats.kept, t.stats.ignored, t.stats.skipped, t.stats.bytes_in, t.stats.json_bytes),
+        t.warnings.counts,
+        (t.meta.devices.len(), t.meta.vendor, t.meta.object_form, &t.meta.other),
+        t.time_origin_ns
+    )
+}
+
 /// Reads a trace from in-memory bytes.
 pub fn read_bytes(bytes: &[u8]) -> traceprism::Result<Trace> {
     let mut r = traceprism::Reader::new();
