@@ -14,7 +14,7 @@
 //! as gzip, so both input paths are compiled.
 
 use crate::analysis::{Analysis, Options};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ingest::Reader;
 use std::fmt::Write;
 
@@ -210,6 +210,25 @@ fn read_and_analyse(bytes: &[u8]) -> Result<Analysis> {
 pub fn compile_rules() -> Result<()> {
     crate::rules::categories::RuleSet::load(None)?;
     crate::analysis::phases::rules::PhaseRules::builtin();
+    Ok(())
+}
+
+/// Warms up the parallel parse path: the synthetic trace of `decode_steps` decode steps read as a
+/// first range plus a part (parsed from its guessed start, encoded, decoded and adopted in order).
+pub fn warm_up_part(decode_steps: usize) -> Result<()> {
+    let text = synthetic_trace(decode_steps);
+    let bytes = text.as_bytes();
+    let events = text.find("\"traceEvents\"").unwrap_or(0);
+    let start = crate::ingest::likely_event_start(bytes, events).ok_or_else(|| Error::new("warm-up: no event start"))?;
+    let mut part = crate::ingest::PartReader::new(false, start as u64);
+    part.push(&bytes[start..])?;
+    let encoded = part.finish().to_bytes();
+    let mut reader = Reader::new();
+    reader.push(&bytes[..start])?;
+    if !reader.adopt_part_bytes(&encoded) {
+        return Err(Error::new("warm-up: the part was refused"));
+    }
+    reader.finish()?;
     Ok(())
 }
 

@@ -264,25 +264,11 @@ pub fn document_form(head: &[u8]) -> String {
     .into()
 }
 
-/// Warms up the parallel parse path: reads a synthetic trace of `decode_steps` decode steps as a
-/// first range plus a [`TextPart`] (parsed, encoded, decoded and adopted). Helper workers call it
+/// Warms up the parallel parse path ([`crate::warm_up::warm_up_part`]). Helper workers call it
 /// for their parse path; the main worker for the adopting side.
 #[wasm_bindgen]
 pub fn warm_up_part(decode_steps: u32) -> Result<(), JsValue> {
-    let text = crate::warm_up::synthetic_trace(decode_steps.max(1) as usize);
-    let bytes = text.as_bytes();
-    let events = text.find("\"traceEvents\"").unwrap_or(0);
-    let start = crate::ingest::likely_event_start(bytes, events).ok_or_else(|| js_error("warm-up: no event start"))?;
-    let mut part = crate::ingest::PartReader::new(false, start as u64);
-    part.push(&bytes[start..]).map_err(js_error)?;
-    let encoded = part.finish().to_bytes();
-    let mut reader = Reader::new();
-    reader.push(&bytes[..start]).map_err(js_error)?;
-    if !reader.adopt_part_bytes(&encoded) {
-        return Err(js_error("warm-up: the part was refused"));
-    }
-    reader.finish().map_err(js_error)?;
-    Ok(())
+    crate::warm_up::warm_up_part(decode_steps.max(1) as usize).map_err(js_error)
 }
 
 /// Runs the whole pipeline once on a synthetic trace of `decode_steps` decode steps

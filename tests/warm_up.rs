@@ -1,7 +1,7 @@
 //! The warm-up the page runs before the user's file arrives: it must run without error and reach
 //! the code paths a real inference trace reaches (otherwise it warms nothing).
 
-use traceprism::warm_up::{synthetic_trace, warm_up, WARM_UP_DECODE_STEPS};
+use traceprism::warm_up::{synthetic_trace, warm_up, warm_up_part, WARM_UP_DECODE_STEPS};
 use traceprism::{read_trace, Analysis, Options};
 
 #[test]
@@ -44,4 +44,11 @@ fn synthetic_trace_is_valid_json() {
     let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let events = v["traceEvents"].as_array().expect("traceEvents");
     assert!(events.len() > 200 && text.len() < 200_000, "{} events, {} bytes", events.len(), text.len());
+}
+
+#[test]
+fn the_parallel_parse_warm_up_adopts_its_part() {
+    for steps in [1, 40] {
+        warm_up_part(steps).expect("the part is parsed, encoded, decoded and adopted");
+    }
 }
