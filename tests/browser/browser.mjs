@@ -43,6 +43,35 @@ export async function launch() {
   };
 }
 
+/**
+ * Watches every request `page` makes from now on, its workers' included. The page may fetch its own
+ * shipped files (a GET with no body, to the page's origin, for a file that exists in dist/: the
+ * worker, helper workers and the wasm are loaded lazily, e.g. helpers start after the first trace).
+ * Anything else is a leak: another origin, a POST or any request body, a path that is not a shipped
+ * file. Resolves nothing; read `leaks` (must stay empty) and `fetched` after the action.
+ */
+export function watchRequests(page, pageUrl) {
+  const leaks = [];
+  const fetched = [];
+  const base = new URL(pageUrl);
+  page.on('request', (r) => {
+    const url = r.url();
+    if (/^(blob|data):/.test(url)) return;
+    const u = new URL(url);
+    const own = u.origin === base.origin && r.method() === 'GET' && r.postDataBuffer() === null && shipped(base.pathname, u.pathname);
+    (own ? fetched : leaks).push(`${r.method()} ${url}`);
+  });
+  return { leaks, fetched };
+}
+
+/** Whether `pathname` names a file of dist/ served under `basePath`. */
+function shipped(basePath, pathname) {
+  if (!pathname.startsWith(basePath)) return false;
+  const rel = decodeURIComponent(pathname.slice(basePath.length)) || 'index.html';
+  const file = path.resolve(DIST, rel);
+  return file.startsWith(DIST + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
+}
+
 /** Serves dist/ under /traceprism/. */
 export function serve() {
   if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error(`${DIST}/index.html missing: run "npm run build"`);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, launch, serve, dropFile, pickFile, waitReady } from './browser.mjs';
+import { ROOT, launch, serve, dropFile, pickFile, waitReady, watchRequests } from './browser.mjs';
 import { parseCsv, readStoredZip } from './csv.mjs';
 import { CLI, cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
 
@@ -41,10 +41,9 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
   const cli = cliExport(FIXTURE);
   const summary = cliSummary(FIXTURE);
   const { page, problems } = await browser.newPage();
+  // The page loads only its own files (worker, helpers and wasm, some lazily); nothing else may go out.
+  const { leaks: requests } = watchRequests(page, server.url);
   await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
-  // The worker and its wasm are loaded with the page; from here on nothing may go out.
-  const requests = [];
-  page.on('request', (r) => { if (!/^(blob|data):/.test(r.url())) requests.push(r.url()); });
   await dropFile(page, FIXTURE);
   await waitReady(page);
   await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
@@ -88,6 +87,9 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
   for (const [name, text] of cli) assert.equal(zip.get(`${name}.csv`).toString('utf8'), text, `${name}.csv differs from the CLI`);
 
   assert.deepEqual(requests, [], 'exports made network requests');
+  // The watcher itself: a body sent even to the page's own origin counts as a leak.
+  await page.evaluate((url) => fetch(url, { method: 'POST', body: 'trace bytes' }).catch(() => {}), server.url + 'index.html');
+  assert.equal(requests.length, 1, `a POST is a leak: ${requests}`);
   assert.deepEqual(problems, []);
   await page.close();
 });

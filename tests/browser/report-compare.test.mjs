@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ROOT, launch, serve, dropFile, dropFiles, waitReady } from './browser.mjs';
+import { ROOT, launch, serve, dropFile, dropFiles, waitReady, watchRequests } from './browser.mjs';
 import { parseCsv, readZip } from './csv.mjs';
 import { CLI, cli, cliCsvs as cliCsvsIn, displayed, assertSameAsCli } from './cli-match.mjs';
 
@@ -44,12 +44,11 @@ function kernelEvents(file) {
   return events.filter((e) => e.ph === 'X' && e.cat === 'kernel');
 }
 
-/** Loads the page, then records every request that is not blob:/data:. */
+/** Loads the page; `requests` lists every request from then on that is not the page's own file. */
 async function openPage(hash = '') {
   const { page, problems } = await browser.newPage();
+  const { leaks: requests } = watchRequests(page, server.url);
   await page.goto(server.url + hash, { waitUntil: 'networkidle' });
-  const requests = [];
-  page.on('request', (r) => { if (!/^(blob|data):/.test(r.url())) requests.push(r.url()); });
   return { page, problems, requests };
 }
 
