@@ -243,7 +243,7 @@ mod tests {
         let mut x: u32 = 12345;
         while out.len() < len {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            if x % 7 == 0 && out.len() > 40_000 {
+            if x.is_multiple_of(7) && out.len() > 40_000 {
                 let from = out.len() - 32_768 + (x as usize >> 8) % 1000;
                 let n = 20 + (x as usize >> 4) % 200;
                 for k in 0..n {
