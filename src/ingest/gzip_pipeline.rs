@@ -23,7 +23,7 @@ enum Inflated {
     Text(Vec<u8>, u64),
     /// A block the inflating thread parsed itself from `split` on: the text before `split` is
     /// parsed in order, then `part` is adopted (or, refused or failed, the rest is parsed in order).
-    Parsed { block: Vec<u8>, compressed: u64, split: usize, part: Result<Part> },
+    Parsed { block: Vec<u8>, compressed: u64, split: usize, part: Box<Result<Part>> },
 }
 
 /// When the inflating thread parses a block itself instead of queueing it.
@@ -73,7 +73,7 @@ fn parse_blocks(rx: &Receiver<Inflated>, spare: &SyncSender<Vec<u8>>) -> Result<
             }
             Inflated::Parsed { block, compressed, split, part } => {
                 reader.push_json(&block[..split], compressed)?;
-                let adopted = match part {
+                let adopted = match *part {
                     Ok(part) => reader.adopt_part_counted(part, 0),
                     Err(_) => false,
                 };
@@ -189,5 +189,5 @@ fn parse_here(block: Vec<u8>, compressed: u64, offset: u64, bare: bool) -> Infla
     let Some(split) = likely_event_start(&block, 0) else { return Inflated::Text(block, compressed) };
     let mut reader = PartReader::new(bare, offset + split as u64);
     let part = reader.push(&block[split..]).map(|()| reader.finish());
-    Inflated::Parsed { block, compressed, split, part }
+    Inflated::Parsed { block, compressed, split, part: Box::new(part) }
 }
