@@ -40,7 +40,7 @@ impl TraceBuilder {
         match id {
             Id::Num(n) => *n,
             Id::Missing => -1,
-            Id::Text(t) => -2 - self.trace.names.intern(t) as i64,
+            Id::Text(t) => super::text_id(self.trace.names.intern(t)),
         }
     }
 
@@ -252,8 +252,11 @@ impl TraceBuilder {
     pub fn absorb(&mut self, other: TraceBuilder, event_offset: u64) {
         let TraceBuilder { trace: o, process_names, thread_names, .. } = other;
         let names: Vec<NameId> = (0..o.names.len()).map(|i| self.trace.names.intern(o.names.resolve(i as NameId))).collect();
-        // Text pids/tids are stored as -2 - name id: remap them too.
-        let id = |v: i64| if v < -1 { -2 - names[(-2 - v) as usize] as i64 } else { v };
+        // Text pids/tids hold a name id: remap them too.
+        let id = |v: i64| match super::text_id_name(v).and_then(|n| names.get(n as usize)) {
+            Some(&n) => super::text_id(n),
+            None => v,
+        };
         let threads: Vec<u32> = o.threads.iter().map(|t| self.thread(id(t.pid), id(t.tid))).collect();
         for (pid, n) in process_names {
             self.process_names.entry(id(pid)).or_insert(names[n as usize]);

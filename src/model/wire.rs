@@ -305,8 +305,8 @@ impl TraceBuilder {
             }
         }
         let name_ok = |v: &[NameId]| v.iter().all(|&n| (n as usize) < names);
-        // A pid/tid is a number, -1 (missing) or -2 - name id (text).
-        let id_ok = |v: i64| v >= -1 || ((-2 - v) as u64) < names as u64;
+        // A pid/tid is a number, -1 (missing) or a text's name id (see `text_id`).
+        let id_ok = |v: i64| super::text_id_name(v).is_none_or(|n| (n as usize) < names);
         let gpu_kinds: Vec<u8> = r.column()?;
         let rows = gpu_kinds.len();
         let g = &mut t.gpu;
