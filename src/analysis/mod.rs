@@ -4,6 +4,7 @@ pub mod categories;
 pub mod compare;
 pub mod layers;
 pub mod ops;
+pub mod per_name;
 pub mod phases;
 pub mod roofline;
 pub mod shapes;

@@ -16,7 +16,7 @@ use super::Options;
 use crate::model::{GpuKind, Trace, NONE};
 use markers::{Marker, Markers};
 use repeat::Token;
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 
 pub use score::{score_layers, LayerScore, Truth};
 
@@ -173,7 +173,7 @@ struct Classifier<'m> {
 
 impl<'m> Classifier<'m> {
     fn new(markers: &'m Markers) -> Self {
-        Classifier { markers, cache: HashMap::new() }
+        Classifier { markers, cache: HashMap::default() }
     }
     fn marker(&mut self, trace: &Trace, categories: &KernelCategories, row: usize) -> Marker {
         let name = trace.gpu.name[row];
