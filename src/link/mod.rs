@@ -78,42 +78,58 @@ fn link_gpu_to_ops(trace: &mut Trace) {
     }
 }
 
+/// Rows of each thread, in row order: one flat list cut by thread (a counting sort, no list per thread).
+fn rows_by_thread(thread: &[u32], nthreads: usize) -> (Vec<u32>, Vec<usize>) {
+    let mut start = vec![0usize; nthreads + 1];
+    for &t in thread {
+        start[t as usize + 1] += 1;
+    }
+    for t in 0..nthreads {
+        start[t + 1] += start[t];
+    }
+    let mut next = start.clone();
+    let mut rows = vec![0u32; thread.len()];
+    for (i, &t) in thread.iter().enumerate() {
+        rows[next[t as usize]] = i as u32;
+        next[t as usize] += 1;
+    }
+    (rows, start)
+}
+
 /// One pass per thread over ranges and launches in time order with a stack of open ranges.
 fn nest_ranges_and_launches(trace: &mut Trace) {
     let nthreads = trace.threads.len();
-    let mut ops_by_thread: Vec<Vec<u32>> = vec![Vec::new(); nthreads];
-    let mut launches_by_thread: Vec<Vec<u32>> = vec![Vec::new(); nthreads];
-    for i in 0..trace.ops.len() {
-        ops_by_thread[trace.ops.thread[i] as usize].push(i as u32);
-    }
-    for i in 0..trace.launches.len() {
-        launches_by_thread[trace.launches.thread[i] as usize].push(i as u32);
-    }
+    let (op_rows, op_start) = rows_by_thread(&trace.ops.thread, nthreads);
+    let (launch_rows, launch_start) = rows_by_thread(&trace.launches.thread, nthreads);
     let ops = &mut trace.ops;
     let launches = &mut trace.launches;
     let mut stack: Vec<u32> = Vec::new();
+    let mut keyed: Vec<(i64, i64, u32)> = Vec::new();
+    let mut lis: Vec<(i64, u32)> = Vec::new();
     for t in 0..nthreads {
         // Outer ranges first: earlier start, then longer duration. Sorting (key, index) pairs
         // keeps the keys contiguous, which is much faster than sorting indices by column lookups.
-        let mut keyed: Vec<(i64, i64, u32)> =
-            ops_by_thread[t].iter().map(|&i| (ops.ts[i as usize], -ops.dur[i as usize], i)).collect();
+        // Traces usually list them in this order already: then there is nothing to sort.
+        keyed.clear();
+        keyed.extend(op_rows[op_start[t]..op_start[t + 1]].iter().map(|&i| (ops.ts[i as usize], -ops.dur[i as usize], i)));
         if !keyed.windows(2).all(|w| w[0] <= w[1]) {
             keyed.sort_unstable();
         }
-        let list: Vec<u32> = keyed.into_iter().map(|k| k.2).collect();
-        ops_by_thread[t] = Vec::new();
-        let mut lis = std::mem::take(&mut launches_by_thread[t]);
-        lis.sort_unstable_by_key(|&i| (launches.ts[i as usize], i));
+        lis.clear();
+        lis.extend(launch_rows[launch_start[t]..launch_start[t + 1]].iter().map(|&i| (launches.ts[i as usize], i)));
+        if !lis.windows(2).all(|w| w[0] <= w[1]) {
+            lis.sort_unstable();
+        }
         stack.clear();
         let mut li = 0;
-        for &o in &list {
+        for &(start, neg_dur, o) in &keyed {
             let o = o as usize;
             // Launches that start before this range are resolved against the current stack.
-            while li < lis.len() && launches.ts[lis[li] as usize] < ops.ts[o] {
-                attach_launch(ops, launches, &mut stack, lis[li] as usize);
+            while li < lis.len() && lis[li].0 < start {
+                attach_launch(ops, launches, &mut stack, lis[li].1 as usize);
                 li += 1;
             }
-            let (start, end) = (ops.ts[o], ops.ts[o] + ops.dur[o]);
+            let end = start - neg_dur;
             while let Some(&top) = stack.last() {
                 let top_end = ops.ts[top as usize] + ops.dur[top as usize];
                 // Pop ranges that ended, and ranges this one outlives (partial overlap → sibling).
@@ -127,7 +143,7 @@ fn nest_ranges_and_launches(trace: &mut Trace) {
             stack.push(o as u32);
         }
         while li < lis.len() {
-            attach_launch(ops, launches, &mut stack, lis[li] as usize);
+            attach_launch(ops, launches, &mut stack, lis[li].1 as usize);
             li += 1;
         }
     }
