@@ -7,6 +7,7 @@ pub mod ops;
 pub mod per_name;
 pub mod phases;
 pub mod roofline;
+pub mod rows;
 pub mod shapes;
 pub mod short_kernels;
 pub mod timeline;

@@ -109,7 +109,7 @@ pub struct PassLayers {
 /// Rows of the pseudo-pass used when the trace has no passes: all GPU rows in time order.
 pub fn whole_trace_rows(trace: &Trace) -> Vec<u32> {
     let mut rows: Vec<u32> = (0..trace.gpu.len() as u32).collect();
-    rows.sort_by_key(|&r| (trace.gpu.ts[r as usize], r));
+    crate::analysis::rows::sort_by_time(&trace.gpu.ts, &mut rows);
     rows
 }
 

@@ -77,7 +77,7 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
     let mut markers = MarkerCache { start: PerName::new(names), end: PerName::new(names), end_kernel: PerName::new(names) };
     let mut out = Vec::new();
     for (device, mut rows) in by_device {
-        rows.sort_by_key(|&r| (g.ts[r as usize], r));
+        crate::analysis::rows::sort_by_time(&g.ts, &mut rows);
         let mut segs = if steps.is_empty() { Vec::new() } else { by_steps(trace, steps, &rows, device) };
         if segs.is_empty() {
             segs = by_markers(trace, rules, &mut markers, &rows, device);
