@@ -2,12 +2,26 @@
 //! `--single-thread` parses on one thread (as the page and the gzip path do); `--parse-only`
 //! stops after read+link (for profiling the reader); `--cli-reader` reads the file as the CLI does
 //! (`ingest::read_path`: memory map and two halves, or threaded inflate) and times it as a whole;
-//! `--chunk-kib N` sets the size of the pieces pushed to the reader (default 8192).
+//! `--chunk-kib N` sets the size of the pieces pushed to the reader (default 8192);
+//! `--gzip-sharing never|always|behind` reads a .gz file with the CLI's two-thread gzip reader and
+//! that sharing of the parse (see `ingest::Sharing`).
 use std::time::Instant;
 fn main() {
     let p = std::env::args().nth(1).expect("path");
     let flag = |f: &str| std::env::args().any(|a| a == f);
-    let trace = if flag("--cli-reader") {
+    let sharing = std::env::args().skip_while(|a| a != "--gzip-sharing").nth(1);
+    let trace = if let Some(sharing) = sharing {
+        use traceprism::ingest::Sharing;
+        let sharing = match sharing.as_str() {
+            "never" => Sharing::Never,
+            "always" => Sharing::Always,
+            _ => Sharing::WhenBehind,
+        };
+        let t0 = Instant::now();
+        let trace = traceprism::ingest::read_gzip(std::fs::File::open(&p).unwrap(), sharing).unwrap();
+        println!("read_gzip {sharing:?} (read+inflate+parse+link) {:?}, {} blocks shared", t0.elapsed(), trace.stats.parallel_blocks);
+        trace
+    } else if flag("--cli-reader") {
         let t0 = Instant::now();
         let trace = traceprism::ingest::read_path(std::path::Path::new(&p)).unwrap();
         println!("read_path (read+parse+link) {:?}", t0.elapsed());

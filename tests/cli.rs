@@ -76,6 +76,16 @@ fn bad_input_exits_non_zero_with_one_line() {
 }
 
 #[test]
+fn help_after_a_subcommand_prints_the_usage() {
+    for args in [&["summary", "--help"][..], &["compare", "a.json", "-h"], &["help"]] {
+        let out = traceprism(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("USAGE:") && text.contains("traceprism summary TRACE"), "{args:?}: {text}");
+    }
+}
+
+#[test]
 fn verbose_summary_scores_the_truth_file_found_beside_the_trace() {
     let f = fixture("llama_dense_eager.pt.trace.json.gz");
     let out = traceprism(&["summary", f.to_str().unwrap(), "--verbose"]);

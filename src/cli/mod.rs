@@ -45,7 +45,13 @@ pub fn run(argv: &[String]) -> i32 {
         eprint!("{USAGE}");
         return 2;
     };
+    // `traceprism summary --help` and the like: the usage, not an error about a missing value.
+    let wants_help = rest.iter().any(|a| a == "--help" || a == "-h");
     let result = match cmd.as_str() {
+        _ if wants_help => {
+            out(USAGE);
+            Ok(())
+        }
         "help" | "--help" | "-h" => {
             out(USAGE);
             Ok(())

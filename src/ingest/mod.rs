@@ -3,6 +3,8 @@
 //! [`Reader`] takes the input in chunks of any size and hands events to the model builder.
 
 mod event;
+#[cfg(not(target_arch = "wasm32"))]
+mod gzip_pipeline;
 mod inflate;
 pub(crate) mod number;
 pub(crate) mod part;
@@ -10,6 +12,8 @@ mod scan;
 mod stream;
 
 pub use event::{Args, Field, Id, RawEvent};
+#[cfg(not(target_arch = "wasm32"))]
+pub use gzip_pipeline::{read_gzip, Sharing};
 pub use inflate::{gunzip, is_gzip, GzipDecoder};
 pub use part::{document_form, Part, PartReader};
 pub use stream::{EventSink, JsonStream};
@@ -134,6 +138,13 @@ impl Reader {
     /// whitespace left), so the guess was right. False means nothing changed: the caller must
     /// push that range of text itself, in order.
     pub fn adopt_part(&mut self, part: Part) -> bool {
+        let compressed = part.bytes;
+        self.adopt_part_counted(part, compressed)
+    }
+
+    /// [`Reader::adopt_part`] for a part of decompressed text: `compressed_bytes` of input are
+    /// counted for it (the part's own byte count is text).
+    pub(crate) fn adopt_part_counted(&mut self, part: Part, compressed_bytes: u64) -> bool {
         if !matches!(self.input, Input::Plain)
             || self.json.position() != part.start
             || self.json.at_event_boundary() != Some(part.bare)
@@ -142,7 +153,7 @@ impl Reader {
         }
         self.builder.absorb(part.builder, self.json.events());
         self.json.adopt(part.stream);
-        self.bytes_in += part.bytes;
+        self.bytes_in += compressed_bytes;
         self.json_bytes += part.bytes;
         self.parallel_blocks += 1;
         true
@@ -325,7 +336,7 @@ pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
     first.truncate(n);
     #[cfg(not(target_arch = "wasm32"))]
     if is_gzip(&first) {
-        return read_gzip_threaded(first, source);
+        return gzip_pipeline::read(first, source, Sharing::WhenBehind);
     }
     let mut reader = Reader::new();
     reader.push(&first)?;
@@ -400,58 +411,4 @@ fn read_some(source: &mut impl std::io::Read, buf: &mut [u8]) -> Result<usize> {
         }
     }
     Ok(filled)
-}
-
-/// Inflates on a helper thread and parses on this one; blocks travel over a bounded channel.
-#[cfg(not(target_arch = "wasm32"))]
-fn read_gzip_threaded(first: Vec<u8>, mut source: impl std::io::Read + Send) -> Result<Trace> {
-    use std::sync::mpsc::sync_channel;
-    const BLOCK: usize = 4 << 20;
-    let (tx, rx) = sync_channel::<(Vec<u8>, u64)>(4);
-    std::thread::scope(|scope| {
-        let inflater = scope.spawn(move || -> Result<()> {
-            let mut gz = GzipDecoder::default();
-            let mut block: Vec<u8> = Vec::with_capacity(BLOCK);
-            let mut compressed = 0u64;
-            let emit = |out: &[u8], block: &mut Vec<u8>, compressed: &mut u64| -> Result<()> {
-                block.extend_from_slice(out);
-                if block.len() >= BLOCK {
-                    let full = std::mem::replace(block, Vec::with_capacity(BLOCK));
-                    tx.send((full, std::mem::take(compressed))).map_err(|_| Error::new("parser stopped"))?;
-                }
-                Ok(())
-            };
-            compressed += first.len() as u64;
-            gz.push(&first, &mut |out| emit(out, &mut block, &mut compressed))?;
-            let mut buf = first;
-            buf.resize(8 << 20, 0);
-            loop {
-                let n = read_some(&mut source, &mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                compressed += n as u64;
-                gz.push(&buf[..n], &mut |out| emit(out, &mut block, &mut compressed))?;
-            }
-            gz.finish(&mut |out| emit(out, &mut block, &mut compressed))?;
-            if !block.is_empty() || compressed > 0 {
-                tx.send((block, compressed)).map_err(|_| Error::new("parser stopped"))?;
-            }
-            Ok(())
-        });
-        let mut reader = Reader::new();
-        let mut parse_error = None;
-        for (block, compressed) in rx {
-            if let Err(e) = reader.push_json(&block, compressed) {
-                parse_error = Some(e);
-                break;
-            }
-        }
-        let inflate_result = inflater.join().unwrap_or_else(|_| Err(Error::new("inflate thread panicked")));
-        if let Some(e) = parse_error {
-            return Err(e);
-        }
-        inflate_result?;
-        reader.finish()
-    })
 }
