@@ -36,7 +36,8 @@ pub struct Timeline {
 
 /// Merges intervals (sorted by start) into disjoint ones.
 pub fn merge(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort_unstable();
+    // Stable: merges the runs already in order (each stream's rows) instead of sorting from scratch.
+    v.sort();
     let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         match out.last_mut() {

@@ -104,32 +104,43 @@ fn nest_ranges_and_launches(trace: &mut Trace) {
     let ops = &mut trace.ops;
     let launches = &mut trace.launches;
     let mut stack: Vec<u32> = Vec::new();
-    let mut keyed: Vec<(i64, i64, u32)> = Vec::new();
-    let mut lis: Vec<(i64, u32)> = Vec::new();
+    let (mut sorted_ops, mut sorted_launches): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for t in 0..nthreads {
-        // Outer ranges first: earlier start, then longer duration. Sorting (key, index) pairs
-        // keeps the keys contiguous, which is much faster than sorting indices by column lookups.
-        // Traces usually list them in this order already: then there is nothing to sort.
-        keyed.clear();
-        keyed.extend(op_rows[op_start[t]..op_start[t + 1]].iter().map(|&i| (ops.ts[i as usize], -ops.dur[i as usize], i)));
-        if !keyed.windows(2).all(|w| w[0] <= w[1]) {
+        // Outer ranges first: earlier start, then longer duration. Traces usually list them in this
+        // order already (checked first: then nothing is sorted or copied). Otherwise sorting
+        // (key, index) pairs keeps the keys contiguous, much faster than sorting indices by column lookups.
+        let thread_ops = &op_rows[op_start[t]..op_start[t + 1]];
+        let op_key = |i: u32| (ops.ts[i as usize], -ops.dur[i as usize], i);
+        let op_order: &[u32] = if thread_ops.windows(2).all(|w| op_key(w[0]) <= op_key(w[1])) {
+            thread_ops
+        } else {
+            let mut keyed: Vec<(i64, i64, u32)> = thread_ops.iter().map(|&i| op_key(i)).collect();
             keyed.sort_unstable();
-        }
-        lis.clear();
-        lis.extend(launch_rows[launch_start[t]..launch_start[t + 1]].iter().map(|&i| (launches.ts[i as usize], i)));
-        if !lis.windows(2).all(|w| w[0] <= w[1]) {
-            lis.sort_unstable();
-        }
+            sorted_ops.clear();
+            sorted_ops.extend(keyed.into_iter().map(|k| k.2));
+            &sorted_ops
+        };
+        let thread_launches = &launch_rows[launch_start[t]..launch_start[t + 1]];
+        let launch_key = |i: u32| (launches.ts[i as usize], i);
+        let lis: &[u32] = if thread_launches.windows(2).all(|w| launch_key(w[0]) <= launch_key(w[1])) {
+            thread_launches
+        } else {
+            let mut keyed: Vec<(i64, u32)> = thread_launches.iter().map(|&i| launch_key(i)).collect();
+            keyed.sort_unstable();
+            sorted_launches.clear();
+            sorted_launches.extend(keyed.into_iter().map(|k| k.1));
+            &sorted_launches
+        };
         stack.clear();
         let mut li = 0;
-        for &(start, neg_dur, o) in &keyed {
+        for &o in op_order {
             let o = o as usize;
+            let (start, end) = (ops.ts[o], ops.ts[o] + ops.dur[o]);
             // Launches that start before this range are resolved against the current stack.
-            while li < lis.len() && lis[li].0 < start {
-                attach_launch(ops, launches, &mut stack, lis[li].1 as usize);
+            while li < lis.len() && launches.ts[lis[li] as usize] < start {
+                attach_launch(ops, launches, &mut stack, lis[li] as usize);
                 li += 1;
             }
-            let end = start - neg_dur;
             while let Some(&top) = stack.last() {
                 let top_end = ops.ts[top as usize] + ops.dur[top as usize];
                 // Pop ranges that ended, and ranges this one outlives (partial overlap → sibling).
@@ -143,7 +154,7 @@ fn nest_ranges_and_launches(trace: &mut Trace) {
             stack.push(o as u32);
         }
         while li < lis.len() {
-            attach_launch(ops, launches, &mut stack, lis[li].1 as usize);
+            attach_launch(ops, launches, &mut stack, lis[li] as usize);
             li += 1;
         }
     }
