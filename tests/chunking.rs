@@ -115,3 +115,25 @@ fn a_wrong_middle_guess_in_a_mapped_file_falls_back_to_sequential_parsing() {
     assert_eq!(all_columns(&mapped), all_columns(&streamed));
     assert_eq!(mapped.kernel_rows().count(), 2 * 22903 + 1);
 }
+
+#[test]
+fn negative_numeric_and_text_thread_ids_stay_apart_in_parallel_parsing() {
+    // Kineto writes text pids/tids ("Spans") and some traces negative numeric tids (recsys:
+    // -1107294656); both kinds must name distinct threads, also when halves are parsed apart.
+    let mut text = String::from(r#"{"traceEvents": ["#);
+    let tids = [r#"-3"#, r#""PyTorch Profiler""#, r#"-1107294656"#, r#""""#, r#"4"#];
+    let mut k = 0;
+    while text.len() < 3 << 20 {
+        let tid = tids[k % tids.len()];
+        text.push_str(&format!(r#"{{"ph":"X","cat":"cpu_op","name":"aten::op{}","pid":"Spans","tid":{tid},"ts":{k},"dur":1}}, "#, k % 7));
+        k += 1;
+    }
+    text.push_str(r#"{"ph":"M","name":"thread_name","pid":"Spans","tid":-3,"args":{"name":"minus three"}}]}"#);
+    let sequential = read_in_chunks(text.as_bytes(), &[64 << 10]);
+    let parallel = read_in_chunks(text.as_bytes(), &[8 << 20]);
+    assert!(parallel.stats.parallel_blocks >= 1);
+    assert_eq!(all_columns(&parallel), all_columns(&sequential));
+    assert_eq!(sequential.threads.len(), tids.len(), "one thread per distinct tid");
+    let named: Vec<_> = sequential.threads.iter().filter(|t| sequential.name(t.thread_name) == "minus three").map(|t| t.tid).collect();
+    assert_eq!(named, [-3]);
+}

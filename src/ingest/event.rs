@@ -110,11 +110,7 @@ fn members<'a>(
 pub fn parse_event<'a>(buf: &'a [u8], pos: usize, ev: &mut RawEvent<'a>) -> Step<usize> {
     members(buf, pos, "expected ',' or '}' in event", |key, i| {
         Ok(match key {
-            b"ph" => {
-                let (s, end) = scan::string(buf, i)?;
-                ev.ph = s.as_bytes().first().copied().unwrap_or(0);
-                end
-            }
+            b"ph" => ph_field(buf, i, &mut ev.ph)?,
             b"cat" => string_field(buf, i, &mut ev.cat)?,
             b"name" => string_field(buf, i, &mut ev.name)?,
             b"pid" => id_field(buf, i, &mut ev.pid)?,
@@ -148,6 +144,21 @@ fn raw_key(buf: &[u8], i: usize) -> Step<(&[u8], usize)> {
         }
         Some(_) => Err(Stop::Bad("expected a key string", i)),
     }
+}
+
+/// The first byte of the phase string (`"X"`): no UTF-8 check or copy for one letter.
+#[inline]
+fn ph_field(buf: &[u8], i: usize, out: &mut u8) -> Step<usize> {
+    if buf[i] == b'"' {
+        let (end, escaped) = scan::string_end(buf, i)?;
+        if !escaped {
+            *out = if end > i + 2 { buf[i + 1] } else { 0 };
+            return Ok(end);
+        }
+    }
+    let (s, end) = scan::string(buf, i)?;
+    *out = s.as_bytes().first().copied().unwrap_or(0);
+    Ok(end)
 }
 
 fn string_field<'a>(buf: &'a [u8], i: usize, out: &mut Cow<'a, [u8]>) -> Step<usize> {

@@ -110,7 +110,11 @@ impl Reader {
         const MIN_SPLIT: usize = 1 << 20;
         let split = if chunk.len() >= MIN_SPLIT { likely_event_start(chunk, chunk.len() / 2) } else { None };
         let Some(p) = split else { return self.json.feed(chunk, &mut self.builder) };
-        let bare = !self.json.object_form();
+        // Before the first byte is parsed the stream cannot tell the form yet: read it off the text.
+        let bare = match self.json.position() {
+            0 => document_form(chunk).unwrap_or(false),
+            _ => !self.json.object_form(),
+        };
         let start = self.json.position() + p as u64;
         let (first, second) = chunk.split_at(p);
         let (main_result, other) = std::thread::scope(|scope| {

@@ -19,9 +19,20 @@ pub enum Stop {
 /// Result of a scan step.
 pub type Step<T> = Result<T, Stop>;
 
-/// Skips JSON whitespace (and a UTF-8 byte order mark at the very start).
-#[inline]
-pub fn skip_ws(buf: &[u8], mut pos: usize) -> usize {
+/// Skips JSON whitespace. Trace writers put none or one space between tokens (`"ph": "X", `), so
+/// those two cases are decided first, with one or two byte compares (every byte above the space is
+/// not whitespace).
+#[inline(always)]
+pub fn skip_ws(buf: &[u8], pos: usize) -> usize {
+    match buf.get(pos) {
+        Some(&b) if b > b' ' => pos,
+        Some(&b' ') if buf.get(pos + 1).is_some_and(|&c| c > b' ') => pos + 1,
+        _ => skip_ws_loop(buf, pos),
+    }
+}
+
+#[inline(never)]
+fn skip_ws_loop(buf: &[u8], mut pos: usize) -> usize {
     while pos < buf.len() {
         match buf[pos] {
             b' ' | b'\n' | b'\r' | b'\t' => pos += 1,

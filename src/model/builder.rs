@@ -35,12 +35,21 @@ fn dest_of_x(cat: &[u8]) -> Dest {
     }
 }
 
+/// A device or stream number as stored (i32): a text pid/tid standing in for it, or a number out
+/// of range, is -1 (unknown).
+fn device_id(v: i64) -> i32 {
+    match super::text_id_name(v) {
+        Some(_) => -1,
+        None => i32::try_from(v).unwrap_or(-1),
+    }
+}
+
 impl TraceBuilder {
     fn id_value(&mut self, id: &Id<'_>) -> i64 {
         match id {
             Id::Num(n) => *n,
             Id::Missing => -1,
-            Id::Text(t) => -2 - self.trace.names.intern(t) as i64,
+            Id::Text(t) => super::text_id(self.trace.names.intern(t)),
         }
     }
 
@@ -154,8 +163,8 @@ impl TraceBuilder {
                 g.name.push(name);
                 g.ts.push(ts);
                 g.dur.push(dur);
-                g.device.push(a.device.unwrap_or(pid) as i32);
-                g.stream.push(a.stream.unwrap_or(tid) as i32);
+                g.device.push(device_id(a.device.unwrap_or(pid)));
+                g.stream.push(device_id(a.stream.unwrap_or(tid)));
                 g.correlation.push(a.correlation.unwrap_or(-1));
                 g.external_id.push(a.external_id.unwrap_or(-1));
                 g.grid.push(a.grid.unwrap_or([0; 3]));
@@ -205,8 +214,8 @@ impl TraceBuilder {
                 g.name.push(name);
                 g.ts.push(ts);
                 g.dur.push(dur);
-                g.device.push(a.device.unwrap_or(pid) as i32);
-                g.stream.push(a.stream.unwrap_or(tid) as i32);
+                g.device.push(device_id(a.device.unwrap_or(pid)));
+                g.stream.push(device_id(a.stream.unwrap_or(tid)));
             }
             Dest::Ignore => unreachable!(),
         }
@@ -252,8 +261,11 @@ impl TraceBuilder {
     pub fn absorb(&mut self, other: TraceBuilder, event_offset: u64) {
         let TraceBuilder { trace: o, process_names, thread_names, .. } = other;
         let names: Vec<NameId> = (0..o.names.len()).map(|i| self.trace.names.intern(o.names.resolve(i as NameId))).collect();
-        // Text pids/tids are stored as -2 - name id: remap them too.
-        let id = |v: i64| if v < -1 { -2 - names[(-2 - v) as usize] as i64 } else { v };
+        // Text pids/tids hold a name id: remap them too.
+        let id = |v: i64| match super::text_id_name(v).and_then(|n| names.get(n as usize)) {
+            Some(&n) => super::text_id(n),
+            None => v,
+        };
         let threads: Vec<u32> = o.threads.iter().map(|t| self.thread(id(t.pid), id(t.tid))).collect();
         for (pid, n) in process_names {
             self.process_names.entry(id(pid)).or_insert(names[n as usize]);
@@ -264,7 +276,6 @@ impl TraceBuilder {
         let name = |v: &Vec<NameId>| v.iter().map(|&n| names[n as usize]).collect::<Vec<_>>();
         let offset = |v: &Vec<u32>| v.iter().map(|&e| (e as u64 + event_offset).min(u32::MAX as u64) as u32).collect::<Vec<_>>();
         let thread = |v: &Vec<u32>| v.iter().map(|&t| threads[t as usize]).collect::<Vec<_>>();
-        let small_id = |v: &Vec<i32>| v.iter().map(|&d| id(d as i64) as i32).collect::<Vec<_>>();
 
         let t = &mut self.trace;
         let (g, og) = (&mut t.gpu, &o.gpu);
@@ -272,8 +283,8 @@ impl TraceBuilder {
         g.name.extend(name(&og.name));
         g.ts.extend_from_slice(&og.ts);
         g.dur.extend_from_slice(&og.dur);
-        g.device.extend(small_id(&og.device));
-        g.stream.extend(small_id(&og.stream));
+        g.device.extend_from_slice(&og.device);
+        g.stream.extend_from_slice(&og.stream);
         g.correlation.extend_from_slice(&og.correlation);
         g.external_id.extend_from_slice(&og.external_id);
         g.grid.extend_from_slice(&og.grid);
@@ -313,8 +324,8 @@ impl TraceBuilder {
         a.name.extend(name(&oa.name));
         a.ts.extend_from_slice(&oa.ts);
         a.dur.extend_from_slice(&oa.dur);
-        a.device.extend(small_id(&oa.device));
-        a.stream.extend(small_id(&oa.stream));
+        a.device.extend_from_slice(&oa.device);
+        a.stream.extend_from_slice(&oa.stream);
 
         let flow = |f: &FlowEnd| FlowEnd { id: f.id, pid: id(f.pid), tid: id(f.tid), ts: f.ts };
         t.flow_starts.extend(o.flow_starts.iter().map(flow));

@@ -169,6 +169,21 @@ pub struct GpuAnnotations {
     pub stream: Vec<i32>,
 }
 
+/// Text process and thread ids (`"pid": "Spans"`) are stored as this plus the text's name id: far
+/// below any numeric id a trace writes, so a negative numeric tid (seen: -1107294656) never
+/// collides with a text one. -1 stands for a missing id.
+pub(crate) const TEXT_ID: i64 = i64::MIN;
+
+/// The stored form of a text pid/tid.
+pub(crate) fn text_id(name: NameId) -> i64 {
+    TEXT_ID + name as i64
+}
+
+/// The name id of a stored pid/tid that is text, `None` for a number.
+pub(crate) fn text_id_name(v: i64) -> Option<NameId> {
+    (v <= TEXT_ID + u32::MAX as i64).then(|| (v - TEXT_ID) as NameId)
+}
+
 /// A CPU thread: its process id, thread id and names (from `M` metadata events).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadInfo {

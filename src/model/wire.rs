@@ -25,6 +25,16 @@ pub trait Le: Sized + Copy {
     fn put(self, out: &mut Vec<u8>);
     /// Reads a value from exactly `SIZE` bytes.
     fn get(b: &[u8]) -> Self;
+    /// Appends all values' bytes (one pass over a pre-sized buffer: columns run to millions of rows).
+    fn put_all(values: &[Self], out: &mut Vec<u8>) {
+        for &v in values {
+            v.put(out);
+        }
+    }
+    /// Reads `bytes.len() / SIZE` values.
+    fn get_all(bytes: &[u8]) -> Vec<Self> {
+        bytes.chunks_exact(Self::SIZE).map(Self::get).collect()
+    }
 }
 
 macro_rules! le_int {
@@ -41,6 +51,18 @@ macro_rules! le_int {
                 a.copy_from_slice(b);
                 <$t>::from_le_bytes(a)
             }
+            fn put_all(values: &[Self], out: &mut Vec<u8>) {
+                let start = out.len();
+                out.resize(start + values.len() * Self::SIZE, 0);
+                let (chunks, _) = out[start..].as_chunks_mut::<{ std::mem::size_of::<$t>() }>();
+                for (dst, v) in chunks.iter_mut().zip(values) {
+                    *dst = v.to_le_bytes();
+                }
+            }
+            fn get_all(bytes: &[u8]) -> Vec<Self> {
+                let (chunks, _) = bytes.as_chunks::<{ std::mem::size_of::<$t>() }>();
+                chunks.iter().map(|&c| <$t>::from_le_bytes(c)).collect()
+            }
         }
     )*};
 }
@@ -55,6 +77,13 @@ impl Le for [u32; 3] {
     }
     fn get(b: &[u8]) -> Self {
         [u32::get(&b[0..4]), u32::get(&b[4..8]), u32::get(&b[8..12])]
+    }
+    fn put_all(values: &[Self], out: &mut Vec<u8>) {
+        u32::put_all(values.as_flattened(), out);
+    }
+    fn get_all(bytes: &[u8]) -> Vec<Self> {
+        let flat = u32::get_all(bytes);
+        flat.as_chunks::<3>().0.to_vec()
     }
 }
 
@@ -79,10 +108,7 @@ impl WireWriter {
     /// A column: row count, then the values.
     pub fn column<T: Le>(&mut self, values: &[T]) {
         self.put(values.len() as u64);
-        self.out.reserve(values.len() * T::SIZE);
-        for &v in values {
-            v.put(&mut self.out);
-        }
+        T::put_all(values, &mut self.out);
     }
     /// An optional value: a presence byte, then the value.
     pub fn option<T: Le>(&mut self, v: Option<T>) {
@@ -154,7 +180,7 @@ impl<'a> WireReader<'a> {
     pub fn column<T: Le>(&mut self) -> Result<Vec<T>> {
         let n = self.count(T::SIZE)?;
         let bytes = self.take(n * T::SIZE)?;
-        Ok(bytes.chunks_exact(T::SIZE).map(T::get).collect())
+        Ok(T::get_all(bytes))
     }
     /// A column that must have `rows` rows.
     pub fn column_of<T: Le>(&mut self, rows: usize) -> Result<Vec<T>> {
@@ -305,8 +331,8 @@ impl TraceBuilder {
             }
         }
         let name_ok = |v: &[NameId]| v.iter().all(|&n| (n as usize) < names);
-        // A pid/tid is a number, -1 (missing) or -2 - name id (text).
-        let id_ok = |v: i64| v >= -1 || ((-2 - v) as u64) < names as u64;
+        // A pid/tid is a number, -1 (missing) or a text's name id (see `text_id`).
+        let id_ok = |v: i64| super::text_id_name(v).is_none_or(|n| (n as usize) < names);
         let gpu_kinds: Vec<u8> = r.column()?;
         let rows = gpu_kinds.len();
         let g = &mut t.gpu;
@@ -324,7 +350,7 @@ impl TraceBuilder {
         g.event_index = r.column_of(rows)?;
         g.launch = vec![NONE; rows];
         g.cpu_op = vec![NONE; rows];
-        if !name_ok(&g.name) || !g.device.iter().chain(&g.stream).all(|&d| id_ok(d as i64)) {
+        if !name_ok(&g.name) {
             return Err(malformed("GPU event id out of range"));
         }
 
@@ -373,7 +399,7 @@ impl TraceBuilder {
         a.dur = r.column_of(rows)?;
         a.device = r.column_of(rows)?;
         a.stream = r.column_of(rows)?;
-        if !name_ok(&a.name) || !a.device.iter().chain(&a.stream).all(|&d| id_ok(d as i64)) {
+        if !name_ok(&a.name) {
             return Err(malformed("GPU annotation id out of range"));
         }
 

@@ -48,11 +48,13 @@ export async function launch() {
  * shipped files (a GET with no body, to the page's origin, for a file that exists in dist/: the
  * worker, helper workers and the wasm are loaded lazily, e.g. helpers start after the first trace).
  * Anything else is a leak: another origin, a POST or any request body, a path that is not a shipped
- * file. Resolves nothing; read `leaks` (must stay empty) and `fetched` after the action.
+ * file. Read `leaks` (must stay empty), `fetched` and `all` (every request, in order) after the
+ * action.
  */
 export function watchRequests(page, pageUrl) {
   const leaks = [];
   const fetched = [];
+  const all = [];
   const base = new URL(pageUrl);
   page.on('request', (r) => {
     const url = r.url();
@@ -60,8 +62,9 @@ export function watchRequests(page, pageUrl) {
     const u = new URL(url);
     const own = u.origin === base.origin && r.method() === 'GET' && r.postDataBuffer() === null && shipped(base.pathname, u.pathname);
     (own ? fetched : leaks).push(`${r.method()} ${url}`);
+    all.push(`${r.method()} ${url}`);
   });
-  return { leaks, fetched };
+  return { leaks, fetched, all };
 }
 
 /** Whether `pathname` names a file of dist/ served under `basePath`. */

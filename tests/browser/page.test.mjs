@@ -41,12 +41,17 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
   const cli = cliExport(FIXTURE);
   const summary = cliSummary(FIXTURE);
   const { page, problems } = await browser.newPage();
-  // The page loads only its own files (worker, helpers and wasm, some lazily); nothing else may go out.
-  const { leaks: requests } = watchRequests(page, server.url);
+  // The page loads only its own files (worker, helpers and wasm); nothing else may ever go out.
+  const { leaks: requests, all: everyRequest } = watchRequests(page, server.url);
   await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
+  // Once loaded (the worker and its helper workers are up and warm), dropping a trace makes no
+  // request at all, not even for the page's own files.
+  await page.waitForFunction(() => window.traceprismTiming?.warm, null, { timeout: 120_000 });
+  const loaded = everyRequest.length;
   await dropFile(page, FIXTURE);
   await waitReady(page);
   await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
+  assert.deepEqual(everyRequest.slice(loaded), [], 'dropping a trace made requests');
   assert.deepEqual(requests, [], 'dropping a trace made network requests');
 
   // Same tables as the CLI exports.
