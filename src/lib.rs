@@ -26,7 +26,16 @@ pub use ingest::{read_trace, Reader};
 pub use model::Trace;
 
 /// Reads, links and analyses a trace file (`.json` or `.json.gz`, detected by content).
+///
+/// Natively the built-in rule sets (a fixed cost of regex compilation) are compiled on a second
+/// thread while the file is read, so that work is off the path from bytes to analysis.
 pub fn analyze_path(path: &std::path::Path, options: Options) -> Result<Analysis> {
+    #[cfg(not(target_arch = "wasm32"))]
+    let rules = std::thread::spawn(warm_up::compile_rules);
     let trace = ingest::read_path(path)?;
+    // The rule sets are shared once-built caches: a failure here shows again (with its message)
+    // when the analysis loads them, so the result of the warm thread itself is not needed.
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = rules.join();
     Analysis::new(trace, options)
 }

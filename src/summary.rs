@@ -2,6 +2,7 @@
 //! the page's overview).
 
 use crate::analysis::ops::{owner, owner_name, UNLINKED};
+use crate::analysis::phases::Phase;
 use crate::analysis::timeline::{timelines, Timeline};
 use crate::analysis::Analysis;
 use crate::model::FastMap as HashMap;
@@ -83,6 +84,9 @@ pub struct Summary {
     pub warnings: Warnings,
 }
 
+/// Every phase, in declaration order (`Phase as usize` indexes this).
+const PHASES: [Phase; 5] = [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Unknown, Phase::NotInference];
+
 fn top(map: HashMap<String, i64>, whole: i64, n: usize) -> Vec<Share> {
     let mut v: Vec<_> = map.into_iter().collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -124,9 +128,12 @@ pub fn summary(a: &Analysis) -> Summary {
     }
     let mut links = Links::default();
     // Keyed by ids while counting; names are looked up once per distinct key at the end.
-    let mut op_time: HashMap<Option<crate::model::NameId>, i64> = HashMap::default();
-    let mut cat_time: HashMap<u16, i64> = HashMap::default();
-    let mut phase_agg: HashMap<&'static str, (usize, i64)> = HashMap::default();
+    // Plain vectors indexed by name id, category id and phase: one load per kernel, no hashing.
+    // A key is present once a kernel counted for it (even with zero time), as in a map.
+    let mut op_time: Vec<Option<i64>> = vec![None; t.names.len()];
+    let mut unlinked_time: Option<i64> = None;
+    let mut cat_time: Vec<Option<i64>> = vec![None; a.categories.categories.len()];
+    let mut phase_agg: [Option<(usize, i64)>; PHASES.len()] = [None; PHASES.len()];
     let kernel_time = a.kernel_time_ns();
     for i in t.kernel_rows() {
         let l = g.launch[i];
@@ -141,18 +148,24 @@ pub fn summary(a: &Analysis) -> Summary {
         if g.cpu_op[i] != NONE {
             links.kernels_with_cpu_op += 1;
         }
-        *op_time.entry(owner_name(a, owner(a, i))).or_insert(0) += g.dur[i];
-        *cat_time.entry(a.categories.of_row[i]).or_insert(0) += g.dur[i];
+        let slot = match owner_name(a, owner(a, i)) {
+            Some(n) => &mut op_time[n as usize],
+            None => &mut unlinked_time,
+        };
+        *slot.get_or_insert(0) += g.dur[i];
+        *cat_time[a.categories.of_row[i] as usize].get_or_insert(0) += g.dur[i];
         if let Some(p) = a.phases.phase_of_row[i] {
-            let e = phase_agg.entry(p.as_str()).or_default();
+            let e = phase_agg[p as usize].get_or_insert((0, 0));
             e.0 += 1;
             e.1 += g.dur[i];
         }
     }
     links.launch_link_pct =
         if counts.kernels > 0 { 100.0 * links.kernels_with_launch as f64 / counts.kernels as f64 } else { 0.0 };
-    let mut phases: Vec<PhaseShare> = phase_agg
-        .into_iter()
+    let mut phases: Vec<PhaseShare> = PHASES
+        .iter()
+        .zip(phase_agg)
+        .filter_map(|(p, agg)| agg.map(|(k, time)| (p.as_str(), (k, time))))
         .map(|(p, (k, time))| PhaseShare {
             phase: p.to_string(),
             passes: a.phases.passes.iter().filter(|x| x.phase.as_str() == p).count(),
@@ -175,12 +188,17 @@ pub fn summary(a: &Analysis) -> Summary {
         links,
         timeline: timelines(a),
         top_ops: top(
-            op_time.into_iter().map(|(n, v)| (n.map_or(UNLINKED, |n| t.name(n)).to_string(), v)).collect(),
+            op_time
+                .into_iter()
+                .enumerate()
+                .filter_map(|(n, v)| Some((t.name(n as crate::model::NameId).to_string(), v?)))
+                .chain(unlinked_time.map(|v| (UNLINKED.to_string(), v)))
+                .collect(),
             kernel_time,
             10,
         ),
         top_categories: top(
-            cat_time.into_iter().map(|(c, v)| (a.categories.categories[c as usize].name.clone(), v)).collect(),
+            cat_time.into_iter().enumerate().filter_map(|(c, v)| Some((a.categories.categories[c].name.clone(), v?))).collect(),
             kernel_time,
             10,
         ),
@@ -190,5 +208,17 @@ pub fn summary(a: &Analysis) -> Summary {
         phases,
         layers_per_pass: a.layers.layers_per_pass.clone(),
         warnings: t.warnings.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PHASES;
+
+    #[test]
+    fn phases_table_is_indexed_by_discriminant() {
+        for (k, p) in PHASES.iter().enumerate() {
+            assert_eq!(*p as usize, k, "{}", p.as_str());
+        }
     }
 }

@@ -337,7 +337,8 @@ fn apply_sequence(trace: &Trace, seq: &SequenceDef, rule_id: u16, of_row: &mut [
     }
     let is = |row: u32, want: usize| step[row as usize] as usize == want;
     for rows in streams.values_mut() {
-        rows.sort_by_key(|&r| g.ts[r as usize]);
+        // Rows were pushed in row order: (time, row) is the stable order by time.
+        crate::analysis::rows::sort_by_time(&g.ts, rows);
         let mut k = 0;
         while k + seq.steps.len() <= rows.len() {
             if !seq.steps.iter().enumerate().all(|(j, &s)| is(rows[k + j], s)) {

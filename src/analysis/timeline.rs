@@ -36,12 +36,34 @@ pub struct Timeline {
 
 /// Merges intervals (sorted by start) into disjoint ones.
 pub fn merge(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort_unstable();
+    // Stable: merges the runs already in order (each stream's rows) instead of sorting from scratch.
+    v.sort();
     let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         match out.last_mut() {
             Some(last) if s <= last.1 => last.1 = last.1.max(e),
             _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Union of two lists of disjoint intervals, each sorted by start (as [`merge`] returns them):
+/// the same as `merge` of the two concatenated, in one linear pass instead of a sort.
+pub fn union(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = if j == b.len() || (i < a.len() && a[i] <= b[j]) {
+            i += 1;
+            a[i - 1]
+        } else {
+            j += 1;
+            b[j - 1]
+        };
+        match out.last_mut() {
+            Some(last) if next.0 <= last.1 => last.1 = last.1.max(next.1),
+            _ => out.push(next),
         }
     }
     out
@@ -77,6 +99,8 @@ pub fn timelines(a: &Analysis) -> Vec<Timeline> {
     devices.sort_unstable();
     devices.dedup();
     let micro = (a.options.micro_idle_us * 1000.0) as i64;
+    let cats = &a.categories;
+    let comm_category: Vec<bool> = cats.categories.iter().map(|c| c.family == "Communication").collect();
     devices
         .into_iter()
         .map(|d| {
@@ -86,13 +110,14 @@ pub fn timelines(a: &Analysis) -> Vec<Timeline> {
                 match g.kind[i] {
                     GpuKind::Memcpy => memcpy.push(iv),
                     GpuKind::Memset => memset.push(iv),
-                    GpuKind::Kernel if a.categories.is_communication(i) => comm.push(iv),
+                    GpuKind::Kernel if comm_category[cats.of_row[i] as usize] => comm.push(iv),
                     GpuKind::Kernel => compute.push(iv),
                 }
             }
-            let all = merge([&compute[..], &comm[..], &memcpy[..], &memset[..]].concat());
             let (compute, comm, memcpy, memset) = (merge(compute), merge(comm), merge(memcpy), merge(memset));
-            let compute_or_comm = merge([&compute[..], &comm[..]].concat());
+            // The union of unions is the union of everything: merging the merged lists needs no sort.
+            let compute_or_comm = union(&compute, &comm);
+            let all = union(&compute_or_comm, &union(&memcpy, &memset));
             let total = match (all.first(), all.last()) {
                 (Some(f), Some(l)) => l.1 - f.0,
                 _ => 0,
@@ -136,5 +161,16 @@ mod tests {
         assert_eq!(a, vec![(0, 4), (5, 12)]);
         assert_eq!(length(&a), 11);
         assert_eq!(intersection(&a, &[(3, 6), (11, 20)]), 1 + 1 + 1);
+    }
+
+    #[test]
+    fn union_of_merged_lists_equals_merge_of_all() {
+        // Touching, nested, zero-length and repeated intervals, in an order no list is sorted in.
+        let x = vec![(5, 10), (0, 3), (2, 4), (10, 12), (20, 20), (30, 31), (14, 14)];
+        let y = vec![(3, 5), (12, 13), (20, 25), (40, 40), (41, 45), (14, 14), (0, 1)];
+        let expected = merge([&x[..], &y[..]].concat());
+        assert_eq!(union(&merge(x.clone()), &merge(y.clone())), expected);
+        assert_eq!(union(&merge(y), &merge(x)), expected);
+        assert_eq!(union(&[], &[]), vec![]);
     }
 }

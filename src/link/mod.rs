@@ -78,42 +78,69 @@ fn link_gpu_to_ops(trace: &mut Trace) {
     }
 }
 
+/// Rows of each thread, in row order: one flat list cut by thread (a counting sort, no list per thread).
+fn rows_by_thread(thread: &[u32], nthreads: usize) -> (Vec<u32>, Vec<usize>) {
+    let mut start = vec![0usize; nthreads + 1];
+    for &t in thread {
+        start[t as usize + 1] += 1;
+    }
+    for t in 0..nthreads {
+        start[t + 1] += start[t];
+    }
+    let mut next = start.clone();
+    let mut rows = vec![0u32; thread.len()];
+    for (i, &t) in thread.iter().enumerate() {
+        rows[next[t as usize]] = i as u32;
+        next[t as usize] += 1;
+    }
+    (rows, start)
+}
+
 /// One pass per thread over ranges and launches in time order with a stack of open ranges.
 fn nest_ranges_and_launches(trace: &mut Trace) {
     let nthreads = trace.threads.len();
-    let mut ops_by_thread: Vec<Vec<u32>> = vec![Vec::new(); nthreads];
-    let mut launches_by_thread: Vec<Vec<u32>> = vec![Vec::new(); nthreads];
-    for i in 0..trace.ops.len() {
-        ops_by_thread[trace.ops.thread[i] as usize].push(i as u32);
-    }
-    for i in 0..trace.launches.len() {
-        launches_by_thread[trace.launches.thread[i] as usize].push(i as u32);
-    }
+    let (op_rows, op_start) = rows_by_thread(&trace.ops.thread, nthreads);
+    let (launch_rows, launch_start) = rows_by_thread(&trace.launches.thread, nthreads);
     let ops = &mut trace.ops;
     let launches = &mut trace.launches;
     let mut stack: Vec<u32> = Vec::new();
+    let (mut sorted_ops, mut sorted_launches): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for t in 0..nthreads {
-        // Outer ranges first: earlier start, then longer duration. Sorting (key, index) pairs
-        // keeps the keys contiguous, which is much faster than sorting indices by column lookups.
-        let mut keyed: Vec<(i64, i64, u32)> =
-            ops_by_thread[t].iter().map(|&i| (ops.ts[i as usize], -ops.dur[i as usize], i)).collect();
-        if !keyed.windows(2).all(|w| w[0] <= w[1]) {
+        // Outer ranges first: earlier start, then longer duration. Traces usually list them in this
+        // order already (checked first: then nothing is sorted or copied). Otherwise sorting
+        // (key, index) pairs keeps the keys contiguous, much faster than sorting indices by column lookups.
+        let thread_ops = &op_rows[op_start[t]..op_start[t + 1]];
+        let op_key = |i: u32| (ops.ts[i as usize], -ops.dur[i as usize], i);
+        let op_order: &[u32] = if thread_ops.windows(2).all(|w| op_key(w[0]) <= op_key(w[1])) {
+            thread_ops
+        } else {
+            let mut keyed: Vec<(i64, i64, u32)> = thread_ops.iter().map(|&i| op_key(i)).collect();
             keyed.sort_unstable();
-        }
-        let list: Vec<u32> = keyed.into_iter().map(|k| k.2).collect();
-        ops_by_thread[t] = Vec::new();
-        let mut lis = std::mem::take(&mut launches_by_thread[t]);
-        lis.sort_unstable_by_key(|&i| (launches.ts[i as usize], i));
+            sorted_ops.clear();
+            sorted_ops.extend(keyed.into_iter().map(|k| k.2));
+            &sorted_ops
+        };
+        let thread_launches = &launch_rows[launch_start[t]..launch_start[t + 1]];
+        let launch_key = |i: u32| (launches.ts[i as usize], i);
+        let lis: &[u32] = if thread_launches.windows(2).all(|w| launch_key(w[0]) <= launch_key(w[1])) {
+            thread_launches
+        } else {
+            let mut keyed: Vec<(i64, u32)> = thread_launches.iter().map(|&i| launch_key(i)).collect();
+            keyed.sort_unstable();
+            sorted_launches.clear();
+            sorted_launches.extend(keyed.into_iter().map(|k| k.1));
+            &sorted_launches
+        };
         stack.clear();
         let mut li = 0;
-        for &o in &list {
+        for &o in op_order {
             let o = o as usize;
+            let (start, end) = (ops.ts[o], ops.ts[o] + ops.dur[o]);
             // Launches that start before this range are resolved against the current stack.
-            while li < lis.len() && launches.ts[lis[li] as usize] < ops.ts[o] {
+            while li < lis.len() && launches.ts[lis[li] as usize] < start {
                 attach_launch(ops, launches, &mut stack, lis[li] as usize);
                 li += 1;
             }
-            let (start, end) = (ops.ts[o], ops.ts[o] + ops.dur[o]);
             while let Some(&top) = stack.last() {
                 let top_end = ops.ts[top as usize] + ops.dur[top as usize];
                 // Pop ranges that ended, and ranges this one outlives (partial overlap → sibling).

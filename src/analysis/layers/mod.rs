@@ -16,7 +16,7 @@ use super::Options;
 use crate::model::{GpuKind, Trace, NONE};
 use markers::{Marker, Markers};
 use repeat::Token;
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 
 pub use score::{score_layers, LayerScore, Truth};
 
@@ -109,7 +109,7 @@ pub struct PassLayers {
 /// Rows of the pseudo-pass used when the trace has no passes: all GPU rows in time order.
 pub fn whole_trace_rows(trace: &Trace) -> Vec<u32> {
     let mut rows: Vec<u32> = (0..trace.gpu.len() as u32).collect();
-    rows.sort_by_key(|&r| (trace.gpu.ts[r as usize], r));
+    crate::analysis::rows::sort_by_time(&trace.gpu.ts, &mut rows);
     rows
 }
 
@@ -173,7 +173,7 @@ struct Classifier<'m> {
 
 impl<'m> Classifier<'m> {
     fn new(markers: &'m Markers) -> Self {
-        Classifier { markers, cache: HashMap::new() }
+        Classifier { markers, cache: HashMap::default() }
     }
     fn marker(&mut self, trace: &Trace, categories: &KernelCategories, row: usize) -> Marker {
         let name = trace.gpu.name[row];

@@ -23,7 +23,7 @@
 //! Nothing here knows a model: a model never seen works if its layers repeat.
 
 use super::markers::Marker;
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 use std::ops::Range;
 
 /// One kernel of a pass, as the detector sees it.
@@ -68,7 +68,7 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     if n < 2 * MIN_LAYERS {
         return Repeat::default();
     }
-    let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut positions: HashMap<u32, Vec<usize>> = HashMap::default();
     for (i, t) in tokens.iter().enumerate() {
         positions.entry(t.id).or_default().push(i);
     }
@@ -106,7 +106,7 @@ fn tolerance(count: usize) -> usize {
 /// exactly `c` times and alternate with each other; it explains those names' kernels plus every
 /// name occurring `k·c + r` times (`r` small: a few uses outside the layers).
 fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> Option<Cycle> {
-    let mut by_count: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut by_count: HashMap<usize, Vec<u32>> = HashMap::default();
     for (&id, pos) in positions {
         by_count.entry(pos.len()).or_default().push(id);
     }
@@ -219,7 +219,7 @@ fn walk(tokens: &[Token], anchor: &[usize], backward: bool) -> Walk {
     let limit = if backward { min_gap } else { min_gap.saturating_sub(1) }.min(room);
     let at = |p: usize, s: usize| if backward { p - s } else { p + s };
     let mut result = Walk { shift: 0, quality: 1.0 };
-    let mut tally: HashMap<u64, usize> = HashMap::new();
+    let mut tally: HashMap<u64, usize> = HashMap::default();
     for s in 1..=limit {
         tally.clear();
         for &p in others {

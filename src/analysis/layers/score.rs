@@ -6,7 +6,7 @@ use super::super::phases::Phase;
 use super::LayerPass;
 use crate::analysis::Analysis;
 use crate::model::{Trace, NONE};
-use std::collections::HashMap;
+use crate::model::FastMap as HashMap;
 use std::fmt;
 
 pub use crate::analysis::truth::Truth;
@@ -112,7 +112,7 @@ pub fn score_layers(a: &Analysis, truth: &Truth) -> LayerScore {
             }
         }
     }
-    let mut counts: HashMap<u32, usize> = HashMap::new();
+    let mut counts: HashMap<u32, usize> = HashMap::default();
     for &l in &a.layers.layers_per_pass {
         *counts.entry(l).or_insert(0) += 1;
     }

@@ -11,8 +11,8 @@ use super::passes::{op_chain, Segment};
 use super::rules::{PhaseRules, ShapeKind};
 use super::step_annotations::{StepAnnotation, StepInfo};
 use super::Phase;
-use crate::model::{GpuKind, NameId, OpKind, Trace};
-use std::collections::{HashMap, HashSet};
+use crate::model::{GpuKind, OpKind, Trace};
+use crate::analysis::per_name::PerName;
 
 /// A phase-detection method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,10 +107,29 @@ pub struct PassEvidence {
 /// Caches of per-name decisions shared by all passes.
 #[derive(Default)]
 pub struct EvidenceCache {
-    dims: HashMap<NameId, Vec<Vec<i64>>>,
-    shape_op: HashMap<NameId, Option<usize>>,
-    hints: HashMap<NameId, Vec<usize>>,
-    tile: HashMap<NameId, Option<u32>>,
+    dims: PerName<Vec<Vec<i64>>>,
+    shape_op: PerName<Option<usize>>,
+    hints: PerName<Vec<usize>>,
+    tile: PerName<Option<u32>>,
+    /// Per CPU op: the number of the last pass that looked at it (each op counts once per pass).
+    op_seen_in: Vec<u32>,
+    /// Passes gathered so far.
+    passes: u32,
+}
+
+impl EvidenceCache {
+    /// Empty caches sized for `trace`.
+    pub fn new(trace: &Trace) -> Self {
+        let names = trace.names.len();
+        EvidenceCache {
+            dims: PerName::new(names),
+            shape_op: PerName::new(names),
+            hints: PerName::new(names),
+            tile: PerName::new(names),
+            op_seen_in: vec![0; trace.ops.len()],
+            passes: 0,
+        }
+    }
 }
 
 const PREFILL: usize = 0;
@@ -126,8 +145,12 @@ pub fn gather(
 ) -> PassEvidence {
     let g = &trace.gpu;
     let mut ev = PassEvidence { device: seg.device, annotation: seg.step.map(|s| steps[s].info.clone()), ..Default::default() };
-    let mut seen_ops: HashSet<usize> = HashSet::new();
-    let mut hint_seen: HashSet<usize> = HashSet::new();
+    cache.passes += 1;
+    let pass = cache.passes;
+    if cache.op_seen_in.len() < trace.ops.len() {
+        cache.op_seen_in.resize(trace.ops.len(), 0);
+    }
+    let mut hint_seen = vec![false; rules.name_hints.len()];
     for &r in &seg.rows {
         let r = r as usize;
         if g.kind[r] != GpuKind::Kernel {
@@ -140,13 +163,14 @@ pub fn gather(
             ev.graph_kernels += 1;
         }
         for o in op_chain(trace, r, rules.thresholds.max_op_depth) {
-            if trace.ops.kind[o] != OpKind::CpuOp || !seen_ops.insert(o) {
+            if trace.ops.kind[o] != OpKind::CpuOp || cache.op_seen_in[o] == pass {
                 continue;
             }
+            cache.op_seen_in[o] = pass;
             shape_evidence(trace, rules, o, cache, &mut ev);
         }
         let name_id = g.name[r];
-        let hints = cache.hints.entry(name_id).or_insert_with(|| {
+        let hints = cache.hints.get_or_insert_with(name_id, || {
             let n = trace.name(name_id);
             rules.name_hints.iter().enumerate().filter(|(_, h)| h.regex.is_match(n)).map(|(k, _)| k).collect()
         });
@@ -155,11 +179,12 @@ pub fn gather(
             let slot = if h.phase == Phase::Prefill { PREFILL } else { DECODE };
             let target = if h.method == "attention_patterns" { &mut ev.attention_hint } else { &mut ev.name_hint };
             target[slot] = target[slot].max(h.strength);
-            if hint_seen.insert(k) {
+            if !hint_seen[k] {
+                hint_seen[k] = true;
                 ev.hint_names.push(format!("{} ~ {}", h.regex.as_str(), h.phase.as_str()));
             }
         }
-        let tile = *cache.tile.entry(name_id).or_insert_with(|| {
+        let tile = *cache.tile.get_or_insert_with(name_id, || {
             let n = trace.name(name_id);
             rules.gemm_tile_patterns.iter().find_map(|t| {
                 let c = t.regex.captures(n)?;
@@ -181,7 +206,7 @@ pub fn gather(
 
 fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut EvidenceCache, ev: &mut PassEvidence) {
     let name_id = trace.ops.name[o];
-    let Some(k) = *cache.shape_op.entry(name_id).or_insert_with(|| {
+    let Some(k) = *cache.shape_op.get_or_insert_with(name_id, || {
         let n = trace.name(name_id);
         rules.shape_ops.iter().position(|s| s.regex.is_match(n))
     }) else {
@@ -189,7 +214,7 @@ fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut Evide
     };
     let spec = &rules.shape_ops[k];
     let dims_id = trace.ops.input_dims[o];
-    let dims = cache.dims.entry(dims_id).or_insert_with(|| crate::analysis::shapes::parse_dims(trace.name(dims_id)));
+    let dims = cache.dims.get_or_insert_with(dims_id, || crate::analysis::shapes::parse_dims(trace.name(dims_id)));
     let Some(x) = dims.get(spec.input) else { return };
     let pos = |v: i64| u64::try_from(v).ok();
     match spec.kind {

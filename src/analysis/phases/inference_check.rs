@@ -4,12 +4,12 @@
 use super::rules::{any_match, PhaseRules};
 use crate::analysis::categories::KernelCategories;
 use crate::model::{GpuKind, OpKind, Trace};
-use std::collections::HashMap;
+use crate::analysis::per_name::PerName;
 
 /// Why a trace is not inference, or `None` if it looks like LLM inference.
 pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &KernelCategories, has_steps: bool) -> Option<String> {
     // (training op, attention op) per interned name.
-    let mut by_name: HashMap<u32, (bool, bool)> = HashMap::new();
+    let mut by_name: PerName<(bool, bool)> = PerName::new(trace.names.len());
     let mut training_ops = 0usize;
     let mut attention_ops = 0usize;
     for i in 0..trace.ops.len() {
@@ -17,14 +17,14 @@ pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &Kern
             continue;
         }
         let id = trace.ops.name[i];
-        let (train, attn) = *by_name.entry(id).or_insert_with(|| {
+        let (train, attn) = *by_name.get_or_insert_with(id, || {
             let name = trace.name(id);
             (any_match(&rules.training_ops, name), any_match(&rules.attention_ops, name))
         });
         training_ops += train as usize;
         attention_ops += (attn && trace.ops.kind[i] == OpKind::CpuOp) as usize;
     }
-    let mut kernel_class: HashMap<u32, (bool, bool)> = HashMap::new();
+    let mut kernel_class: PerName<(bool, bool)> = PerName::new(trace.names.len());
     let (mut training_kernels, mut attention_kernels, mut kernels) = (0usize, 0usize, 0usize);
     for i in 0..trace.gpu.len() {
         if trace.gpu.kind[i] != GpuKind::Kernel {
@@ -32,7 +32,7 @@ pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &Kern
         }
         kernels += 1;
         let id = trace.gpu.name[i];
-        let (train, attn) = *kernel_class.entry(id).or_insert_with(|| {
+        let (train, attn) = *kernel_class.get_or_insert_with(id, || {
             let n = trace.name(id);
             (any_match(&rules.training_kernels, n), any_match(&rules.attention_kernels, n))
         });

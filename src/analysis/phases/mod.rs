@@ -195,13 +195,13 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
     let mut segs = segment(trace, rules, &steps);
     // Passes in time order across devices.
     segs.sort_by_key(|s| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
-    let mut cache = EvidenceCache::default();
+    let mut cache = EvidenceCache::new(trace);
     let mut evs: Vec<PassEvidence> = segs.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect();
     relate_passes(&mut evs, rules);
     let threshold = if options.decode_threshold > 0 { options.decode_threshold } else { rules.thresholds.decode_threshold };
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
-    for (k, (seg, ev)) in segs.iter().zip(&evs).enumerate() {
+    for (k, (seg, ev)) in segs.into_iter().zip(&evs).enumerate() {
         let votes: Vec<Vote> = METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect();
         for (mi, &m) in METHODS.iter().enumerate() {
             per_method[mi].push(votes.iter().find(|v| v.method == m).map(|v| v.phase));
@@ -231,7 +231,7 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
             tokens: ann.and_then(|a| a.tokens).or(ev.gemm_max_tokens),
             batch: ann.and_then(|a| a.batch).or(ev.gemm_batch),
             votes,
-            rows: seg.rows.clone(),
+            rows: seg.rows,
         };
         for &r in &pass.rows {
             out.pass_of_row[r as usize] = k as u32;

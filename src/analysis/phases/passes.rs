@@ -13,7 +13,9 @@
 use super::rules::{any_match, PhaseRules};
 use super::step_annotations::StepAnnotation;
 use crate::model::{GpuKind, OpKind, Trace, NONE};
-use std::collections::{BTreeMap, HashMap};
+use crate::analysis::per_name::PerName;
+use crate::model::FastMap;
+use std::collections::BTreeMap;
 
 /// How a pass was delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -71,10 +73,11 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
     for i in 0..g.len() {
         by_device.entry(g.device[i]).or_default().push(i as u32);
     }
-    let mut markers = MarkerCache::default();
+    let names = trace.names.len();
+    let mut markers = MarkerCache { start: PerName::new(names), end: PerName::new(names), end_kernel: PerName::new(names) };
     let mut out = Vec::new();
     for (device, mut rows) in by_device {
-        rows.sort_by_key(|&r| (g.ts[r as usize], r));
+        crate::analysis::rows::sort_by_time(&g.ts, &mut rows);
         let mut segs = if steps.is_empty() { Vec::new() } else { by_steps(trace, steps, &rows, device) };
         if segs.is_empty() {
             segs = by_markers(trace, rules, &mut markers, &rows, device);
@@ -134,11 +137,10 @@ fn by_steps(trace: &Trace, steps: &[StepAnnotation], rows: &[u32], device: i32) 
 }
 
 /// Per-op-name marker decisions, computed once per interned name.
-#[derive(Default)]
 struct MarkerCache {
-    start: HashMap<u32, bool>,
-    end: HashMap<u32, bool>,
-    end_kernel: HashMap<u32, bool>,
+    start: PerName<bool>,
+    end: PerName<bool>,
+    end_kernel: PerName<bool>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -160,7 +162,7 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
         return Vec::new();
     }
     // Kernels per graph launch: big replays are whole captured forwards.
-    let mut per_graph: HashMap<u32, usize> = HashMap::new();
+    let mut per_graph: FastMap<u32, usize> = FastMap::default();
     for &r in &kernels {
         let l = g.launch[r as usize];
         if l != NONE && trace.launches.is_graph[l as usize] {
@@ -178,10 +180,10 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
             }
             let id = trace.ops.name[o];
             let name = trace.name(id);
-            if s == Mark::None && *cache.start.entry(id).or_insert_with(|| any_match(&rules.start_ops, name)) {
+            if s == Mark::None && *cache.start.get_or_insert_with(id, || any_match(&rules.start_ops, name)) {
                 s = Mark::Op(o);
             }
-            if e == Mark::None && *cache.end.entry(id).or_insert_with(|| any_match(&rules.end_ops, name)) {
+            if e == Mark::None && *cache.end.get_or_insert_with(id, || any_match(&rules.end_ops, name)) {
                 e = Mark::Op(o);
             }
         }
@@ -191,7 +193,7 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
         }
         if e == Mark::None {
             let id = g.name[r];
-            if *cache.end_kernel.entry(id).or_insert_with(|| any_match(&rules.end_kernels, trace.name(id))) {
+            if *cache.end_kernel.get_or_insert_with(id, || any_match(&rules.end_kernels, trace.name(id))) {
                 e = Mark::Kernel(r);
             }
         }

@@ -70,13 +70,13 @@ pub fn parse_step_name(rules: &PhaseRules, name: &str) -> Option<StepInfo> {
 pub fn find_steps(trace: &Trace, rules: &PhaseRules) -> Vec<StepAnnotation> {
     let ops = &trace.ops;
     let mut found: Vec<StepAnnotation> = Vec::new();
-    let mut cache: std::collections::HashMap<u32, Option<StepInfo>> = std::collections::HashMap::new();
+    let mut cache: crate::analysis::per_name::PerName<Option<StepInfo>> = crate::analysis::per_name::PerName::new(trace.names.len());
     for i in 0..ops.len() {
         if ops.kind[i] != OpKind::UserAnnotation {
             continue;
         }
         let id = ops.name[i];
-        let info = cache.entry(id).or_insert_with(|| parse_step_name(rules, trace.name(id))).clone();
+        let info = cache.get_or_insert_with(id, || parse_step_name(rules, trace.name(id))).clone();
         if let Some(info) = info {
             found.push(StepAnnotation { start_ns: ops.ts[i], end_ns: ops.end(i), name: trace.name(id).to_string(), info });
         }
