@@ -81,6 +81,11 @@ impl JsonStream {
     }
 
     /// Writes the stream's state (position, counters, unparsed tail) for [`crate::ingest::Part`].
+    /// Bytes of text held back unparsed (an event cut by the end of the text so far).
+    pub(crate) fn tail_len(&self) -> usize {
+        self.buf.len()
+    }
+
     pub(crate) fn encode(&self, w: &mut crate::model::wire::WireWriter) {
         let (tag, first, bare) = match self.state {
             State::Start => (0u8, false, false),

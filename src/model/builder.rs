@@ -273,14 +273,18 @@ impl TraceBuilder {
         for ((pid, tid), n) in thread_names {
             self.thread_names.entry((id(pid), id(tid))).or_insert(names[n as usize]);
         }
-        let name = |v: &Vec<NameId>| v.iter().map(|&n| names[n as usize]).collect::<Vec<_>>();
-        let offset = |v: &Vec<u32>| v.iter().map(|&e| (e as u64 + event_offset).min(u32::MAX as u64) as u32).collect::<Vec<_>>();
-        let thread = |v: &Vec<u32>| v.iter().map(|&t| threads[t as usize]).collect::<Vec<_>>();
+        // Mapped columns are extended straight from iterators (no temporary column per map).
+        fn mapped<'a>(v: &'a [u32], f: impl Fn(u32) -> u32 + 'a) -> impl ExactSizeIterator<Item = u32> + 'a {
+            v.iter().map(move |&x| f(x))
+        }
+        let name = |n: NameId| names[n as usize];
+        let offset = |e: u32| (e as u64 + event_offset).min(u32::MAX as u64) as u32;
+        let thread = |t: u32| threads[t as usize];
 
         let t = &mut self.trace;
         let (g, og) = (&mut t.gpu, &o.gpu);
         g.kind.extend_from_slice(&og.kind);
-        g.name.extend(name(&og.name));
+        g.name.extend(mapped(&og.name, name));
         g.ts.extend_from_slice(&og.ts);
         g.dur.extend_from_slice(&og.dur);
         g.device.extend_from_slice(&og.device);
@@ -289,39 +293,39 @@ impl TraceBuilder {
         g.external_id.extend_from_slice(&og.external_id);
         g.grid.extend_from_slice(&og.grid);
         g.block.extend_from_slice(&og.block);
-        g.event_index.extend(offset(&og.event_index));
+        g.event_index.extend(mapped(&og.event_index, offset));
         g.launch.extend_from_slice(&og.launch);
         g.cpu_op.extend_from_slice(&og.cpu_op);
 
         let (p, op) = (&mut t.ops, &o.ops);
         p.kind.extend_from_slice(&op.kind);
-        p.name.extend(name(&op.name));
+        p.name.extend(mapped(&op.name, name));
         p.ts.extend_from_slice(&op.ts);
         p.dur.extend_from_slice(&op.dur);
-        p.thread.extend(thread(&op.thread));
+        p.thread.extend(mapped(&op.thread, thread));
         p.external_id.extend_from_slice(&op.external_id);
-        p.input_dims.extend(name(&op.input_dims));
-        p.input_types.extend(name(&op.input_types));
-        p.concrete_inputs.extend(name(&op.concrete_inputs));
+        p.input_dims.extend(mapped(&op.input_dims, name));
+        p.input_types.extend(mapped(&op.input_types, name));
+        p.concrete_inputs.extend(mapped(&op.concrete_inputs, name));
         p.python_id.extend_from_slice(&op.python_id);
         p.python_parent_id.extend_from_slice(&op.python_parent_id);
-        p.event_index.extend(offset(&op.event_index));
+        p.event_index.extend(mapped(&op.event_index, offset));
         p.parent.extend_from_slice(&op.parent);
 
         let (l, ol) = (&mut t.launches, &o.launches);
-        l.name.extend(name(&ol.name));
+        l.name.extend(mapped(&ol.name, name));
         l.ts.extend_from_slice(&ol.ts);
         l.dur.extend_from_slice(&ol.dur);
-        l.thread.extend(thread(&ol.thread));
+        l.thread.extend(mapped(&ol.thread, thread));
         l.correlation.extend_from_slice(&ol.correlation);
         l.external_id.extend_from_slice(&ol.external_id);
-        l.event_index.extend(offset(&ol.event_index));
+        l.event_index.extend(mapped(&ol.event_index, offset));
         l.cpu_op.extend_from_slice(&ol.cpu_op);
         l.python.extend_from_slice(&ol.python);
         l.is_graph.extend_from_slice(&ol.is_graph);
 
         let (a, oa) = (&mut t.gpu_annotations, &o.gpu_annotations);
-        a.name.extend(name(&oa.name));
+        a.name.extend(mapped(&oa.name, name));
         a.ts.extend_from_slice(&oa.ts);
         a.dur.extend_from_slice(&oa.dur);
         a.device.extend_from_slice(&oa.device);

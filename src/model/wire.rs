@@ -226,6 +226,22 @@ fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -
 }
 
 impl TraceBuilder {
+    /// About how many bytes [`TraceBuilder::encode`] writes (its columns and names; the small
+    /// tables after them are covered by a margin), to size the buffer once.
+    pub fn encoded_len_hint(&self) -> usize {
+        let t = &self.trace;
+        let names: usize = (0..t.names.len()).map(|i| 4 + t.names.resolve(i as NameId).len()).sum();
+        // Bytes per row: the sum of the sizes of each table's columns as written below.
+        names
+            + t.gpu.len() * (1 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 12 + 12 + 4)
+            + t.ops.len() * (1 + 4 + 8 + 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8 + 4)
+            + t.launches.len() * (4 + 8 + 8 + 4 + 8 + 8 + 4 + 1)
+            + t.gpu_annotations.name.len() * (4 + 8 + 8 + 4 + 4)
+            + (t.flow_starts.len() + t.flow_finishes.len()) * 32
+            + t.threads.len() * 16
+            + 64 * 1024
+    }
+
     /// Writes everything the builder has collected.
     pub fn encode(&self, w: &mut WireWriter) {
         let t = &self.trace;
