@@ -226,8 +226,10 @@ fn walk(tokens: &[Token], anchor: &[usize], backward: bool) -> Walk {
             *tally.entry(tokens[at(p, s)].key()).or_insert(0) += 1;
         }
         let Some((&key, &votes)) = tally.iter().max_by_key(|(_, v)| **v) else { break };
+        // A tie at the top is no majority (and which key a map yields first differs by platform).
+        let tied = tally.values().filter(|&&v| v == votes).count() > 1;
         let share = votes as f64 / others.len() as f64;
-        if share < AGREEMENT || tokens[at(odd, s)].key() != key {
+        if tied || share < AGREEMENT || tokens[at(odd, s)].key() != key {
             break;
         }
         result = Walk { shift: s, quality: result.quality.min(share) };
@@ -339,6 +341,18 @@ mod tests {
                 Token { id: c as u32, marker }
             })
             .collect()
+    }
+
+    #[test]
+    fn a_tie_among_the_other_layers_stops_the_walk() {
+        // Before the layers at 6 and 9 come `b` and `c`: no majority, so the walk back from the
+        // first layer (at 3, preceded by `b`) must not take `b` as the layers' shared start.
+        let t = toks("efbAmbAmcA");
+        let w = walk(&t, &[3, 6, 9], true);
+        assert_eq!(w.shift, 0);
+        // With a majority (`b` twice) it does.
+        let t = toks("efbAmbAmbAmcA");
+        assert_eq!(walk(&t, &[3, 6, 9, 12], true).shift, 1);
     }
 
     #[test]
