@@ -12,10 +12,6 @@ fn in_order(gz: &[u8]) -> traceprism::Result<Trace> {
     read_bytes(gz)
 }
 
-fn shared(gz: &[u8], sharing: Sharing) -> traceprism::Result<Trace> {
-    read_gzip(gz, sharing)
-}
-
 /// Decompressed text per block (the reader's block size).
 const BLOCK: usize = 4 << 20;
 
@@ -27,16 +23,16 @@ fn shared_blocks_give_the_in_order_model() {
         let text_len = plain_fixture(file).len();
         let want = in_order(&gz).unwrap();
         assert_eq!(want.stats.parallel_blocks, 0);
-        let always = shared(&gz, Sharing::Always).unwrap();
+        let always = read_gzip(&gz[..], Sharing::Always).unwrap();
         // Every full block but the first is parsed by the inflating thread and adopted.
         let full_blocks = text_len / BLOCK;
         assert!(full_blocks >= 4, "{file}: {text_len} bytes of text");
         assert_eq!(always.stats.parallel_blocks as usize, full_blocks - 1, "{file}");
         assert_eq!(all_columns(&always), all_columns(&want), "{file}: Sharing::Always");
-        let never = shared(&gz, Sharing::Never).unwrap();
+        let never = read_gzip(&gz[..], Sharing::Never).unwrap();
         assert_eq!(never.stats.parallel_blocks, 0);
         assert_eq!(all_columns(&never), all_columns(&want), "{file}: Sharing::Never");
-        let when_behind = shared(&gz, Sharing::WhenBehind).unwrap();
+        let when_behind = read_gzip(&gz[..], Sharing::WhenBehind).unwrap();
         assert_eq!(all_columns(&when_behind), all_columns(&want), "{file}: Sharing::WhenBehind");
     }
 }
@@ -52,7 +48,7 @@ fn a_wrong_guess_in_a_shared_block_is_parsed_again_in_order() {
     let text = format!("{head}{}}}, {{{}\"}}, {events}]}}", "x".repeat(BLOCK - head.len() + 10), "x".repeat(1000));
     let gz = gzip(text.as_bytes());
     let want = in_order(&gz).unwrap();
-    let got = shared(&gz, Sharing::Always).unwrap();
+    let got = read_gzip(&gz[..], Sharing::Always).unwrap();
     let full_blocks = text.len() / BLOCK;
     assert_eq!(got.stats.parallel_blocks as usize, full_blocks - 2, "the second block's part is refused, the others kept");
     assert_eq!(all_columns(&got), all_columns(&want));
@@ -69,7 +65,7 @@ fn a_syntax_error_in_a_shared_block_is_reported_at_its_in_order_offset() {
     let want = in_order(&gz).map(|_| ()).unwrap_err().to_string();
     assert!(want.contains(&format!("byte {at}")) || want.contains(&at.to_string()), "in-order error names the offset: {want}");
     for sharing in [Sharing::Always, Sharing::WhenBehind, Sharing::Never] {
-        let got = shared(&gz, sharing).map(|_| ()).unwrap_err().to_string();
+        let got = read_gzip(&gz[..], sharing).map(|_| ()).unwrap_err().to_string();
         assert_eq!(got, want, "{sharing:?}");
     }
 }

@@ -156,21 +156,20 @@ impl Queue<'_> {
         let compressed = std::mem::take(&mut self.compressed);
         let offset = self.offset;
         self.offset += block.len() as u64;
-        let share = match (self.sharing, self.bare) {
-            (Sharing::Never, _) | (_, None) => false,
-            _ => offset > 0,
-        };
-        let message = if share && self.sharing == Sharing::Always {
-            parse_here(block, compressed, offset, self.bare == Some(true))
-        } else {
-            match self.tx.try_send(Inflated::Text(block, compressed)) {
+        // The document's form if this block may be parsed here (never the first block: it holds
+        // the document's start, which only the in-order parser reads).
+        let shareable = if self.sharing == Sharing::Never || offset == 0 { None } else { self.bare };
+        let message = match (self.sharing, shareable) {
+            (Sharing::Always, Some(bare)) => parse_here(block, compressed, offset, bare),
+            _ => match self.tx.try_send(Inflated::Text(block, compressed)) {
                 Ok(()) => return Ok(()),
                 Err(TrySendError::Disconnected(_)) => return Err(Error::new("parser stopped")),
-                Err(TrySendError::Full(Inflated::Text(block, compressed))) if share => {
-                    parse_here(block, compressed, offset, self.bare == Some(true))
-                }
+                Err(TrySendError::Full(Inflated::Text(block, compressed))) => match shareable {
+                    Some(bare) => parse_here(block, compressed, offset, bare),
+                    None => Inflated::Text(block, compressed),
+                },
                 Err(TrySendError::Full(message)) => message,
-            }
+            },
         };
         self.tx.send(message).map_err(|_| Error::new("parser stopped"))
     }

@@ -28,12 +28,19 @@ enum Phase {
 
 /// Decompresses a whole gzip buffer (for small side files such as truth files and tests).
 pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
+    gunzip_pieces([bytes])
+}
+
+/// Decompresses gzip data that arrives in `pieces`, into one buffer.
+fn gunzip_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut dec = GzipDecoder::default();
-    dec.push(bytes, &mut |b| {
-        out.extend_from_slice(b);
-        Ok(())
-    })?;
+    for piece in pieces {
+        dec.push(piece, &mut |b| {
+            out.extend_from_slice(b);
+            Ok(())
+        })?;
+    }
     dec.finish(&mut |b| {
         out.extend_from_slice(b);
         Ok(())
@@ -258,19 +265,7 @@ mod tests {
     }
 
     fn inflate_in_pieces(gz: &[u8], piece: usize) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        let mut dec = GzipDecoder::default();
-        for c in gz.chunks(piece) {
-            dec.push(c, &mut |b| {
-                out.extend_from_slice(b);
-                Ok(())
-            })?;
-        }
-        dec.finish(&mut |b| {
-            out.extend_from_slice(b);
-            Ok(())
-        })?;
-        Ok(out)
+        gunzip_pieces(gz.chunks(piece))
     }
 
     #[test]

@@ -218,25 +218,20 @@ mod tests {
             let mut text = c.to_vec();
             text.push(b',');
             let token_end = c.len();
-            match quick_micros_to_ns(&text, 0) {
-                Quick::Done(v, end) => {
-                    assert_eq!(Some(v), micros_to_ns(c), "{}", String::from_utf8_lossy(c));
-                    assert_eq!(end, token_end);
+            let pairs: [(fn(&[u8], usize) -> Quick, fn(&[u8]) -> Option<i64>); 2] =
+                [(quick_micros_to_ns, micros_to_ns), (quick_integer, integer)];
+            for (quick, slow) in pairs {
+                match quick(&text, 0) {
+                    Quick::Done(v, end) => {
+                        assert_eq!(Some(v), slow(c), "{}", String::from_utf8_lossy(c));
+                        assert_eq!(end, token_end);
+                    }
+                    Quick::Slow => {}
+                    Quick::Incomplete => panic!("complete token reported incomplete"),
                 }
-                Quick::Slow => {}
-                Quick::Incomplete => panic!("complete token reported incomplete"),
+                // Cut before the delimiter: never a value, since more digits may follow.
+                assert!(!matches!(quick(c, 0), Quick::Done(..)));
             }
-            match quick_integer(&text, 0) {
-                Quick::Done(v, end) => {
-                    assert_eq!(Some(v), integer(c), "{}", String::from_utf8_lossy(c));
-                    assert_eq!(end, token_end);
-                }
-                Quick::Slow => {}
-                Quick::Incomplete => panic!("complete token reported incomplete"),
-            }
-            // Cut before the delimiter: never a value, since more digits may follow.
-            assert!(!matches!(quick_micros_to_ns(c, 0), Quick::Done(..)));
-            assert!(!matches!(quick_integer(c, 0), Quick::Done(..)));
         }
         assert_eq!(quick_micros_to_ns(b"1.5}", 0), Quick::Done(1500, 3));
         assert_eq!(quick_integer(b"-12]", 0), Quick::Done(-12, 3));

@@ -26,15 +26,9 @@ pub trait Le: Sized + Copy {
     /// Reads a value from exactly `SIZE` bytes.
     fn get(b: &[u8]) -> Self;
     /// Appends all values' bytes (one pass over a pre-sized buffer: columns run to millions of rows).
-    fn put_all(values: &[Self], out: &mut Vec<u8>) {
-        for &v in values {
-            v.put(out);
-        }
-    }
+    fn put_all(values: &[Self], out: &mut Vec<u8>);
     /// Reads `bytes.len() / SIZE` values.
-    fn get_all(bytes: &[u8]) -> Vec<Self> {
-        bytes.chunks_exact(Self::SIZE).map(Self::get).collect()
-    }
+    fn get_all(bytes: &[u8]) -> Vec<Self>;
 }
 
 macro_rules! le_int {
