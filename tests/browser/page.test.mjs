@@ -1,32 +1,19 @@
 // Browser tests of the built page (dist/), served under /traceprism/ and driven in Debian's
 // Chromium. Expected values come from the native CLI (`traceprism export` / `summary --json`)
 // run on the same real fixture, never from the page itself.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { ROOT, launch, serve, dropFile, pickFile, waitReady, watchRequests } from './browser.mjs';
+import { useBrowser } from './harness.mjs';
+import { ROOT, dropFile, pickFile, waitReady, watchRequests } from './browser.mjs';
 import { parseCsv, readStoredZip } from './csv.mjs';
-import { CLI, cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
+import { cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-browser-'));
-
-let server, browser;
-
-before(async () => {
-  assert.ok(fs.existsSync(CLI), `${CLI} missing: run cargo build --release`);
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const env = useBrowser('traceprism-browser-');
+const tmp = env.tmp;
 
 /** The CLI's CSV export of a trace: Map table name → CSV text. */
 function cliExport(trace) {
@@ -40,10 +27,10 @@ function cliSummary(trace) {
 test('dropping a real trace: no request, tables and CSV/zip exports equal the CLI', async () => {
   const cli = cliExport(FIXTURE);
   const summary = cliSummary(FIXTURE);
-  const { page, problems } = await browser.newPage();
+  const { page, problems } = await env.browser.newPage();
   // The page loads only its own files (worker, helpers and wasm); nothing else may ever go out.
-  const { leaks: requests, all: everyRequest } = watchRequests(page, server.url);
-  await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
+  const { leaks: requests, all: everyRequest } = watchRequests(page, env.server.url);
+  await page.goto(env.server.url + '#kernels', { waitUntil: 'networkidle' });
   // Once loaded (the worker and its helper workers are up and warm), dropping a trace makes no
   // request at all, not even for the page's own files.
   await page.waitForFunction(() => window.traceprismTiming?.warm, null, { timeout: 120_000 });
@@ -62,7 +49,7 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
   for (const name of names) assertSameAsCli(await displayed(page, name), cli.get(name), name);
 
   // Overview numbers against the CLI's summary and an independent sum over the CLI's kernels.csv.
-  await page.goto(server.url + '#overview');
+  await page.goto(env.server.url + '#overview');
   await page.waitForSelector('[data-view="overview"][data-rendered]');
   const fact = (k) => page.getAttribute(`[data-fact="${k}"]`, 'data-value');
   const rows = parseCsv(kernelsCsv);
@@ -74,14 +61,14 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
   assert.equal(Number(await fact('events')), summary.input.events);
 
   // Phase view: whatever phase tables exist equal the CLI's.
-  await page.goto(server.url + '#phases');
+  await page.goto(env.server.url + '#phases');
   await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
   for (const name of await page.evaluate(() => [...document.querySelectorAll('table.data')].map((t) => t.dataset.table))) {
     assertSameAsCli(await displayed(page, name), cli.get(name), name);
   }
 
   // One table's CSV button, then all tables as a zip: byte-identical to `traceprism export`.
-  await page.goto(server.url + '#kernels');
+  await page.goto(env.server.url + '#kernels');
   await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
   const [one] = await Promise.all([page.waitForEvent('download'), page.click('[data-table-box="kernels"] button.export-csv')]);
   assert.equal(one.suggestedFilename(), 'kernels.csv');
@@ -93,15 +80,15 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
 
   assert.deepEqual(requests, [], 'exports made network requests');
   // The watcher itself: a body sent even to the page's own origin counts as a leak.
-  await page.evaluate((url) => fetch(url, { method: 'POST', body: 'trace bytes' }).catch(() => {}), server.url + 'index.html');
+  await page.evaluate((url) => fetch(url, { method: 'POST', body: 'trace bytes' }).catch(() => {}), env.server.url + 'index.html');
   assert.equal(requests.length, 1, `a POST is a leak: ${requests}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('every view renders for a real trace and the URL hash keeps the view', async () => {
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
   await page.click('#example-button');
   await waitReady(page);
   const summary = cliSummary(EXAMPLE);
@@ -142,16 +129,16 @@ test('trace text is shown as text: a kernel named <img src=x onerror=alert(1)> s
   };
   const file = path.join(tmp, 'xss.json');
   fs.writeFileSync(file, JSON.stringify(trace));
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url + '#kernels');
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#kernels');
   await pickFile(page, file);
   await waitReady(page);
   for (const view of ['kernels', 'ops', 'overview', 'categories']) {
-    await page.goto(server.url + '#' + view);
+    await page.goto(env.server.url + '#' + view);
     await page.waitForSelector(`[data-view="${view}"][data-rendered]`);
     assert.equal(await page.$$eval('img', (i) => i.length), 0, `an <img> element was created in ${view}`);
   }
-  await page.goto(server.url + '#kernels');
+  await page.goto(env.server.url + '#kernels');
   await page.waitForSelector('[data-view="kernels"][data-rendered]');
   const cells = await page.$$eval('table[data-table="kernels"] td', (tds) => tds.map((td) => td.textContent));
   assert.ok(cells.includes(evil), 'the name is shown literally');
@@ -162,8 +149,8 @@ test('trace text is shown as text: a kernel named <img src=x onerror=alert(1)> s
 test('a file that is not a trace gives a readable error, and the next trace replaces it', async () => {
   const bad = path.join(tmp, 'notes.json');
   fs.writeFileSync(bad, '{"hello": [1, 2, 3]}');
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
   await pickFile(page, bad);
   await page.waitForFunction(() => document.body.dataset.state === 'error');
   const message = await page.textContent('#error');
@@ -177,8 +164,8 @@ test('a file that is not a trace gives a readable error, and the next trace repl
 });
 
 test('the page cannot reach another origin (Content-Security-Policy)', async () => {
-  const { page } = await browser.newPage();
-  await page.goto(server.url);
+  const { page } = await env.browser.newPage();
+  await page.goto(env.server.url);
   const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
   assert.match(csp, /default-src 'self'/);
   assert.match(csp, /connect-src 'self'/);
@@ -193,8 +180,8 @@ test('cancel stops a load mid-way and the page stays usable', async () => {
   const zlib = await import('node:zlib');
   const plain = path.join(tmp, 'llama_plain.json');
   fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(FIXTURE)));
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
   await pickFile(page, plain);
   await page.waitForFunction(() => document.body.dataset.state === 'loading');
   await page.click('#cancel-button');

@@ -1,36 +1,23 @@
 // Parallel parsing of a large plain-JSON trace in the page: the main worker and its helper workers
 // each parse a byte range; the parts are adopted in order. Expected values come from the native
 // CLI run on the same file, never from the page itself.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { ROOT, launch, serve, dropFile, pickFile, waitReady } from './browser.mjs';
+import { useBrowser } from './harness.mjs';
+import { ROOT, dropFile, pickFile, waitReady } from './browser.mjs';
 import { CLI, cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-parallel-'));
-/** The fixture as plain JSON (58 MB): above the page's threshold for parsing in ranges. */
-const PLAIN = path.join(tmp, 'llama_dense_eager.pt.trace.json');
-
-let server, browser;
-
-before(async () => {
-  assert.ok(fs.existsSync(CLI), `${CLI} missing: run cargo build --release`);
-  fs.writeFileSync(PLAIN, zlib.gunzipSync(fs.readFileSync(FIXTURE)));
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+/** The fixture as plain JSON (58 MB, written by `before`): above the page's threshold for parsing in ranges. */
+const plainOf = (dir) => path.join(dir, 'llama_dense_eager.pt.trace.json');
+const env = useBrowser('traceprism-parallel-', (dir) => fs.writeFileSync(plainOf(dir), zlib.gunzipSync(fs.readFileSync(FIXTURE))));
+const tmp = env.tmp;
+const PLAIN = plainOf(tmp);
 
 /**
  * Waits until the worker says it has warmed up: its helper workers start with the warm-up (a file
@@ -43,8 +30,8 @@ async function warm(page) {
 test('a dropped plain-JSON trace is parsed by several workers and its tables equal the CLI', async () => {
   const csvs = cliCsvs(tmp, 'export', PLAIN);
   const summary = JSON.parse(cli('summary', PLAIN, '--json').toString());
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url + '#kernels', { waitUntil: 'networkidle' });
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#kernels', { waitUntil: 'networkidle' });
   const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
   await warm(page);
   await dropFile(page, PLAIN);
@@ -60,7 +47,7 @@ test('a dropped plain-JSON trace is parsed by several workers and its tables equ
   const names = await page.evaluate(() => [...document.querySelectorAll('table.data')].map((t) => t.dataset.table));
   assert.ok(names.includes('kernels'));
   for (const name of names) assertSameAsCli(await displayed(page, name), csvs.get(name), name);
-  await page.goto(server.url + '#overview');
+  await page.goto(env.server.url + '#overview');
   await page.waitForSelector('[data-view="overview"][data-rendered]');
   const fact = async (k) => Number(await page.getAttribute(`[data-fact="${k}"]`, 'data-value'));
   assert.equal(await fact('kernels'), summary.counts.kernels);
@@ -86,8 +73,8 @@ test('a syntax error inside a helper\'s range is reported with the CLI\'s byte o
   const m = cliError.match(/error: (.*\(event \d+, byte (\d+)\))/);
   assert.ok(m, `CLI error: ${cliError}`);
   assert.ok(Number(m[2]) > text.length / 2, 'the error lies beyond the main worker\'s range');
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
   await warm(page);
   await pickFile(page, file);
   await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
@@ -108,8 +95,8 @@ test('two large plain-JSON files in a row: the second replaces the first', async
   const bare = path.join(tmp, 'bare.json');
   fs.writeFileSync(bare, text.slice(start, text.lastIndexOf(']') + 1));
   const summary = JSON.parse(cli('summary', bare, '--json').toString());
-  const { page, problems } = await browser.newPage();
-  await page.goto(server.url + '#overview');
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview');
   await warm(page);
   await pickFile(page, PLAIN);
   await waitReady(page, 300_000);

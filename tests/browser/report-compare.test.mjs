@@ -1,37 +1,24 @@
 // Browser tests of the comparison, report and download features of the built page. Expected
 // values come from the native CLI (`compare --out`, `export --xlsx`, `report --html`, `export`)
 // run on the same real fixtures, and from the fixtures / truth files read here directly.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ROOT, launch, serve, dropFile, dropFiles, waitReady, watchRequests } from './browser.mjs';
+import { useBrowser } from './harness.mjs';
+import { ROOT, dropFile, dropFiles, waitReady, watchRequests } from './browser.mjs';
 import { parseCsv, readZip } from './csv.mjs';
-import { CLI, cli, cliCsvs as cliCsvsIn, displayed, assertSameAsCli } from './cli-match.mjs';
+import { cli, cliCsvs as cliCsvsIn, displayed, assertSameAsCli } from './cli-match.mjs';
 
 const B300 = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_b300.trace.json.gz');
 const MI300X = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz');
 const LLAMA = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const LLAMA_TRUTH = path.join(ROOT, 'fixtures/llama_dense_eager.truth.json.gz');
 const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions'];
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-browser2-'));
-
-let server, browser;
-
-before(async () => {
-  assert.ok(fs.existsSync(CLI), `${CLI} missing: run cargo build --release`);
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const env = useBrowser('traceprism-browser2-');
+const tmp = env.tmp;
 
 /** CSVs the CLI writes into a fresh directory: Map table name → text. */
 function cliCsvs(...args) {
@@ -46,9 +33,9 @@ function kernelEvents(file) {
 
 /** Loads the page; `requests` lists every request from then on that is not the page's own file. */
 async function openPage(hash = '') {
-  const { page, problems } = await browser.newPage();
-  const { leaks: requests } = watchRequests(page, server.url);
-  await page.goto(server.url + hash, { waitUntil: 'networkidle' });
+  const { page, problems } = await env.browser.newPage();
+  const { leaks: requests } = watchRequests(page, env.server.url);
+  await page.goto(env.server.url + hash, { waitUntil: 'networkidle' });
   return { page, problems, requests };
 }
 
