@@ -218,8 +218,9 @@ mod tests {
             let mut text = c.to_vec();
             text.push(b',');
             let token_end = c.len();
-            let pairs: [(fn(&[u8], usize) -> Quick, fn(&[u8]) -> Option<i64>); 2] =
-                [(quick_micros_to_ns, micros_to_ns), (quick_integer, integer)];
+            type QuickParser = fn(&[u8], usize) -> Quick;
+            type SlowParser = fn(&[u8]) -> Option<i64>;
+            let pairs: [(QuickParser, SlowParser); 2] = [(quick_micros_to_ns, micros_to_ns), (quick_integer, integer)];
             for (quick, slow) in pairs {
                 match quick(&text, 0) {
                     Quick::Done(v, end) => {
