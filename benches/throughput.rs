@@ -130,7 +130,14 @@ fn main() {
     println!("{:<48} {:>9.2} {:>10.0}", "baseline: serde_json from_slice (IgnoredAny)", serde_s, mb / serde_s);
     let row = |label: &str, runs: &[(f64, f64)]| {
         let (median, best, peak) = summarize(runs);
-        println!("{:<48} {:>9.2} {:>10.0} {:>10.0} {:>12.3}", format!("{label} (median)"), median, mb / median, peak, peak * 1e6 / json_bytes);
+        println!(
+            "{:<48} {:>9.2} {:>10.0} {:>10.0} {:>12.3}",
+            format!("{label} (median)"),
+            median,
+            mb / median,
+            peak,
+            peak * 1e6 / json_bytes
+        );
         println!("{:<48} {:>9.2} {:>10.0}", format!("{label} (best)"), best, mb / best);
         median
     };

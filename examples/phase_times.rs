@@ -19,7 +19,11 @@ fn main() {
         };
         let t0 = Instant::now();
         let trace = traceprism::ingest::read_gzip(std::fs::File::open(&p).unwrap(), sharing).unwrap();
-        println!("read_gzip {sharing:?} (read+inflate+parse+link) {:?}, {} blocks shared", t0.elapsed(), trace.stats.parallel_blocks);
+        println!(
+            "read_gzip {sharing:?} (read+inflate+parse+link) {:?}, {} blocks shared",
+            t0.elapsed(),
+            trace.stats.parallel_blocks
+        );
         trace
     } else if flag("--cli-reader") {
         let t0 = Instant::now();

@@ -125,7 +125,10 @@ fn negative_numeric_and_text_thread_ids_stay_apart_in_parallel_parsing() {
     let mut k = 0;
     while text.len() < 3 << 20 {
         let tid = tids[k % tids.len()];
-        text.push_str(&format!(r#"{{"ph":"X","cat":"cpu_op","name":"aten::op{}","pid":"Spans","tid":{tid},"ts":{k},"dur":1}}, "#, k % 7));
+        text.push_str(&format!(
+            r#"{{"ph":"X","cat":"cpu_op","name":"aten::op{}","pid":"Spans","tid":{tid},"ts":{k},"dur":1}}, "#,
+            k % 7
+        ));
         k += 1;
     }
     text.push_str(r#"{"ph":"M","name":"thread_name","pid":"Spans","tid":-3,"args":{"name":"minus three"}}]}"#);
@@ -134,6 +137,7 @@ fn negative_numeric_and_text_thread_ids_stay_apart_in_parallel_parsing() {
     assert!(parallel.stats.parallel_blocks >= 1);
     assert_eq!(all_columns(&parallel), all_columns(&sequential));
     assert_eq!(sequential.threads.len(), tids.len(), "one thread per distinct tid");
-    let named: Vec<_> = sequential.threads.iter().filter(|t| sequential.name(t.thread_name) == "minus three").map(|t| t.tid).collect();
+    let named: Vec<_> =
+        sequential.threads.iter().filter(|t| sequential.name(t.thread_name) == "minus three").map(|t| t.tid).collect();
     assert_eq!(named, [-3]);
 }

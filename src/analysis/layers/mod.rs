@@ -13,10 +13,10 @@ pub mod score;
 use super::categories::KernelCategories;
 use super::phases::{Phase, Phases};
 use super::Options;
+use crate::model::FastMap as HashMap;
 use crate::model::{GpuKind, Trace, NONE};
 use markers::{Marker, Markers};
 use repeat::Token;
-use crate::model::FastMap as HashMap;
 
 pub use score::{score_layers, LayerScore, Truth};
 

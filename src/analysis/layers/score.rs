@@ -5,8 +5,8 @@
 use super::super::phases::Phase;
 use super::LayerPass;
 use crate::analysis::Analysis;
-use crate::model::{Trace, NONE};
 use crate::model::FastMap as HashMap;
+use crate::model::{Trace, NONE};
 use std::fmt;
 
 pub use crate::analysis::truth::Truth;

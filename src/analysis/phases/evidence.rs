@@ -11,8 +11,8 @@ use super::passes::{op_chain, Segment};
 use super::rules::{PhaseRules, ShapeKind};
 use super::step_annotations::{StepAnnotation, StepInfo};
 use super::Phase;
-use crate::model::{GpuKind, OpKind, Trace};
 use crate::analysis::per_name::PerName;
+use crate::model::{GpuKind, OpKind, Trace};
 
 /// A phase-detection method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,8 +3,8 @@
 
 use super::rules::{any_match, PhaseRules};
 use crate::analysis::categories::KernelCategories;
-use crate::model::{GpuKind, OpKind, Trace};
 use crate::analysis::per_name::PerName;
+use crate::model::{GpuKind, OpKind, Trace};
 
 /// Why a trace is not inference, or `None` if it looks like LLM inference.
 pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &KernelCategories, has_steps: bool) -> Option<String> {

@@ -12,9 +12,9 @@
 
 use super::rules::{any_match, PhaseRules};
 use super::step_annotations::StepAnnotation;
-use crate::model::{GpuKind, OpKind, Trace, NONE};
 use crate::analysis::per_name::PerName;
 use crate::model::FastMap;
+use crate::model::{GpuKind, OpKind, Trace, NONE};
 use std::collections::BTreeMap;
 
 /// How a pass was delimited.

@@ -70,7 +70,8 @@ pub fn parse_step_name(rules: &PhaseRules, name: &str) -> Option<StepInfo> {
 pub fn find_steps(trace: &Trace, rules: &PhaseRules) -> Vec<StepAnnotation> {
     let ops = &trace.ops;
     let mut found: Vec<StepAnnotation> = Vec::new();
-    let mut cache: crate::analysis::per_name::PerName<Option<StepInfo>> = crate::analysis::per_name::PerName::new(trace.names.len());
+    let mut cache: crate::analysis::per_name::PerName<Option<StepInfo>> =
+        crate::analysis::per_name::PerName::new(trace.names.len());
     for i in 0..ops.len() {
         if ops.kind[i] != OpKind::UserAnnotation {
             continue;
