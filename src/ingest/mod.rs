@@ -7,6 +7,7 @@ mod event;
 #[cfg(not(target_arch = "wasm32"))]
 mod gzip_pipeline;
 mod inflate;
+mod key_order;
 pub(crate) mod number;
 pub(crate) mod part;
 mod scan;
