@@ -24,6 +24,13 @@ if (bi >= 0) {
   bigMb = Number(args[bi + 1]);
   args.splice(bi, 2);
 }
+// --big-file PATH: the big trace is written there (once) and kept, so repeated runs reuse it.
+let bigFile = null;
+const bf = args.indexOf('--big-file');
+if (bf >= 0) {
+  bigFile = args[bf + 1];
+  args.splice(bf, 2);
+}
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-bench-'));
 const base = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const traces = args.length ? args : [base];
@@ -32,16 +39,15 @@ if (!args.length) {
   fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(base)));
   traces.push(plain);
 }
-if (bigMb > 0) traces.push(buildBig(base, bigMb));
+if (bigMb > 0) traces.push(bigFile && fs.existsSync(bigFile) ? bigFile : buildBig(base, bigMb, bigFile));
 
 /** Repeats the events of `src` until the JSON is about `mb` MB, shifting ts and ids each copy. */
-function buildBig(src, mb) {
+function buildBig(src, mb, out = path.join(tmp, `big_${mb}mb.json`)) {
   const trace = JSON.parse(zlib.gunzipSync(fs.readFileSync(src)).toString());
   const events = trace.traceEvents;
   let lo = Infinity, hi = -Infinity;
   for (const e of events) if (typeof e.ts === 'number') { lo = Math.min(lo, e.ts); hi = Math.max(hi, e.ts + (e.dur || 0)); }
   const span = Math.ceil(hi - lo) + 1000;
-  const out = path.join(tmp, `big_${mb}mb.json`);
   const fd = fs.openSync(out, 'w');
   const { traceEvents, ...header } = trace;
   const head = JSON.stringify(header);
@@ -88,6 +94,7 @@ function nativeSeconds(file) {
  */
 async function measure(browser, file, mode) {
   const page = await browser.context.newPage();
+  if (process.env.BENCH_CONSOLE) page.on('console', (m) => { if (m.text().includes(process.env.BENCH_CONSOLE)) console.log(`  [${mode}] ${m.text()}`); });
   try {
     await page.goto(server.url + '#overview', { waitUntil: 'load' });
     if (mode === 'warm') await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
