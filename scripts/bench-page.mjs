@@ -5,11 +5,14 @@
 // where the main worker's and each helper's time went. Each trace is timed twice: "cold" (picked the instant the page has loaded, while the worker still
 // warms the core up) and "warm" (picked after the worker reports it has warmed up).
 //
-//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N]
+//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N [--big-file PATH]]
 //
 // Default traces: fixtures/llama_dense_eager.pt.trace.json.gz and its plain-JSON form. With
 // --big-mb N, also a ~N MB plain-JSON trace built from it by repeating its events shifted in time
-// (written to a temp file). Run `npm run build` and `cargo build --release` first.
+// (written to a temp file, or with --big-file to PATH, kept and reused by later runs). Run
+// `npm run build` and `cargo build --release` first. TRACEPRISM_DIST=DIR times another build of the
+// page (e.g. a copy of dist/ from before a change); BENCH_CONSOLE=TEXT prints the page's and its
+// workers' console messages that contain TEXT (for timing printed while investigating).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

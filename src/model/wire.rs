@@ -1,11 +1,19 @@
 //! A [`TraceBuilder`] as bytes and back, so a part of a trace parsed in one Web Worker can be
 //! moved (an ArrayBuffer transfer, no structured clone) to the worker that merges the parts.
 //!
-//! Layout: columns are a `u64` row count followed by the values as little-endian bytes; strings
-//! are a `u32` byte length followed by UTF-8. The interned names come first, in id order, so
-//! every name column is sent as its ids. Link columns (`launch`, `cpu_op`, `parent`, `python`)
-//! are not sent: a builder has not linked anything yet (they are all [`NONE`]). Decoding checks
-//! every length, enum tag and id, so malformed bytes give an [`Error`], never a panic.
+//! Layout: first the small tables (names, threads, counts, warnings, metadata, name maps) and the
+//! row count of each table; strings are a `u32` byte length followed by UTF-8. The interned names
+//! come first, in id order, so every name column is sent as its ids. Then the rows: each table's
+//! columns, one after the other, as plain little-endian values (their sizes: [`ROW_BYTES`]).
+//! Link columns (`launch`, `cpu_op`, `parent`, `python`) are not sent: a builder has not linked
+//! anything yet (they are all [`NONE`]). Decoding checks every length, enum tag and id, so
+//! malformed bytes give an [`Error`], never a panic.
+//!
+//! Moving a part costs about one pass over its bytes at each end: the helper writes its columns
+//! straight into the output ([`WireSink`]; in the page a JS array, through a small staging
+//! buffer), and the adopting reader checks the rows where they are ([`ByteSource`]; in the page
+//! the moved JS array) and appends them to its own columns ([`TraceBuilder::absorb`]), each of
+//! which grows once. No whole copy of the part is made in either worker's memory.
 
 use super::*;
 use crate::error::{Error, Result};
@@ -192,10 +200,6 @@ impl<'a> WireReader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         WireReader { data, pos: 0 }
     }
-    /// Bytes read so far.
-    pub fn position(&self) -> usize {
-        self.pos
-    }
     /// Bytes not read yet.
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
@@ -243,7 +247,6 @@ impl<'a> WireReader<'a> {
         Ok(if self.flag()? { Some(self.get()?) } else { None })
     }
 }
-
 
 fn gpu_kind_tag(k: GpuKind) -> u8 {
     match k {
