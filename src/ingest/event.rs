@@ -1,5 +1,6 @@
 //! Decodes one trace event object, reading only the fields the model keeps and skipping the rest.
 
+use super::key_order::{KeyCursor, KeyOrder};
 use super::number::{self, Quick};
 use super::scan::{self, skip_ws, Step, Stop};
 use std::borrow::Cow;
@@ -68,15 +69,19 @@ impl RawEvent<'_> {
     }
 }
 
-/// Walks the members of the object at `pos` (which is `{`): for each key, `on_member` gets the key
-/// and the position of its value and returns the position after the value. Returns the position
+/// Walks the members of the object at `pos` (which is `{`): for each key, `on_member` gets what the
+/// key means (read through `order`, see [`KeyOrder`]), the position of its value and the key
+/// cursor (to switch context), and returns the position after the value. Returns the position
 /// after the closing brace. `what` names the object in syntax errors.
-#[inline]
-fn members<'a>(
-    buf: &'a [u8],
+#[inline(always)]
+fn members<K: Copy>(
+    buf: &[u8],
     pos: usize,
     what: &'static str,
-    mut on_member: impl FnMut(&'a [u8], usize) -> Step<usize>,
+    order: &mut KeyOrder<K>,
+    mut at: KeyCursor,
+    classify: fn(&[u8]) -> K,
+    mut on_member: impl FnMut(K, usize, &mut KeyCursor) -> Step<usize>,
 ) -> Step<usize> {
     let mut i = pos + 1;
     let mut first = true;
@@ -93,31 +98,111 @@ fn members<'a>(
             i = skip_ws(buf, i + 1);
         }
         first = false;
-        let (key, after_key) = raw_key(buf, i)?;
-        i = scan::expect(buf, after_key, b':', "expected ':' after key")?;
-        i = skip_ws(buf, i);
-        if i >= buf.len() {
-            return Err(Stop::Incomplete);
-        }
-        i = on_member(key, i)?;
+        let (key, value) = order.read(buf, i, &mut at, classify)?;
+        i = on_member(key, value, &mut at)?;
     }
+}
+
+/// What an event's key means to the reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EventKey {
+    Ph,
+    Cat,
+    Name,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Id,
+    Args,
+    Other,
+}
+
+fn event_key(key: &[u8]) -> EventKey {
+    match key {
+        b"ph" => EventKey::Ph,
+        b"cat" => EventKey::Cat,
+        b"name" => EventKey::Name,
+        b"pid" => EventKey::Pid,
+        b"tid" => EventKey::Tid,
+        b"ts" => EventKey::Ts,
+        b"dur" => EventKey::Dur,
+        b"id" => EventKey::Id,
+        b"args" => EventKey::Args,
+        _ => EventKey::Other,
+    }
+}
+
+/// What a key inside `args` means to the reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArgKey {
+    Correlation,
+    ExternalId,
+    Device,
+    Stream,
+    Grid,
+    Block,
+    InputDims,
+    InputType,
+    ConcreteInputs,
+    PythonId,
+    PythonParentId,
+    Name,
+    Other,
+}
+
+fn arg_key(key: &[u8]) -> ArgKey {
+    match key {
+        b"correlation" => ArgKey::Correlation,
+        b"External id" => ArgKey::ExternalId,
+        b"device" => ArgKey::Device,
+        b"stream" => ArgKey::Stream,
+        b"grid" => ArgKey::Grid,
+        b"block" => ArgKey::Block,
+        b"Input Dims" => ArgKey::InputDims,
+        b"Input type" => ArgKey::InputType,
+        b"Concrete Inputs" => ArgKey::ConcreteInputs,
+        b"Python id" => ArgKey::PythonId,
+        b"Python parent id" => ArgKey::PythonParentId,
+        b"name" => ArgKey::Name,
+        _ => ArgKey::Other,
+    }
+}
+
+/// The key orders of events and of their `args`, learned as the text is read (one per reader).
+#[derive(Debug, Clone, Default)]
+pub struct EventKeys {
+    event: KeyOrder<EventKey>,
+    args: KeyOrder<ArgKey>,
+}
+
+/// A small number standing for a string, to pick a key-order context (`ph` for the event's keys,
+/// `cat` for its args' keys: kernels and CPU ops order their args differently).
+#[inline(always)]
+fn context_of(text: &[u8]) -> usize {
+    text.len().wrapping_mul(31) ^ text.first().copied().unwrap_or(0) as usize
 }
 
 /// Parses the event object starting at `pos` (which is `{`) into `ev`, which must start out as
 /// `RawEvent::default()` (the caller owns it, so nothing is copied on return: this runs once per
 /// event). Returns the position after the closing brace.
 #[inline]
-pub fn parse_event<'a>(buf: &'a [u8], pos: usize, ev: &mut RawEvent<'a>) -> Step<usize> {
-    members(buf, pos, "expected ',' or '}' in event", |key, i| {
+pub fn parse_event<'a>(buf: &'a [u8], pos: usize, ev: &mut RawEvent<'a>, keys: &mut EventKeys) -> Step<usize> {
+    let EventKeys { event, args } = keys;
+    members(buf, pos, "expected ',' or '}' in event", event, KeyCursor::new(0), event_key, |key, i, at| {
         Ok(match key {
-            b"ph" => ph_field(buf, i, &mut ev.ph)?,
-            b"cat" => string_field(buf, i, &mut ev.cat)?,
-            b"name" => string_field(buf, i, &mut ev.name)?,
-            b"pid" => id_field(buf, i, &mut ev.pid)?,
-            b"tid" => id_field(buf, i, &mut ev.tid)?,
-            b"ts" => time_field(buf, i, &mut ev.ts)?,
-            b"dur" => time_field(buf, i, &mut ev.dur)?,
-            b"id" => {
+            EventKey::Ph => {
+                let end = ph_field(buf, i, &mut ev.ph)?;
+                at.context = KeyCursor::new(ev.ph as usize).context;
+                end
+            }
+            EventKey::Cat => string_field(buf, i, &mut ev.cat)?,
+            EventKey::Name => string_field(buf, i, &mut ev.name)?,
+            EventKey::Pid => id_field(buf, i, &mut ev.pid)?,
+            EventKey::Tid => id_field(buf, i, &mut ev.tid)?,
+            EventKey::Ts => time_field(buf, i, &mut ev.ts)?,
+            EventKey::Dur => time_field(buf, i, &mut ev.dur)?,
+            EventKey::Id => {
                 let mut id = Id::Missing;
                 let end = id_field(buf, i, &mut id)?;
                 ev.id = match id {
@@ -127,23 +212,10 @@ pub fn parse_event<'a>(buf: &'a [u8], pos: usize, ev: &mut RawEvent<'a>) -> Step
                 };
                 end
             }
-            b"args" if buf[i] == b'{' => parse_args(buf, i, &mut ev.args)?,
-            _ => scan::skip_value(buf, i)?,
+            EventKey::Args if buf[i] == b'{' => parse_args(buf, i, &mut ev.args, args, KeyCursor::new(context_of(&ev.cat)))?,
+            EventKey::Args | EventKey::Other => scan::skip_value(buf, i)?,
         })
     })
-}
-
-/// Reads an object key without unescaping (keys we care about never contain escapes).
-#[inline(always)]
-fn raw_key(buf: &[u8], i: usize) -> Step<(&[u8], usize)> {
-    match buf.get(i) {
-        None => Err(Stop::Incomplete),
-        Some(b'"') => {
-            let (end, _) = scan::string_end(buf, i)?;
-            Ok((&buf[i + 1..end - 1], end))
-        }
-        Some(_) => Err(Stop::Bad("expected a key string", i)),
-    }
 }
 
 /// The first byte of the phase string (`"X"`): no UTF-8 check or copy for one letter.
@@ -274,26 +346,26 @@ fn raw_field<'a>(buf: &'a [u8], i: usize, out: &mut Option<&'a [u8]>) -> Step<us
     Ok(end)
 }
 
-fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>) -> Step<usize> {
-    members(buf, pos, "expected ',' or '}' in args", |key, i| {
+fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut KeyOrder<ArgKey>, at: KeyCursor) -> Step<usize> {
+    members(buf, pos, "expected ',' or '}' in args", order, at, arg_key, |key, i, _| {
         Ok(match key {
-            b"correlation" => int_field(buf, i, &mut args.correlation)?,
-            b"External id" => int_field(buf, i, &mut args.external_id)?,
-            b"device" => int_field(buf, i, &mut args.device)?,
-            b"stream" => int_field(buf, i, &mut args.stream)?,
-            b"grid" => dim3_field(buf, i, &mut args.grid)?,
-            b"block" => dim3_field(buf, i, &mut args.block)?,
-            b"Input Dims" => raw_field(buf, i, &mut args.input_dims)?,
-            b"Input type" => raw_field(buf, i, &mut args.input_types)?,
-            b"Concrete Inputs" => raw_field(buf, i, &mut args.concrete_inputs)?,
-            b"Python id" => int_field(buf, i, &mut args.python_id)?,
-            b"Python parent id" => int_field(buf, i, &mut args.python_parent_id)?,
-            b"name" if buf[i] == b'"' => {
+            ArgKey::Correlation => int_field(buf, i, &mut args.correlation)?,
+            ArgKey::ExternalId => int_field(buf, i, &mut args.external_id)?,
+            ArgKey::Device => int_field(buf, i, &mut args.device)?,
+            ArgKey::Stream => int_field(buf, i, &mut args.stream)?,
+            ArgKey::Grid => dim3_field(buf, i, &mut args.grid)?,
+            ArgKey::Block => dim3_field(buf, i, &mut args.block)?,
+            ArgKey::InputDims => raw_field(buf, i, &mut args.input_dims)?,
+            ArgKey::InputType => raw_field(buf, i, &mut args.input_types)?,
+            ArgKey::ConcreteInputs => raw_field(buf, i, &mut args.concrete_inputs)?,
+            ArgKey::PythonId => int_field(buf, i, &mut args.python_id)?,
+            ArgKey::PythonParentId => int_field(buf, i, &mut args.python_parent_id)?,
+            ArgKey::Name if buf[i] == b'"' => {
                 let (s, end) = scan::string(buf, i)?;
                 args.name = Some(s);
                 end
             }
-            _ => scan::skip_value(buf, i)?,
+            ArgKey::Name | ArgKey::Other => scan::skip_value(buf, i)?,
         })
     })
 }
@@ -313,7 +385,7 @@ mod tests {
 
     fn parse_event(buf: &[u8], pos: usize) -> Step<(RawEvent<'_>, usize)> {
         let mut ev = RawEvent::default();
-        let end = super::parse_event(buf, pos, &mut ev)?;
+        let end = super::parse_event(buf, pos, &mut ev, &mut EventKeys::default())?;
         Ok((ev, end))
     }
 

@@ -2,10 +2,12 @@
 //!
 //! [`Reader`] takes the input in chunks of any size and hands events to the model builder.
 
+mod block;
 mod event;
 #[cfg(not(target_arch = "wasm32"))]
 mod gzip_pipeline;
 mod inflate;
+mod key_order;
 pub(crate) mod number;
 pub(crate) mod part;
 mod scan;

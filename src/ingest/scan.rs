@@ -5,6 +5,7 @@
 //! retries), or [`Stop::Bad`] for text that is not JSON. Nothing recurses: nesting depth
 //! is a counter, so a 100,000-deep array cannot overflow the stack.
 
+use super::block;
 use std::borrow::Cow;
 
 /// Why a scan stopped early.
@@ -183,18 +184,6 @@ fn hex4(h: &[u8]) -> Option<u32> {
     u32::from_str_radix(s, 16).ok()
 }
 
-/// Byte classes for the value skipper.
-const fn class_table() -> [u8; 256] {
-    let mut t = [0u8; 256];
-    t[b'"' as usize] = 1;
-    t[b'{' as usize] = 2;
-    t[b'[' as usize] = 2;
-    t[b'}' as usize] = 3;
-    t[b']' as usize] = 3;
-    t
-}
-static CLASS: [u8; 256] = class_table();
-
 /// Scans a JSON number at `pos`: returns the position after it (validation is left to the
 /// number parsers).
 #[inline]
@@ -226,37 +215,95 @@ pub fn scalar_end(buf: &[u8], pos: usize) -> Step<usize> {
 }
 
 /// Skips one JSON value starting at `pos` (after whitespace). Returns the position after it.
-/// Containers are skipped by counting brackets (outside strings), iteratively.
 pub fn skip_value(buf: &[u8], pos: usize) -> Step<usize> {
     let pos = skip_ws(buf, pos);
     let Some(&first) = buf.get(pos) else { return Err(Stop::Incomplete) };
     match first {
         b'"' => Ok(string_end(buf, pos)?.0),
-        b'{' | b'[' => {
-            let mut depth: usize = 0;
-            let mut i = pos;
-            while i < buf.len() {
-                match CLASS[buf[i] as usize] {
-                    0 => i += 1,
-                    1 => i = string_end(buf, i)?.0,
-                    2 => {
-                        depth += 1;
-                        i += 1;
-                    }
-                    _ => {
-                        depth -= 1;
-                        i += 1;
-                        if depth == 0 {
-                            return Ok(i);
-                        }
-                    }
-                }
-            }
-            Err(Stop::Incomplete)
-        }
+        b'{' | b'[' => container_end(buf, pos),
         b'}' | b']' | b',' | b':' => Err(Stop::Bad("expected a value", pos)),
         _ => scalar_end(buf, pos),
     }
+}
+
+/// Where a container skip stands between blocks: nesting depth and whether it is inside a string.
+struct Nesting {
+    depth: usize,
+    in_string: bool,
+}
+
+/// Finds the end of the array or object whose opening bracket is at `pos`, by counting brackets
+/// outside strings, 16 bytes at a time ([`block`]). Iterative: any depth is fine.
+fn container_end(buf: &[u8], pos: usize) -> Step<usize> {
+    let mut at = Nesting { depth: 0, in_string: false };
+    let mut i = pos;
+    while let Some(bytes) = buf.get(i..i + block::WIDTH) {
+        let marks = block::classify(bytes.try_into().expect("one block"));
+        if marks.backslash != 0 {
+            // Escapes are rare in traces: this block byte by byte.
+            match container_bytes(buf, i, i + block::WIDTH, &mut at) {
+                Ok(end) => return Ok(end),
+                Err(next) => i = next,
+            }
+            continue;
+        }
+        let mut inside = block::inside_strings(marks.quote);
+        if at.in_string {
+            inside = !inside;
+        }
+        at.in_string ^= marks.quote.count_ones() % 2 == 1;
+        let (open, close) = (marks.open & !inside, marks.close & !inside);
+        if (close.count_ones() as usize) < at.depth {
+            // The depth cannot reach zero inside this block.
+            at.depth = at.depth + open.count_ones() as usize - close.count_ones() as usize;
+        } else {
+            let mut brackets = open | close;
+            while brackets != 0 {
+                let k = brackets.trailing_zeros();
+                brackets &= brackets - 1;
+                if open & (1 << k) != 0 {
+                    at.depth += 1;
+                } else {
+                    at.depth -= 1;
+                    if at.depth == 0 {
+                        return Ok(i + k as usize + 1);
+                    }
+                }
+            }
+        }
+        i += block::WIDTH;
+    }
+    // Fewer than 16 bytes left.
+    container_bytes(buf, i, buf.len(), &mut at).or(Err(Stop::Incomplete))
+}
+
+/// Byte-by-byte container skipping from `i` up to `limit` (an escape may carry one byte past
+/// it): `Ok(end)` after the closing bracket, or `Err(next)`, where to go on.
+fn container_bytes(buf: &[u8], mut i: usize, limit: usize, at: &mut Nesting) -> std::result::Result<usize, usize> {
+    while i < limit {
+        let b = buf[i];
+        i += 1;
+        if at.in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => at.in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => at.in_string = true,
+            b'[' | b'{' => at.depth += 1,
+            b']' | b'}' => {
+                at.depth -= 1;
+                if at.depth == 0 {
+                    return Ok(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(i)
 }
 
 #[cfg(test)]
@@ -275,6 +322,72 @@ mod tests {
         assert_eq!(skip_value(br#"{"a": [1, 2"#, 0), Err(Stop::Incomplete));
         assert_eq!(skip_value(br#""abc"#, 0), Err(Stop::Incomplete));
         assert_eq!(skip_value(b"123", 0), Err(Stop::Incomplete));
+    }
+
+    /// The obvious byte-at-a-time container skip, to check the block-wise one against.
+    fn container_end_by_hand(s: &[u8]) -> Option<usize> {
+        let (mut depth, mut in_string, mut i) = (0usize, false, 0);
+        while i < s.len() {
+            match (in_string, s[i]) {
+                (true, b'\\') => i += 1,
+                (true, b'"') | (false, b'"') => in_string = !in_string,
+                (false, b'[' | b'{') => depth += 1,
+                (false, b']' | b'}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    #[test]
+    fn containers_end_where_counted_by_hand_at_every_length_and_cut() {
+        // Pieces chosen so that random joins hit every block position with brackets inside and
+        // outside strings, escaped quotes and backslashes, and strings that span blocks.
+        let pieces: [&[u8]; 12] = [
+            b"[",
+            b"]",
+            b"{",
+            b"}",
+            b"\"a]b\"",
+            br#""x\"]""#,
+            br#""\\""#,
+            b"12, ",
+            br#""[2048, 2048]""#,
+            b" ",
+            br#""{\\\"}""#,
+            b"\"long string without any marks at all\"",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..3000 {
+            let mut s = vec![b'['];
+            let mut depth = 1;
+            let target = 1 + round % 90;
+            while s.len() < target || depth > 0 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let piece = pieces[(seed % pieces.len() as u64) as usize];
+                match piece {
+                    b"[" | b"{" if s.len() < target => depth += 1,
+                    b"]" | b"}" if depth > 0 => depth -= 1,
+                    b"[" | b"{" | b"]" | b"}" => continue,
+                    _ => {}
+                }
+                s.extend_from_slice(piece);
+            }
+            let want = container_end_by_hand(&s).expect("balanced");
+            s.extend_from_slice(b", \"after\": [1]}");
+            assert_eq!(container_end(&s, 0), Ok(want), "{}", String::from_utf8_lossy(&s));
+            for cut in 1..want {
+                assert_eq!(container_end(&s[..cut], 0), Err(Stop::Incomplete), "cut {cut}: {}", String::from_utf8_lossy(&s));
+            }
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! array form `[...]`. Only the unparsed tail of the text is buffered; each complete event is
 //! handed to an [`EventSink`] and forgotten.
 
-use super::event::{parse_event, RawEvent};
+use super::event::{parse_event, EventKeys, RawEvent};
 use super::scan::{self, skip_ws, Step, Stop};
 use crate::error::{Error, Result};
 
@@ -39,11 +39,21 @@ pub struct JsonStream {
     events: u64,
     saw_trace_events: bool,
     object_form: bool,
+    /// Key orders learned so far (they only speed reading up; never part of the state).
+    keys: EventKeys,
 }
 
 impl Default for JsonStream {
     fn default() -> Self {
-        JsonStream { buf: Vec::new(), base: 0, state: State::Start, events: 0, saw_trace_events: false, object_form: false }
+        JsonStream {
+            buf: Vec::new(),
+            base: 0,
+            state: State::Start,
+            events: 0,
+            saw_trace_events: false,
+            object_form: false,
+            keys: EventKeys::default(),
+        }
     }
 }
 
@@ -120,7 +130,7 @@ impl JsonStream {
         let object_form = r.flag()?;
         let n = r.count(1)?;
         let buf = r.take(n)?.to_vec();
-        Ok(JsonStream { buf, base, state, events, saw_trace_events, object_form })
+        Ok(JsonStream { buf, base, state, events, saw_trace_events, object_form, keys: EventKeys::default() })
     }
 
     /// True if this could be a [`JsonStream::continuation`] of form `bare` that was fed `bytes`
@@ -304,7 +314,7 @@ impl JsonStream {
                 let offset = self.base + i as u64;
                 let end = if buf[i] == b'{' {
                     let mut ev = RawEvent::default();
-                    let end = parse_event(buf, i, &mut ev)?;
+                    let end = parse_event(buf, i, &mut ev, &mut self.keys)?;
                     sink.event(&ev, index, offset);
                     end
                 } else {
