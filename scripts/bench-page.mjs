@@ -5,11 +5,14 @@
 // where the main worker's and each helper's time went. Each trace is timed twice: "cold" (picked the instant the page has loaded, while the worker still
 // warms the core up) and "warm" (picked after the worker reports it has warmed up).
 //
-//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N]
+//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N [--big-file PATH]]
 //
 // Default traces: fixtures/llama_dense_eager.pt.trace.json.gz and its plain-JSON form. With
 // --big-mb N, also a ~N MB plain-JSON trace built from it by repeating its events shifted in time
-// (written to a temp file). Run `npm run build` and `cargo build --release` first.
+// (written to a temp file, or with --big-file to PATH, kept and reused by later runs). Run
+// `npm run build` and `cargo build --release` first. TRACEPRISM_DIST=DIR times another build of the
+// page (e.g. a copy of dist/ from before a change); BENCH_CONSOLE=TEXT prints the page's and its
+// workers' console messages that contain TEXT (for timing printed while investigating).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +27,13 @@ if (bi >= 0) {
   bigMb = Number(args[bi + 1]);
   args.splice(bi, 2);
 }
+// --big-file PATH: the big trace is written there (once) and kept, so repeated runs reuse it.
+let bigFile = null;
+const bf = args.indexOf('--big-file');
+if (bf >= 0) {
+  bigFile = args[bf + 1];
+  args.splice(bf, 2);
+}
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-bench-'));
 const base = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const traces = args.length ? args : [base];
@@ -32,16 +42,15 @@ if (!args.length) {
   fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(base)));
   traces.push(plain);
 }
-if (bigMb > 0) traces.push(buildBig(base, bigMb));
+if (bigMb > 0) traces.push(bigFile && fs.existsSync(bigFile) ? bigFile : buildBig(base, bigMb, bigFile));
 
 /** Repeats the events of `src` until the JSON is about `mb` MB, shifting ts and ids each copy. */
-function buildBig(src, mb) {
+function buildBig(src, mb, out = path.join(tmp, `big_${mb}mb.json`)) {
   const trace = JSON.parse(zlib.gunzipSync(fs.readFileSync(src)).toString());
   const events = trace.traceEvents;
   let lo = Infinity, hi = -Infinity;
   for (const e of events) if (typeof e.ts === 'number') { lo = Math.min(lo, e.ts); hi = Math.max(hi, e.ts + (e.dur || 0)); }
   const span = Math.ceil(hi - lo) + 1000;
-  const out = path.join(tmp, `big_${mb}mb.json`);
   const fd = fs.openSync(out, 'w');
   const { traceEvents, ...header } = trace;
   const head = JSON.stringify(header);
@@ -88,6 +97,7 @@ function nativeSeconds(file) {
  */
 async function measure(browser, file, mode) {
   const page = await browser.context.newPage();
+  if (process.env.BENCH_CONSOLE) page.on('console', (m) => { if (m.text().includes(process.env.BENCH_CONSOLE)) console.log(`  [${mode}] ${m.text()}`); });
   try {
     await page.goto(server.url + '#overview', { waitUntil: 'load' });
     if (mode === 'warm') await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });

@@ -67,10 +67,14 @@ impl Analyzer {
     /// Continues with a part of the text parsed by a [`TextPart`] in another worker (its bytes
     /// from [`TextPart::finish`]), the range right after what this analyzer has read. True if it
     /// was kept; false if the range's guessed start was wrong (or the bytes do not decode): then
-    /// push that range's text here, in order.
-    pub fn adopt_part(&mut self, part: &[u8]) -> Result<bool, JsValue> {
+    /// push that range's text here, in order. The part's rows are read straight from `part`, piece
+    /// by piece, into this analyzer's columns: the array is never copied whole into wasm memory.
+    pub fn adopt_part(&mut self, part: js_sys::Uint8Array) -> Result<bool, JsValue> {
         match &mut self.state {
-            State::Reading(reader) => Ok(reader.adopt_part_bytes(part)),
+            State::Reading(reader) => {
+                let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
+                Ok(part.is_ok_and(|part| reader.adopt_part(part)))
+            }
             _ => Err(js_error("adopt_part after finish")),
         }
     }
@@ -235,10 +239,48 @@ impl TextPart {
         self.reader.as_ref().map_or(0.0, |r| r.events() as f64)
     }
 
-    /// Ends the range; returns the part as bytes (to transfer to the main worker).
-    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+    /// Ends the range; returns the part as bytes (to transfer to the main worker), written
+    /// straight into a JS array of the exact size: no copy of the whole part is made in wasm memory.
+    pub fn finish(&mut self) -> Result<js_sys::Uint8Array, JsValue> {
         let reader = self.reader.take().ok_or_else(|| js_error("finish called twice"))?;
-        Ok(reader.finish().to_bytes())
+        let part = reader.finish();
+        let len = u32::try_from(part.encoded_len()).map_err(|_| js_error("part too large to move"))?;
+        let mut sink = JsSink { out: js_sys::Uint8Array::new_with_length(len), at: 0 };
+        part.write_to(&mut sink);
+        Ok(sink.out)
+    }
+}
+
+/// Writes a part's bytes into a JS array, piece by piece.
+struct JsSink {
+    out: js_sys::Uint8Array,
+    at: u32,
+}
+
+impl crate::model::wire::WireSink for JsSink {
+    fn write(&mut self, bytes: &[u8]) {
+        let end = self.at.saturating_add(bytes.len() as u32);
+        // The array was sized by `Part::encoded_len`, so this always holds.
+        if end <= self.out.length() {
+            self.out.subarray(self.at, end).copy_from(bytes);
+        }
+        self.at = end;
+    }
+}
+
+/// A part's bytes in the JS array they were moved in.
+struct JsBytes(js_sys::Uint8Array);
+
+impl crate::model::wire::ByteSource for JsBytes {
+    fn len(&self) -> usize {
+        self.0.length() as usize
+    }
+    fn read(&self, at: usize, dst: &mut [u8]) {
+        let end = at + dst.len();
+        // Callers keep inside `len()`; `copy_to` would panic on a short range.
+        if end <= self.len() {
+            self.0.subarray(at as u32, end as u32).copy_to(dst);
+        }
     }
 }
 

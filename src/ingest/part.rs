@@ -8,19 +8,24 @@
 
 use super::stream::JsonStream;
 use crate::error::{Error, Result};
-use crate::model::wire::{WireReader, WireWriter};
+use crate::model::wire::{ByteCount, PartBuilder, PartBytes, WireBuilder, WireReader, WireSink, WireWriter};
 use crate::model::TraceBuilder;
 
 /// Parses a range of the event array that starts at a guessed event start (a `{`).
 pub struct PartReader {
-    part: Part,
+    stream: JsonStream,
+    builder: TraceBuilder,
+    start: u64,
+    bytes: u64,
+    bare: bool,
 }
 
-/// What a [`PartReader`] read: the events (in a builder of their own), the stream's state at the
-/// end of the range (with its unparsed tail) and the range's length.
+/// What a [`PartReader`] read: the events (in a builder of their own, or still in byte form when
+/// the part came through [`Part::from_vec`]), the stream's state at the end of the range (with
+/// its unparsed tail) and the range's length.
 pub struct Part {
     pub(crate) stream: JsonStream,
-    pub(crate) builder: TraceBuilder,
+    pub(crate) builder: PartBuilder,
     /// Offset of the range's first byte in the whole text.
     pub(crate) start: u64,
     /// Bytes of text pushed.
@@ -30,33 +35,35 @@ pub struct Part {
 }
 
 const MAGIC: &[u8; 8] = b"TPPART\0\0";
-const VERSION: u32 = 1;
+/// Version 3: a header (with its own length), the small tables and row counts, then each table's
+/// columns as plain values.
+const VERSION: u32 = 3;
+/// Bytes before the header's other fields: magic, version, header length.
+const FIXED: usize = 8 + 4 + 8;
 
 impl PartReader {
     /// A reader for a range that starts at byte `start` of the text, at an element of the event
     /// array; `bare` tells the document's form (see [`document_form`]).
     pub fn new(bare: bool, start: u64) -> Self {
-        PartReader {
-            part: Part { stream: JsonStream::continuation(bare), builder: TraceBuilder::default(), start, bytes: 0, bare },
-        }
+        PartReader { stream: JsonStream::continuation(bare), builder: TraceBuilder::default(), start, bytes: 0, bare }
     }
 
     /// Feeds the next piece of the range.
     pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
-        let p = &mut self.part;
-        p.bytes += chunk.len() as u64;
-        p.stream.feed(chunk, &mut p.builder)
+        self.bytes += chunk.len() as u64;
+        self.stream.feed(chunk, &mut self.builder)
     }
 
     /// Events read so far.
     pub fn events(&self) -> u64 {
-        self.part.stream.events()
+        self.stream.events()
     }
 
     /// Ends the range. An event cut by the range's end stays as the part's unparsed tail (the
     /// part is then refused when adopted).
     pub fn finish(self) -> Part {
-        self.part
+        let PartReader { stream, builder, start, bytes, bare } = self;
+        Part { stream, builder: PartBuilder::Parsed(builder), start, bytes, bare }
     }
 }
 
@@ -78,41 +85,86 @@ impl Part {
 
     /// The part as bytes (see [`crate::model::wire`]), to move it to another worker.
     pub fn to_bytes(&self) -> Vec<u8> {
-        // Sized once: a part of a 1 GB trace is ~100 MB of bytes, and growing by doubling copies it.
-        let mut w = WireWriter { out: Vec::with_capacity(self.builder.encoded_len_hint() + self.stream.tail_len() + 64) };
+        // Sized exactly once: a part of a 1 GB trace is ~100 MB of bytes.
+        let mut out = Vec::with_capacity(self.encoded_len());
+        self.write_to(&mut out);
+        out
+    }
+
+    /// The length of [`Part::to_bytes`].
+    pub fn encoded_len(&self) -> usize {
+        let mut count = ByteCount::default();
+        self.write_to(&mut count);
+        count.0
+    }
+
+    /// Writes [`Part::to_bytes`] to any sink (the page writes straight into a JS array).
+    pub fn write_to<S: WireSink>(&self, sink: &mut S) {
+        // The header: the range, the stream's state with its unparsed tail (at most one event),
+        // the small tables and the row counts; its length is patched in once known.
+        let mut w = WireWriter { out: Vec::with_capacity(4096 + self.stream.tail_len()) };
         w.out.extend_from_slice(MAGIC);
         w.put(VERSION);
+        w.put(0u64);
         w.put(self.start);
         w.put(self.bytes);
         w.flag(self.bare);
         self.stream.encode(&mut w);
-        self.builder.encode(&mut w);
-        w.out
+        self.builder.encode_small(&mut w);
+        let head = (w.out.len() as u64).to_le_bytes();
+        w.out[FIXED - 8..FIXED].copy_from_slice(&head);
+        sink.write(&w.out);
+        self.builder.write_rows(sink);
     }
 
     /// Reads bytes written by [`Part::to_bytes`]; anything malformed is an error.
     pub fn from_bytes(data: &[u8]) -> Result<Part> {
-        let mut r = WireReader::new(data);
-        if r.take(MAGIC.len()).ok() != Some(&MAGIC[..]) {
+        Part::from_vec(data.to_vec())
+    }
+
+    /// [`Part::from_bytes`] that keeps `data`: the part's rows stay in it until the part is
+    /// adopted, which appends them to the reader's columns (no decoded copy is made).
+    pub fn from_vec(data: Vec<u8>) -> Result<Part> {
+        Part::from_source(Box::new(data))
+    }
+
+    /// [`Part::from_bytes`] for bytes held anywhere (in the page: the JS array the part was moved
+    /// in, read piece by piece). Only the header is copied; the rows are checked in place.
+    pub fn from_source(bytes: PartBytes) -> Result<Part> {
+        let mut fixed = [0u8; FIXED];
+        let n = bytes.len().min(FIXED);
+        bytes.read(0, &mut fixed[..n]);
+        if fixed[..n.min(MAGIC.len())] != MAGIC[..] {
             return Err(Error::new("malformed part bytes: not a traceprism part"));
         }
+        let mut r = WireReader::new(&fixed[..n]);
+        r.take(MAGIC.len())?;
         let version = r.get::<u32>()?;
         if version != VERSION {
             return Err(Error::new(format!("malformed part bytes: version {version}, expected {VERSION}")));
         }
+        let head_len = usize::try_from(r.get::<u64>()?).unwrap_or(usize::MAX);
+        if head_len < FIXED || head_len > bytes.len() {
+            return Err(Error::new("malformed part bytes: ends early"));
+        }
+        let mut head = vec![0u8; head_len];
+        bytes.read(0, &mut head);
+        let mut r = WireReader::new(&head);
+        r.take(FIXED)?;
         let start = r.get::<u64>()?;
-        let bytes = r.get::<u64>()?;
+        let range = r.get::<u64>()?;
         let bare = r.flag()?;
         let stream = JsonStream::decode(&mut r)?;
         // A part's stream consumed `base` bytes of the range and keeps the rest as its tail.
-        if !stream.is_continuation_of(bare, bytes) {
+        if !stream.is_continuation_of(bare, range) {
             return Err(Error::new("malformed part bytes: stream state does not match the range"));
         }
-        let builder = TraceBuilder::decode(&mut r)?;
+        let (small, rows) = TraceBuilder::decode_small(&mut r)?;
         if r.remaining() != 0 {
-            return Err(Error::new("malformed part bytes: trailing data"));
+            return Err(Error::new("malformed part bytes: header length does not match"));
         }
-        Ok(Part { stream, builder, start, bytes, bare })
+        let builder = PartBuilder::Wire(WireBuilder::new(small, rows, bytes, head_len)?);
+        Ok(Part { stream, builder, start, bytes: range, bare })
     }
 }
 
@@ -125,5 +177,45 @@ pub fn document_form(head: &[u8]) -> Option<bool> {
         b'[' => Some(true),
         b'{' => Some(false),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{gunzip, likely_event_start};
+    use crate::Reader;
+
+    /// The model after adopting the second half of `text` as a part, moved through bytes or not.
+    fn read_with_part(text: &[u8], split: usize, through_bytes: bool) -> String {
+        let mut part = PartReader::new(document_form(text).unwrap(), split as u64);
+        for piece in text[split..].chunks(1 << 20) {
+            part.push(piece).unwrap();
+        }
+        let mut part = part.finish();
+        if through_bytes {
+            let bytes = part.to_bytes();
+            assert_eq!(bytes.len(), part.encoded_len());
+            part = Part::from_bytes(&bytes).unwrap();
+            // A decoded part writes as many bytes again (its name maps may list in another order).
+            assert_eq!(part.encoded_len(), bytes.len());
+        }
+        let mut r = Reader::new();
+        for piece in text[..split].chunks(256 << 10) {
+            r.push(piece).unwrap();
+        }
+        assert!(r.adopt_part(part));
+        format!("{:?}", r.finish().unwrap())
+    }
+
+    #[test]
+    fn a_part_moved_through_bytes_gives_every_column_unchanged() {
+        for fixture in ["sglang_qwen3-8b_decode_graph_mi300x.json.gz", "llama_train.pt.trace.json.gz"] {
+            let path = format!("{}/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+            let text = gunzip(&std::fs::read(path).unwrap()).unwrap();
+            let split = likely_event_start(&text, text.len() / 2).unwrap();
+            let (moved, kept) = (read_with_part(&text, split, true), read_with_part(&text, split, false));
+            assert!(moved == kept, "{fixture}: the models differ");
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Builds the columnar [`Trace`] from decoded events.
 
+use super::wire::{row_counts, PartBuilder, RowSource, TypedRows, WireBuilder};
 use super::*;
 use crate::ingest::{EventSink, Field, Id, RawEvent};
 
@@ -254,86 +255,124 @@ impl TraceBuilder {
     }
 }
 
+/// How another builder's ids map into this one's.
+struct IdMaps {
+    names: Vec<NameId>,
+    threads: Vec<u32>,
+}
+
+impl IdMaps {
+    /// A stored pid/tid: a text one holds a name id, remapped too.
+    fn id(&self, v: i64) -> i64 {
+        match super::text_id_name(v).and_then(|n| self.names.get(n as usize)) {
+            Some(&n) => super::text_id(n),
+            None => v,
+        }
+    }
+}
+
 impl TraceBuilder {
     /// Appends what another builder read from the text right after ours (the parallel reader
     /// parses two halves of a block at once). `event_offset` is the number of events before the
     /// other builder's first event.
-    pub fn absorb(&mut self, other: TraceBuilder, event_offset: u64) {
-        let TraceBuilder { trace: o, process_names, thread_names, .. } = other;
-        let names: Vec<NameId> = (0..o.names.len()).map(|i| self.trace.names.intern(o.names.resolve(i as NameId))).collect();
-        // Text pids/tids hold a name id: remap them too.
-        let id = |v: i64| match super::text_id_name(v).and_then(|n| names.get(n as usize)) {
-            Some(&n) => super::text_id(n),
-            None => v,
-        };
-        let threads: Vec<u32> = o.threads.iter().map(|t| self.thread(id(t.pid), id(t.tid))).collect();
-        for (pid, n) in process_names {
-            self.process_names.entry(id(pid)).or_insert(names[n as usize]);
+    pub fn absorb(&mut self, other: PartBuilder, event_offset: u64) {
+        match other {
+            PartBuilder::Parsed(o) => {
+                let ids = self.absorb_ids(&o);
+                self.absorb_rows(&mut TypedRows(&o.trace), row_counts(&o.trace), &ids, event_offset);
+                self.absorb_rest(o, event_offset);
+            }
+            PartBuilder::Wire(w) => {
+                let (small, rows, mut source) = w.split();
+                let ids = self.absorb_ids(small);
+                self.absorb_rows(&mut source, rows, &ids, event_offset);
+                let WireBuilder { small, .. } = w;
+                self.absorb_rest(small, event_offset);
+            }
         }
-        for ((pid, tid), n) in thread_names {
-            self.thread_names.entry((id(pid), id(tid))).or_insert(names[n as usize]);
+    }
+
+    /// Interns the other builder's names and threads here; adds its process and thread names.
+    fn absorb_ids(&mut self, o: &TraceBuilder) -> IdMaps {
+        let names = (0..o.trace.names.len()).map(|i| self.trace.names.intern(o.trace.names.resolve(i as NameId))).collect();
+        let mut ids = IdMaps { names, threads: Vec::new() };
+        ids.threads = o.trace.threads.iter().map(|t| self.thread(ids.id(t.pid), ids.id(t.tid))).collect();
+        for (&pid, &n) in &o.process_names {
+            self.process_names.entry(ids.id(pid)).or_insert(ids.names[n as usize]);
         }
-        // Mapped columns are extended straight from iterators (no temporary column per map).
-        fn mapped<'a>(v: &'a [u32], f: impl Fn(u32) -> u32 + 'a) -> impl ExactSizeIterator<Item = u32> + 'a {
-            v.iter().map(move |&x| f(x))
+        for (&(pid, tid), &n) in &o.thread_names {
+            self.thread_names.entry((ids.id(pid), ids.id(tid))).or_insert(ids.names[n as usize]);
         }
-        let name = |n: NameId| names[n as usize];
+        ids
+    }
+
+    /// Appends the other builder's rows (`rows`: see [`row_counts`]), column by column in the
+    /// order [`TraceBuilder::write_rows`] writes them; each column grows once, to its exact size.
+    fn absorb_rows(&mut self, src: &mut impl RowSource, rows: [usize; 6], ids: &IdMaps, event_offset: u64) {
+        let name = |n: NameId| ids.names[n as usize];
         let offset = |e: u32| (e as u64 + event_offset).min(u32::MAX as u64) as u32;
-        let thread = |t: u32| threads[t as usize];
-
+        let thread = |t: u32| ids.threads[t as usize];
+        let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = rows;
         let t = &mut self.trace;
-        let (g, og) = (&mut t.gpu, &o.gpu);
-        g.kind.extend_from_slice(&og.kind);
-        g.name.extend(mapped(&og.name, name));
-        g.ts.extend_from_slice(&og.ts);
-        g.dur.extend_from_slice(&og.dur);
-        g.device.extend_from_slice(&og.device);
-        g.stream.extend_from_slice(&og.stream);
-        g.correlation.extend_from_slice(&og.correlation);
-        g.external_id.extend_from_slice(&og.external_id);
-        g.grid.extend_from_slice(&og.grid);
-        g.block.extend_from_slice(&og.block);
-        g.event_index.extend(mapped(&og.event_index, offset));
-        g.launch.extend_from_slice(&og.launch);
-        g.cpu_op.extend_from_slice(&og.cpu_op);
 
-        let (p, op) = (&mut t.ops, &o.ops);
-        p.kind.extend_from_slice(&op.kind);
-        p.name.extend(mapped(&op.name, name));
-        p.ts.extend_from_slice(&op.ts);
-        p.dur.extend_from_slice(&op.dur);
-        p.thread.extend(mapped(&op.thread, thread));
-        p.external_id.extend_from_slice(&op.external_id);
-        p.input_dims.extend(mapped(&op.input_dims, name));
-        p.input_types.extend(mapped(&op.input_types, name));
-        p.concrete_inputs.extend(mapped(&op.concrete_inputs, name));
-        p.python_id.extend_from_slice(&op.python_id);
-        p.python_parent_id.extend_from_slice(&op.python_parent_id);
-        p.event_index.extend(mapped(&op.event_index, offset));
-        p.parent.extend_from_slice(&op.parent);
+        let (g, n) = (&mut t.gpu, n_gpu);
+        src.tags(&mut g.kind, |t| &t.gpu.kind, n, super::wire::gpu_kind_of);
+        src.mapped(&mut g.name, |t| &t.gpu.name, n, name);
+        src.copy(&mut g.ts, |t| &t.gpu.ts, n);
+        src.copy(&mut g.dur, |t| &t.gpu.dur, n);
+        src.copy(&mut g.device, |t| &t.gpu.device, n);
+        src.copy(&mut g.stream, |t| &t.gpu.stream, n);
+        src.copy(&mut g.correlation, |t| &t.gpu.correlation, n);
+        src.copy(&mut g.external_id, |t| &t.gpu.external_id, n);
+        src.copy(&mut g.grid, |t| &t.gpu.grid, n);
+        src.copy(&mut g.block, |t| &t.gpu.block, n);
+        src.mapped(&mut g.event_index, |t| &t.gpu.event_index, n, offset);
+        src.links(&mut g.launch, |t| &t.gpu.launch, n);
+        src.links(&mut g.cpu_op, |t| &t.gpu.cpu_op, n);
 
-        let (l, ol) = (&mut t.launches, &o.launches);
-        l.name.extend(mapped(&ol.name, name));
-        l.ts.extend_from_slice(&ol.ts);
-        l.dur.extend_from_slice(&ol.dur);
-        l.thread.extend(mapped(&ol.thread, thread));
-        l.correlation.extend_from_slice(&ol.correlation);
-        l.external_id.extend_from_slice(&ol.external_id);
-        l.event_index.extend(mapped(&ol.event_index, offset));
-        l.cpu_op.extend_from_slice(&ol.cpu_op);
-        l.python.extend_from_slice(&ol.python);
-        l.is_graph.extend_from_slice(&ol.is_graph);
+        let (p, n) = (&mut t.ops, n_ops);
+        src.tags(&mut p.kind, |t| &t.ops.kind, n, super::wire::op_kind_of);
+        src.mapped(&mut p.name, |t| &t.ops.name, n, name);
+        src.copy(&mut p.ts, |t| &t.ops.ts, n);
+        src.copy(&mut p.dur, |t| &t.ops.dur, n);
+        src.mapped(&mut p.thread, |t| &t.ops.thread, n, thread);
+        src.copy(&mut p.external_id, |t| &t.ops.external_id, n);
+        src.mapped(&mut p.input_dims, |t| &t.ops.input_dims, n, name);
+        src.mapped(&mut p.input_types, |t| &t.ops.input_types, n, name);
+        src.mapped(&mut p.concrete_inputs, |t| &t.ops.concrete_inputs, n, name);
+        src.copy(&mut p.python_id, |t| &t.ops.python_id, n);
+        src.copy(&mut p.python_parent_id, |t| &t.ops.python_parent_id, n);
+        src.mapped(&mut p.event_index, |t| &t.ops.event_index, n, offset);
+        src.links(&mut p.parent, |t| &t.ops.parent, n);
 
-        let (a, oa) = (&mut t.gpu_annotations, &o.gpu_annotations);
-        a.name.extend(mapped(&oa.name, name));
-        a.ts.extend_from_slice(&oa.ts);
-        a.dur.extend_from_slice(&oa.dur);
-        a.device.extend_from_slice(&oa.device);
-        a.stream.extend_from_slice(&oa.stream);
+        let (l, n) = (&mut t.launches, n_launches);
+        src.mapped(&mut l.name, |t| &t.launches.name, n, name);
+        src.copy(&mut l.ts, |t| &t.launches.ts, n);
+        src.copy(&mut l.dur, |t| &t.launches.dur, n);
+        src.mapped(&mut l.thread, |t| &t.launches.thread, n, thread);
+        src.copy(&mut l.correlation, |t| &t.launches.correlation, n);
+        src.copy(&mut l.external_id, |t| &t.launches.external_id, n);
+        src.mapped(&mut l.event_index, |t| &t.launches.event_index, n, offset);
+        src.tags(&mut l.is_graph, |t| &t.launches.is_graph, n, |b| b != 0);
+        src.links(&mut l.cpu_op, |t| &t.launches.cpu_op, n);
+        src.links(&mut l.python, |t| &t.launches.python, n);
 
-        let flow = |f: &FlowEnd| FlowEnd { id: f.id, pid: id(f.pid), tid: id(f.tid), ts: f.ts };
-        t.flow_starts.extend(o.flow_starts.iter().map(flow));
-        t.flow_finishes.extend(o.flow_finishes.iter().map(flow));
+        let (a, n) = (&mut t.gpu_annotations, n_annotations);
+        src.mapped(&mut a.name, |t| &t.gpu_annotations.name, n, name);
+        src.copy(&mut a.ts, |t| &t.gpu_annotations.ts, n);
+        src.copy(&mut a.dur, |t| &t.gpu_annotations.dur, n);
+        src.copy(&mut a.device, |t| &t.gpu_annotations.device, n);
+        src.copy(&mut a.stream, |t| &t.gpu_annotations.stream, n);
+
+        let flow = |f: FlowEnd| FlowEnd { id: f.id, pid: ids.id(f.pid), tid: ids.id(f.tid), ts: f.ts };
+        src.mapped(&mut t.flow_starts, |t| &t.flow_starts, n_starts, flow);
+        src.mapped(&mut t.flow_finishes, |t| &t.flow_finishes, n_finishes, flow);
+    }
+
+    /// Appends the other builder's counts, warnings and metadata.
+    fn absorb_rest(&mut self, o: TraceBuilder, event_offset: u64) {
+        let o = o.trace;
+        let t = &mut self.trace;
 
         t.stats.events += o.stats.events;
         t.stats.kept += o.stats.kept;

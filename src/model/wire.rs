@@ -1,11 +1,19 @@
 //! A [`TraceBuilder`] as bytes and back, so a part of a trace parsed in one Web Worker can be
 //! moved (an ArrayBuffer transfer, no structured clone) to the worker that merges the parts.
 //!
-//! Layout: columns are a `u64` row count followed by the values as little-endian bytes; strings
-//! are a `u32` byte length followed by UTF-8. The interned names come first, in id order, so
-//! every name column is sent as its ids. Link columns (`launch`, `cpu_op`, `parent`, `python`)
-//! are not sent: a builder has not linked anything yet (they are all [`NONE`]). Decoding checks
-//! every length, enum tag and id, so malformed bytes give an [`Error`], never a panic.
+//! Layout: first the small tables (names, threads, counts, warnings, metadata, name maps) and the
+//! row count of each table; strings are a `u32` byte length followed by UTF-8. The interned names
+//! come first, in id order, so every name column is sent as its ids. Then the rows: each table's
+//! columns, one after the other, as plain little-endian values (their sizes: [`ROW_BYTES`]).
+//! Link columns (`launch`, `cpu_op`, `parent`, `python`) are not sent: a builder has not linked
+//! anything yet (they are all [`NONE`]). Decoding checks every length, enum tag and id, so
+//! malformed bytes give an [`Error`], never a panic.
+//!
+//! Moving a part costs about one pass over its bytes at each end: the helper writes its columns
+//! straight into the output ([`WireSink`]; in the page a JS array, through a small staging
+//! buffer), and the adopting reader checks the rows where they are ([`ByteSource`]; in the page
+//! the moved JS array) and appends them to its own columns ([`TraceBuilder::absorb`]), each of
+//! which grows once. No whole copy of the part is made in either worker's memory.
 
 use super::*;
 use crate::error::{Error, Result};
@@ -27,8 +35,8 @@ pub trait Le: Sized + Copy {
     fn get(b: &[u8]) -> Self;
     /// Appends all values' bytes (one pass over a pre-sized buffer: columns run to millions of rows).
     fn put_all(values: &[Self], out: &mut Vec<u8>);
-    /// Reads `bytes.len() / SIZE` values.
-    fn get_all(bytes: &[u8]) -> Vec<Self>;
+    /// Appends the `bytes.len() / SIZE` values in `bytes` to `dst` (which grows once, exactly).
+    fn extend_from_le(bytes: &[u8], dst: &mut Vec<Self>);
 }
 
 macro_rules! le_int {
@@ -53,9 +61,10 @@ macro_rules! le_int {
                     *dst = v.to_le_bytes();
                 }
             }
-            fn get_all(bytes: &[u8]) -> Vec<Self> {
+            fn extend_from_le(bytes: &[u8], dst: &mut Vec<Self>) {
                 let (chunks, _) = bytes.as_chunks::<{ std::mem::size_of::<$t>() }>();
-                chunks.iter().map(|&c| <$t>::from_le_bytes(c)).collect()
+                dst.reserve_exact(chunks.len());
+                dst.extend(chunks.iter().map(|&c| <$t>::from_le_bytes(c)));
             }
         }
     )*};
@@ -75,9 +84,77 @@ impl Le for [u32; 3] {
     fn put_all(values: &[Self], out: &mut Vec<u8>) {
         u32::put_all(values.as_flattened(), out);
     }
-    fn get_all(bytes: &[u8]) -> Vec<Self> {
-        let flat = u32::get_all(bytes);
-        flat.as_chunks::<3>().0.to_vec()
+    fn extend_from_le(bytes: &[u8], dst: &mut Vec<Self>) {
+        let (chunks, _) = bytes.as_chunks::<12>();
+        dst.reserve_exact(chunks.len());
+        let word = |c: &[u8; 12], i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+        dst.extend(chunks.iter().map(|c| [word(c, 0), word(c, 4), word(c, 8)]));
+    }
+}
+
+impl Le for FlowEnd {
+    const SIZE: usize = 32;
+    fn put(self, out: &mut Vec<u8>) {
+        for v in [self.id, self.pid, self.tid, self.ts] {
+            v.put(out);
+        }
+    }
+    fn get(b: &[u8]) -> Self {
+        FlowEnd { id: i64::get(&b[0..8]), pid: i64::get(&b[8..16]), tid: i64::get(&b[16..24]), ts: i64::get(&b[24..32]) }
+    }
+    fn put_all(values: &[Self], out: &mut Vec<u8>) {
+        out.reserve(values.len() * Self::SIZE);
+        for &v in values {
+            v.put(out);
+        }
+    }
+    fn extend_from_le(bytes: &[u8], dst: &mut Vec<Self>) {
+        let (chunks, _) = bytes.as_chunks::<32>();
+        dst.reserve_exact(chunks.len());
+        dst.extend(chunks.iter().map(|c| Self::get(c)));
+    }
+}
+
+/// Bytes staged at once when a column is written to a [`WireSink`] that is not a `Vec`.
+const STAGE_BYTES: usize = 256 << 10;
+
+/// Where a part's bytes go: a `Vec`, a byte counter ([`ByteCount`], to size the output exactly
+/// first) or, in the page, a JS ArrayBuffer written piece by piece (no copy of the whole part in
+/// wasm memory).
+pub trait WireSink {
+    /// Appends raw bytes.
+    fn write(&mut self, bytes: &[u8]);
+    /// Appends a column's values as little-endian bytes, through a small staging buffer.
+    fn column<T: Le>(&mut self, values: &[T]) {
+        let per = (STAGE_BYTES / T::SIZE).max(1);
+        let mut stage = Vec::with_capacity(per * T::SIZE);
+        for chunk in values.chunks(per) {
+            stage.clear();
+            T::put_all(chunk, &mut stage);
+            self.write(&stage);
+        }
+    }
+}
+
+impl WireSink for Vec<u8> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn column<T: Le>(&mut self, values: &[T]) {
+        T::put_all(values, self);
+    }
+}
+
+/// A [`WireSink`] that only counts the bytes written to it.
+#[derive(Default)]
+pub struct ByteCount(pub usize);
+
+impl WireSink for ByteCount {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+    fn column<T: Le>(&mut self, values: &[T]) {
+        self.0 += values.len() * T::SIZE;
     }
 }
 
@@ -98,11 +175,6 @@ impl WireWriter {
     /// Length-prefixed UTF-8.
     pub fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
-    }
-    /// A column: row count, then the values.
-    pub fn column<T: Le>(&mut self, values: &[T]) {
-        self.put(values.len() as u64);
-        T::put_all(values, &mut self.out);
     }
     /// An optional value: a presence byte, then the value.
     pub fn option<T: Le>(&mut self, v: Option<T>) {
@@ -170,20 +242,6 @@ impl<'a> WireReader<'a> {
         }
         Ok(n as usize)
     }
-    /// A column written by [`WireWriter::column`].
-    pub fn column<T: Le>(&mut self) -> Result<Vec<T>> {
-        let n = self.count(T::SIZE)?;
-        let bytes = self.take(n * T::SIZE)?;
-        Ok(T::get_all(bytes))
-    }
-    /// A column that must have `rows` rows.
-    pub fn column_of<T: Le>(&mut self, rows: usize) -> Result<Vec<T>> {
-        let v = self.column()?;
-        if v.len() != rows {
-            return Err(malformed("columns of one table differ in length"));
-        }
-        Ok(v)
-    }
     /// An optional value.
     pub fn option<T: Le>(&mut self) -> Result<Option<T>> {
         Ok(if self.flag()? { Some(self.get()?) } else { None })
@@ -214,88 +272,100 @@ fn vendor_tag(v: Vendor) -> u8 {
     }
 }
 
+/// Every GPU kind and CPU range kind, indexed by its tag (a test checks this against the tag
+/// functions above, the one place tags are defined).
+const GPU_KINDS: [GpuKind; 3] = [GpuKind::Kernel, GpuKind::Memcpy, GpuKind::Memset];
+const OP_KINDS: [OpKind; 3] = [OpKind::CpuOp, OpKind::UserAnnotation, OpKind::PythonFunction];
+
+/// The GPU kind of a checked tag.
+pub(super) fn gpu_kind_of(tag: u8) -> GpuKind {
+    GPU_KINDS.get(tag as usize).copied().unwrap_or(GpuKind::Kernel)
+}
+
+/// The CPU range kind of a checked tag.
+pub(super) fn op_kind_of(tag: u8) -> OpKind {
+    OP_KINDS.get(tag as usize).copied().unwrap_or(OpKind::CpuOp)
+}
+
 /// The variant whose tag (given by the exhaustive `tag_of`, the one place tags are defined) is `tag`.
 fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -> Result<T> {
     variants.iter().copied().find(|&v| tag_of(v) == tag).ok_or_else(|| malformed(what))
 }
 
+/// Bytes per row of each table on the wire: the sizes of its columns, in the order
+/// [`TraceBuilder::write_rows`] writes them (and [`WireBuilder::new`] checks them and
+/// `TraceBuilder::absorb_rows` reads them). Then the flow starts and finishes, 32 bytes each.
+const GPU_ROW: usize = 1 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 12 + 12 + 4;
+const OPS_ROW: usize = 1 + 4 + 8 + 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8 + 4;
+const LAUNCH_ROW: usize = 4 + 8 + 8 + 4 + 8 + 8 + 4 + 1;
+const ANNOTATION_ROW: usize = 4 + 8 + 8 + 4 + 4;
+const ROW_BYTES: [usize; 6] = [GPU_ROW, OPS_ROW, LAUNCH_ROW, ANNOTATION_ROW, FlowEnd::SIZE, FlowEnd::SIZE];
+
+/// Rows of the GPU, CPU range, launch and GPU annotation tables, flow starts and flow finishes.
+pub(super) fn row_counts(t: &Trace) -> [usize; 6] {
+    [t.gpu.len(), t.ops.len(), t.launches.len(), t.gpu_annotations.name.len(), t.flow_starts.len(), t.flow_finishes.len()]
+}
+
 impl TraceBuilder {
-    /// About how many bytes [`TraceBuilder::encode`] writes (its columns and names; the small
-    /// tables after them are covered by a margin), to size the buffer once.
-    pub fn encoded_len_hint(&self) -> usize {
+    /// Writes every row column as plain values, table after table (see [`ROW_BYTES`]).
+    pub fn write_rows<S: WireSink>(&self, sink: &mut S) {
         let t = &self.trace;
-        let names: usize = (0..t.names.len()).map(|i| 4 + t.names.resolve(i as NameId).len()).sum();
-        // Bytes per row: the sum of the sizes of each table's columns as written below.
-        names
-            + t.gpu.len() * (1 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 12 + 12 + 4)
-            + t.ops.len() * (1 + 4 + 8 + 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8 + 4)
-            + t.launches.len() * (4 + 8 + 8 + 4 + 8 + 8 + 4 + 1)
-            + t.gpu_annotations.name.len() * (4 + 8 + 8 + 4 + 4)
-            + (t.flow_starts.len() + t.flow_finishes.len()) * 32
-            + t.threads.len() * 16
-            + 64 * 1024
+        let g = &t.gpu;
+        sink.column(&g.kind.iter().map(|&k| gpu_kind_tag(k)).collect::<Vec<u8>>());
+        sink.column(&g.name);
+        sink.column(&g.ts);
+        sink.column(&g.dur);
+        sink.column(&g.device);
+        sink.column(&g.stream);
+        sink.column(&g.correlation);
+        sink.column(&g.external_id);
+        sink.column(&g.grid);
+        sink.column(&g.block);
+        sink.column(&g.event_index);
+        let o = &t.ops;
+        sink.column(&o.kind.iter().map(|&k| op_kind_tag(k)).collect::<Vec<u8>>());
+        sink.column(&o.name);
+        sink.column(&o.ts);
+        sink.column(&o.dur);
+        sink.column(&o.thread);
+        sink.column(&o.external_id);
+        sink.column(&o.input_dims);
+        sink.column(&o.input_types);
+        sink.column(&o.concrete_inputs);
+        sink.column(&o.python_id);
+        sink.column(&o.python_parent_id);
+        sink.column(&o.event_index);
+        let l = &t.launches;
+        sink.column(&l.name);
+        sink.column(&l.ts);
+        sink.column(&l.dur);
+        sink.column(&l.thread);
+        sink.column(&l.correlation);
+        sink.column(&l.external_id);
+        sink.column(&l.event_index);
+        sink.column(&l.is_graph.iter().map(|&b| b as u8).collect::<Vec<u8>>());
+        let a = &t.gpu_annotations;
+        sink.column(&a.name);
+        sink.column(&a.ts);
+        sink.column(&a.dur);
+        sink.column(&a.device);
+        sink.column(&a.stream);
+        sink.column(&t.flow_starts);
+        sink.column(&t.flow_finishes);
     }
 
-    /// Writes everything the builder has collected.
-    pub fn encode(&self, w: &mut WireWriter) {
+    /// Writes the small tables (names, threads, counts, warnings, metadata, name maps) and the
+    /// row counts: everything but the rows.
+    pub fn encode_small(&self, w: &mut WireWriter, rows: [usize; 6]) {
         let t = &self.trace;
         w.put(t.names.len() as u64);
         for i in 0..t.names.len() {
             w.str(t.names.resolve(i as NameId));
         }
-        let g = &t.gpu;
-        w.column(&g.kind.iter().map(|&k| gpu_kind_tag(k)).collect::<Vec<u8>>());
-        w.column(&g.name);
-        w.column(&g.ts);
-        w.column(&g.dur);
-        w.column(&g.device);
-        w.column(&g.stream);
-        w.column(&g.correlation);
-        w.column(&g.external_id);
-        w.column(&g.grid);
-        w.column(&g.block);
-        w.column(&g.event_index);
-        let o = &t.ops;
-        w.column(&o.kind.iter().map(|&k| op_kind_tag(k)).collect::<Vec<u8>>());
-        w.column(&o.name);
-        w.column(&o.ts);
-        w.column(&o.dur);
-        w.column(&o.thread);
-        w.column(&o.external_id);
-        w.column(&o.input_dims);
-        w.column(&o.input_types);
-        w.column(&o.concrete_inputs);
-        w.column(&o.python_id);
-        w.column(&o.python_parent_id);
-        w.column(&o.event_index);
-        let l = &t.launches;
-        w.column(&l.name);
-        w.column(&l.ts);
-        w.column(&l.dur);
-        w.column(&l.thread);
-        w.column(&l.correlation);
-        w.column(&l.external_id);
-        w.column(&l.event_index);
-        w.column(&l.is_graph.iter().map(|&b| b as u8).collect::<Vec<u8>>());
-        let a = &t.gpu_annotations;
-        w.column(&a.name);
-        w.column(&a.ts);
-        w.column(&a.dur);
-        w.column(&a.device);
-        w.column(&a.stream);
         w.put(t.threads.len() as u64);
         for th in &t.threads {
             w.put(th.pid);
             w.put(th.tid);
-        }
-        for flows in [&t.flow_starts, &t.flow_finishes] {
-            w.put(flows.len() as u64);
-            for f in flows.iter() {
-                w.put(f.id);
-                w.put(f.pid);
-                w.put(f.tid);
-                w.put(f.ts);
-            }
         }
         let s = &t.stats;
         for v in [s.events, s.kept, s.ignored, s.skipped] {
@@ -324,11 +394,15 @@ impl TraceBuilder {
             w.put(tid);
             w.put(n);
         }
+        for n in rows {
+            w.put(n as u64);
+        }
     }
 
-    /// Reads a builder written by [`TraceBuilder::encode`], checking that every id it holds
-    /// (names, threads, text pids/tids) points inside the part.
-    pub fn decode(r: &mut WireReader<'_>) -> Result<TraceBuilder> {
+    /// Reads what [`TraceBuilder::encode_small`] wrote into a builder without rows, checking that
+    /// every id it holds (names, text pids/tids) points inside the part; returns it with the row
+    /// counts.
+    pub fn decode_small(r: &mut WireReader<'_>) -> Result<(TraceBuilder, [usize; 6])> {
         let mut b = TraceBuilder::default();
         let t = &mut b.trace;
         let names = r.count(4)?;
@@ -340,79 +414,8 @@ impl TraceBuilder {
                 return Err(malformed("interned names repeat"));
             }
         }
-        let name_ok = |v: &[NameId]| v.iter().all(|&n| (n as usize) < names);
         // A pid/tid is a number, -1 (missing) or a text's name id (see `text_id`).
         let id_ok = |v: i64| super::text_id_name(v).is_none_or(|n| (n as usize) < names);
-        let gpu_kinds: Vec<u8> = r.column()?;
-        let rows = gpu_kinds.len();
-        let g = &mut t.gpu;
-        let kinds = [GpuKind::Kernel, GpuKind::Memcpy, GpuKind::Memset];
-        g.kind = gpu_kinds.iter().map(|&k| from_tag(&kinds, gpu_kind_tag, k, "bad GPU event kind")).collect::<Result<_>>()?;
-        g.name = r.column_of(rows)?;
-        g.ts = r.column_of(rows)?;
-        g.dur = r.column_of(rows)?;
-        g.device = r.column_of(rows)?;
-        g.stream = r.column_of(rows)?;
-        g.correlation = r.column_of(rows)?;
-        g.external_id = r.column_of(rows)?;
-        g.grid = r.column_of(rows)?;
-        g.block = r.column_of(rows)?;
-        g.event_index = r.column_of(rows)?;
-        g.launch = vec![NONE; rows];
-        g.cpu_op = vec![NONE; rows];
-        if !name_ok(&g.name) {
-            return Err(malformed("GPU event id out of range"));
-        }
-
-        let op_kinds: Vec<u8> = r.column()?;
-        let rows = op_kinds.len();
-        let o = &mut t.ops;
-        let kinds = [OpKind::CpuOp, OpKind::UserAnnotation, OpKind::PythonFunction];
-        o.kind = op_kinds.iter().map(|&k| from_tag(&kinds, op_kind_tag, k, "bad CPU range kind")).collect::<Result<_>>()?;
-        o.name = r.column_of(rows)?;
-        o.ts = r.column_of(rows)?;
-        o.dur = r.column_of(rows)?;
-        o.thread = r.column_of(rows)?;
-        o.external_id = r.column_of(rows)?;
-        o.input_dims = r.column_of(rows)?;
-        o.input_types = r.column_of(rows)?;
-        o.concrete_inputs = r.column_of(rows)?;
-        o.python_id = r.column_of(rows)?;
-        o.python_parent_id = r.column_of(rows)?;
-        o.event_index = r.column_of(rows)?;
-        o.parent = vec![NONE; rows];
-        if !(name_ok(&o.name) && name_ok(&o.input_dims) && name_ok(&o.input_types) && name_ok(&o.concrete_inputs)) {
-            return Err(malformed("CPU range name out of range"));
-        }
-
-        let l = &mut t.launches;
-        l.name = r.column()?;
-        let rows = l.name.len();
-        l.ts = r.column_of(rows)?;
-        l.dur = r.column_of(rows)?;
-        l.thread = r.column_of(rows)?;
-        l.correlation = r.column_of(rows)?;
-        l.external_id = r.column_of(rows)?;
-        l.event_index = r.column_of(rows)?;
-        let graph: Vec<u8> = r.column_of(rows)?;
-        l.is_graph = graph.iter().map(|&b| b != 0).collect();
-        l.cpu_op = vec![NONE; rows];
-        l.python = vec![NONE; rows];
-        if !name_ok(&l.name) {
-            return Err(malformed("launch name out of range"));
-        }
-
-        let a = &mut t.gpu_annotations;
-        a.name = r.column()?;
-        let rows = a.name.len();
-        a.ts = r.column_of(rows)?;
-        a.dur = r.column_of(rows)?;
-        a.device = r.column_of(rows)?;
-        a.stream = r.column_of(rows)?;
-        if !name_ok(&a.name) {
-            return Err(malformed("GPU annotation id out of range"));
-        }
-
         let threads = r.count(16)?;
         for i in 0..threads {
             let (pid, tid) = (r.get::<i64>()?, r.get::<i64>()?);
@@ -422,23 +425,6 @@ impl TraceBuilder {
             t.threads.push(ThreadInfo { pid, tid, process_name: NO_NAME, thread_name: NO_NAME });
             b.threads.entry((pid, tid)).or_insert(i as u32);
         }
-        if !t.ops.thread.iter().chain(&t.launches.thread).all(|&th| (th as usize) < threads) {
-            return Err(malformed("thread index out of range"));
-        }
-        let mut read_flows = || -> Result<Vec<FlowEnd>> {
-            let n = r.count(32)?;
-            let mut flows = Vec::with_capacity(n);
-            for _ in 0..n {
-                let f = FlowEnd { id: r.get()?, pid: r.get()?, tid: r.get()?, ts: r.get()? };
-                if !id_ok(f.pid) || !id_ok(f.tid) {
-                    return Err(malformed("flow id out of range"));
-                }
-                flows.push(f);
-            }
-            Ok(flows)
-        };
-        t.flow_starts = read_flows()?;
-        t.flow_finishes = read_flows()?;
         let s = &mut t.stats;
         s.events = r.get()?;
         s.kept = r.get()?;
@@ -474,7 +460,263 @@ impl TraceBuilder {
             }
             b.thread_names.insert((pid, tid), name);
         }
-        Ok(b)
+        let mut rows = [0; 6];
+        for n in &mut rows {
+            *n = usize::try_from(r.get::<u64>()?).map_err(|_| malformed("row count too large"))?;
+        }
+        Ok((b, rows))
+    }
+}
+
+/// A builder handed over by another reader: parsed here ([`PartBuilder::Parsed`], the native
+/// reader's threads) or still in its byte form ([`PartBuilder::Wire`], a part moved from another
+/// Web Worker).
+pub enum PartBuilder {
+    Parsed(TraceBuilder),
+    Wire(WireBuilder),
+}
+
+impl PartBuilder {
+    /// Writes the small tables and row counts (see [`TraceBuilder::encode_small`]).
+    pub fn encode_small(&self, w: &mut WireWriter) {
+        match self {
+            PartBuilder::Parsed(b) => b.encode_small(w, row_counts(&b.trace)),
+            PartBuilder::Wire(p) => p.small.encode_small(w, p.rows),
+        }
+    }
+
+    /// Writes the rows (see [`TraceBuilder::write_rows`]).
+    pub fn write_rows<S: WireSink>(&self, sink: &mut S) {
+        match self {
+            PartBuilder::Parsed(b) => b.write_rows(sink),
+            PartBuilder::Wire(p) => {
+                let mut rows = WireRows::new(&*p.bytes, p.rows_at);
+                let len = p.bytes.len() - p.rows_at;
+                rows.each(len, 1, |b| sink.write(b));
+            }
+        }
+    }
+}
+
+/// The bytes a part arrived in, read piece by piece: a `Vec`, or in the page the JS array the
+/// part was moved in (so it is never copied whole into wasm memory).
+pub trait ByteSource {
+    /// Total bytes.
+    fn len(&self) -> usize;
+    /// True when there are no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// `bytes[at..at + len]` when they are in this memory already (no copy needed).
+    fn slice(&self, _at: usize, _len: usize) -> Option<&[u8]> {
+        None
+    }
+    /// Copies `bytes[at..at + dst.len()]` into `dst` (the caller keeps inside `len()`).
+    fn read(&self, at: usize, dst: &mut [u8]);
+}
+
+impl ByteSource for Vec<u8> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn slice(&self, at: usize, len: usize) -> Option<&[u8]> {
+        self.get(at..at.checked_add(len)?)
+    }
+    fn read(&self, at: usize, dst: &mut [u8]) {
+        if let Some(src) = self.get(at..at + dst.len()) {
+            dst.copy_from_slice(src);
+        }
+    }
+}
+
+/// A part's bytes as kept by [`WireBuilder`] (natively a part may cross threads).
+#[cfg(not(target_arch = "wasm32"))]
+pub type PartBytes = Box<dyn ByteSource + Send>;
+/// A part's bytes as kept by [`WireBuilder`] (a JS array cannot cross threads).
+#[cfg(target_arch = "wasm32")]
+pub type PartBytes = Box<dyn ByteSource>;
+
+/// A builder still in its byte form, as a part arrives from another worker: the small tables
+/// decoded, the rows checked but left as bytes, so [`TraceBuilder::absorb`] appends them straight
+/// to the adopting reader's columns (no decoded copy of the part is made).
+pub struct WireBuilder {
+    /// The names, threads, counts, warnings and metadata (no rows).
+    pub(super) small: TraceBuilder,
+    bytes: PartBytes,
+    /// Where the rows start in `bytes`.
+    rows_at: usize,
+    /// Rows per table (see [`row_counts`]).
+    rows: [usize; 6],
+}
+
+impl WireBuilder {
+    /// The builder whose small tables are `small` (from [`TraceBuilder::decode_small`], with the
+    /// row counts `rows`) and whose rows are `bytes[rows_at..]`, which must hold exactly those
+    /// rows. Every id and tag in the rows is checked here, so absorbing them cannot fail.
+    pub fn new(small: TraceBuilder, rows: [usize; 6], bytes: PartBytes, rows_at: usize) -> Result<WireBuilder> {
+        let total = rows.iter().zip(ROW_BYTES).try_fold(0usize, |sum, (&n, size)| sum.checked_add(n.checked_mul(size)?));
+        let left = bytes.len().saturating_sub(rows_at);
+        match total {
+            Some(total) if total == left => {}
+            Some(total) if total < left => return Err(malformed("trailing data")),
+            _ => return Err(malformed("ends early")),
+        }
+        let names = small.trace.names.len();
+        let threads = small.trace.threads.len();
+        let mut cols = WireRows::new(&*bytes, rows_at);
+        let [gpu, ops, launches, annotations, starts, finishes] = rows;
+        let checks = [
+            (cols.tags_below(gpu, GPU_KINDS.len() as u8), "bad GPU event kind"),
+            (cols.ids_below(gpu, names), "GPU event id out of range"),
+            (cols.skip(gpu * (GPU_ROW - 1 - 4)), ""),
+            (cols.tags_below(ops, OP_KINDS.len() as u8), "bad CPU range kind"),
+            (cols.ids_below(ops, names), "CPU range name out of range"),
+            (cols.skip(ops * 16), ""),
+            (cols.ids_below(ops, threads), "thread index out of range"),
+            (cols.skip(ops * 8), ""),
+            (cols.ids_below(ops * 3, names), "CPU range name out of range"),
+            (cols.skip(ops * 20), ""),
+            (cols.ids_below(launches, names), "launch name out of range"),
+            (cols.skip(launches * 16), ""),
+            (cols.ids_below(launches, threads), "thread index out of range"),
+            (cols.skip(launches * 21), ""),
+            (cols.ids_below(annotations, names), "GPU annotation id out of range"),
+            (cols.skip(annotations * 20), ""),
+            (cols.flows_ok(starts + finishes, names), "flow id out of range"),
+        ];
+        if let Some((_, what)) = checks.iter().find(|(ok, _)| !ok) {
+            return Err(malformed(what));
+        }
+        Ok(WireBuilder { small, bytes, rows_at, rows })
+    }
+
+    /// The small tables, the rows per table and a reader of the rows.
+    pub(super) fn split(&self) -> (&TraceBuilder, [usize; 6], WireRows<'_>) {
+        (&self.small, self.rows, WireRows::new(&*self.bytes, self.rows_at))
+    }
+}
+
+/// Where `TraceBuilder::absorb_rows` reads a part's rows from: the part's own typed columns
+/// ([`TypedRows`]) or its bytes ([`WireRows`], read in the order they were written; the columns
+/// a builder never fills, its links, are not in the bytes). Every column call gets the table's
+/// row count `n`.
+pub(super) trait RowSource {
+    /// Appends the next column.
+    fn copy<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, n: usize);
+    /// Appends the next column, each value passed through `f`.
+    fn mapped<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, n: usize, f: impl Fn(T) -> T);
+    /// Appends the next column of enum values (in the bytes: tags read by `of_tag`).
+    fn tags<T: Copy>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, n: usize, of_tag: fn(u8) -> T);
+    /// Appends a link column (all [`NONE`] in a builder; not in the bytes).
+    fn links(&mut self, dst: &mut Vec<u32>, col: fn(&Trace) -> &Vec<u32>, n: usize);
+}
+
+/// A part's own typed columns.
+pub(super) struct TypedRows<'a>(pub &'a Trace);
+
+impl RowSource for TypedRows<'_> {
+    fn copy<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, _n: usize) {
+        let v = col(self.0);
+        dst.reserve_exact(v.len());
+        dst.extend_from_slice(v);
+    }
+    fn mapped<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, _n: usize, f: impl Fn(T) -> T) {
+        let v = col(self.0);
+        dst.reserve_exact(v.len());
+        dst.extend(v.iter().map(|&x| f(x)));
+    }
+    fn tags<T: Copy>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, _n: usize, _of_tag: fn(u8) -> T) {
+        let v = col(self.0);
+        dst.reserve_exact(v.len());
+        dst.extend_from_slice(v);
+    }
+    fn links(&mut self, dst: &mut Vec<u32>, col: fn(&Trace) -> &Vec<u32>, _n: usize) {
+        let v = col(self.0);
+        dst.reserve_exact(v.len());
+        dst.extend_from_slice(v);
+    }
+}
+
+/// A part's rows in its bytes, read in order, piece by piece.
+pub(super) struct WireRows<'a> {
+    bytes: &'a dyn ByteSource,
+    pos: usize,
+    /// Pieces of a source that is not in this memory are copied here first.
+    stage: Vec<u8>,
+}
+
+impl<'a> WireRows<'a> {
+    fn new(bytes: &'a dyn ByteSource, pos: usize) -> Self {
+        WireRows { bytes, pos, stage: Vec::new() }
+    }
+
+    /// Hands the next `len` bytes to `f` in pieces of whole `size`-byte values.
+    fn each(&mut self, len: usize, size: usize, mut f: impl FnMut(&[u8])) {
+        let WireRows { bytes, pos, stage } = self;
+        if let Some(all) = bytes.slice(*pos, len) {
+            f(all);
+        } else {
+            let step = (STAGE_BYTES / size).max(1) * size;
+            let mut at = 0;
+            while at < len {
+                let n = step.min(len - at);
+                stage.resize(n, 0);
+                bytes.read(*pos + at, &mut stage[..n]);
+                f(&stage[..n]);
+                at += n;
+            }
+        }
+        *pos += len;
+    }
+
+    fn skip(&mut self, len: usize) -> bool {
+        self.pos += len;
+        true
+    }
+
+    /// Whether the next `n` `u32`s are all below `limit`.
+    fn ids_below(&mut self, n: usize, limit: usize) -> bool {
+        let mut ok = true;
+        self.each(n * 4, 4, |b| ok &= b.as_chunks::<4>().0.iter().all(|&v| (u32::from_le_bytes(v) as usize) < limit));
+        ok
+    }
+
+    /// Whether the next `n` tags are all below `limit`.
+    fn tags_below(&mut self, n: usize, limit: u8) -> bool {
+        let mut ok = true;
+        self.each(n, 1, |b| ok &= b.iter().all(|&t| t < limit));
+        ok
+    }
+
+    /// Whether the pids and tids of the next `n` flow ends are numbers or names of the part.
+    fn flows_ok(&mut self, n: usize, names: usize) -> bool {
+        let id_ok = |v: i64| super::text_id_name(v).is_none_or(|n| (n as usize) < names);
+        let mut ok = true;
+        self.each(n * FlowEnd::SIZE, FlowEnd::SIZE, |b| {
+            ok &= b.as_chunks::<32>().0.iter().all(|c| {
+                let f = FlowEnd::get(c);
+                id_ok(f.pid) && id_ok(f.tid)
+            })
+        });
+        ok
+    }
+}
+
+impl RowSource for WireRows<'_> {
+    fn copy<T: Le>(&mut self, dst: &mut Vec<T>, _col: fn(&Trace) -> &Vec<T>, n: usize) {
+        dst.reserve_exact(n);
+        self.each(n * T::SIZE, T::SIZE, |b| T::extend_from_le(b, dst));
+    }
+    fn mapped<T: Le>(&mut self, dst: &mut Vec<T>, _col: fn(&Trace) -> &Vec<T>, n: usize, f: impl Fn(T) -> T) {
+        dst.reserve_exact(n);
+        self.each(n * T::SIZE, T::SIZE, |b| dst.extend(b.chunks_exact(T::SIZE).map(|c| f(T::get(c)))));
+    }
+    fn tags<T: Copy>(&mut self, dst: &mut Vec<T>, _col: fn(&Trace) -> &Vec<T>, n: usize, of_tag: fn(u8) -> T) {
+        dst.reserve_exact(n);
+        self.each(n, 1, |b| dst.extend(b.iter().map(|&t| of_tag(t))));
+    }
+    fn links(&mut self, dst: &mut Vec<u32>, _col: fn(&Trace) -> &Vec<u32>, n: usize) {
+        dst.resize(dst.len() + n, NONE);
     }
 }
 
@@ -526,4 +768,40 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         m.other.push((k, v));
     }
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_tables_follow_the_tag_functions() {
+        for (i, &k) in GPU_KINDS.iter().enumerate() {
+            assert_eq!(gpu_kind_tag(k) as usize, i);
+            assert_eq!(gpu_kind_of(i as u8), k);
+        }
+        for (i, &k) in OP_KINDS.iter().enumerate() {
+            assert_eq!(op_kind_tag(k) as usize, i);
+            assert_eq!(op_kind_of(i as u8), k);
+        }
+    }
+
+    #[test]
+    fn columns_read_back_as_written() {
+        let mut out = Vec::new();
+        let (a, b, c) = (vec![1u32, u32::MAX, 7], vec![-5i64, i64::MIN, 9], vec![[1u32, 2, 3], [4, 5, u32::MAX]]);
+        out.column(&a);
+        out.column(&b);
+        out.column(&c);
+        let mut staged = ByteCount::default();
+        staged.column(&a);
+        staged.column(&b);
+        staged.column(&c);
+        assert_eq!(staged.0, out.len());
+        let (mut a2, mut b2, mut c2) = (Vec::new(), Vec::new(), Vec::new());
+        u32::extend_from_le(&out[..12], &mut a2);
+        i64::extend_from_le(&out[12..36], &mut b2);
+        <[u32; 3]>::extend_from_le(&out[36..], &mut c2);
+        assert_eq!((a, b, c), (a2, b2, c2));
+    }
 }
