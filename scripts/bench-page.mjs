@@ -42,7 +42,7 @@ if (!args.length) {
   fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(base)));
   traces.push(plain);
 }
-if (bigMb > 0) traces.push(bigFile && fs.existsSync(bigFile) ? bigFile : buildBig(base, bigMb, bigFile));
+if (bigMb > 0) traces.push(bigFile && fs.existsSync(bigFile) ? bigFile : buildBig(base, bigMb, bigFile ?? undefined));
 
 /** Repeats the events of `src` until the JSON is about `mb` MB, shifting ts and ids each copy. */
 function buildBig(src, mb, out = path.join(tmp, `big_${mb}mb.json`)) {
