@@ -34,6 +34,14 @@ pub fn inside_strings(quotes: u32) -> u32 {
     x & 0xFFFF
 }
 
+/// High bit set in each byte of `x` that is not zero, exactly (no borrow between bytes; the
+/// number reader uses it too).
+#[inline(always)]
+pub fn nonzero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    (((x & LOW7) + LOW7) | x) & !LOW7
+}
+
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use super::{Marks, WIDTH};
@@ -76,15 +84,14 @@ mod imp {
 /// The same classification with 64-bit arithmetic (any target; also checks the SIMD versions).
 #[allow(dead_code)]
 mod portable {
-    use super::{Marks, WIDTH};
+    use super::{nonzero_bytes, Marks, WIDTH};
 
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-    /// High bit of each byte of `w` that equals `b` (exact: no borrow between bytes).
+    /// High bit of each byte of `w` that equals `b` (exact).
     fn equal(w: u64, b: u8) -> u64 {
-        let x = w ^ (b as u64 * ONES);
-        !(((x & !HIGHS) + !HIGHS) | x) & HIGHS
+        !nonzero_bytes(w ^ (b as u64 * ONES)) & HIGHS
     }
 
     /// Gathers the high bit of each byte into bits 0..8.

@@ -193,7 +193,7 @@ pub fn parse_event<'a>(buf: &'a [u8], pos: usize, ev: &mut RawEvent<'a>, keys: &
         Ok(match key {
             EventKey::Ph => {
                 let end = ph_field(buf, i, &mut ev.ph)?;
-                at.context = KeyCursor::new(ev.ph as usize).context;
+                at.switch_to(ev.ph as usize);
                 end
             }
             EventKey::Cat => string_field(buf, i, &mut ev.cat)?,

@@ -62,14 +62,20 @@ impl<K> Default for KeyOrder<K> {
 pub struct KeyCursor {
     /// The token just read ([`START`] before the first key).
     prev: usize,
-    /// Which order to follow (`0..CONTEXTS`; larger values wrap).
-    pub context: usize,
+    /// Which order to follow (`0..CONTEXTS`).
+    context: usize,
 }
 
 impl KeyCursor {
-    /// A cursor before the first key of an object, following order `context`.
+    /// A cursor before the first key of an object, following order `context` (any number: it
+    /// wraps to one of the kept orders).
     pub fn new(context: usize) -> Self {
         KeyCursor { prev: START, context: context % CONTEXTS }
+    }
+
+    /// Follows order `context` from the next key on (e.g. once `ph` has told the kind of event).
+    pub fn switch_to(&mut self, context: usize) {
+        self.context = context % CONTEXTS;
     }
 }
 
@@ -78,6 +84,7 @@ impl<K: Copy> KeyOrder<K> {
     /// (`classify` maps the raw key text) and the position of its value (first non-space byte).
     #[inline(always)]
     pub fn read(&mut self, buf: &[u8], i: usize, at: &mut KeyCursor, classify: fn(&[u8]) -> K) -> Step<(K, usize)> {
+        // `context` is already below CONTEXTS; the mask only lets the compiler drop a bounds check.
         let guess = self.next[at.context % CONTEXTS][at.prev];
         if guess != NONE {
             let token = &self.tokens[guess as usize];
@@ -106,7 +113,8 @@ impl<K: Copy> KeyOrder<K> {
         }
         let key = classify(&buf[i + 1..key_end - 1]);
         let text = &buf[i..value];
-        let found = self.tokens.iter().position(|t| t.len == text.len() && t.matches(&padded(text)));
+        let window = padded(text);
+        let found = self.tokens.iter().position(|t| t.len == text.len() && t.matches(&window));
         let slot = match found {
             Some(k) => Some(k),
             None if text.len() <= MAX_TOKEN_LEN && self.tokens.len() < MAX_TOKENS => {
@@ -117,7 +125,7 @@ impl<K: Copy> KeyOrder<K> {
         };
         match slot {
             Some(k) => {
-                self.next[at.context % CONTEXTS][at.prev] = k as u8;
+                self.next[at.context][at.prev] = k as u8;
                 at.prev = k;
             }
             // Not remembered: predict nothing after it.

@@ -137,12 +137,10 @@ fn word(bytes: &[u8]) -> u64 {
 fn leading_digits(w: u64) -> usize {
     const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
     const THREES: u64 = 0x3030_3030_3030_3030;
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
     // A byte is a digit when it is 0x3_ and stays 0x3_ after adding 6; a carry out of a
     // non-digit byte can only disturb the bytes after it.
     let x = ((w & HIGH_NIBBLES) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES) ^ THREES);
-    let non_digits = (((x & LOW7) + LOW7) | x) & !LOW7;
-    (non_digits.trailing_zeros() / 8) as usize
+    (super::block::nonzero_bytes(x).trailing_zeros() / 8) as usize
 }
 
 /// The value of the first `n` (0..=8) characters of `w`, which are digits.
@@ -313,7 +311,8 @@ mod tests {
             let token_end = c.len();
             type QuickParser = fn(&[u8], usize) -> Quick;
             type SlowParser = fn(&[u8]) -> Option<i64>;
-            let pairs: [(QuickParser, SlowParser, bool); 2] = [(quick_micros_to_ns, micros_to_ns, true), (quick_integer, integer, false)];
+            let pairs: [(QuickParser, SlowParser, bool); 2] =
+                [(quick_micros_to_ns, micros_to_ns, true), (quick_integer, integer, false)];
             for (quick, slow, is_time) in pairs {
                 match quick(&text, 0) {
                     Quick::Done(v, end) => {
