@@ -11,43 +11,84 @@
 mod id_index;
 
 use crate::model::FastMap as HashMap;
-use crate::model::{OpKind, Trace, NONE};
+use crate::model::{CpuOps, FlowEnd, GpuEvents, Launches, OpKind, ThreadInfo, Trace, NONE};
 use id_index::IdIndex;
+
+/// Rows (GPU events, CPU ranges and launches together) from which the two independent first
+/// steps run on two threads (natively): below this, starting a thread costs more than it saves.
+#[cfg(not(target_arch = "wasm32"))]
+const TWO_THREADS_FROM_ROWS: usize = 1 << 16;
 
 /// Fills every link column of `trace`.
 pub fn link(trace: &mut Trace) {
-    nest_ranges_and_launches(trace);
-    link_gpu_to_launches(trace);
+    // The two first steps write disjoint columns (ranges' parents and launches' ops; GPU events'
+    // launches), taken out here so each step borrows only what it reads and writes.
+    let mut launch_op = std::mem::take(&mut trace.launches.cpu_op);
+    let mut launch_python = std::mem::take(&mut trace.launches.python);
+    let mut gpu_launch = std::mem::take(&mut trace.gpu.launch);
+    {
+        let t = &mut *trace;
+        let nthreads = t.threads.len();
+        let rows = t.gpu.len() + t.ops.len() + t.launches.len();
+        let nest = || nest_ranges_and_launches(&mut t.ops, &t.launches, nthreads, &mut launch_op, &mut launch_python);
+        let flows = Flows { starts: &t.flow_starts, finishes: &t.flow_finishes, threads: &t.threads };
+        let gpu_to_launches = || link_gpu_to_launches(&t.gpu, &t.launches, &flows, &mut gpu_launch);
+        both(rows, gpu_to_launches, nest);
+    }
+    trace.launches.cpu_op = launch_op;
+    trace.launches.python = launch_python;
+    trace.gpu.launch = gpu_launch;
     link_gpu_to_ops(trace);
 }
 
-fn link_gpu_to_launches(trace: &mut Trace) {
-    let l = &trace.launches;
+/// Runs `a` and `b`, natively on two threads when there are `rows` rows and two cores.
+fn both(rows: usize, a: impl FnOnce() + Send, b: impl FnOnce()) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if rows >= TWO_THREADS_FROM_ROWS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
+        std::thread::scope(|scope| {
+            scope.spawn(a);
+            b();
+        });
+        return;
+    }
+    let _ = rows;
+    a();
+    b();
+}
+
+/// What the flow fallback of [`link_gpu_to_launches`] reads.
+struct Flows<'a> {
+    starts: &'a [FlowEnd],
+    finishes: &'a [FlowEnd],
+    threads: &'a [ThreadInfo],
+}
+
+/// Fills `launch_of` (each GPU event's launch) by correlation, then by `ac2g` flows.
+fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &mut [u32]) {
     let by_corr = IdIndex::build(l.correlation.iter().enumerate().map(|(i, &c)| (c, i as u32)));
-    let g = &mut trace.gpu;
     let mut missing = Vec::new();
-    for i in 0..g.len() {
-        match by_corr.get(g.correlation[i]) {
-            Some(li) => g.launch[i] = li,
+    for (i, (launch, &correlation)) in launch_of.iter_mut().zip(&g.correlation).enumerate() {
+        match by_corr.get(correlation) {
+            Some(li) => *launch = li,
             None => missing.push(i),
         }
     }
-    if missing.is_empty() || trace.flow_finishes.is_empty() {
+    if missing.is_empty() || flows.finishes.is_empty() {
         return;
     }
     // Flow fallback: finish (stream, ts) → id → start (pid, tid, ts) → launch on that thread.
-    let finishes: HashMap<(i64, i64), i64> = trace.flow_finishes.iter().map(|f| ((f.tid, f.ts), f.id)).collect();
-    let starts: HashMap<i64, (i64, i64, i64)> = trace.flow_starts.iter().map(|s| (s.id, (s.pid, s.tid, s.ts))).collect();
+    let finishes: HashMap<(i64, i64), i64> = flows.finishes.iter().map(|f| ((f.tid, f.ts), f.id)).collect();
+    let starts: HashMap<i64, (i64, i64, i64)> = flows.starts.iter().map(|s| (s.id, (s.pid, s.tid, s.ts))).collect();
     let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::default();
     for i in 0..l.len() {
-        let t = &trace.threads[l.thread[i] as usize];
+        let t = &flows.threads[l.thread[i] as usize];
         launch_at.insert((t.pid, t.tid, l.ts[i]), i as u32);
     }
     for i in missing {
         let key = (g.stream[i] as i64, g.ts[i]);
         if let Some(start) = finishes.get(&key).and_then(|id| starts.get(id)) {
             if let Some(&li) = launch_at.get(start) {
-                g.launch[i] = li;
+                launch_of[i] = li;
             }
         }
     }
@@ -96,13 +137,19 @@ fn rows_by_thread(thread: &[u32], nthreads: usize) -> (Vec<u32>, Vec<usize>) {
     (rows, start)
 }
 
-/// One pass per thread over ranges and launches in time order with a stack of open ranges.
-fn nest_ranges_and_launches(trace: &mut Trace) {
-    let nthreads = trace.threads.len();
-    let (op_rows, op_start) = rows_by_thread(&trace.ops.thread, nthreads);
-    let (launch_rows, launch_start) = rows_by_thread(&trace.launches.thread, nthreads);
-    let ops = &mut trace.ops;
-    let launches = &mut trace.launches;
+/// One pass per thread over ranges and launches in time order with a stack of open ranges: fills
+/// each range's parent, and each launch's innermost CPU op (`launch_op`) and python frame
+/// (`launch_python`).
+fn nest_ranges_and_launches(
+    ops: &mut CpuOps,
+    launches: &Launches,
+    nthreads: usize,
+    launch_op: &mut [u32],
+    launch_python: &mut [u32],
+) {
+    let (op_rows, op_start) = rows_by_thread(&ops.thread, nthreads);
+    let (launch_rows, launch_start) = rows_by_thread(&launches.thread, nthreads);
+    let mut attached = Attached { op: launch_op, python: launch_python };
     let mut stack: Vec<u32> = Vec::new();
     let (mut sorted_ops, mut sorted_launches): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for t in 0..nthreads {
@@ -138,7 +185,7 @@ fn nest_ranges_and_launches(trace: &mut Trace) {
             let (start, end) = (ops.ts[o], ops.ts[o] + ops.dur[o]);
             // Launches that start before this range are resolved against the current stack.
             while li < lis.len() && launches.ts[lis[li] as usize] < start {
-                attach_launch(ops, launches, &mut stack, lis[li] as usize);
+                attach_launch(ops, launches, &mut attached, &mut stack, lis[li] as usize);
                 li += 1;
             }
             while let Some(&top) = stack.last() {
@@ -154,13 +201,19 @@ fn nest_ranges_and_launches(trace: &mut Trace) {
             stack.push(o as u32);
         }
         while li < lis.len() {
-            attach_launch(ops, launches, &mut stack, lis[li] as usize);
+            attach_launch(ops, launches, &mut attached, &mut stack, lis[li] as usize);
             li += 1;
         }
     }
 }
 
-fn attach_launch(ops: &crate::model::CpuOps, launches: &mut crate::model::Launches, stack: &mut Vec<u32>, l: usize) {
+/// Each launch's innermost enclosing CPU op and python frame, being filled.
+struct Attached<'a> {
+    op: &'a mut [u32],
+    python: &'a mut [u32],
+}
+
+fn attach_launch(ops: &CpuOps, launches: &Launches, attached: &mut Attached, stack: &mut Vec<u32>, l: usize) {
     let ts = launches.ts[l];
     while let Some(&top) = stack.last() {
         if ops.ts[top as usize] + ops.dur[top as usize] < ts {
@@ -172,11 +225,11 @@ fn attach_launch(ops: &crate::model::CpuOps, launches: &mut crate::model::Launch
     for &o in stack.iter().rev() {
         let o = o as usize;
         match ops.kind[o] {
-            OpKind::CpuOp if launches.cpu_op[l] == NONE => launches.cpu_op[l] = o as u32,
-            OpKind::PythonFunction if launches.python[l] == NONE => launches.python[l] = o as u32,
+            OpKind::CpuOp if attached.op[l] == NONE => attached.op[l] = o as u32,
+            OpKind::PythonFunction if attached.python[l] == NONE => attached.python[l] = o as u32,
             _ => {}
         }
-        if launches.cpu_op[l] != NONE && launches.python[l] != NONE {
+        if attached.op[l] != NONE && attached.python[l] != NONE {
             break;
         }
     }
