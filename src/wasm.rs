@@ -79,6 +79,19 @@ impl Analyzer {
         }
     }
 
+    /// Feeds JSON text already inflated elsewhere (an [`Inflater`] in a helper worker), in order,
+    /// counting `compressed_bytes` of the file for it: the same reader path and byte counts as
+    /// [`Analyzer::push`] of the gzip file itself, so the model and every export are the same.
+    pub fn push_inflated(&mut self, text: &[u8], compressed_bytes: f64) -> Result<(), JsValue> {
+        match &mut self.state {
+            State::Reading(reader) => reader.push_json(text, compressed_bytes as u64).map_err(|e| {
+                self.state = State::Spent;
+                js_error(e)
+            }),
+            _ => Err(js_error("push after finish")),
+        }
+    }
+
     /// `{bytes_in, json_bytes, events}` so far.
     pub fn progress(&self) -> Result<JsValue, JsValue> {
         match &self.state {
@@ -249,6 +262,121 @@ impl TextPart {
         part.write_to(&mut sink);
         Ok(sink.out)
     }
+}
+
+/// Inflates a gzip file in a helper worker for an [`Analyzer::push_inflated`] in another: gathers
+/// the decompressed text into blocks of a fixed size, each handed out once full (with the
+/// compressed bytes read since the previous one), so the text never piles up in wasm memory.
+#[wasm_bindgen]
+pub struct Inflater {
+    decoder: crate::ingest::GzipDecoder,
+    block: Vec<u8>,
+    block_bytes: usize,
+    /// Full blocks not yet taken.
+    full: std::collections::VecDeque<Vec<u8>>,
+    /// Compressed bytes pushed since the last block was taken.
+    compressed: u64,
+    /// A taken block's buffer, for the next block (fresh pages cost page faults).
+    spare: Option<Vec<u8>>,
+}
+
+#[wasm_bindgen]
+impl Inflater {
+    /// An inflater handing out blocks of `block_bytes` of text (at least 64 KiB).
+    #[wasm_bindgen(constructor)]
+    pub fn new(block_bytes: u32) -> Inflater {
+        let block_bytes = (block_bytes as usize).max(64 << 10);
+        Inflater {
+            decoder: crate::ingest::GzipDecoder::default(),
+            block: Vec::with_capacity(block_bytes),
+            block_bytes,
+            full: Default::default(),
+            compressed: 0,
+            spare: None,
+        }
+    }
+
+    /// Inflates the next compressed bytes of the file. An error is the core's own message
+    /// (corrupt data, with the decompressed offset); the text inflated before it stays available
+    /// through [`Inflater::finish_block`].
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
+        self.compressed += chunk.len() as u64;
+        let Inflater { decoder, block, block_bytes, full, spare, .. } = self;
+        decoder.push(chunk, &mut |out| gather(block, *block_bytes, full, spare, out)).map_err(js_error)
+    }
+
+    /// Checks that the compressed stream ended cleanly (else the core's "truncated gzip" error).
+    pub fn finish(&mut self) -> Result<(), JsValue> {
+        let Inflater { decoder, block, block_bytes, full, spare, .. } = self;
+        decoder.finish(&mut |out| gather(block, *block_bytes, full, spare, out)).map_err(js_error)
+    }
+
+    /// True if a full block is ready for [`Inflater::take`].
+    pub fn ready(&self) -> bool {
+        !self.full.is_empty()
+    }
+
+    /// The next full block (empty if none is ready), copied out to a JS array.
+    pub fn take(&mut self) -> js_sys::Uint8Array {
+        match self.full.pop_front() {
+            Some(mut b) => {
+                let out = js_sys::Uint8Array::from(b.as_slice());
+                b.clear();
+                self.spare = Some(b);
+                out
+            }
+            None => js_sys::Uint8Array::new_with_length(0),
+        }
+    }
+
+    /// Copies the next full block into `out` (a buffer handed back for reuse: a fresh JS buffer per
+    /// block costs more than the copy) and returns its length; 0 if none is ready, -1 if `out` is
+    /// too small (the block stays for [`Inflater::take`]).
+    pub fn take_into(&mut self, out: &js_sys::Uint8Array) -> i32 {
+        let Some(len) = self.full.front().map(Vec::len) else { return 0 };
+        if (out.length() as usize) < len {
+            return -1;
+        }
+        if let Some(mut b) = self.full.pop_front() {
+            out.subarray(0, len as u32).copy_from(&b);
+            b.clear();
+            self.spare = Some(b);
+        }
+        len as i32
+    }
+
+    /// The text gathered but not yet in a full block (after [`Inflater::finish`] or an error).
+    pub fn finish_block(&mut self) -> js_sys::Uint8Array {
+        let out = js_sys::Uint8Array::from(self.block.as_slice());
+        self.block.clear();
+        out
+    }
+
+    /// Compressed bytes pushed since the last call, to send with the block just taken.
+    pub fn take_compressed(&mut self) -> f64 {
+        std::mem::take(&mut self.compressed) as f64
+    }
+}
+
+/// Appends inflated `out` to `block`, moving each full block to `full`.
+fn gather(
+    block: &mut Vec<u8>,
+    block_bytes: usize,
+    full: &mut std::collections::VecDeque<Vec<u8>>,
+    spare: &mut Option<Vec<u8>>,
+    out: &[u8],
+) -> crate::error::Result<()> {
+    let mut out = out;
+    while !out.is_empty() {
+        let take = out.len().min(block_bytes - block.len());
+        block.extend_from_slice(&out[..take]);
+        out = &out[take..];
+        if block.len() == block_bytes {
+            let next = spare.take().unwrap_or_else(|| Vec::with_capacity(block_bytes));
+            full.push_back(std::mem::replace(block, next));
+        }
+    }
+    Ok(())
 }
 
 /// Writes a part's bytes into a JS array, piece by piece.

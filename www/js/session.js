@@ -15,6 +15,17 @@ export const FIRST_SLICE_BYTES = 1 << 20;
  * reads them itself and parses a large plain-JSON file with its helper workers (parallel.js).
  */
 export const WORKER_READ_MIN_BYTES = 16 << 20;
+/**
+ * Gzip files at least this large are handed over whole too: a helper worker inflates them while
+ * the worker parses (parallel.js, `readGzip`).
+ */
+export const WORKER_READ_MIN_GZIP_BYTES = 1 << 20;
+
+/** True if `blob` starts with the gzip magic bytes. */
+async function isGzip(blob) {
+  const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
+  return head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
 
 /** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
@@ -72,7 +83,7 @@ export class Session {
    * {workers, parts, adopted}` when the worker read the file itself).
    */
   async load(blob, options, onProgress, slot = 'a') {
-    if (blob.size >= WORKER_READ_MIN_BYTES) {
+    if (blob.size >= WORKER_READ_MIN_BYTES || (blob.size >= WORKER_READ_MIN_GZIP_BYTES && (await isGzip(blob)))) {
       return this.call('load', { slot, options, file: blob }, [], ({ bytesRead, total, events }) => {
         onProgress?.({ bytesRead, total, events });
       });
