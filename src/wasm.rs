@@ -92,6 +92,19 @@ impl Analyzer {
         }
     }
 
+    /// [`Analyzer::adopt_part`] for a part of inflated text (parsed by the inflating helper from
+    /// its own block): no compressed bytes are counted for it ([`Analyzer::push_inflated`] of the
+    /// text before it counted the block's). False: push that text with `push_inflated` instead.
+    pub fn adopt_inflated_part(&mut self, part: js_sys::Uint8Array) -> Result<bool, JsValue> {
+        match &mut self.state {
+            State::Reading(reader) => {
+                let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
+                Ok(part.is_ok_and(|part| reader.adopt_part_counted(part, 0)))
+            }
+            _ => Err(js_error("adopt_inflated_part after finish")),
+        }
+    }
+
     /// `{bytes_in, json_bytes, events}` so far.
     pub fn progress(&self) -> Result<JsValue, JsValue> {
         match &self.state {
@@ -439,6 +452,26 @@ pub fn document_form(head: &[u8]) -> String {
 #[wasm_bindgen]
 pub fn warm_up_part(decode_steps: u32) -> Result<(), JsValue> {
     crate::warm_up::warm_up_part(decode_steps.max(1) as usize).map_err(js_error)
+}
+
+/// Warms up inflating for a helper worker: the synthetic trace of `decode_steps` decode steps
+/// ([`crate::warm_up::synthetic_trace`]) as a gzip member, inflated by an [`Inflater`] in small
+/// pieces (many calls of the hot functions, so the engine's optimising tier picks them up).
+#[wasm_bindgen]
+pub fn warm_up_inflate(decode_steps: u32) -> Result<(), JsValue> {
+    let text = crate::warm_up::synthetic_trace(decode_steps.max(1) as usize);
+    // A gzip member: header, DEFLATE data, then CRC and size (left zero: the decoder does not check them).
+    let mut member = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    member.extend(miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 1));
+    member.extend([0u8; 8]);
+    let mut inflater = Inflater::new(64 << 10);
+    for piece in member.chunks(4 << 10) {
+        inflater.push(piece)?;
+        while inflater.ready() {
+            inflater.take();
+        }
+    }
+    inflater.finish()
 }
 
 /// Runs the whole pipeline once on a synthetic trace of `decode_steps` decode steps

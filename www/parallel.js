@@ -16,10 +16,15 @@ export const GZIP_PIPELINE_MIN_BYTES = 1 << 20;
 export const INFLATE_BLOCK_BYTES = 4 << 20;
 /** Blocks the inflating helper may send ahead of the one this worker is parsing. */
 export const INFLATE_BLOCKS_AHEAD = 2;
+/**
+ * Whether the inflating helper parses a block itself (as a part the main worker adopts) when the
+ * main worker is behind, as the native gzip reader does.
+ */
+export const SHARE_INFLATED_BLOCKS = true;
 /** Compressed bytes read from the file at a time when inflating. */
 export const INFLATE_READ_BYTES = 1 << 20;
 /** Compressed bytes inflated per step, so the text of one step stays small (flow control acts between steps). */
-export const INFLATE_STEP_BYTES = 64 << 10;
+export const INFLATE_STEP_BYTES = 256 << 10;
 /** Bytes the main worker reads from the file per push. */
 const SLICE_BYTES = 16 << 20;
 const FIRST_SLICE_BYTES = 1 << 20;
@@ -322,7 +327,10 @@ export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = 
  * INFLATE_BLOCKS_AHEAD ahead; this worker parses them in order (`Analyzer.push_inflated`, the
  * reader path a sequential read takes too, so the model and any error are the same). An error the
  * helper reports is the core's own (corrupt or truncated data) and is thrown here after the text
- * before it is parsed. If the helper itself fails, this worker inflates the file itself from the
+ * before it is parsed. When this worker is behind, the helper also parses a block itself from a
+ * likely event start (as the native reader does): this worker parses the text before that start,
+ * then adopts the part only if its own stream stops exactly there (`adopt_inflated_part`), else
+ * parses the rest of the block itself, so the result never depends on the guess. If the helper itself fails, this worker inflates the file itself from the
  * start and goes on after the text it has already parsed.
  */
 async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
@@ -336,6 +344,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
   let compressedDone = 0;
   let textDone = 0;
   let blocks = 0;
+  let adopted = 0;
   const report = () => onProgress({ bytesRead: Math.min(total, compressedDone), total, events: analyzer.progress().events });
   const parse = (text, compressed) => {
     const t = performance.now();
@@ -353,7 +362,24 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
     const d = queue.shift();
     if (d.block) {
       blocks++;
-      parse(new Uint8Array(d.block, 0, d.length), d.compressed);
+      const text = new Uint8Array(d.block, 0, d.length);
+      if (d.part) {
+        // Parsed by the helper from `split` on: the text before it here, then the part if this
+        // worker's stream stops exactly there (else the rest of the text, in order).
+        parse(text.subarray(0, d.split), d.compressed);
+        const t = performance.now();
+        const kept = analyzer.adopt_inflated_part(new Uint8Array(d.part));
+        ms.adopt = (ms.adopt || 0) + performance.now() - t;
+        if (kept) {
+          adopted++;
+          textDone += text.length - d.split;
+          report();
+        } else {
+          parse(text.subarray(d.split), 0);
+        }
+      } else {
+        parse(text, d.compressed);
+      }
       // A credit for one more block, and this one's buffer back for reuse.
       post({ ack: true, buffer: d.block }, [d.block]);
     }
@@ -384,7 +410,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
     }
     if (d.error) throw new Error(d.error);
   }
-  return blocks;
+  return { blocks, adopted };
 }
 
 /**
@@ -403,9 +429,9 @@ export async function readFile(analyzer, file, pool, onProgress) {
   if (form === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0) {
     const ms = { plan: performance.now() - t0 };
     try {
-      const blocks = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms);
+      const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms);
       ms.total = performance.now() - t0;
-      return { workers: 2, parts: 0, adopted: 0, inflated: blocks, ms };
+      return { workers: 2, parts: blocks, adopted, inflated: blocks, ms };
     } catch (err) {
       pool.abandon();
       throw err;
