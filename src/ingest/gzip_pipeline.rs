@@ -5,6 +5,7 @@
 //! only if its own stream stops exactly at that boundary; otherwise it parses the rest of the block
 //! again, in order, so the model and any error message never depend on the guess.
 
+use super::inflate::Output;
 use super::{document_form, likely_event_start, read_some, GzipDecoder, Part, PartReader, Reader};
 use crate::error::{Error, Result};
 use crate::model::Trace;
@@ -98,9 +99,9 @@ fn inflate_blocks(
     spare: &Receiver<Vec<u8>>,
 ) -> Result<()> {
     let mut gz = GzipDecoder::default();
-    let mut queue = Queue { tx, spare, sharing, block: Vec::with_capacity(BLOCK), compressed: 0, offset: 0, bare: None };
+    let mut queue = Queue { tx, spare, sharing, block: vec![0; BLOCK], filled: 0, compressed: 0, offset: 0, bare: None };
     queue.compressed += first.len() as u64;
-    gz.push(&first, &mut |out| queue.append(out))?;
+    gz.push_to(&first, &mut queue)?;
     let mut buf = first;
     buf.resize(READ, 0);
     loop {
@@ -109,18 +110,20 @@ fn inflate_blocks(
             break;
         }
         queue.compressed += n as u64;
-        gz.push(&buf[..n], &mut |out| queue.append(out))?;
+        gz.push_to(&buf[..n], &mut queue)?;
     }
-    gz.finish(&mut |out| queue.append(out))?;
+    gz.finish_to(&mut queue)?;
     queue.flush()
 }
 
-/// The block being filled and where it goes.
+/// The block being filled (the inflater writes straight into it) and where it goes.
 struct Queue<'a> {
     tx: &'a SyncSender<Inflated>,
     spare: &'a Receiver<Vec<u8>>,
     sharing: Sharing,
+    /// `BLOCK` bytes, the first `filled` of them inflated text.
     block: Vec<u8>,
+    filled: usize,
     /// Compressed bytes read since the last block was queued.
     compressed: u64,
     /// Offset of `block` in the whole text.
@@ -129,30 +132,30 @@ struct Queue<'a> {
     bare: Option<bool>,
 }
 
-impl Queue<'_> {
-    fn append(&mut self, out: &[u8]) -> Result<()> {
-        let mut out = out;
-        while !out.is_empty() {
-            let take = out.len().min(BLOCK - self.block.len());
-            self.block.extend_from_slice(&out[..take]);
-            out = &out[take..];
-            if self.block.len() == BLOCK {
-                self.send_full()?;
-            }
+impl Output for Queue<'_> {
+    fn room(&mut self) -> &mut [u8] {
+        &mut self.block[self.filled..]
+    }
+
+    fn wrote(&mut self, n: usize) -> Result<()> {
+        self.filled += n;
+        if self.filled == BLOCK {
+            self.send_full()?;
         }
         Ok(())
     }
+}
 
+impl Queue<'_> {
     /// Queues the full block, or parses it here if the parser is behind.
     fn send_full(&mut self) -> Result<()> {
         if self.offset == 0 {
             self.bare = document_form(&self.block);
         }
-        let next = self.spare.try_recv().map(|mut b| {
-            b.clear();
-            b
-        });
-        let block = std::mem::replace(&mut self.block, next.unwrap_or_else(|_| Vec::with_capacity(BLOCK)));
+        // A block back from the parser is reused as it is (full length: no clearing, no page faults).
+        let next = self.spare.try_recv().ok().filter(|b| b.len() == BLOCK);
+        let block = std::mem::replace(&mut self.block, next.unwrap_or_else(|| vec![0; BLOCK]));
+        self.filled = 0;
         let compressed = std::mem::take(&mut self.compressed);
         let offset = self.offset;
         self.offset += block.len() as u64;
@@ -176,10 +179,11 @@ impl Queue<'_> {
 
     /// Queues the last, partial block.
     fn flush(&mut self) -> Result<()> {
-        if self.block.is_empty() && self.compressed == 0 {
+        if self.filled == 0 && self.compressed == 0 {
             return Ok(());
         }
-        let block = std::mem::take(&mut self.block);
+        let mut block = std::mem::take(&mut self.block);
+        block.truncate(self.filled);
         self.tx.send(Inflated::Text(block, self.compressed)).map_err(|_| Error::new("parser stopped"))
     }
 }
