@@ -19,7 +19,7 @@ export const WORKER_READ_MIN_BYTES = 16 << 20;
  * Gzip files at least this large are handed over whole too: a helper worker inflates them while
  * the worker parses (parallel.js, `readGzip`).
  */
-export const WORKER_READ_MIN_GZIP_BYTES = 1 << 20;
+export const WORKER_READ_MIN_GZIP_BYTES = 2 << 20; // as GZIP_PIPELINE_MIN_BYTES (parallel.js)
 
 /** True if `blob` starts with the gzip magic bytes. */
 async function isGzip(blob) {
