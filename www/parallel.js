@@ -397,7 +397,9 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
       break;
     }
     if (d.crashed) {
-      // The helper is gone: inflate here, skipping the text already parsed.
+      // The helper is gone (or its module trapped: it is replaced): inflate here, skipping the
+      // text already parsed.
+      pool.recycle(helper);
       ms.resumed = textDone;
       let skip = textDone;
       let credited = compressedDone;

@@ -11,7 +11,8 @@
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
-// anything else is read slice by slice here.
+// a large gzip file is inflated by a helper worker while this one parses the text (parallel.js
+// `readGzip`); anything else is read slice by slice here.
 //
 // Right after the module is instantiated the worker warms the core up, so the engine compiles the
 // wasm code (lazily, on first call) and the rule sets are built while the user is still picking a
