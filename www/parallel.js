@@ -16,6 +16,21 @@ export const PARALLEL_MIN_BYTES = 16 << 20;
  * nothing, a 2.9 MB one about broke even, the 4.2 MB llama trace gained ~10-15% and a 32 MB one ~20%.
  */
 export const GZIP_PIPELINE_MIN_BYTES = 2 << 20;
+/**
+ * Cores needed before a gzip file is read this way by default: on a busy 2-core machine, once the
+ * core's own inflate got twice as fast (zlib-rs), inflating on a helper no longer paid for its
+ * copies and messages (58 MB llama .gz, warm, medians of 9: 0.35 s piped vs 0.30 s in one
+ * worker; 290 MB of JSON in a 32 MB .gz: even). With a core to spare for the helper it should.
+ * `gzipPipeline: 'always'` (tests, benchmarks) uses it on any machine.
+ */
+export const GZIP_PIPELINE_MIN_CORES = 3;
+
+/** Whether a gzip file is inflated by a helper: `mode` is 'always', 'never' or 'auto' (by cores). */
+export function useGzipPipeline(mode = 'auto') {
+  if (mode === 'always') return true;
+  if (mode === 'never') return false;
+  return ((self.navigator && navigator.hardwareConcurrency) || 2) >= GZIP_PIPELINE_MIN_CORES;
+}
 /** Decompressed text per block handed from the inflating helper to this worker. */
 export const INFLATE_BLOCK_BYTES = 4 << 20;
 /**
@@ -426,18 +441,18 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
 
 /**
  * Reads `file` into `analyzer` (fresh, nothing pushed yet), using the helpers of `pool` for a large
- * plain-JSON file, or one helper to inflate a large gzip file. `onProgress({bytesRead, total, events})` is called as any worker advances.
+ * plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `useGzipPipeline`). `onProgress({bytesRead, total, events})` is called as any worker advances.
  * Resolves to `{workers, parts, adopted, ms}`: workers that parsed, parts handed to helpers, parts
  * kept, and where this worker's time went (ms: plan, own range, read wait, push, wait for parts,
  * adopt; `helperK` for each helper).
  */
-export async function readFile(analyzer, file, pool, onProgress) {
+export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 'auto') {
   const t0 = performance.now();
   startReader();
   const total = file.size;
   const form = document_form(await bytesOf(file, 0, Math.min(total, 4096)));
   const helpers = pool ? pool.available() : [];
-  if (form === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0) {
+  if (form === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0 && useGzipPipeline(gzipPipeline)) {
     const ms = { plan: performance.now() - t0 };
     try {
       const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms);

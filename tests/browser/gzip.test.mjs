@@ -17,9 +17,14 @@ const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.js
 const env = useBrowser('traceprism-gzip-');
 const tmp = env.tmp;
 
-/** Waits until the worker and its helpers have warmed up (a file arriving earlier is read by the main worker alone). */
+/**
+ * Waits until the worker and its helpers have warmed up (a file arriving earlier is read by the
+ * main worker alone), and asks for the gzip pipeline whatever the core count (by default it needs
+ * 3 cores; this machine may have 2).
+ */
 async function warm(page) {
   await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+  await page.evaluate(() => { window.traceprismGzipPipeline = 'always'; });
 }
 
 /** The CLI's error message for `file` (the text after "error: "). */
