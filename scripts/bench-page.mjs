@@ -12,7 +12,9 @@
 // (written to a temp file, or with --big-file to PATH, kept and reused by later runs). Run
 // `npm run build` and `cargo build --release` first. TRACEPRISM_DIST=DIR times another build of the
 // page (e.g. a copy of dist/ from before a change); BENCH_CONSOLE=TEXT prints the page's and its
-// workers' console messages that contain TEXT (for timing printed while investigating).
+// workers' console messages that contain TEXT (for timing printed while investigating);
+// BENCH_GZIP_PIPELINE=always|never overrides whether a .gz is inflated by a helper worker (by
+// default only with 3 cores or more), shown as "2 (parts parsed by the helper and kept/blocks)".
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,6 +103,7 @@ async function measure(browser, file, mode) {
   try {
     await page.goto(server.url + '#overview', { waitUntil: 'load' });
     if (mode === 'warm') await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+    if (process.env.BENCH_GZIP_PIPELINE) await page.evaluate((m) => { window.traceprismGzipPipeline = m; }, process.env.BENCH_GZIP_PIPELINE);
     await pickFile(page, file);
     await waitReady(page, 30 * 60_000);
     await page.waitForFunction(() => window.traceprismTiming.firstTable !== null, null, { timeout: 30 * 60_000 });

@@ -2,14 +2,17 @@
 // range of a large plain-JSON trace while the main worker parses the range before it, and sends
 // the result back as bytes (a transferred ArrayBuffer) for the main worker to verify and adopt.
 //
+// It also inflates a gzip file for the main worker (request {op: 'inflate', job, file}; see
+// `inflate` below), which then parses the text while this worker inflates the next block.
+//
 // Request: {job, file, start, end, bare}. Replies (all carry `job`): {progress, events} after each
 // slice, then {part: ArrayBuffer} or {error}. An error is not shown to anyone: the main worker
 // then parses that range itself, in order, and reports any real error with its byte offset.
 //
-// Right after start it warms the parse path up (the same rounds as the main worker), giving way to
+// Right after start it warms the parse and inflate paths up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
-import init, { TextPart, warm_up_part } from './pkg/traceprism.js';
-import { SliceReader } from './parallel.js';
+import init, { TextPart, document_form, find_event_start, warm_up_inflate, warm_up_part } from './pkg/traceprism.js';
+import { SliceReader, inflateFile, INFLATE_BLOCKS_AHEAD, SHARE_INFLATED_BLOCKS } from './parallel.js';
 
 /** Bytes read from the file per push. */
 const SLICE_BYTES = 16 << 20;
@@ -30,6 +33,7 @@ ready.then(async () => {
     if (requested) break;
     try {
       warm_up_part(steps);
+      warm_up_inflate(steps); // for a gzip file, which this worker inflates
     } catch (err) {
       error = (err && err.message) || String(err);
       break;
@@ -60,9 +64,103 @@ async function parse({ job, file, start, end, bare }) {
   }
 }
 
+/**
+ * Lets this worker's event loop run (so acks already posted by the main worker are counted):
+ * a message to itself, which unlike setTimeout is never clamped.
+ */
+const channel = new MessageChannel();
+const yielded = [];
+channel.port1.onmessage = () => yielded.shift()?.();
+function yieldToEvents() {
+  return new Promise((resolve) => {
+    yielded.push(resolve);
+    channel.port2.postMessage(0);
+  });
+}
+
+/** The inflate job under way: {job, credit, wake}. */
+let inflating = null;
+
+/**
+ * Reads and inflates a gzip file, posting {job, block: ArrayBuffer, length, compressed} for each
+ * block of text (its first `length` bytes; at most INFLATE_BLOCKS_AHEAD not yet acknowledged by
+ * {job, ack, buffer}: the main worker hands each block's buffer back for the next), then {job, done}.
+ * When the main worker is behind, a block is also parsed here from a likely event start `split`
+ * and sent with the part's bytes (`part`), as the native gzip reader does (gzip_pipeline.rs).
+ */
+async function inflate({ job, file }) {
+  const current = (inflating = { job, credit: INFLATE_BLOCKS_AHEAD, wake: null, spares: [] });
+  const t0 = performance.now();
+  const ms = { read: 0, inflate: 0, wait: 0 };
+  try {
+    await ready;
+    let offset = 0; // of the block in the whole text
+    let bare = null; // the document's form, once known (null: not JSON, never parsed here)
+    await inflateFile(file, (...args) => reader.read(...args), async (text, compressed) => {
+      if (offset === 0) {
+        const form = document_form(text.subarray(0, 4096));
+        bare = form === 'array' ? true : form === 'object' ? false : null;
+      }
+      if (current.credit <= 0) await yieldToEvents();
+      const message = { job, block: text.buffer, length: text.length, compressed };
+      const transfer = [text.buffer];
+      // The main worker is behind (no credit): parse this block here meanwhile (never the first,
+      // which holds the document's start).
+      if (SHARE_INFLATED_BLOCKS && current.credit <= 0 && offset > 0 && bare !== null) {
+        const t = performance.now();
+        const split = find_event_start(text, 0);
+        if (split >= 0) {
+          const part = new TextPart(bare, offset + split);
+          try {
+            part.push(text.subarray(split));
+            const bytes = part.finish();
+            message.split = split;
+            message.part = bytes.buffer;
+            transfer.push(bytes.buffer);
+          } catch {
+            // A wrong guess: the main worker parses the whole block.
+          } finally {
+            part.free();
+          }
+        }
+        ms.share = (ms.share || 0) + performance.now() - t;
+        ms.shared = (ms.shared || 0) + (message.part ? 1 : 0);
+      }
+      offset += text.length;
+      const t = performance.now();
+      while (current.credit <= 0) await new Promise((resolve) => { current.wake = resolve; });
+      ms.wait += performance.now() - t;
+      current.credit--;
+      self.postMessage(message, transfer);
+    }, ms, () => current.spares.pop() || null);
+    ms.total = performance.now() - t0;
+    self.postMessage({ job, done: true, ms });
+  } catch (err) {
+    const message = (err && err.message) || String(err);
+    // A trap (or a module that failed to load) is this worker's failure, not the file's: the main
+    // worker then inflates the file itself.
+    const crashed = err instanceof WebAssembly.RuntimeError || !(await ready.then(() => true, () => false));
+    self.postMessage({ job, error: message, crashed });
+  } finally {
+    if (inflating === current) inflating = null;
+  }
+}
+
 self.onmessage = async (event) => {
   const { job } = event.data;
+  if (event.data.ack) {
+    if (inflating && inflating.job === job) {
+      if (event.data.buffer) inflating.spares.push(new Uint8Array(event.data.buffer));
+      inflating.credit++;
+      inflating.wake?.();
+    }
+    return;
+  }
   requested = true;
+  if (event.data.op === 'inflate') {
+    await inflate(event.data);
+    return;
+  }
   try {
     await ready;
     const { buffer, ms } = await parse(event.data);

@@ -7,11 +7,12 @@
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · memory · load {slot, options, file} → {summary, tables, memory, parallel}
+//      compareCsv {name} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
-// anything else is read slice by slice here.
+// a large gzip file is inflated by a helper worker while this one parses the text (parallel.js
+// `readGzip`); anything else is read slice by slice here.
 //
 // Right after the module is instantiated the worker warms the core up, so the engine compiles the
 // wasm code (lazily, on first call) and the rule sets are built while the user is still picking a
@@ -182,7 +183,7 @@ const ops = {
   async load(data, id) {
     ops.start(data);
     const a = analyzer(data);
-    const parallel = await readFile(a, data.file, pool, (progress) => self.postMessage({ id, progress }));
+    const parallel = await readFile(a, data.file, pool, (progress) => self.postMessage({ id, progress }), data.gzipPipeline);
     return { ...ops.finish(data), parallel };
   },
 };

@@ -15,6 +15,19 @@ export const FIRST_SLICE_BYTES = 1 << 20;
  * reads them itself and parses a large plain-JSON file with its helper workers (parallel.js).
  */
 export const WORKER_READ_MIN_BYTES = 16 << 20;
+/**
+ * Gzip files at least this large are handed over whole too: a helper worker inflates them while
+ * the worker parses (parallel.js, `readGzip`).
+ */
+export const WORKER_READ_MIN_GZIP_BYTES = 2 << 20; // as GZIP_PIPELINE_MIN_BYTES (parallel.js)
+/** As GZIP_PIPELINE_MIN_CORES (parallel.js). */
+const GZIP_PIPELINE_MIN_CORES = 3;
+
+/** True if `blob` starts with the gzip magic bytes. */
+async function isGzip(blob) {
+  const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
+  return head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
 
 /** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
@@ -25,6 +38,9 @@ export class Session {
     this.closed = false;
     /** Resolves to the warm-up's duration (ms) once the worker has warmed the core up. */
     this.warmed = new Promise((resolve) => { this.onWarmed = resolve; });
+    /** True once warmed: the worker's helper workers are then started (see `load`). */
+    this.isWarm = false;
+    this.warmed.then(() => { this.isWarm = true; });
     this.worker.onmessage = (e) => {
       const { id, value, error } = e.data;
       if ('progress' in e.data) {
@@ -72,8 +88,16 @@ export class Session {
    * {workers, parts, adopted}` when the worker read the file itself).
    */
   async load(blob, options, onProgress, slot = 'a') {
-    if (blob.size >= WORKER_READ_MIN_BYTES) {
-      return this.call('load', { slot, options, file: blob }, [], ({ bytesRead, total, events }) => {
+    // A gzip file gains from the worker's own read only with a helper to inflate it (before the
+    // warm-up ends there is none, and the worker reading alone measured slower than this path).
+    // `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the
+    // worker's choice by core count (parallel.js, `useGzipPipeline`).
+    const mode = globalThis.traceprismGzipPipeline || 'auto';
+    const cores = navigator.hardwareConcurrency || 2;
+    const wanted = mode === 'always' || (mode === 'auto' && cores >= GZIP_PIPELINE_MIN_CORES);
+    const gzipPipeline = wanted && this.isWarm && blob.size >= WORKER_READ_MIN_GZIP_BYTES && (await isGzip(blob));
+    if (blob.size >= WORKER_READ_MIN_BYTES || gzipPipeline) {
+      return this.call('load', { slot, options, file: blob, gzipPipeline: mode }, [], ({ bytesRead, total, events }) => {
         onProgress?.({ bytesRead, total, events });
       });
     }

@@ -1,0 +1,108 @@
+// A .json.gz trace in the page: a helper worker inflates it while the main worker parses the text
+// (parallel.js `readGzip`). Expected values come from the native CLI run on the same file, never
+// from the page itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { useBrowser } from './harness.mjs';
+import { ROOT, dropFile, pickFile, waitReady } from './browser.mjs';
+import { readStoredZip } from './csv.mjs';
+import { CLI, cli, cliCsvs } from './cli-match.mjs';
+
+const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
+const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
+const env = useBrowser('traceprism-gzip-');
+const tmp = env.tmp;
+
+/**
+ * Waits until the worker and its helpers have warmed up (a file arriving earlier is read by the
+ * main worker alone), and asks for the gzip pipeline whatever the core count (by default it needs
+ * 3 cores; this machine may have 2).
+ */
+async function warm(page) {
+  await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+  await page.evaluate(() => { window.traceprismGzipPipeline = 'always'; });
+}
+
+/** The CLI's error message for `file` (the text after "error: "). */
+function cliError(file) {
+  try {
+    execFileSync(CLI, ['summary', file, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    const m = err.stderr.toString().match(/error: (.*)/);
+    assert.ok(m, `CLI stderr: ${err.stderr}`);
+    return m[1].trim();
+  }
+  assert.fail(`the CLI read ${file} without an error`);
+}
+
+test('a dropped .json.gz is inflated by a helper while the main worker parses; its CSV exports equal the CLI', async () => {
+  const csvs = cliCsvs(tmp, 'export', FIXTURE);
+  const summary = JSON.parse(cli('summary', FIXTURE, '--json').toString());
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#kernels', { waitUntil: 'networkidle' });
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
+  await warm(page);
+  await dropFile(page, FIXTURE);
+  await waitReady(page, 300_000);
+  const parallel = await page.evaluate(() => window.traceprismTiming.parallel);
+  if (cores >= 2) {
+    assert.ok(parallel, 'the worker read the file itself');
+    assert.equal(parallel.workers, 2, `one worker inflates, one parses: ${JSON.stringify(parallel)}`);
+    // The fixture's text (its size from node's own gunzip) in 4 MiB blocks.
+    const blocks = Math.ceil(zlib.gunzipSync(fs.readFileSync(FIXTURE)).length / (4 << 20));
+    assert.ok(parallel.inflated >= blocks, `blocks inflated by the helper: ${JSON.stringify(parallel)}`);
+  }
+  await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
+  const [all] = await Promise.all([page.waitForEvent('download'), page.click('#export-all')]);
+  const zip = readStoredZip(fs.readFileSync(await all.path()));
+  assert.deepEqual([...zip.keys()].sort(), [...csvs.keys()].map((n) => `${n}.csv`).sort());
+  for (const [name, text] of csvs) assert.equal(zip.get(`${name}.csv`).toString('utf8'), text, `${name}.csv differs from the CLI`);
+  await page.goto(env.server.url + '#overview');
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
+  assert.equal(Number(await page.getAttribute('[data-fact="events"]', 'data-value')), summary.input.events);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a truncated .json.gz shows the core\'s "truncated gzip" error, as the CLI; the next file loads', async () => {
+  const bytes = fs.readFileSync(FIXTURE);
+  const file = path.join(tmp, 'truncated.json.gz');
+  fs.writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+  const expected = cliError(file);
+  assert.match(expected, /truncated gzip/);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
+  await warm(page);
+  await pickFile(page, file);
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
+  const message = await page.textContent('#error');
+  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
+  await pickFile(page, EXAMPLE);
+  await waitReady(page);
+  assert.equal(await page.isVisible('#error'), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a corrupt .json.gz shows the core\'s error, as the CLI', async () => {
+  // Garbage over a stretch of the compressed stream, a third of the way in.
+  const bytes = Buffer.from(fs.readFileSync(FIXTURE));
+  const at = Math.floor(bytes.length / 3);
+  for (let i = 0; i < 4096; i++) bytes[at + i] = (i * 7919) & 0xff;
+  const file = path.join(tmp, 'corrupt.json.gz');
+  fs.writeFileSync(file, bytes);
+  const expected = cliError(file);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
+  await warm(page);
+  await pickFile(page, file);
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
+  const message = await page.textContent('#error');
+  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
