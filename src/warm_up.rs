@@ -187,7 +187,7 @@ pub fn synthetic_trace(decode_steps: usize) -> String {
 }
 
 /// `text` as a gzip member (so the gzip input path is compiled too).
-fn gzip(text: &[u8]) -> Vec<u8> {
+pub fn gzip(text: &[u8]) -> Vec<u8> {
     let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
     out.extend(miniz_oxide::deflate::compress_to_vec(text, 1));
     out.extend(crate::table::xlsx::crc32(text).to_le_bytes());

@@ -55,13 +55,7 @@ impl Analyzer {
 
     /// Feeds the next chunk of the file (gzip or plain JSON, any size).
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
-        match &mut self.state {
-            State::Reading(reader) => reader.push(chunk).map_err(|e| {
-                self.state = State::Spent;
-                js_error(e)
-            }),
-            _ => Err(js_error("push after finish")),
-        }
+        self.feed("push", |reader| reader.push(chunk))
     }
 
     /// Continues with a part of the text parsed by a [`TextPart`] in another worker (its bytes
@@ -70,39 +64,21 @@ impl Analyzer {
     /// push that range's text here, in order. The part's rows are read straight from `part`, piece
     /// by piece, into this analyzer's columns: the array is never copied whole into wasm memory.
     pub fn adopt_part(&mut self, part: js_sys::Uint8Array) -> Result<bool, JsValue> {
-        match &mut self.state {
-            State::Reading(reader) => {
-                let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
-                Ok(part.is_ok_and(|part| reader.adopt_part(part)))
-            }
-            _ => Err(js_error("adopt_part after finish")),
-        }
+        self.adopt("adopt_part", part, |reader, part| reader.adopt_part(part))
     }
 
     /// Feeds JSON text already inflated elsewhere (an [`Inflater`] in a helper worker), in order,
     /// counting `compressed_bytes` of the file for it: the same reader path and byte counts as
     /// [`Analyzer::push`] of the gzip file itself, so the model and every export are the same.
     pub fn push_inflated(&mut self, text: &[u8], compressed_bytes: f64) -> Result<(), JsValue> {
-        match &mut self.state {
-            State::Reading(reader) => reader.push_json(text, compressed_bytes as u64).map_err(|e| {
-                self.state = State::Spent;
-                js_error(e)
-            }),
-            _ => Err(js_error("push after finish")),
-        }
+        self.feed("push", |reader| reader.push_json(text, compressed_bytes as u64))
     }
 
     /// [`Analyzer::adopt_part`] for a part of inflated text (parsed by the inflating helper from
     /// its own block): no compressed bytes are counted for it ([`Analyzer::push_inflated`] of the
     /// text before it counted the block's). False: push that text with `push_inflated` instead.
     pub fn adopt_inflated_part(&mut self, part: js_sys::Uint8Array) -> Result<bool, JsValue> {
-        match &mut self.state {
-            State::Reading(reader) => {
-                let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
-                Ok(part.is_ok_and(|part| reader.adopt_part_counted(part, 0)))
-            }
-            _ => Err(js_error("adopt_inflated_part after finish")),
-        }
+        self.adopt("adopt_inflated_part", part, |reader, part| reader.adopt_part_counted(part, 0))
     }
 
     /// `{bytes_in, json_bytes, events}` so far.
@@ -177,6 +153,28 @@ impl Analyzer {
 }
 
 impl Analyzer {
+    /// Runs `step` (named `what` in the error after finish) on the reader; an error leaves the
+    /// analyzer spent.
+    fn feed(&mut self, what: &str, step: impl FnOnce(&mut Reader) -> crate::error::Result<()>) -> Result<(), JsValue> {
+        let State::Reading(reader) = &mut self.state else { return Err(js_error(format!("{what} after finish"))) };
+        step(reader).map_err(|e| {
+            self.state = State::Spent;
+            js_error(e)
+        })
+    }
+
+    /// Decodes a part's bytes in place and lets `adopt` keep it (false if they do not decode).
+    fn adopt(
+        &mut self,
+        what: &str,
+        part: js_sys::Uint8Array,
+        adopt: impl FnOnce(&mut Reader, crate::ingest::Part) -> bool,
+    ) -> Result<bool, JsValue> {
+        let State::Reading(reader) = &mut self.state else { return Err(js_error(format!("{what} after finish"))) };
+        let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
+        Ok(part.is_ok_and(|part| adopt(reader, part)))
+    }
+
     fn analysis(&self) -> Result<&Analysis, JsValue> {
         match &self.state {
             State::Done(analysis) => Ok(analysis),
@@ -277,20 +275,52 @@ impl TextPart {
     }
 }
 
-/// Inflates a gzip file in a helper worker for an [`Analyzer::push_inflated`] in another: gathers
-/// the decompressed text into blocks of a fixed size, each handed out once full (with the
-/// compressed bytes read since the previous one), so the text never piles up in wasm memory.
+/// Inflates a gzip file in a helper worker for an [`Analyzer::push_inflated`] in another: the
+/// decompressed text is inflated straight into blocks of a fixed size, each handed out once full
+/// (with the compressed bytes read since the previous one), so the text never piles up in wasm memory.
 #[wasm_bindgen]
 pub struct Inflater {
     decoder: crate::ingest::GzipDecoder,
-    block: Vec<u8>,
-    block_bytes: usize,
-    /// Full blocks not yet taken.
-    full: std::collections::VecDeque<Vec<u8>>,
+    blocks: Blocks,
     /// Compressed bytes pushed since the last block was taken.
     compressed: u64,
+}
+
+/// The block being inflated into, and the full ones not yet taken.
+struct Blocks {
+    /// `block_bytes` long, the first `filled` bytes inflated text.
+    block: Vec<u8>,
+    filled: usize,
+    block_bytes: usize,
+    full: std::collections::VecDeque<Vec<u8>>,
     /// A taken block's buffer, for the next block (fresh pages cost page faults).
     spare: Option<Vec<u8>>,
+}
+
+impl crate::ingest::Output for Blocks {
+    fn room(&mut self) -> &mut [u8] {
+        &mut self.block[self.filled..]
+    }
+
+    fn wrote(&mut self, n: usize) -> crate::error::Result<()> {
+        self.filled += n;
+        if self.filled == self.block_bytes {
+            let next = self.spare.take().unwrap_or_else(|| vec![0; self.block_bytes]);
+            self.full.push_back(std::mem::replace(&mut self.block, next));
+            self.filled = 0;
+        }
+        Ok(())
+    }
+}
+
+impl Blocks {
+    /// Copies the next full block out with `copy` and keeps its buffer for reuse.
+    fn pop<T>(&mut self, copy: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        let block = self.full.pop_front()?;
+        let out = copy(&block);
+        self.spare = Some(block);
+        Some(out)
+    }
 }
 
 #[wasm_bindgen]
@@ -299,14 +329,8 @@ impl Inflater {
     #[wasm_bindgen(constructor)]
     pub fn new(block_bytes: u32) -> Inflater {
         let block_bytes = (block_bytes as usize).max(64 << 10);
-        Inflater {
-            decoder: crate::ingest::GzipDecoder::default(),
-            block: Vec::with_capacity(block_bytes),
-            block_bytes,
-            full: Default::default(),
-            compressed: 0,
-            spare: None,
-        }
+        let blocks = Blocks { block: vec![0; block_bytes], filled: 0, block_bytes, full: Default::default(), spare: None };
+        Inflater { decoder: crate::ingest::GzipDecoder::default(), blocks, compressed: 0 }
     }
 
     /// Inflates the next compressed bytes of the file. An error is the core's own message
@@ -314,54 +338,40 @@ impl Inflater {
     /// through [`Inflater::finish_block`].
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         self.compressed += chunk.len() as u64;
-        let Inflater { decoder, block, block_bytes, full, spare, .. } = self;
-        decoder.push(chunk, &mut |out| gather(block, *block_bytes, full, spare, out)).map_err(js_error)
+        self.decoder.push_to(chunk, &mut self.blocks).map_err(js_error)
     }
 
     /// Checks that the compressed stream ended cleanly (else the core's "truncated gzip" error).
     pub fn finish(&mut self) -> Result<(), JsValue> {
-        let Inflater { decoder, block, block_bytes, full, spare, .. } = self;
-        decoder.finish(&mut |out| gather(block, *block_bytes, full, spare, out)).map_err(js_error)
+        self.decoder.finish_to(&mut self.blocks).map_err(js_error)
     }
 
     /// True if a full block is ready for [`Inflater::take`].
     pub fn ready(&self) -> bool {
-        !self.full.is_empty()
+        !self.blocks.full.is_empty()
     }
 
     /// The next full block (empty if none is ready), copied out to a JS array.
     pub fn take(&mut self) -> js_sys::Uint8Array {
-        match self.full.pop_front() {
-            Some(mut b) => {
-                let out = js_sys::Uint8Array::from(b.as_slice());
-                b.clear();
-                self.spare = Some(b);
-                out
-            }
-            None => js_sys::Uint8Array::new_with_length(0),
-        }
+        self.blocks.pop(|b| js_sys::Uint8Array::from(b)).unwrap_or_else(|| js_sys::Uint8Array::new_with_length(0))
     }
 
     /// Copies the next full block into `out` (a buffer handed back for reuse: a fresh JS buffer per
     /// block costs more than the copy) and returns its length; 0 if none is ready, -1 if `out` is
     /// too small (the block stays for [`Inflater::take`]).
     pub fn take_into(&mut self, out: &js_sys::Uint8Array) -> i32 {
-        let Some(len) = self.full.front().map(Vec::len) else { return 0 };
+        let Some(len) = self.blocks.full.front().map(Vec::len) else { return 0 };
         if (out.length() as usize) < len {
             return -1;
         }
-        if let Some(mut b) = self.full.pop_front() {
-            out.subarray(0, len as u32).copy_from(&b);
-            b.clear();
-            self.spare = Some(b);
-        }
+        self.blocks.pop(|b| out.subarray(0, len as u32).copy_from(b));
         len as i32
     }
 
-    /// The text gathered but not yet in a full block (after [`Inflater::finish`] or an error).
+    /// The text inflated but not yet in a full block (after [`Inflater::finish`] or an error).
     pub fn finish_block(&mut self) -> js_sys::Uint8Array {
-        let out = js_sys::Uint8Array::from(self.block.as_slice());
-        self.block.clear();
+        let out = js_sys::Uint8Array::from(&self.blocks.block[..self.blocks.filled]);
+        self.blocks.filled = 0;
         out
     }
 
@@ -369,27 +379,6 @@ impl Inflater {
     pub fn take_compressed(&mut self) -> f64 {
         std::mem::take(&mut self.compressed) as f64
     }
-}
-
-/// Appends inflated `out` to `block`, moving each full block to `full`.
-fn gather(
-    block: &mut Vec<u8>,
-    block_bytes: usize,
-    full: &mut std::collections::VecDeque<Vec<u8>>,
-    spare: &mut Option<Vec<u8>>,
-    out: &[u8],
-) -> crate::error::Result<()> {
-    let mut out = out;
-    while !out.is_empty() {
-        let take = out.len().min(block_bytes - block.len());
-        block.extend_from_slice(&out[..take]);
-        out = &out[take..];
-        if block.len() == block_bytes {
-            let next = spare.take().unwrap_or_else(|| Vec::with_capacity(block_bytes));
-            full.push_back(std::mem::replace(block, next));
-        }
-    }
-    Ok(())
 }
 
 /// Writes a part's bytes into a JS array, piece by piece.
@@ -459,11 +448,7 @@ pub fn warm_up_part(decode_steps: u32) -> Result<(), JsValue> {
 /// pieces (many calls of the hot functions, so the engine's optimising tier picks them up).
 #[wasm_bindgen]
 pub fn warm_up_inflate(decode_steps: u32) -> Result<(), JsValue> {
-    let text = crate::warm_up::synthetic_trace(decode_steps.max(1) as usize);
-    // A gzip member: header, DEFLATE data, then CRC and size (left zero: the decoder does not check them).
-    let mut member = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
-    member.extend(miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 1));
-    member.extend([0u8; 8]);
+    let member = crate::warm_up::gzip(crate::warm_up::synthetic_trace(decode_steps.max(1) as usize).as_bytes());
     let mut inflater = Inflater::new(64 << 10);
     for piece in member.chunks(4 << 10) {
         inflater.push(piece)?;

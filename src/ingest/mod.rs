@@ -16,7 +16,7 @@ mod stream;
 pub use event::{Args, Field, Id, RawEvent};
 #[cfg(not(target_arch = "wasm32"))]
 pub use gzip_pipeline::{read_gzip, Sharing};
-pub use inflate::{gunzip, is_gzip, GzipDecoder};
+pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 pub use part::{document_form, Part, PartReader};
 pub use stream::{EventSink, JsonStream};
 

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './browser.mjs';
-import { parseCsv } from './csv.mjs';
+import { parseCsv, readStoredZip } from './csv.mjs';
 
 /** The native CLI the page is checked against (built by `cargo build --release`). */
 export const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
@@ -46,4 +46,12 @@ export function assertSameAsCli(shown, csvText, name) {
       }
     });
   });
+}
+
+/** Presses "export all tables" on `page` and asserts the zip holds exactly the CLI's CSVs (`csvs`, from {@link cliCsvs}), byte for byte. */
+export async function assertExportAllSameAsCli(page, csvs) {
+  const [all] = await Promise.all([page.waitForEvent('download'), page.click('#export-all')]);
+  const zip = readStoredZip(fs.readFileSync(await all.path()));
+  assert.deepEqual([...zip.keys()].sort(), [...csvs.keys()].map((n) => `${n}.csv`).sort());
+  for (const [name, text] of csvs) assert.equal(zip.get(`${name}.csv`).toString('utf8'), text, `${name}.csv differs from the CLI`);
 }

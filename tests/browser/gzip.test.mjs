@@ -9,8 +9,7 @@ import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { useBrowser } from './harness.mjs';
 import { ROOT, dropFile, pickFile, waitReady } from './browser.mjs';
-import { readStoredZip } from './csv.mjs';
-import { CLI, cli, cliCsvs } from './cli-match.mjs';
+import { CLI, assertExportAllSameAsCli, cli, cliCsvs } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
@@ -39,6 +38,19 @@ function cliError(file) {
   assert.fail(`the CLI read ${file} without an error`);
 }
 
+/** Picks `file` in a fresh, warm page and asserts the page's error includes the CLI's; returns the page. */
+async function assertPageShowsCliError(file) {
+  const expected = cliError(file);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
+  await warm(page);
+  await pickFile(page, file);
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
+  const message = await page.textContent('#error');
+  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
+  return { page, problems, expected };
+}
+
 test('a dropped .json.gz is inflated by a helper while the main worker parses; its CSV exports equal the CLI', async () => {
   const csvs = cliCsvs(tmp, 'export', FIXTURE);
   const summary = JSON.parse(cli('summary', FIXTURE, '--json').toString());
@@ -57,10 +69,7 @@ test('a dropped .json.gz is inflated by a helper while the main worker parses; i
     assert.ok(parallel.inflated >= blocks, `blocks inflated by the helper: ${JSON.stringify(parallel)}`);
   }
   await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
-  const [all] = await Promise.all([page.waitForEvent('download'), page.click('#export-all')]);
-  const zip = readStoredZip(fs.readFileSync(await all.path()));
-  assert.deepEqual([...zip.keys()].sort(), [...csvs.keys()].map((n) => `${n}.csv`).sort());
-  for (const [name, text] of csvs) assert.equal(zip.get(`${name}.csv`).toString('utf8'), text, `${name}.csv differs from the CLI`);
+  await assertExportAllSameAsCli(page, csvs);
   await page.goto(env.server.url + '#overview');
   await page.waitForSelector('[data-view="overview"][data-rendered]');
   assert.equal(Number(await page.getAttribute('[data-fact="events"]', 'data-value')), summary.input.events);
@@ -72,15 +81,8 @@ test('a truncated .json.gz shows the core\'s "truncated gzip" error, as the CLI;
   const bytes = fs.readFileSync(FIXTURE);
   const file = path.join(tmp, 'truncated.json.gz');
   fs.writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
-  const expected = cliError(file);
+  const { page, problems, expected } = await assertPageShowsCliError(file);
   assert.match(expected, /truncated gzip/);
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url);
-  await warm(page);
-  await pickFile(page, file);
-  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
-  const message = await page.textContent('#error');
-  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
   await pickFile(page, EXAMPLE);
   await waitReady(page);
   assert.equal(await page.isVisible('#error'), false);
@@ -95,14 +97,7 @@ test('a corrupt .json.gz shows the core\'s error, as the CLI', async () => {
   for (let i = 0; i < 4096; i++) bytes[at + i] = (i * 7919) & 0xff;
   const file = path.join(tmp, 'corrupt.json.gz');
   fs.writeFileSync(file, bytes);
-  const expected = cliError(file);
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url);
-  await warm(page);
-  await pickFile(page, file);
-  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
-  const message = await page.textContent('#error');
-  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
+  const { page, problems } = await assertPageShowsCliError(file);
   assert.deepEqual(problems, []);
   await page.close();
 });
