@@ -3,6 +3,7 @@
 //! graph with no enclosing op belongs to its graph launch (`cudaGraphLaunch`); a kernel whose
 //! launch is missing from the trace is `(unlinked)`.
 
+use super::categories::KernelCategories;
 use super::Analysis;
 use crate::model::{NameId, NONE};
 
@@ -46,6 +47,10 @@ pub fn owner_label(a: &Analysis, o: Owner) -> &str {
     owner_name(a, o).map_or(UNLINKED, |n| a.trace.name(n))
 }
 
+/// Op categories, in the order of [`CategoryTimes`]' slots.
+pub const OP_CATEGORIES: [&str; 10] =
+    ["GEMM", "SDPA/attention", "norm", "elementwise", "MoE", "communication", "memset", "memcpy", "reduce", "other"];
+
 /// Coarse op category from the family of the op's kernels (GEMM, SDPA/attention, norm,
 /// elementwise, reduce, memcpy, communication, MoE, other) — derived from the kernel rules table.
 pub fn op_category_of_family(family: &str, category: &str) -> &'static str {
@@ -61,6 +66,50 @@ pub fn op_category_of_family(family: &str, category: &str) -> &'static str {
         "Elementwise/Reduce" if category.starts_with("Reduce") => "reduce",
         "Elementwise/Reduce" => "elementwise",
         _ => "other",
+    }
+}
+
+/// Op category (index into [`OP_CATEGORIES`]) of every kernel category id: decided once per
+/// category so per-row code does one load instead of string matches.
+pub fn op_category_ids(categories: &KernelCategories) -> Vec<u8> {
+    categories
+        .categories
+        .iter()
+        .map(|c| {
+            let op_category = op_category_of_family(&c.family, &c.name);
+            OP_CATEGORIES.iter().position(|&x| x == op_category).unwrap_or(OP_CATEGORIES.len() - 1) as u8
+        })
+        .collect()
+}
+
+/// GPU time per op category of a group of rows, to name the group's dominant category.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CategoryTimes {
+    time: [i64; OP_CATEGORIES.len()],
+    /// Bit `c` set once a row of category `c` was added (even with zero time).
+    seen: u16,
+}
+
+impl CategoryTimes {
+    /// Adds `ns` to op category `c` (an index into [`OP_CATEGORIES`]).
+    #[inline]
+    pub fn add(&mut self, c: u8, ns: i64) {
+        self.time[c as usize] += ns;
+        self.seen |= 1 << c;
+    }
+    /// Adds every category of `other`.
+    pub fn merge(&mut self, other: &CategoryTimes) {
+        for c in 0..OP_CATEGORIES.len() {
+            self.time[c] += other.time[c];
+        }
+        self.seen |= other.seen;
+    }
+    /// The category with most time (ties: the alphabetically first); `other` when empty.
+    pub fn dominant(&self) -> &'static str {
+        (0..OP_CATEGORIES.len())
+            .filter(|&c| self.seen & (1 << c) != 0)
+            .max_by_key(|&c| (self.time[c], std::cmp::Reverse(OP_CATEGORIES[c])))
+            .map_or("other", |c| OP_CATEGORIES[c])
     }
 }
 

@@ -1,7 +1,7 @@
 //! `traceprism export` (every table as CSV) and `traceprism table` (one table in the terminal).
 
 use super::args::Args;
-use traceprism::report::{table, table_names};
+use traceprism::report::{table, table_names, write_csv};
 use traceprism::{Error, Result};
 
 /// Writes every table as `DIR/<table>.csv` (`--out DIR`) and/or as one workbook (`--xlsx FILE`).
@@ -22,11 +22,12 @@ pub fn run(a: &Args) -> Result<()> {
     let Some(dir) = a.out.as_deref() else { return Ok(()) };
     std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
     for name in table_names() {
-        let t = table(analysis, name).expect("listed table");
         let file = std::path::Path::new(dir).join(format!("{name}.csv"));
-        std::fs::write(&file, t.to_csv()).map_err(|e| Error::new(format!("cannot write {}: {e}", file.display())))?;
+        let cannot = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", file.display()));
+        let out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&file).map_err(cannot)?);
+        let rows = write_csv(analysis, name, out).map_err(cannot)?.expect("listed table");
         if a.verbose {
-            eprintln!("wrote {} ({} rows)", file.display(), t.rows.len());
+            eprintln!("wrote {} ({rows} rows)", file.display());
         }
     }
     Ok(())

@@ -83,6 +83,9 @@ impl Hasher for FastHasher {
 /// A `HashMap` using [`FastHasher`].
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
+/// A `HashSet` using [`FastHasher`].
+pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FastHasher>>;
+
 /// Stores each distinct string once. Id 0 is the empty string, used for absent fields.
 ///
 /// The table holds only ids: a lookup hashes the bytes and compares them with the strings already

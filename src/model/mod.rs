@@ -10,7 +10,7 @@ pub mod meta;
 pub mod wire;
 
 pub use builder::TraceBuilder;
-pub use interner::{FastHasher, FastMap, Interner, NameId, NO_NAME};
+pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};
 pub use meta::{DeviceInfo, TraceMeta, Vendor};
 
 /// Marker for "no link" in the `u32` index columns.

@@ -25,14 +25,21 @@ pub const COLUMNS: &[&str] = &[
 
 /// One row per kernel (memcpy/memset rows are not kernels and are left out).
 pub fn kernels(a: &Analysis) -> Table {
+    let mut table = Table::new("kernels", COLUMNS);
+    kernel_rows(a).for_each(|r| table.push(r));
+    table
+}
+
+/// The rows of [`kernels`], one at a time (export streams them to a file instead of holding
+/// a million-row table).
+pub fn kernel_rows(a: &Analysis) -> impl Iterator<Item = Vec<Cell>> + '_ {
     let t = &a.trace;
     let g = &t.gpu;
-    let mut table = Table::new("kernels", COLUMNS);
-    for (n, i) in (0..g.len()).filter(|&i| g.kind[i] == GpuKind::Kernel).enumerate() {
+    (0..g.len()).filter(|&i| g.kind[i] == GpuKind::Kernel).enumerate().map(move |(n, i)| {
         let pass = a.phases.pass_of_row[i];
         let layer = a.layers.layer_of_row[i];
         let phase = a.phases.phase_of_row[i];
-        table.push(vec![
+        vec![
             Cell::from(n),
             Cell::Micros(g.ts[i]),
             Cell::Micros(g.dur[i]),
@@ -48,7 +55,6 @@ pub fn kernels(a: &Analysis) -> Table {
             if pass != NONE { Cell::from(pass) } else { Cell::Empty },
             if layer != NONE { Cell::from(layer) } else { Cell::Empty },
             Cell::from(a.layers.layer_type(i)),
-        ]);
-    }
-    table
+        ]
+    })
 }

@@ -17,7 +17,7 @@ pub use html::html_report;
 pub use layers::layers_view;
 
 use crate::analysis::Analysis;
-use crate::table::Table;
+use crate::table::{CsvWriter, Table};
 
 /// A table builder.
 pub type Builder = fn(&Analysis) -> Table;
@@ -59,6 +59,30 @@ pub fn table_names() -> Vec<&'static str> {
 /// Builds one table by name.
 pub fn table(analysis: &Analysis, name: &str) -> Option<Table> {
     TABLES.iter().find(|(n, _)| *n == name).map(|(_, build)| build(analysis))
+}
+
+/// Writes table `name` as CSV to `out` and returns its row count (`None`: no such table).
+///
+/// Long tables (`kernels`, one row per kernel) go out row by row, so exporting a trace of a
+/// million kernels never holds the table, or its text, in memory; the bytes are the same as
+/// `table(..).to_csv()`.
+pub fn write_csv(analysis: &Analysis, name: &str, out: impl std::io::Write) -> std::io::Result<Option<usize>> {
+    let mut w;
+    if name == "kernels" {
+        w = CsvWriter::new(out, kernels::COLUMNS)?;
+        for row in kernels::kernel_rows(analysis) {
+            w.row(&row)?;
+        }
+    } else {
+        let Some(t) = table(analysis, name) else { return Ok(None) };
+        w = CsvWriter::new(out, &t.columns)?;
+        for row in &t.rows {
+            w.row(row)?;
+        }
+    }
+    let rows = w.rows();
+    w.finish()?;
+    Ok(Some(rows))
 }
 
 /// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order).

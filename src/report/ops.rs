@@ -2,9 +2,12 @@
 //!
 //! Each has a `*_where` form taking a GPU-row filter, so per-phase variants reuse them.
 
-use crate::analysis::ops::{op_category_of_family, owner, owner_label, Owner, Stats};
+use crate::analysis::ops::{
+    op_category_ids, op_category_of_family, owner, owner_name, CategoryTimes, Owner, Stats, OP_CATEGORIES, UNLINKED,
+};
 use crate::analysis::Analysis;
 use crate::model::FastMap as HashMap;
+use crate::model::FastSet as HashSet;
 use crate::model::{NameId, NO_NAME};
 use crate::table::{Cell, Table};
 
@@ -27,14 +30,9 @@ pub fn included(a: &Analysis, i: usize) -> bool {
     a.options.include_unlinked || owner(a, i) != Owner::Unlinked
 }
 
-/// Op category of GPU row `i`.
-pub fn row_op_category(a: &Analysis, i: usize) -> &'static str {
-    op_category_of_family(a.categories.family(i), a.categories.name(i))
-}
-
-/// The label with most time in a map of label → time.
-fn dominant(m: &HashMap<&'static str, i64>) -> &'static str {
-    m.iter().max_by_key(|(k, v)| (**v, std::cmp::Reverse(**k))).map_or("other", |(k, _)| *k)
+/// Display name of an owner name (`None`: unlinked).
+fn label(a: &Analysis, name: Option<NameId>) -> &str {
+    name.map_or(UNLINKED, |n| a.trace.name(n))
 }
 
 /// Adds cumulative-percentage cells after sorting rows by total time.
@@ -65,30 +63,32 @@ pub fn ops_summary(a: &Analysis) -> Table {
 /// Per leaf op name (or launcher): invocations, kernels, total/mean/median/min/max GPU time of its kernels.
 pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
-    let mut per_instance: HashMap<Owner, i64> = HashMap::default();
-    let mut kernels: HashMap<Owner, usize> = HashMap::default();
-    let mut cats: HashMap<String, HashMap<&'static str, i64>> = HashMap::default();
+    let op_category = op_category_ids(&a.categories);
+    // Per op call (or launch): its kernels' time and count; per name: time per op category.
+    let mut per_instance: HashMap<Owner, (i64, usize)> = HashMap::default();
+    let mut cats: HashMap<Option<NameId>, CategoryTimes> = HashMap::default();
     let mut whole = 0;
     for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let o = owner(a, i);
-        *per_instance.entry(o).or_insert(0) += g.dur[i];
-        *kernels.entry(o).or_insert(0) += 1;
-        *cats.entry(owner_label(a, o).to_string()).or_default().entry(row_op_category(a, i)).or_insert(0) += g.dur[i];
+        let e = per_instance.entry(o).or_default();
+        e.0 += g.dur[i];
+        e.1 += 1;
+        cats.entry(owner_name(a, o)).or_default().add(op_category[a.categories.of_row[i] as usize], g.dur[i]);
         whole += g.dur[i];
     }
-    let mut by_name: HashMap<String, (Vec<i64>, usize)> = HashMap::default();
-    for (o, t) in &per_instance {
-        let e = by_name.entry(owner_label(a, *o).to_string()).or_default();
-        e.0.push(*t);
-        e.1 += kernels[o];
+    let mut by_name: HashMap<Option<NameId>, (Vec<i64>, usize)> = HashMap::default();
+    for (o, (t, k)) in per_instance {
+        let e = by_name.entry(owner_name(a, o)).or_default();
+        e.0.push(t);
+        e.1 += k;
     }
     let rows: Vec<(i64, Vec<Cell>)> = by_name
         .into_iter()
         .map(|(n, (mut v, k))| {
             let s = Stats::of(&mut v);
-            let cat = dominant(&cats[&n]);
+            let cat = cats[&n].dominant();
             let cells = vec![
-                Cell::from(n),
+                Cell::from(label(a, n)),
                 Cell::from(cat),
                 Cell::from(s.count),
                 Cell::from(k),
@@ -129,18 +129,29 @@ pub fn ops_summary_by_category(a: &Analysis) -> Table {
 /// GPU time per op category (from the kernel family of each row).
 pub fn ops_summary_by_category_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
-    let mut agg: HashMap<&'static str, (usize, i64, std::collections::HashSet<Owner>)> = HashMap::default();
+    let op_category = op_category_ids(&a.categories);
+    // Per op category: kernels, time, and the distinct owners (op calls) that ran them.
+    let mut agg = [(0usize, 0i64); OP_CATEGORIES.len()];
+    let mut seen = [false; OP_CATEGORIES.len()];
+    let mut owners: HashSet<(u8, Owner)> = HashSet::default();
     let mut whole = 0;
     for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
-        let e = agg.entry(row_op_category(a, i)).or_default();
+        let c = op_category[a.categories.of_row[i] as usize];
+        let e = &mut agg[c as usize];
         e.0 += 1;
         e.1 += g.dur[i];
-        e.2.insert(owner(a, i));
+        seen[c as usize] = true;
+        owners.insert((c, owner(a, i)));
         whole += g.dur[i];
     }
-    let rows: Vec<(i64, Vec<Cell>)> = agg
-        .into_iter()
-        .map(|(c, (k, t, owners))| (t, vec![Cell::from(c), Cell::from(owners.len()), Cell::from(k), Cell::Float(t as f64 / MS)]))
+    let mut calls = [0usize; OP_CATEGORIES.len()];
+    owners.iter().for_each(|(c, _)| calls[*c as usize] += 1);
+    let rows: Vec<(i64, Vec<Cell>)> = (0..OP_CATEGORIES.len())
+        .filter(|&c| seen[c])
+        .map(|c| {
+            let (k, t) = agg[c];
+            (t, vec![Cell::from(OP_CATEGORIES[c]), Cell::from(calls[c]), Cell::from(k), Cell::Float(t as f64 / MS)])
+        })
         .collect();
     finish(
         name,
@@ -159,44 +170,45 @@ pub fn ops_all(a: &Analysis) -> Table {
 pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
     let ops = &a.trace.ops;
-    type Key = (String, NameId, NameId, NameId);
+    let op_category = op_category_ids(&a.categories);
+    type Key = (Option<NameId>, NameId, NameId, NameId);
     let key_of = |o: Owner| -> Key {
         match o {
             Owner::Op(op) => {
                 let op = op as usize;
-                (owner_label(a, o).to_string(), ops.input_dims[op], ops.input_types[op], ops.concrete_inputs[op])
+                (owner_name(a, o), ops.input_dims[op], ops.input_types[op], ops.concrete_inputs[op])
             }
-            _ => (owner_label(a, o).to_string(), NO_NAME, NO_NAME, NO_NAME),
+            _ => (owner_name(a, o), NO_NAME, NO_NAME, NO_NAME),
         }
     };
-    let mut per_instance: HashMap<Owner, (i64, usize, HashMap<&'static str, i64>)> = HashMap::default();
+    // Per op call: its kernels' time and count; per key: time per op category.
+    let mut per_instance: HashMap<Owner, (i64, usize)> = HashMap::default();
+    let mut cats: HashMap<Key, CategoryTimes> = HashMap::default();
     let mut whole = 0;
     for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
-        let e = per_instance.entry(owner(a, i)).or_default();
+        let o = owner(a, i);
+        let e = per_instance.entry(o).or_default();
         e.0 += g.dur[i];
         e.1 += 1;
-        *e.2.entry(row_op_category(a, i)).or_insert(0) += g.dur[i];
+        cats.entry(key_of(o)).or_default().add(op_category[a.categories.of_row[i] as usize], g.dur[i]);
         whole += g.dur[i];
     }
-    /// Per key: each instance's kernel time, kernel count, time per op category.
-    type Group = (Vec<i64>, usize, HashMap<&'static str, i64>);
-    let mut by_key: HashMap<Key, Group> = HashMap::default();
-    for (o, (t, k, cats)) in per_instance {
+    // Per key: each instance's kernel time, kernel count.
+    let mut by_key: HashMap<Key, (Vec<i64>, usize)> = HashMap::default();
+    for (o, (t, k)) in per_instance {
         let e = by_key.entry(key_of(o)).or_default();
         e.0.push(t);
         e.1 += k;
-        for (c, v) in cats {
-            *e.2.entry(c).or_insert(0) += v;
-        }
     }
     let name_of = |id: NameId| a.trace.name(id).to_string();
     let rows: Vec<(i64, Vec<Cell>)> = by_key
         .into_iter()
-        .map(|((n, dims, types, concrete), (mut v, k, cats))| {
+        .map(|(key, (mut v, k))| {
+            let (n, dims, types, concrete) = key;
             let s = Stats::of(&mut v);
             let cells = vec![
-                Cell::from(n),
-                Cell::from(dominant(&cats)),
+                Cell::from(label(a, n)),
+                Cell::from(cats[&key].dominant()),
                 Cell::from(name_of(dims)),
                 Cell::from(name_of(types)),
                 Cell::from(name_of(concrete)),
@@ -242,10 +254,10 @@ pub fn kernel_summary(a: &Analysis) -> Table {
 /// Per kernel name under its parent op: count, total, mean, min, max, % of GPU time. Category first.
 pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
-    let mut agg: HashMap<(String, NameId, u16), Vec<i64>> = HashMap::default();
+    let mut agg: HashMap<(Option<NameId>, NameId, u16), Vec<i64>> = HashMap::default();
     let mut whole = 0;
     for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
-        let parent = owner_label(a, owner(a, i)).to_string();
+        let parent = owner_name(a, owner(a, i));
         agg.entry((parent, g.name[i], a.categories.of_row[i])).or_default().push(g.dur[i]);
         whole += g.dur[i];
     }
@@ -257,7 +269,7 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
             let cells = vec![
                 Cell::from(c.name.as_str()),
                 Cell::from(op_category_of_family(&c.family, &c.name)),
-                Cell::from(parent),
+                Cell::from(label(a, parent)),
                 Cell::from(a.trace.name(kname)),
                 Cell::from(s.count),
                 Cell::Float(s.total as f64 / US),

@@ -1,6 +1,10 @@
-//! RFC 4180 CSV: fields with commas, quotes or line breaks are quoted, quotes doubled.
+//! RFC 4180 CSV: fields with commas, quotes or line breaks are quoted, quotes doubled; CRLF line ends.
+//!
+//! [`CsvWriter`] writes one row at a time, so a million-row table (`kernels`) can go to a file
+//! without being held in memory; [`to_csv`] is the same writer over a whole [`Table`].
 
-use super::Table;
+use super::{Cell, Table};
+use std::io::{self, Write};
 
 fn push_field(out: &mut String, field: &str) {
     if field.contains([',', '"', '\n', '\r']) {
@@ -12,26 +16,78 @@ fn push_field(out: &mut String, field: &str) {
     }
 }
 
+/// Writes CSV rows to `out` as they come, header first.
+pub struct CsvWriter<W: Write> {
+    out: W,
+    /// The row being formatted (reused, so a row costs no allocation once it has grown).
+    line: String,
+    /// Text of the current cell when it needs quoting checks.
+    field: String,
+    rows: usize,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Starts a CSV document with a header row of `columns`.
+    pub fn new<S: AsRef<str>>(out: W, columns: &[S]) -> io::Result<Self> {
+        let mut w = CsvWriter { out, line: String::new(), field: String::new(), rows: 0 };
+        for (i, c) in columns.iter().enumerate() {
+            if i > 0 {
+                w.line.push(',');
+            }
+            push_field(&mut w.line, c.as_ref());
+        }
+        w.end_line()?;
+        Ok(w)
+    }
+
+    fn end_line(&mut self) -> io::Result<()> {
+        self.line.push_str("\r\n");
+        self.out.write_all(self.line.as_bytes())?;
+        self.line.clear();
+        Ok(())
+    }
+
+    /// Writes one row.
+    pub fn row(&mut self, cells: &[Cell]) -> io::Result<()> {
+        for (i, c) in cells.iter().enumerate() {
+            if i > 0 {
+                self.line.push(',');
+            }
+            match c {
+                // Numbers never need quoting: write them straight into the line.
+                Cell::Text(s) => push_field(&mut self.line, s),
+                Cell::Empty => {}
+                _ => {
+                    self.field.clear();
+                    c.write_text(&mut self.field);
+                    push_field(&mut self.line, &self.field);
+                }
+            }
+        }
+        self.rows += 1;
+        self.end_line()
+    }
+
+    /// Rows written so far (header not counted).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Flushes and hands back the writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
 /// Writes a table as CSV with a header row and CRLF line ends.
 pub fn to_csv(table: &Table) -> String {
-    let mut out = String::new();
-    for (i, c) in table.columns.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_field(&mut out, c);
-    }
-    out.push_str("\r\n");
+    let mut w = CsvWriter::new(Vec::new(), &table.columns).expect("writing to memory");
     for row in &table.rows {
-        for (i, c) in row.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            push_field(&mut out, &c.text());
-        }
-        out.push_str("\r\n");
+        w.row(row).expect("writing to memory");
     }
-    out
+    let bytes = w.finish().expect("writing to memory");
+    String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8")
 }
 
 #[cfg(test)]
@@ -43,5 +99,15 @@ mod tests {
         let mut t = Table::new("t", &["name", "n"]);
         t.push(vec![Cell::from("void f<a, b>(\"x\")"), Cell::Int(3)]);
         assert_eq!(t.to_csv(), "name,n\r\n\"void f<a, b>(\"\"x\"\")\",3\r\n");
+    }
+
+    #[test]
+    fn numbers_are_written_as_their_text() {
+        let mut t = Table::new("t", &["a", "b", "c", "d", "e"]);
+        let cells = vec![Cell::Int(-7), Cell::Float(1.25), Cell::Float(-0.0001), Cell::Micros(-1500), Cell::Empty];
+        let text: Vec<String> = cells.iter().map(Cell::text).collect();
+        assert_eq!(text, ["-7", "1.25", "0", "-1.500", ""]);
+        t.push(cells);
+        assert_eq!(t.to_csv(), "a,b,c,d,e\r\n-7,1.25,0,-1.500,\r\n");
     }
 }

@@ -4,7 +4,7 @@ mod csv;
 pub mod markup;
 pub mod xlsx;
 
-pub use self::csv::to_csv;
+pub use self::csv::{to_csv, CsvWriter};
 use serde::Serialize;
 
 /// One cell of a table.
@@ -26,20 +26,31 @@ fn micros<S: serde::Serializer>(ns: &i64, s: S) -> Result<S::Ok, S::Error> {
 
 /// Formats integer nanoseconds as exact microseconds text (`4488634954857.801`).
 pub fn format_micros(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let a = ns.unsigned_abs();
-    format!("{sign}{}.{:03}", a / 1000, a % 1000)
+    Cell::Micros(ns).text()
 }
 
 impl Cell {
     /// The cell as display/CSV text (floats with up to 3 decimals, trailing zeros kept short).
     pub fn text(&self) -> String {
+        let mut s = String::new();
+        self.write_text(&mut s);
+        s
+    }
+    /// Appends [`Cell::text`] to `out` without allocating a string of its own.
+    pub fn write_text(&self, out: &mut String) {
+        use std::fmt::Write;
         match self {
-            Cell::Empty => String::new(),
-            Cell::Int(v) => v.to_string(),
-            Cell::Float(v) => format_float(*v),
-            Cell::Text(s) => s.clone(),
-            Cell::Micros(ns) => format_micros(*ns),
+            Cell::Empty => {}
+            Cell::Int(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Cell::Float(v) => write_float(out, *v),
+            Cell::Text(s) => out.push_str(s),
+            Cell::Micros(ns) => {
+                let sign = if *ns < 0 { "-" } else { "" };
+                let a = ns.unsigned_abs();
+                let _ = write!(out, "{sign}{}.{:03}", a / 1000, a % 1000);
+            }
         }
     }
     /// Numeric value, if any.
@@ -55,15 +66,24 @@ impl Cell {
 
 /// Formats a float with at most 3 decimals, no trailing zeros.
 pub fn format_float(v: f64) -> String {
+    let mut s = String::new();
+    write_float(&mut s, v);
+    s
+}
+
+/// Appends [`format_float`]'s text to `out` (nothing for NaN and infinities).
+pub fn write_float(out: &mut String, v: f64) {
+    use std::fmt::Write;
     if !v.is_finite() {
-        return String::new();
+        return;
     }
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.to_string()
+    let start = out.len();
+    let _ = write!(out, "{v:.3}");
+    let kept = out[start..].trim_end_matches('0').trim_end_matches('.').len();
+    out.truncate(start + kept);
+    if &out[start..] == "-0" {
+        out.truncate(start);
+        out.push('0');
     }
 }
 

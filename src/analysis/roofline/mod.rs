@@ -19,11 +19,11 @@ pub use devices::Peaks;
 pub use flops::{Precision, Work};
 
 use super::ops::{owner, Owner};
+use super::per_name::PerName;
 use super::shapes::{parse_dims, parse_types};
 use super::Analysis;
-use crate::model::{NameId, OpKind, NONE};
+use crate::model::{FastMap, NameId, OpKind, NONE};
 use rules::{Model, ModelRef, OpRules};
-use std::collections::HashMap;
 
 /// Which roofline table an op belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -162,34 +162,56 @@ impl Roofline {
     }
 }
 
-/// Nearest op (the op itself, then enclosing CPU ops) that a shape model covers.
-fn modelled_op(
-    a: &Analysis,
-    rules: &OpRules,
-    op: u32,
-    cache: &mut HashMap<u32, Option<(u32, ModelRef)>>,
-) -> Option<(u32, ModelRef)> {
-    if let Some(hit) = cache.get(&op) {
-        return *hit;
+/// Finds the nearest op (the op itself, then enclosing CPU ops) that a shape model covers,
+/// remembering the answer per op call and the rule lookup per op name.
+struct ModelledOps<'a> {
+    a: &'a Analysis,
+    rules: OpRules,
+    by_name: PerName<Option<ModelRef>>,
+    by_op: FastMap<u32, Option<(u32, ModelRef)>>,
+}
+
+impl<'a> ModelledOps<'a> {
+    fn new(a: &'a Analysis) -> Self {
+        ModelledOps { a, rules: OpRules::builtin(), by_name: PerName::new(a.trace.names.len()), by_op: FastMap::default() }
     }
-    let ops = &a.trace.ops;
-    let mut cur = op;
-    let mut found = None;
-    for _ in 0..64 {
-        if cur == NONE || cur as usize >= ops.len() {
-            break;
+
+    fn of(&mut self, op: u32) -> Option<(u32, ModelRef)> {
+        if let Some(hit) = self.by_op.get(&op) {
+            return *hit;
         }
-        let i = cur as usize;
-        if ops.kind[i] == OpKind::CpuOp {
-            if let Some(r) = rules.lookup(a.trace.name(ops.name[i])) {
-                found = Some((cur, r));
+        let ops = &self.a.trace.ops;
+        let mut cur = op;
+        let mut found = None;
+        // Ops passed on the way up have the same answer (none of them is modelled).
+        let mut passed = Vec::new();
+        for _ in 0..64 {
+            if cur == NONE || cur as usize >= ops.len() {
                 break;
             }
+            if cur != op {
+                if let Some(hit) = self.by_op.get(&cur) {
+                    found = *hit;
+                    break;
+                }
+            }
+            let i = cur as usize;
+            if ops.kind[i] == OpKind::CpuOp {
+                let (rules, trace) = (&self.rules, &self.a.trace);
+                if let Some(r) = *self.by_name.get_or_insert_with(ops.name[i], || rules.lookup(trace.name(ops.name[i]))) {
+                    found = Some((cur, r));
+                    break;
+                }
+            }
+            passed.push(cur);
+            cur = ops.parent[i];
         }
-        cur = ops.parent[i];
+        for p in passed {
+            self.by_op.insert(p, found);
+        }
+        self.by_op.insert(op, found);
+        found
     }
-    cache.insert(op, found);
-    found
 }
 
 /// Work of one call by model.
@@ -214,23 +236,22 @@ fn work_of(r: ModelRef, name: &str, c: &flops::Call) -> Option<Work> {
 
 /// Computes the roofline of an analysed trace.
 pub fn analyze(a: &Analysis) -> Roofline {
-    let rules = OpRules::builtin();
     let g = &a.trace.gpu;
     let ops = &a.trace.ops;
-    let mut cache = HashMap::new();
+    let mut modelled = ModelledOps::new(a);
     // per modelled op call: (model, GPU ns, GPU rows)
-    let mut calls: HashMap<u32, (ModelRef, i64, usize)> = HashMap::new();
+    let mut calls: FastMap<u32, (ModelRef, i64, usize)> = FastMap::default();
     let mut gpu_ns = 0;
     for i in 0..g.len() {
         gpu_ns += g.dur[i];
         let Owner::Op(op) = owner(a, i) else { continue };
-        let Some((call, r)) = modelled_op(a, &rules, op, &mut cache) else { continue };
+        let Some((call, r)) = modelled.of(op) else { continue };
         let e = calls.entry(call).or_insert((r, 0, 0));
         e.1 += g.dur[i];
         e.2 += 1;
     }
     type Key = (NameId, NameId, NameId, NameId);
-    let mut groups: HashMap<Key, (ModelRef, usize, usize, i64)> = HashMap::new();
+    let mut groups: FastMap<Key, (ModelRef, usize, usize, i64)> = FastMap::default();
     for (op, (r, ns, k)) in calls {
         let o = op as usize;
         let e =
