@@ -143,3 +143,27 @@ impl Stats {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(name: &str) -> u8 {
+        OP_CATEGORIES.iter().position(|&c| c == name).unwrap() as u8
+    }
+
+    #[test]
+    fn dominant_category_is_the_one_with_most_time_ties_alphabetical() {
+        let mut t = CategoryTimes::default();
+        assert_eq!(t.dominant(), "other", "nothing added");
+        t.add(slot("norm"), 0);
+        assert_eq!(t.dominant(), "norm", "a zero-time row still counts as seen");
+        t.add(slot("GEMM"), 5);
+        t.add(slot("elementwise"), 5);
+        assert_eq!(t.dominant(), "GEMM", "equal time: the alphabetically first ('G' < 'e')");
+        let mut u = CategoryTimes::default();
+        u.add(slot("elementwise"), 1);
+        t.merge(&u);
+        assert_eq!(t.dominant(), "elementwise");
+    }
+}

@@ -11,16 +11,16 @@ export function titleOf(name) {
 /** Renders every table routed to `view` into `container`, in registry order. */
 export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {} } = {}) {
   const names = ctx.tableNames.filter((n) => viewOfTable(n) === view && !exclude.includes(n));
-  for (const name of names) {
+  // Every table is asked for at once (the worker answers in order; one round trip each would add
+  // the page's and the worker's message latency once per table) and shown in place as it arrives.
+  const shown = names.map((name) => {
     const slot = el('div', { class: 'note', text: `building ${titleOf(name)}…` });
     container.append(slot);
-    try {
-      const table = await ctx.table(name);
-      slot.replaceWith(tableView({ title: titleOf(name), table, onExport: ctx.exportCsv, onRowClick: onRowClick[name] }));
-    } catch (err) {
-      slot.textContent = `${titleOf(name)}: ${err.message}`;
-    }
-  }
+    return ctx.table(name).then(
+      (table) => slot.replaceWith(tableView({ title: titleOf(name), table, onExport: ctx.exportCsv, onRowClick: onRowClick[name] })),
+      (err) => { slot.textContent = `${titleOf(name)}: ${err.message}`; });
+  });
+  await Promise.all(shown);
   return names;
 }
 
