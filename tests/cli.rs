@@ -38,6 +38,32 @@ fn summary_json_is_one_object_with_the_same_facts() {
 }
 
 #[test]
+fn a_dash_reads_the_trace_from_standard_input() {
+    use std::io::Write;
+    let f = fixture("sglang_qwen3-8b_decode_graph_mi300x.json.gz");
+    let from_file = traceprism(&["summary", f.to_str().unwrap(), "--json"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_traceprism"))
+        .args(["summary", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let bytes = std::fs::read(&f).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    let from_stdin = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(from_stdin.status.success(), "{}", String::from_utf8_lossy(&from_stdin.stderr));
+    let (a, b): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_slice(&from_file.stdout).unwrap(), serde_json::from_slice(&from_stdin.stdout).unwrap());
+    // Same analysis; 555 kernels is the independent count used above.
+    assert_eq!(b["counts"]["kernels"], 555);
+    assert_eq!(a["counts"], b["counts"]);
+    assert_eq!(a["timeline"], b["timeline"]);
+    assert_eq!(a["kernel_time_ms"], b["kernel_time_ms"]);
+}
+
+#[test]
 fn export_writes_every_table_with_rfc4180_quoting() {
     let f = fixture("vllm_moe_tp8_eager_b200.json.gz");
     let dir = tmp("export");

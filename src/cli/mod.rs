@@ -24,7 +24,7 @@ USAGE:
         [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
                                                                  where is A slower than B, and why
 
-TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes).
+TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes); `-` reads standard input.
 
 OPTIONS (all analysing commands):
   --rules FILE             extra kernel-category rules (TOML), applied before the built-in table

@@ -254,7 +254,12 @@ pub fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
 /// back to the kernel so resident memory stays small; everything else goes through [`read_trace`].
 /// (Mapping pays off well below 64 MB: the 58 MB llama trace reads in ~70 ms mapped against
 /// ~140 ms through `read_trace`'s blocks.)
+///
+/// The path `-` reads standard input (`zcat trace.json.gz | traceprism summary -`).
 pub fn read_path(path: &std::path::Path) -> Result<Trace> {
+    if path.as_os_str() == "-" {
+        return read_trace(std::io::stdin());
+    }
     let file = std::fs::File::open(path).map_err(|e| Error::new(format!("cannot open {}: {e}", path.display())))?;
     #[cfg(unix)]
     {
