@@ -122,3 +122,21 @@ fn verbose_summary_scores_the_truth_file_found_beside_the_trace() {
     assert!(text.contains("33 found, 33 in truth"), "{text}");
     assert!(text.contains("100.00% of in-layer kernels right"), "{text}");
 }
+
+#[test]
+fn streamed_csv_equals_the_built_table_for_every_table() {
+    // `export` streams `kernels` row by row and writes the rest from built tables; the page's
+    // `csv()` does the same. Both must give exactly the bytes of `table(..).to_csv()`.
+    let a = analysis("llama_dense_eager.pt.trace.json.gz");
+    for name in traceprism::report::table_names() {
+        let mut streamed = Vec::new();
+        let rows = traceprism::report::write_csv(&a, name, &mut streamed).unwrap().expect("listed table");
+        let built = traceprism::report::table(&a, name).unwrap();
+        assert_eq!(rows, built.rows.len(), "{name}");
+        assert_eq!(String::from_utf8(streamed).unwrap(), built.to_csv(), "{name}");
+    }
+    // 22903 kernels (independent count, tests/core_counts.rs).
+    let mut kernels = Vec::new();
+    assert_eq!(traceprism::report::write_csv(&a, "kernels", &mut kernels).unwrap(), Some(22903));
+    assert_eq!(traceprism::report::write_csv(&a, "no_such_table", &mut Vec::new()).unwrap(), None);
+}
