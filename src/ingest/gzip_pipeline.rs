@@ -13,9 +13,12 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 
 /// Decompressed text per block handed to the parser.
 const BLOCK: usize = 4 << 20;
-/// Blocks queued for the parser before the inflating thread starts parsing blocks itself (1, 2
-/// and 3 measured on the 953 MB bench file: 1 shares 50-90 of its 227 blocks and was fastest).
-const QUEUE: usize = 1;
+/// Blocks queued for the parser before the inflating thread starts parsing blocks itself. With 1,
+/// the parser ran dry after each shared block (it adopts the part at once, then waits for the
+/// next block to be inflated); with 2 it still has a block queued while the inflater parses. On
+/// the 953 MB bench file, `traceprism summary` in interleaved runs (6 with 1, 10 with 2 and 3):
+/// median 1.92 s with 1, 1.68 s with 2, 1.67 s with 3 (4 MB more memory).
+const QUEUE: usize = 2;
 /// Compressed bytes read from the source at a time.
 const READ: usize = 8 << 20;
 
