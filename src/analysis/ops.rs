@@ -44,7 +44,12 @@ pub fn owner_name(a: &Analysis, o: Owner) -> Option<NameId> {
 
 /// Display name of an owner.
 pub fn owner_label(a: &Analysis, o: Owner) -> &str {
-    owner_name(a, o).map_or(UNLINKED, |n| a.trace.name(n))
+    name_label(a, owner_name(a, o))
+}
+
+/// Display name of an owner's name id ([`owner_name`]; `None` is [`UNLINKED`]).
+pub fn name_label(a: &Analysis, name: Option<NameId>) -> &str {
+    name.map_or(UNLINKED, |n| a.trace.name(n))
 }
 
 /// Op categories, in the order of [`CategoryTimes`]' slots.
@@ -96,13 +101,6 @@ impl CategoryTimes {
     pub fn add(&mut self, c: u8, ns: i64) {
         self.time[c as usize] += ns;
         self.seen |= 1 << c;
-    }
-    /// Adds every category of `other`.
-    pub fn merge(&mut self, other: &CategoryTimes) {
-        for c in 0..OP_CATEGORIES.len() {
-            self.time[c] += other.time[c];
-        }
-        self.seen |= other.seen;
     }
     /// The category with most time (ties: the alphabetically first); `other` when empty.
     pub fn dominant(&self) -> &'static str {
@@ -161,9 +159,7 @@ mod tests {
         t.add(slot("GEMM"), 5);
         t.add(slot("elementwise"), 5);
         assert_eq!(t.dominant(), "GEMM", "equal time: the alphabetically first ('G' < 'e')");
-        let mut u = CategoryTimes::default();
-        u.add(slot("elementwise"), 1);
-        t.merge(&u);
+        t.add(slot("elementwise"), 1);
         assert_eq!(t.dominant(), "elementwise");
     }
 }

@@ -23,7 +23,7 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let Some(dir) = a.out.as_deref() else { return Ok(()) };
     std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
-    for (file, rows) in write_all_csv(analysis, std::path::Path::new(dir))? {
+    for (file, rows) in write_all_csv(analysis, Path::new(dir))? {
         if a.verbose {
             eprintln!("wrote {} ({rows} rows)", file.display());
         }

@@ -17,7 +17,7 @@ pub use html::html_report;
 pub use layers::layers_view;
 
 use crate::analysis::Analysis;
-use crate::table::{CsvWriter, Table};
+use crate::table::{write_table, CsvWriter, Table};
 
 /// A table builder.
 pub type Builder = fn(&Analysis) -> Table;
@@ -67,22 +67,18 @@ pub fn table(analysis: &Analysis, name: &str) -> Option<Table> {
 /// million kernels never holds the table, or its text, in memory; the bytes are the same as
 /// `table(..).to_csv()`.
 pub fn write_csv(analysis: &Analysis, name: &str, out: impl std::io::Write) -> std::io::Result<Option<usize>> {
-    let mut w;
     if name == "kernels" {
-        w = CsvWriter::new(out, kernels::COLUMNS)?;
+        let mut w = CsvWriter::new(out, kernels::COLUMNS)?;
         for row in kernels::kernel_rows(analysis) {
             w.row(&row)?;
         }
-    } else {
-        let Some(t) = table(analysis, name) else { return Ok(None) };
-        w = CsvWriter::new(out, &t.columns)?;
-        for row in &t.rows {
-            w.row(row)?;
-        }
+        let rows = w.rows();
+        w.finish()?;
+        return Ok(Some(rows));
     }
-    let rows = w.rows();
-    w.finish()?;
-    Ok(Some(rows))
+    let Some(t) = table(analysis, name) else { return Ok(None) };
+    write_table(&t, out)?;
+    Ok(Some(t.rows.len()))
 }
 
 /// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order).

@@ -3,7 +3,7 @@
 //! Each has a `*_where` form taking a GPU-row filter, so per-phase variants reuse them.
 
 use crate::analysis::ops::{
-    op_category_ids, op_category_of_family, owner, owner_name, CategoryTimes, Owner, Stats, OP_CATEGORIES, UNLINKED,
+    name_label, op_category_ids, op_category_of_family, owner, owner_name, CategoryTimes, Owner, Stats, OP_CATEGORIES,
 };
 use crate::analysis::Analysis;
 use crate::model::FastMap as HashMap;
@@ -28,11 +28,6 @@ fn pct(part: i64, whole: i64) -> f64 {
 /// False for kernels without a launch when `Options.include_unlinked` is off.
 pub fn included(a: &Analysis, i: usize) -> bool {
     a.options.include_unlinked || owner(a, i) != Owner::Unlinked
-}
-
-/// Display name of an owner name (`None`: unlinked).
-fn label(a: &Analysis, name: Option<NameId>) -> &str {
-    name.map_or(UNLINKED, |n| a.trace.name(n))
 }
 
 /// Adds cumulative-percentage cells after sorting rows by total time.
@@ -88,7 +83,7 @@ pub fn ops_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             let s = Stats::of(&mut v);
             let cat = cats[&n].dominant();
             let cells = vec![
-                Cell::from(label(a, n)),
+                Cell::from(name_label(a, n)),
                 Cell::from(cat),
                 Cell::from(s.count),
                 Cell::from(k),
@@ -132,7 +127,6 @@ pub fn ops_summary_by_category_where(a: &Analysis, name: &str, keep: RowFilter) 
     let op_category = op_category_ids(&a.categories);
     // Per op category: kernels, time, and the distinct owners (op calls) that ran them.
     let mut agg = [(0usize, 0i64); OP_CATEGORIES.len()];
-    let mut seen = [false; OP_CATEGORIES.len()];
     let mut owners: HashSet<(u8, Owner)> = HashSet::default();
     let mut whole = 0;
     for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
@@ -140,14 +134,13 @@ pub fn ops_summary_by_category_where(a: &Analysis, name: &str, keep: RowFilter) 
         let e = &mut agg[c as usize];
         e.0 += 1;
         e.1 += g.dur[i];
-        seen[c as usize] = true;
         owners.insert((c, owner(a, i)));
         whole += g.dur[i];
     }
     let mut calls = [0usize; OP_CATEGORIES.len()];
     owners.iter().for_each(|(c, _)| calls[*c as usize] += 1);
     let rows: Vec<(i64, Vec<Cell>)> = (0..OP_CATEGORIES.len())
-        .filter(|&c| seen[c])
+        .filter(|&c| agg[c].0 > 0)
         .map(|c| {
             let (k, t) = agg[c];
             (t, vec![Cell::from(OP_CATEGORIES[c]), Cell::from(calls[c]), Cell::from(k), Cell::Float(t as f64 / MS)])
@@ -207,7 +200,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             let (n, dims, types, concrete) = key;
             let s = Stats::of(&mut v);
             let cells = vec![
-                Cell::from(label(a, n)),
+                Cell::from(name_label(a, n)),
                 Cell::from(cats[&key].dominant()),
                 Cell::from(name_of(dims)),
                 Cell::from(name_of(types)),
@@ -269,7 +262,7 @@ pub fn kernel_summary_where(a: &Analysis, name: &str, keep: RowFilter) -> Table 
             let cells = vec![
                 Cell::from(c.name.as_str()),
                 Cell::from(op_category_of_family(&c.family, &c.name)),
-                Cell::from(label(a, parent)),
+                Cell::from(name_label(a, parent)),
                 Cell::from(a.trace.name(kname)),
                 Cell::from(s.count),
                 Cell::Float(s.total as f64 / US),

@@ -21,15 +21,13 @@ pub struct CsvWriter<W: Write> {
     out: W,
     /// The row being formatted (reused, so a row costs no allocation once it has grown).
     line: String,
-    /// Text of the current cell when it needs quoting checks.
-    field: String,
     rows: usize,
 }
 
 impl<W: Write> CsvWriter<W> {
     /// Starts a CSV document with a header row of `columns`.
     pub fn new<S: AsRef<str>>(out: W, columns: &[S]) -> io::Result<Self> {
-        let mut w = CsvWriter { out, line: String::new(), field: String::new(), rows: 0 };
+        let mut w = CsvWriter { out, line: String::new(), rows: 0 };
         for (i, c) in columns.iter().enumerate() {
             if i > 0 {
                 w.line.push(',');
@@ -54,14 +52,9 @@ impl<W: Write> CsvWriter<W> {
                 self.line.push(',');
             }
             match c {
-                // Numbers never need quoting: write them straight into the line.
                 Cell::Text(s) => push_field(&mut self.line, s),
-                Cell::Empty => {}
-                _ => {
-                    self.field.clear();
-                    c.write_text(&mut self.field);
-                    push_field(&mut self.line, &self.field);
-                }
+                // Numbers (digits, sign, point) never need quoting: written straight into the line.
+                _ => c.write_text(&mut self.line),
             }
         }
         self.rows += 1;
@@ -80,13 +73,18 @@ impl<W: Write> CsvWriter<W> {
     }
 }
 
+/// Writes a whole table to `out` (header row first) and hands `out` back.
+pub fn write_table<W: Write>(table: &Table, out: W) -> io::Result<W> {
+    let mut w = CsvWriter::new(out, &table.columns)?;
+    for row in &table.rows {
+        w.row(row)?;
+    }
+    w.finish()
+}
+
 /// Writes a table as CSV with a header row and CRLF line ends.
 pub fn to_csv(table: &Table) -> String {
-    let mut w = CsvWriter::new(Vec::new(), &table.columns).expect("writing to memory");
-    for row in &table.rows {
-        w.row(row).expect("writing to memory");
-    }
-    let bytes = w.finish().expect("writing to memory");
+    let bytes = write_table(table, Vec::new()).expect("writing to memory");
     String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8")
 }
 

@@ -4,7 +4,7 @@ mod csv;
 pub mod markup;
 pub mod xlsx;
 
-pub use self::csv::{to_csv, CsvWriter};
+pub use self::csv::{to_csv, write_table, CsvWriter};
 use serde::Serialize;
 
 /// One cell of a table.

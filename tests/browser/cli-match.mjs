@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './browser.mjs';
+import { ROOT, pickFile } from './browser.mjs';
 import { parseCsv, readStoredZip } from './csv.mjs';
 
 /** The native CLI the page is checked against (built by `cargo build --release`). */
@@ -12,6 +12,33 @@ export const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'ta
 /** Runs the CLI with `args`; returns its stdout. */
 export function cli(...args) {
   return execFileSync(CLI, args, { maxBuffer: 1 << 28 });
+}
+
+/** The CLI's one-line error for `file` (the text after "error: "); fails if the CLI reads it. */
+export function cliError(file) {
+  try {
+    execFileSync(CLI, ['summary', file, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    const m = err.stderr.toString().match(/error: (.*)/);
+    assert.ok(m, `CLI stderr: ${err.stderr}`);
+    return m[1].trim();
+  }
+  assert.fail(`the CLI read ${file} without an error`);
+}
+
+/**
+ * Picks `file` in a fresh page of `env` (see harness.mjs), made ready by `warm(page)`, and asserts
+ * the page's error includes `expected`; returns the page and its problems list.
+ */
+export async function assertPageShowsError(env, warm, file, expected) {
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
+  await warm(page);
+  await pickFile(page, file);
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
+  const message = await page.textContent('#error');
+  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
+  return { page, problems };
 }
 
 /** CSVs the CLI writes (`args` + `--out DIR`) into a fresh directory under `tmp`: Map table name → text. */

@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { execFileSync } from 'node:child_process';
 import { useBrowser } from './harness.mjs';
 import { ROOT, dropFile, pickFile, waitReady } from './browser.mjs';
-import { CLI, assertExportAllSameAsCli, cli, cliCsvs } from './cli-match.mjs';
+import { assertExportAllSameAsCli, assertPageShowsError, cli, cliCsvs, cliError } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
@@ -26,29 +25,10 @@ async function warm(page) {
   await page.evaluate(() => { window.traceprismGzipPipeline = 'always'; });
 }
 
-/** The CLI's error message for `file` (the text after "error: "). */
-function cliError(file) {
-  try {
-    execFileSync(CLI, ['summary', file, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (err) {
-    const m = err.stderr.toString().match(/error: (.*)/);
-    assert.ok(m, `CLI stderr: ${err.stderr}`);
-    return m[1].trim();
-  }
-  assert.fail(`the CLI read ${file} without an error`);
-}
-
 /** Picks `file` in a fresh, warm page and asserts the page's error includes the CLI's; returns the page. */
 async function assertPageShowsCliError(file) {
   const expected = cliError(file);
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url);
-  await warm(page);
-  await pickFile(page, file);
-  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
-  const message = await page.textContent('#error');
-  assert.ok(message.includes(expected), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(expected)}`);
-  return { page, problems, expected };
+  return { ...(await assertPageShowsError(env, warm, file, expected)), expected };
 }
 
 test('a dropped .json.gz is inflated by a helper while the main worker parses; its CSV exports equal the CLI', async () => {

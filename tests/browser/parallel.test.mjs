@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { execFileSync } from 'node:child_process';
 import { useBrowser } from './harness.mjs';
 import { ROOT, dropFile, pickFile, waitReady } from './browser.mjs';
-import { CLI, cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
+import { cli, cliCsvs, cliError, displayed, assertPageShowsError, assertSameAsCli } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
@@ -64,22 +63,11 @@ test('a syntax error inside a helper\'s range is reported with the CLI\'s byte o
   bad[at + 4] = ';'.charCodeAt(0);
   const file = path.join(tmp, 'broken.json');
   fs.writeFileSync(file, bad);
-  let cliError = '';
-  try {
-    execFileSync(CLI, ['summary', file, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (err) {
-    cliError = err.stderr.toString();
-  }
-  const m = cliError.match(/error: (.*\(event \d+, byte (\d+)\))/);
-  assert.ok(m, `CLI error: ${cliError}`);
+  const expected = cliError(file);
+  const m = expected.match(/(.*\(event \d+, byte (\d+)\))/);
+  assert.ok(m, `CLI error: ${expected}`);
   assert.ok(Number(m[2]) > text.length / 2, 'the error lies beyond the main worker\'s range');
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url);
-  await warm(page);
-  await pickFile(page, file);
-  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 300_000 });
-  const message = await page.textContent('#error');
-  assert.ok(message.includes(m[1]), `page says ${JSON.stringify(message)}, CLI says ${JSON.stringify(m[1])}`);
+  const { page, problems } = await assertPageShowsError(env, warm, file, m[1]);
   // A second file replaces the failed one cleanly.
   await pickFile(page, EXAMPLE);
   await waitReady(page);
