@@ -247,10 +247,15 @@ export class SliceReader {
         ms.read = (ms.read || 0) + performance.now() - t;
         const d = queue.shift();
         if (d.error) throw new Error(d.error);
-        if (d.buffer.byteLength === 0) break; // the file shrank under us: the parser reports the cut
-        offset += d.buffer.byteLength;
+        if (d.length === 0) break; // the file shrank under us: the parser reports the cut
+        offset += d.length;
         this.worker.postMessage({ ack: id }); // the reader fetches the next slice while this one is parsed
-        await consume(d.buffer, offset - start); // a consumer may wait (for flow control)
+        try {
+          await consume(new Uint8Array(d.buffer, 0, d.length), offset - start); // a consumer may wait (for flow control)
+        } finally {
+          // Copied into the core by now: the buffer goes back to the reader for a later slice.
+          this.worker.postMessage({ recycle: d.buffer }, [d.buffer]);
+        }
       }
     } finally {
       this.inbox = null;
@@ -260,7 +265,8 @@ export class SliceReader {
 
 /**
  * Reads `file[start, end)` in slices, a small one first (parsing starts without waiting for a large
- * read), keeping `ahead` reads in flight while `consume` handles each slice. `ms.read` adds up the
+ * read), keeping `ahead` reads in flight while `consume(bytes, done)` handles each slice (a
+ * Uint8Array, to copy before returning: the reader may reuse its buffer). `ms.read` adds up the
  * time spent waiting for the file. `consume` may return a promise: the next slice waits for it.
  */
 export async function readSlices(file, start, end, sliceBytes, ahead, consume, ms = {}) {
@@ -282,15 +288,15 @@ export async function readSlices(file, start, end, sliceBytes, ahead, consume, m
     fill();
     if (buffer.byteLength === 0) break; // the file shrank under us: the parser reports the cut
     offset += buffer.byteLength;
-    await consume(buffer, offset - start);
+    await consume(new Uint8Array(buffer), offset - start);
   }
 }
 
 /** Pushes `file[start, end)` into `analyzer`; `onSlice(bytesDone)` after each slice. */
 async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
-  await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (buffer, done) => {
+  await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (bytes, done) => {
     const t = performance.now();
-    analyzer.push(new Uint8Array(buffer));
+    analyzer.push(bytes);
     ms.push = (ms.push || 0) + performance.now() - t;
     onSlice(done);
   }, ms);
@@ -317,8 +323,7 @@ export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = 
     }
   };
   try {
-    await readSlicesOf(file, 0, file.size, INFLATE_READ_BYTES, READS_AHEAD, async (buffer) => {
-      const bytes = new Uint8Array(buffer);
+    await readSlicesOf(file, 0, file.size, INFLATE_READ_BYTES, READS_AHEAD, async (bytes) => {
       for (let at = 0; at < bytes.length; at += INFLATE_STEP_BYTES) {
         const t = performance.now();
         inflater.push(bytes.subarray(at, at + INFLATE_STEP_BYTES));
@@ -420,7 +425,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
       let credited = compressedDone;
       let read = 0;
       const readHere = (f, start, end, slice, ahead, consume, m) =>
-        reader.read(f, start, end, slice, ahead, (buffer, done) => { read = done; return consume(buffer, done); }, m);
+        reader.read(f, start, end, slice, ahead, (bytes, done) => { read = done; return consume(bytes, done); }, m);
       await inflateFile(file, readHere, (text) => {
         if (skip > 0 && skip >= text.length) {
           skip -= text.length; // parsed already, from the helper's blocks

@@ -48,9 +48,9 @@ async function parse({ job, file, start, end, bare }) {
   const part = new TextPart(bare, start);
   const ms = { read: 0, push: 0, encode: 0, total: 0 };
   try {
-    await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (buffer, done) => {
+    await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (bytes, done) => {
       const t = performance.now();
-      part.push(new Uint8Array(buffer));
+      part.push(bytes);
       ms.push += performance.now() - t;
       self.postMessage({ job, progress: done, events: part.events() });
     }, ms);
