@@ -3,10 +3,13 @@
 //! almost always the one that followed it last time.
 //!
 //! A [`KeyOrder`] remembers each key it has read as a token — the exact text from the opening
-//! quote up to the value (`"ts": `) — and, for each token, which token came next. Reading a key
-//! first compares the text with the predicted token (a few word compares, no scanning); only a
-//! miss scans the key the ordinary way and learns from it. A prediction is used only when the
-//! text matches byte for byte, so the result is always the same as scanning.
+//! quote up to the value (`"ts": `) — and, for each token, the last two different tokens that came
+//! next (two, because objects of two kinds often share a context and alternate: in a file written
+//! with sorted keys, `args` comes before `cat`, and the args of kernels and of their launches both
+//! start with `"External id"`). Reading a key first compares the text with the predicted tokens (a
+//! few word compares, no scanning); only a miss of both scans the key the ordinary way and learns
+//! from it. A prediction is used only when the text matches byte for byte, so the result is always
+//! the same as scanning.
 
 use super::scan::{self, skip_ws, Step, Stop};
 
@@ -49,11 +52,13 @@ pub struct KeyOrder<K> {
     /// `next[context][token]`: the token that followed `token` last time in that context
     /// (`token` = [`START`] for the first key of an object).
     next: [[u8; MAX_TOKENS + 1]; CONTEXTS],
+    /// `other[context][token]`: the token that followed it before that, if it differs.
+    other: [[u8; MAX_TOKENS + 1]; CONTEXTS],
 }
 
 impl<K> Default for KeyOrder<K> {
     fn default() -> Self {
-        KeyOrder { tokens: Vec::new(), next: [[NONE; MAX_TOKENS + 1]; CONTEXTS] }
+        KeyOrder { tokens: Vec::new(), next: [[NONE; MAX_TOKENS + 1]; CONTEXTS], other: [[NONE; MAX_TOKENS + 1]; CONTEXTS] }
     }
 }
 
@@ -86,14 +91,31 @@ impl<K: Copy> KeyOrder<K> {
     pub fn read(&mut self, buf: &[u8], i: usize, at: &mut KeyCursor, classify: fn(&[u8]) -> K) -> Step<(K, usize)> {
         // `context` is already below CONTEXTS; the mask only lets the compiler drop a bounds check.
         let guess = self.next[at.context % CONTEXTS][at.prev];
-        if guess != NONE {
-            let token = &self.tokens[guess as usize];
-            if let Some(window) = buf.get(i..i + 32) {
-                if token.matches(window.try_into().expect("32 bytes")) && buf[i + token.len] > b' ' {
-                    at.prev = guess as usize;
-                    return Ok((token.key, i + token.len));
-                }
-            }
+        if let Some(found) = self.try_token(buf, i, guess) {
+            at.prev = guess as usize;
+            return Ok(found);
+        }
+        self.read_other(buf, i, at, classify)
+    }
+
+    /// `(key, value position)` if the text at `i` is token `guess` (not [`NONE`]).
+    #[inline(always)]
+    fn try_token(&self, buf: &[u8], i: usize, guess: u8) -> Option<(K, usize)> {
+        let token = self.tokens.get(guess as usize)?;
+        let window = buf.get(i..i + 32)?;
+        (token.matches(window.try_into().expect("32 bytes")) && buf[i + token.len] > b' ').then_some((token.key, i + token.len))
+    }
+
+    /// The first prediction missed: tries the second, which then becomes the first.
+    #[inline(never)]
+    fn read_other(&mut self, buf: &[u8], i: usize, at: &mut KeyCursor, classify: fn(&[u8]) -> K) -> Step<(K, usize)> {
+        let (context, prev) = (at.context % CONTEXTS, at.prev);
+        let guess = self.other[context][prev];
+        if let Some(found) = self.try_token(buf, i, guess) {
+            self.other[context][prev] = self.next[context][prev];
+            self.next[context][prev] = guess;
+            at.prev = guess as usize;
+            return Ok(found);
         }
         self.read_slowly(buf, i, at, classify)
     }
@@ -125,7 +147,11 @@ impl<K: Copy> KeyOrder<K> {
         };
         match slot {
             Some(k) => {
-                self.next[at.context][at.prev] = k as u8;
+                let last = self.next[at.context][at.prev];
+                if last as usize != k {
+                    self.other[at.context][at.prev] = last;
+                    self.next[at.context][at.prev] = k as u8;
+                }
                 at.prev = k;
             }
             // Not remembered: predict nothing after it.
@@ -197,6 +223,21 @@ mod tests {
             for (n, s) in objects.iter().enumerate() {
                 let fresh = keys(&mut KeyOrder::default(), s, 0);
                 assert_eq!(keys(&mut order, s, round), fresh, "object {n} round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_kinds_alternating_in_one_context_read_as_scanned() {
+        // Kernel and launch args in a file with sorted keys: the same first key, different keys
+        // after it. Every object must still read exactly as a fresh scan reads it.
+        let kernel = br#"{"External id": 1, "block": 2, "correlation": 3, "grid": 4}                                "#;
+        let launch = br#"{"External id": 1, "cbid": 2, "correlation": 3}                                "#;
+        let mut order = KeyOrder::default();
+        for round in 0..10 {
+            for s in [&kernel[..], &launch[..]] {
+                let fresh = keys(&mut KeyOrder::default(), s, 0);
+                assert_eq!(keys(&mut order, s, 0), fresh, "round {round}");
             }
         }
     }
