@@ -69,7 +69,8 @@ fn a_wrong_boundary_guess_falls_back_to_sequential_parsing() {
 
 #[test]
 fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
-    // read_path maps files of 64 MiB and more; build one from a real fixture's events.
+    // read_path maps files of 1 MiB and more and cuts them into ranges parsed at once; build a
+    // large one from a real fixture's events.
     let plain = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     let text = String::from_utf8(plain).unwrap();
     let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": [".len();
@@ -79,14 +80,15 @@ fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
     assert!(body.len() >= 64 << 20, "test file must be large enough to be mapped");
     let path = std::env::temp_dir().join(format!("traceprism-mmap-{}.json", std::process::id()));
     std::fs::write(&path, &body).unwrap();
-    let mapped = traceprism::ingest::read_path(&path).unwrap();
-    let streamed = traceprism::read_trace(std::io::Cursor::new(body.into_bytes())).unwrap();
-    std::fs::remove_file(&path).ok();
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
-        assert_eq!(mapped.stats.parallel_blocks, 1, "the two halves were parsed at once");
+    let streamed = traceprism::read_trace(std::io::Cursor::new(body.clone().into_bytes())).unwrap();
+    // Two ranges (this machine's case), five (a bigger machine's), and one (in order).
+    for (threads, parts) in [(2, 1), (5, 4), (1, 0)] {
+        let mapped = traceprism::ingest::read_path_on(&path, threads).unwrap();
+        assert_eq!(mapped.stats.parallel_blocks, parts, "{threads} threads: every range after the first was adopted");
+        assert_eq!(all_columns(&mapped), all_columns(&streamed), "{threads} threads");
+        assert_eq!(mapped.kernel_rows().count(), 2 * 22903);
     }
-    assert_eq!(all_columns(&mapped), all_columns(&streamed));
-    assert_eq!(mapped.kernel_rows().count(), 2 * 22903);
+    std::fs::remove_file(&path).ok();
 }
 
 #[test]
@@ -108,10 +110,14 @@ fn a_wrong_middle_guess_in_a_mapped_file_falls_back_to_sequential_parsing() {
     assert!(body.len() >= 64 << 20, "test file must be large enough to be mapped");
     let path = std::env::temp_dir().join(format!("traceprism-mmap-guess-{}.json", std::process::id()));
     std::fs::write(&path, &body).unwrap();
-    let mapped = traceprism::ingest::read_path(&path).unwrap();
+    let mapped = traceprism::ingest::read_path_on(&path, 2).unwrap();
+    // Four ranges: the guess at the middle is wrong, the ones at a quarter and three quarters are
+    // right; the range after the wrong guess is read again here and the last one still adopted.
+    let quarters = traceprism::ingest::read_path_on(&path, 4).unwrap();
     std::fs::remove_file(&path).ok();
     let streamed = read_in_chunks(body.as_bytes(), &[64 << 10]);
     assert_eq!(mapped.stats.parallel_blocks, 0, "the wrong guess must not be kept");
+    assert_eq!(all_columns(&quarters), all_columns(&streamed));
     assert_eq!(all_columns(&mapped), all_columns(&streamed));
     assert_eq!(mapped.kernel_rows().count(), 2 * 22903 + 1);
 }
