@@ -98,7 +98,7 @@ impl<K: Copy> KeyOrder<K> {
         self.read_other(buf, i, at, classify)
     }
 
-    /// `(key, value position)` if the text at `i` is token `guess` (not [`NONE`]).
+    /// `(key, value position)` if the text at `i` is token `guess` (none for [`NONE`], no prediction).
     #[inline(always)]
     fn try_token(&self, buf: &[u8], i: usize, guess: u8) -> Option<(K, usize)> {
         let token = self.tokens.get(guess as usize)?;

@@ -146,9 +146,10 @@ fn hash_bytes(b: &[u8]) -> u64 {
     mix(x, y)
 }
 
-/// Byte equality. Short strings (most op names, types and shapes) are compared without a call:
-/// up to 16 bytes with two word loads that may overlap; longer ones eight bytes at a time on WebAssembly (which
-/// has no vector `memcmp`: the runtime's compares byte by byte) and with libc's `memcmp` natively.
+/// Byte equality. Short strings (most op names, types and shapes) are compared without a call: up
+/// to 16 bytes with two word loads that may overlap. Longer ones go eight bytes at a time on
+/// WebAssembly (which has no vector `memcmp`: the runtime's compares byte by byte) and through
+/// libc's `memcmp` natively.
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
