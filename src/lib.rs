@@ -30,9 +30,15 @@ pub use model::Trace;
 /// Natively the built-in rule sets (a fixed cost of regex compilation) are compiled on a second
 /// thread while the file is read, so that work is off the path from bytes to analysis.
 pub fn analyze_path(path: &std::path::Path, options: Options) -> Result<Analysis> {
+    analyze_path_on(path, options, ingest::default_read_threads())
+}
+
+/// [`analyze_path`], reading a plain-JSON file on at most `threads` threads (see
+/// [`ingest::read_path_on`]).
+pub fn analyze_path_on(path: &std::path::Path, options: Options, threads: usize) -> Result<Analysis> {
     #[cfg(not(target_arch = "wasm32"))]
     let rules = std::thread::spawn(warm_up::compile_rules);
-    let trace = ingest::read_path(path)?;
+    let trace = ingest::read_path_on(path, threads)?;
     // The rule sets are shared once-built caches: a failure here shows again (with its message)
     // when the analysis loads them, so the result of the warm thread itself is not needed.
     #[cfg(not(target_arch = "wasm32"))]

@@ -64,6 +64,33 @@ fn a_dash_reads_the_trace_from_standard_input() {
 }
 
 #[test]
+fn threads_change_how_a_plain_trace_is_read_not_what_is_read() {
+    // A plain 58 MB trace: mapped, and cut into ranges of at least 4 MB (14 are possible).
+    let dir = tmp("threads");
+    let plain = dir.join("llama.json");
+    std::fs::write(&plain, plain_fixture("llama_dense_eager.pt.trace.json.gz")).unwrap();
+    let run = |threads: &str| {
+        let out = traceprism(&["summary", plain.to_str().unwrap(), "--json", "--threads", threads]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (mut one, mut three) = (run("1"), run("3"));
+    // Read in order, then as three ranges (two parts adopted)...
+    assert_eq!(one["input"]["parallel_blocks"], 0);
+    assert_eq!(three["input"]["parallel_blocks"], 2);
+    // ...and otherwise the same summary; 22903 kernels is the independent count of
+    // tests/core_counts.rs.
+    one["input"]["parallel_blocks"] = 0.into();
+    three["input"]["parallel_blocks"] = 0.into();
+    assert_eq!(one["counts"]["kernels"], 22903);
+    assert_eq!(one, three);
+    let bad = traceprism(&["summary", plain.to_str().unwrap(), "--threads", "0"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--threads"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn export_writes_every_table_with_rfc4180_quoting() {
     let f = fixture("vllm_moe_tp8_eager_b200.json.gz");
     let dir = tmp("export");

@@ -13,6 +13,8 @@ pub struct Args {
     pub html: Option<String>,
     pub xlsx: Option<String>,
     pub debug_layers: Vec<u32>,
+    /// `--threads N`: threads that parse a plain-JSON trace (none: one per core).
+    pub threads: Option<usize>,
     pub options: Options,
     /// Flags a subcommand reads itself (`--phase`, `--label-a`...).
     pub extra: Vec<(String, String)>,
@@ -68,6 +70,10 @@ fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
     let o = &mut out.options;
     match flag {
         "--out" | "-o" => out.out = Some(v),
+        "--threads" => match number(flag, &v)? {
+            0 => return Err(Error::new("--threads: give 1 or more")),
+            n => out.threads = Some(n),
+        },
         "--truth" => out.truth = Some(v),
         "--html" => out.html = Some(v),
         "--xlsx" => out.xlsx = Some(v),

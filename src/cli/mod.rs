@@ -7,7 +7,7 @@ mod layers;
 mod report;
 mod summary_text;
 
-use traceprism::{analyze_path, Analysis, Error, Result};
+use traceprism::{analyze_path_on, Analysis, Error, Result};
 
 const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of LLM inference
 
@@ -37,6 +37,8 @@ OPTIONS (all analysing commands):
   --split-half-layers      keep attention and MLP halves of dual-norm layers apart
   --device KEY|PEAKS       roofline device (H100-SXM, MI300X, ... or bf16=989,fp8=1979,hbm=3.35)
   --exclude-unlinked       leave kernels whose launch is not in the trace out of the op tables
+  --threads N              threads that parse a plain-JSON trace (default: one per core, up to 8;
+                           1 reads it in order on one thread; a .gz is inflated on a second thread)
 ";
 
 /// Runs the command line; returns the process exit code.
@@ -99,5 +101,6 @@ pub(crate) fn out(text: &str) {
 /// The analysis is leaked on purpose: the process ends right after the command, and the OS takes
 /// the memory back faster than running the destructors of millions of column entries.
 pub(crate) fn load(path: &str, a: &args::Args) -> Result<&'static Analysis> {
-    Ok(Box::leak(Box::new(analyze_path(std::path::Path::new(path), a.options.clone())?)))
+    let threads = a.threads.unwrap_or_else(traceprism::ingest::default_read_threads);
+    Ok(Box::leak(Box::new(analyze_path_on(std::path::Path::new(path), a.options.clone(), threads)?)))
 }

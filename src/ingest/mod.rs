@@ -257,8 +257,12 @@ pub fn likely_event_start(text: &[u8], from: usize) -> Option<usize> {
 ///
 /// The path `-` reads standard input (`zcat trace.json.gz | traceprism summary -`).
 pub fn read_path(path: &std::path::Path) -> Result<Trace> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    read_path_on(path, cores.min(MAX_READ_THREADS))
+    read_path_on(path, default_read_threads())
+}
+
+/// Threads [`read_path`] uses: one per core, up to [`MAX_READ_THREADS`].
+pub fn default_read_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_READ_THREADS)
 }
 
 /// Most threads [`read_path`] parses a mapped file on.
