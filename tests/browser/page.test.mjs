@@ -57,6 +57,10 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
   const sumUs = rows.slice(1).reduce((s, r) => s + Number(r[dur]), 0);
   assert.equal(Number(await fact('kernels')), rows.length - 1);
   assert.equal(Number(await fact('kernels')), summary.counts.kernels);
+  // A trace with prefill and decode passes names both, with the CLI's pass counts (not "unknown").
+  const passesOf = (phase) => summary.phases.find((p) => p.phase === phase)?.passes;
+  assert.ok(passesOf('prefill') > 0 && passesOf('decode') > 0, 'the fixture has both phases');
+  assert.equal(await page.textContent('[data-fact="phase"] .v'), `prefill ${passesOf('prefill')} + decode ${passesOf('decode')}`);
   assert.ok(Math.abs(Number(await fact('kernel_time')) - sumUs / 1000) < 1e-6, 'kernel time');
   assert.equal(Number(await fact('events')), summary.input.events);
 

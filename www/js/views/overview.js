@@ -10,6 +10,19 @@ function fact(key, label, shown, value) {
     el('div', { class: 'k', text: label }), el('div', { class: 'v', text: shown }));
 }
 
+/**
+ * The trace's phase and its forward passes: `decode · 32` when every pass has one phase, the passes
+ * of each phase when they differ (`prefill 1 + decode 32`), `unknown · N` when none was detected.
+ */
+function phaseText(s) {
+  const passes = formatCount(s.passes ?? 0);
+  if (s.trace_phase) return `${s.trace_phase} · ${passes}`;
+  const order = ['prefill', 'decode'];
+  const rank = (p) => (order.indexOf(p) + 1 || order.length + 1);
+  const parts = (s.phases || []).filter((p) => p.passes > 0).sort((a, b) => rank(a.phase) - rank(b.phase));
+  return parts.length ? parts.map((p) => `${p.phase} ${formatCount(p.passes)}`).join(' + ') : `unknown · ${passes}`;
+}
+
 /** Renders the overview. */
 export async function overview(ctx, root) {
   const s = ctx.summary;
@@ -24,7 +37,7 @@ export async function overview(ctx, root) {
     fact('span', 'GPU span (longest device)', formatUs(span), span),
     fact('kernels', 'kernels', formatCount(c.kernels), c.kernels),
     fact('kernel_time', 'kernel time (sum)', formatUs(s.kernel_time_ms * 1000), s.kernel_time_ms),
-    fact('phase', 'phase · forward passes', `${s.trace_phase ?? 'unknown'} · ${formatCount(s.passes ?? 0)}`, s.passes),
+    fact('phase', 'phase · forward passes', phaseText(s), s.passes),
     fact('events', 'events read', formatCount(input.events), input.events),
     fact('size', 'file / JSON size', `${formatBytes(input.bytes_in)} / ${formatBytes(input.json_bytes)}`, input.bytes_in),
     fact('cpu_ops', 'CPU ops · runtime calls', `${formatCount(c.cpu_ops)} · ${formatCount(c.runtime_calls)}${c.graph_launches ? ` (${formatCount(c.graph_launches)} graph)` : ''}`, c.cpu_ops),
