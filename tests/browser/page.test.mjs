@@ -71,6 +71,15 @@ test('dropping a real trace: no request, tables and CSV/zip exports equal the CL
     assertSameAsCli(await displayed(page, name), cli.get(name), name);
   }
 
+  // Layer view: heat map cells are coloured against their phase's median, and hovering a cell
+  // gives its time and how far it is from that median.
+  await page.goto(env.server.url + '#layers');
+  await page.waitForSelector('[data-view="layers"][data-rendered]', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('.heatmap', 'data-scale'), 'vs-median');
+  const box = await page.locator('.heatmap canvas').boundingBox();
+  await page.mouse.move(box.x + 2, box.y + 2); // layer 0 of pass 0
+  assert.match(await page.textContent('.heatmap .note'), /^layer 0 · pass 0: .+ \([+-]\d+\.\d% against the (prefill|decode) median\)$/);
+
   // One table's CSV button, then all tables as a zip: byte-identical to `traceprism export`.
   await page.goto(env.server.url + '#kernels');
   await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });

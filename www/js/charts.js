@@ -73,25 +73,65 @@ export function columnChart(items, { width = 900, height = 160, format = formatU
 /**
  * Heat map on a canvas: rows × cols of values (µs); `onPick(row, col)` on click.
  * rowLabels/colLabels are shown on hover via the caption line.
+ *
+ * Without `columnGroups`, colours scale with the value (darker is longer). With `columnGroups` (a
+ * key per column, e.g. each pass's phase), a cell is coloured by its value against the median of
+ * its group: blue faster, red slower, white at the median, full colour at ±`spread` (a fraction).
+ * Layers of a model take nearly the same time, so an absolute scale paints them one shade; against
+ * the median, a slow layer or a hiccup in one pass stands out.
  */
-export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, format = formatUs } = {}) {
+export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, format = formatUs, columnGroups = null, spread = 0.1 } = {}) {
   const rows = rowLabels.length, cols = colLabels.length;
   const cw = Math.max(2, Math.min(cell, Math.floor(1100 / Math.max(1, cols))));
   const ch = Math.max(4, Math.min(cell, Math.floor(600 / Math.max(1, rows))));
   const canvas = el('canvas', { width: cols * cw, height: rows * ch });
   const ctx = canvas.getContext('2d');
-  let top = 0;
-  for (const r of values) for (const v of r) if (v > top) top = v;
+  const groupOf = (c) => (columnGroups ? columnGroups[c] ?? 'other' : '');
+  // Per group: the largest value (absolute scale) and the median of the cells with time.
+  const cellsOf = new Map();
+  for (const r of values) {
+    r.forEach((v, c) => {
+      if (!(v > 0)) return;
+      const g = groupOf(c);
+      if (!cellsOf.has(g)) cellsOf.set(g, []);
+      cellsOf.get(g).push(v);
+    });
+  }
+  const top = new Map(), median = new Map();
+  for (const [g, vs] of cellsOf) {
+    vs.sort((a, b) => a - b);
+    top.set(g, vs[vs.length - 1]);
+    median.set(g, vs.length % 2 ? vs[(vs.length - 1) / 2] : (vs[vs.length / 2 - 1] + vs[vs.length / 2]) / 2);
+  }
+  const relative = Boolean(columnGroups);
+  const mix = (from, to, t) => from.map((x, k) => Math.round(x + (to[k] - x) * t));
+  const WHITE = [247, 247, 247], BLUE = [33, 102, 172], RED = [178, 24, 43];
+  const colour = (v, c) => {
+    if (!relative) {
+      const t = Math.sqrt(v / (top.get(groupOf(c)) || 1));
+      return [255 - 200 * t, 245 - 160 * t, 255 - 60 * t].map(Math.round);
+    }
+    const d = Math.max(-1, Math.min(1, (v / median.get(groupOf(c)) - 1) / spread));
+    return d < 0 ? mix(WHITE, BLUE, -d) : mix(WHITE, RED, d);
+  };
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const v = values[r][c];
       if (!v) continue;
-      const t = Math.sqrt(v / (top || 1));
-      ctx.fillStyle = `rgb(${Math.round(255 - 200 * t)}, ${Math.round(245 - 160 * t)}, ${Math.round(255 - 60 * t)})`;
+      const [red, green, blue] = colour(v, c);
+      ctx.fillStyle = `rgb(${red}, ${green}, ${blue})`;
       ctx.fillRect(c * cw, r * ch, cw, ch);
     }
   }
-  const caption = el('div', { class: 'note', text: 'hover a cell; click to see its kernels' });
+  const pct = (v, c) => {
+    const p = (100 * (v - median.get(groupOf(c)))) / median.get(groupOf(c));
+    return ` (${p >= 0 ? '+' : ''}${p.toFixed(1)}% against the ${groupOf(c)} median)`;
+  };
+  const hint = 'hover a cell; click to see its kernels';
+  const caption = el('div', { class: 'note', text: hint });
+  const key = relative
+    ? el('div', { class: 'note heatmap-key', text: `colour: time against the median cell of the same phase — blue faster, red slower, full colour at ±${Math.round(spread * 100)}%` })
+    : null;
   const at = (e) => {
     const rect = canvas.getBoundingClientRect();
     const c = Math.floor(((e.clientX - rect.left) * canvas.width) / rect.width / cw);
@@ -100,10 +140,11 @@ export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, forma
   };
   canvas.addEventListener('mousemove', (e) => {
     const p = at(e);
-    caption.textContent = p ? `${rowLabels[p[0]]} · ${colLabels[p[1]]}: ${format(values[p[0]][p[1]] || 0)}` : '';
+    const v = p ? values[p[0]][p[1]] || 0 : 0;
+    caption.textContent = p ? `${rowLabels[p[0]]} · ${colLabels[p[1]]}: ${format(v)}${relative && v ? pct(v, p[1]) : ''}` : hint;
   });
   if (onPick) canvas.addEventListener('click', (e) => { const p = at(e); if (p) onPick(p[0], p[1]); });
-  return el('div', { class: 'chart heatmap' }, canvas, caption);
+  return el('div', { class: 'chart heatmap', attrs: { 'data-scale': relative ? 'vs-median' : 'absolute' } }, canvas, caption, key);
 }
 
 /**

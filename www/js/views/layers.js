@@ -23,9 +23,19 @@ export async function layers(ctx, root, args) {
     const li = new Map(layersSorted.map((l, k) => [l, k]));
     const pi = new Map(passesSorted.map((p, k) => [p, k]));
     const values = layersSorted.map(() => new Array(passesSorted.length).fill(0));
-    for (let i = 0; i < r.layer.length; i++) if (r.layer[i] >= 0) values[li.get(r.layer[i])][pi.get(r.pass[i])] += r.dur_us[i];
+    // Each pass's phase: a cell is coloured against the median of its phase (a prefill pass often
+    // takes ten times a decode step's time, so one scale for both would say nothing per layer).
+    const phaseOfPass = new Array(passesSorted.length).fill(null);
+    for (let i = 0; i < r.layer.length; i++) {
+      if (r.layer[i] < 0) continue;
+      values[li.get(r.layer[i])][pi.get(r.pass[i])] += r.dur_us[i];
+      phaseOfPass[pi.get(r.pass[i])] ??= r.phase[i] ?? null;
+    }
     root.append(el('h3', { text: 'Kernel time: layer (rows) × forward pass (columns)' }),
-      heatMap(values, layersSorted.map((l) => `layer ${l}`), passesSorted.map((p) => `pass ${p}`), { onPick: (row, col) => pick(layersSorted[row], passesSorted[col]) }));
+      heatMap(values, layersSorted.map((l) => `layer ${l}`), passesSorted.map((p) => `pass ${p}`), {
+        onPick: (row, col) => pick(layersSorted[row], passesSorted[col]),
+        columnGroups: phaseOfPass.map((p) => p ?? 'unassigned'),
+      }));
   } else {
     root.append(el('p', { class: 'note', text: 'No transformer layers were detected in this trace.' }));
   }
