@@ -270,6 +270,7 @@ pub const MAX_READ_THREADS: usize = 8;
 
 /// Least text a thread of [`read_path_on`] is given: below it, starting a thread and adopting its
 /// part costs more than it saves.
+#[cfg(unix)]
 const MIN_RANGE_BYTES: usize = 4 << 20;
 
 /// [`read_path`] on at most `threads` threads (1: in order, on this thread). The result is the
