@@ -17,10 +17,17 @@ pub struct FastHasher(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
+/// One step of the Fx hash: mixes `word` into state `h` (shared by [`FastHasher`] and the
+/// interner's own [`hash_bytes`]).
+#[inline(always)]
+fn fx_step(h: u64, word: u64) -> u64 {
+    (h.rotate_left(5) ^ word).wrapping_mul(SEED)
+}
+
 impl FastHasher {
     #[inline]
     fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+        self.0 = fx_step(self.0, word);
     }
 }
 
@@ -34,8 +41,7 @@ impl Hasher for FastHasher {
             let mut blocks = bytes.chunks_exact(32);
             for b in &mut blocks {
                 for (k, lane) in lanes.iter_mut().enumerate() {
-                    let word = u64::from_le_bytes(b[k * 8..k * 8 + 8].try_into().unwrap());
-                    *lane = (lane.rotate_left(5) ^ word).wrapping_mul(SEED);
+                    *lane = fx_step(*lane, word(b, k * 8));
                 }
             }
             for lane in lanes {
@@ -121,29 +127,28 @@ fn word(b: &[u8], at: usize) -> u64 {
 #[inline]
 fn hash_bytes(b: &[u8]) -> u64 {
     let n = b.len();
-    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(SEED);
     let (mut x, mut y) = (n as u64, (n as u64) ^ 0x9E37_79B9_7F4A_7C15);
     if n >= 8 {
         let mut i = 0;
         while i + 16 <= n {
-            x = mix(x, word(b, i));
-            y = mix(y, word(b, i + 8));
+            x = fx_step(x, word(b, i));
+            y = fx_step(y, word(b, i + 8));
             i += 16;
         }
         if i < n {
             // One or two words left, the last one ending at the string's end.
             if i + 8 < n {
-                x = mix(x, word(b, i));
+                x = fx_step(x, word(b, i));
             }
-            y = mix(y, word(b, n - 8));
+            y = fx_step(y, word(b, n - 8));
         }
     } else if n >= 4 {
         let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as u64;
-        x = mix(x, half(0) << 32 | half(n - 4));
+        x = fx_step(x, half(0) << 32 | half(n - 4));
     } else if n > 0 {
-        x = mix(x, (b[0] as u64) << 16 | (b[n / 2] as u64) << 8 | b[n - 1] as u64);
+        x = fx_step(x, (b[0] as u64) << 16 | (b[n / 2] as u64) << 8 | b[n - 1] as u64);
     }
-    mix(x, y)
+    fx_step(x, y)
 }
 
 /// Byte equality. Short strings (most op names, types and shapes) are compared without a call: up
