@@ -86,29 +86,30 @@ export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, forma
   const ch = Math.max(4, Math.min(cell, Math.floor(600 / Math.max(1, rows))));
   const canvas = el('canvas', { width: cols * cw, height: rows * ch });
   const ctx = canvas.getContext('2d');
-  const groupOf = (c) => (columnGroups ? columnGroups[c] ?? 'other' : '');
-  // Per group: the largest value (absolute scale) and the median of the cells with time.
+  const relative = Boolean(columnGroups);
+  const groupOf = (c) => columnGroups[c];
+  // Absolute scale: the largest value; against the median: the median of each group's cells with time.
+  let top = 0;
   const cellsOf = new Map();
   for (const r of values) {
     r.forEach((v, c) => {
       if (!(v > 0)) return;
-      const g = groupOf(c);
-      if (!cellsOf.has(g)) cellsOf.set(g, []);
-      cellsOf.get(g).push(v);
+      top = Math.max(top, v);
+      if (!relative) return;
+      if (!cellsOf.has(groupOf(c))) cellsOf.set(groupOf(c), []);
+      cellsOf.get(groupOf(c)).push(v);
     });
   }
-  const top = new Map(), median = new Map();
+  const median = new Map();
   for (const [g, vs] of cellsOf) {
     vs.sort((a, b) => a - b);
-    top.set(g, vs[vs.length - 1]);
     median.set(g, vs.length % 2 ? vs[(vs.length - 1) / 2] : (vs[vs.length / 2 - 1] + vs[vs.length / 2]) / 2);
   }
-  const relative = Boolean(columnGroups);
   const mix = (from, to, t) => from.map((x, k) => Math.round(x + (to[k] - x) * t));
   const WHITE = [247, 247, 247], BLUE = [33, 102, 172], RED = [178, 24, 43];
   const colour = (v, c) => {
     if (!relative) {
-      const t = Math.sqrt(v / (top.get(groupOf(c)) || 1));
+      const t = Math.sqrt(v / (top || 1));
       return [255 - 200 * t, 245 - 160 * t, 255 - 60 * t].map(Math.round);
     }
     const d = Math.max(-1, Math.min(1, (v / median.get(groupOf(c)) - 1) / spread));
