@@ -29,6 +29,10 @@ enum State {
 /// Top-level values larger than this (other than `traceEvents`) are skipped, not decoded.
 const MAX_HEADER_VALUE: usize = 64 << 20;
 
+/// An unparsed tail at least this long (a value cut by the end of the text so far) is read again
+/// only once the text after its start has doubled: see [`JsonStream::retry_len`].
+const LONG_TAIL: usize = 1 << 20;
+
 /// The incremental document reader.
 #[derive(Debug)]
 pub struct JsonStream {
@@ -41,6 +45,15 @@ pub struct JsonStream {
     object_form: bool,
     /// Key orders learned so far (they only speed reading up; never part of the state).
     keys: EventKeys,
+    /// The unparsed tail is not read again before it is this long (0: at once). Each attempt
+    /// scans the cut value from its start, so a value spanning many pieces of text (a huge
+    /// top-level key, one enormous event, a big JSON file that is no trace) would be scanned once
+    /// per piece, quadratic in its length; retrying only when a long tail has doubled keeps the
+    /// total scan within twice its length. Only a speed hint, never part of the state:
+    /// [`JsonStream::finish`] always reads what is left.
+    retry_len: usize,
+    /// Bytes of unparsed tail read again so far (what `retry_len` keeps linear).
+    reread: u64,
 }
 
 impl Default for JsonStream {
@@ -53,6 +66,8 @@ impl Default for JsonStream {
             saw_trace_events: false,
             object_form: false,
             keys: EventKeys::default(),
+            retry_len: 0,
+            reread: 0,
         }
     }
 }
@@ -88,6 +103,7 @@ impl JsonStream {
         self.base = start + next.base;
         self.events += next.events;
         self.state = next.state;
+        self.retry_len = next.retry_len;
     }
 
     /// Writes the stream's state (position, counters, unparsed tail) for [`crate::ingest::Part`].
@@ -130,7 +146,7 @@ impl JsonStream {
         let object_form = r.flag()?;
         let n = r.count(1)?;
         let buf = r.take(n)?.to_vec();
-        Ok(JsonStream { buf, base, state, events, saw_trace_events, object_form, keys: EventKeys::default() })
+        Ok(JsonStream { buf, base, state, events, saw_trace_events, object_form, ..Default::default() })
     }
 
     /// True if this could be a [`JsonStream::continuation`] of form `bare` that was fed `bytes`
@@ -164,15 +180,21 @@ impl JsonStream {
             let mut taken = 0;
             let mut step = 64 << 10;
             loop {
-                let more = (data.len() - taken).min(step);
+                let more = (data.len() - taken).min(step.max(self.retry_len.saturating_sub(self.buf.len())));
                 self.buf.extend_from_slice(&data[taken..taken + more]);
                 taken += more;
+                if self.buf.len() < self.retry_len {
+                    // All of `data` is in the tail and it is still too short to be worth reading again.
+                    return Ok(());
+                }
                 let buf = std::mem::take(&mut self.buf);
+                self.reread += buf.len() as u64;
                 let used = self.run(&buf, sink);
                 self.buf = buf;
                 let used = used?;
                 self.buf.drain(..used);
                 self.base += used as u64;
+                self.set_retry_len();
                 if used >= tail || taken == data.len() {
                     break;
                 }
@@ -190,7 +212,13 @@ impl JsonStream {
         let used = self.run(rest, sink)?;
         self.buf.extend_from_slice(&rest[used..]);
         self.base += used as u64;
+        self.set_retry_len();
         Ok(())
+    }
+
+    /// After a run: a long unparsed tail waits until it has doubled (see `retry_len`).
+    fn set_retry_len(&mut self) {
+        self.retry_len = if self.buf.len() >= LONG_TAIL { 2 * self.buf.len() } else { 0 };
     }
 
     /// Ends the document: errors if it stopped early.
@@ -328,5 +356,52 @@ impl JsonStream {
             }
             State::Done => Err(Stop::Bad("unexpected text after the end of the JSON document", i)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts events and header keys.
+    #[derive(Default)]
+    struct Count {
+        events: u64,
+        headers: Vec<String>,
+    }
+
+    impl EventSink for Count {
+        fn event(&mut self, _: &RawEvent<'_>, _: u64, _: u64) {
+            self.events += 1;
+        }
+        fn header(&mut self, key: &str, _: serde_json::Value) {
+            self.headers.push(key.to_string());
+        }
+        fn not_an_object(&mut self, _: u64, _: u64) {}
+    }
+
+    #[test]
+    fn a_value_spanning_many_pieces_is_read_again_a_bounded_number_of_times() {
+        // An 8 MB top-level value before the events, fed in 64 kB pieces: read again from its
+        // start at every piece, that would be ~128 rereads averaging 4 MB (~512 MB in all).
+        let mut text = b"{\"samples\": [".to_vec();
+        while text.len() < 8 << 20 {
+            text.extend_from_slice(b"[1, \"x]\", {\"a\": 2}], ");
+        }
+        text.extend_from_slice(b"0], \"traceEvents\": [");
+        for k in 0..3 {
+            let comma = if k > 0 { "," } else { "" };
+            text.extend_from_slice(
+                format!(r#"{comma}{{"ph": "X", "cat": "kernel", "name": "k", "ts": {k}, "dur": 1}}"#).as_bytes(),
+            );
+        }
+        text.extend_from_slice(b"]}");
+        let (mut stream, mut sink) = (JsonStream::default(), Count::default());
+        for piece in text.chunks(64 << 10) {
+            stream.feed(piece, &mut sink).unwrap();
+        }
+        stream.finish(&mut sink).unwrap();
+        assert_eq!((sink.events, sink.headers), (3, vec!["samples".to_string()]));
+        assert!(stream.reread < 4 * text.len() as u64, "read again {} bytes of {}", stream.reread, text.len());
     }
 }
