@@ -15,6 +15,7 @@ pub mod report;
 pub mod rules;
 pub mod summary;
 pub mod table;
+mod threads;
 pub mod warm_up;
 
 #[cfg(target_arch = "wasm32")]

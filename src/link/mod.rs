@@ -12,12 +12,8 @@ mod id_index;
 
 use crate::model::FastMap as HashMap;
 use crate::model::{CpuOps, FlowEnd, GpuEvents, Launches, OpKind, ThreadInfo, Trace, NONE};
+use crate::threads::both;
 use id_index::IdIndex;
-
-/// Rows (GPU events, CPU ranges and launches together) from which the two independent first
-/// steps run on two threads (natively): below this, starting a thread costs more than it saves.
-#[cfg(not(target_arch = "wasm32"))]
-const TWO_THREADS_FROM_ROWS: usize = 1 << 16;
 
 /// Fills every link column of `trace`.
 pub fn link(trace: &mut Trace) {
@@ -39,21 +35,6 @@ pub fn link(trace: &mut Trace) {
     trace.launches.python = launch_python;
     trace.gpu.launch = gpu_launch;
     link_gpu_to_ops(trace);
-}
-
-/// Runs `a` and `b`, natively on two threads when there are `rows` rows and two cores.
-fn both(rows: usize, a: impl FnOnce() + Send, b: impl FnOnce()) {
-    #[cfg(not(target_arch = "wasm32"))]
-    if rows >= TWO_THREADS_FROM_ROWS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
-        std::thread::scope(|scope| {
-            scope.spawn(a);
-            b();
-        });
-        return;
-    }
-    let _ = rows;
-    a();
-    b();
 }
 
 /// What the flow fallback of [`link_gpu_to_launches`] reads.

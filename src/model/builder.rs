@@ -279,7 +279,7 @@ impl TraceBuilder {
         match other {
             PartBuilder::Parsed(o) => {
                 let ids = self.absorb_ids(&o);
-                self.absorb_rows(&mut TypedRows(&o.trace), row_counts(&o.trace), &ids, event_offset);
+                self.absorb_typed_rows(&o.trace, &ids, event_offset);
                 self.absorb_rest(o, event_offset);
             }
             PartBuilder::Wire(w) => {
@@ -309,64 +309,34 @@ impl TraceBuilder {
     /// Appends the other builder's rows (`rows`: see [`row_counts`]), column by column in the
     /// order [`TraceBuilder::write_rows`] writes them; each column grows once, to its exact size.
     fn absorb_rows(&mut self, src: &mut impl RowSource, rows: [usize; 6], ids: &IdMaps, event_offset: u64) {
-        let name = |n: NameId| ids.names[n as usize];
-        let offset = |e: u32| (e as u64 + event_offset).min(u32::MAX as u64) as u32;
-        let thread = |t: u32| ids.threads[t as usize];
+        let to = Remap { ids, event_offset };
         let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = rows;
         let t = &mut self.trace;
+        append_gpu(&mut t.gpu, src, n_gpu, &to);
+        append_ops(&mut t.ops, src, n_ops, &to);
+        append_launches(&mut t.launches, src, n_launches, &to);
+        append_annotations(&mut t.gpu_annotations, src, n_annotations, &to);
+        append_flows(&mut t.flow_starts, &mut t.flow_finishes, src, [n_starts, n_finishes], &to);
+    }
 
-        let (g, n) = (&mut t.gpu, n_gpu);
-        src.tags(&mut g.kind, |t| &t.gpu.kind, n, super::wire::gpu_kind_of);
-        src.mapped(&mut g.name, |t| &t.gpu.name, n, name);
-        src.copy(&mut g.ts, |t| &t.gpu.ts, n);
-        src.copy(&mut g.dur, |t| &t.gpu.dur, n);
-        src.copy(&mut g.device, |t| &t.gpu.device, n);
-        src.copy(&mut g.stream, |t| &t.gpu.stream, n);
-        src.copy(&mut g.correlation, |t| &t.gpu.correlation, n);
-        src.copy(&mut g.external_id, |t| &t.gpu.external_id, n);
-        src.copy(&mut g.grid, |t| &t.gpu.grid, n);
-        src.copy(&mut g.block, |t| &t.gpu.block, n);
-        src.mapped(&mut g.event_index, |t| &t.gpu.event_index, n, offset);
-        src.links(&mut g.launch, |t| &t.gpu.launch, n);
-        src.links(&mut g.cpu_op, |t| &t.gpu.cpu_op, n);
-
-        let (p, n) = (&mut t.ops, n_ops);
-        src.tags(&mut p.kind, |t| &t.ops.kind, n, super::wire::op_kind_of);
-        src.mapped(&mut p.name, |t| &t.ops.name, n, name);
-        src.copy(&mut p.ts, |t| &t.ops.ts, n);
-        src.copy(&mut p.dur, |t| &t.ops.dur, n);
-        src.mapped(&mut p.thread, |t| &t.ops.thread, n, thread);
-        src.copy(&mut p.external_id, |t| &t.ops.external_id, n);
-        src.mapped(&mut p.input_dims, |t| &t.ops.input_dims, n, name);
-        src.mapped(&mut p.input_types, |t| &t.ops.input_types, n, name);
-        src.mapped(&mut p.concrete_inputs, |t| &t.ops.concrete_inputs, n, name);
-        src.copy(&mut p.python_id, |t| &t.ops.python_id, n);
-        src.copy(&mut p.python_parent_id, |t| &t.ops.python_parent_id, n);
-        src.mapped(&mut p.event_index, |t| &t.ops.event_index, n, offset);
-        src.links(&mut p.parent, |t| &t.ops.parent, n);
-
-        let (l, n) = (&mut t.launches, n_launches);
-        src.mapped(&mut l.name, |t| &t.launches.name, n, name);
-        src.copy(&mut l.ts, |t| &t.launches.ts, n);
-        src.copy(&mut l.dur, |t| &t.launches.dur, n);
-        src.mapped(&mut l.thread, |t| &t.launches.thread, n, thread);
-        src.copy(&mut l.correlation, |t| &t.launches.correlation, n);
-        src.copy(&mut l.external_id, |t| &t.launches.external_id, n);
-        src.mapped(&mut l.event_index, |t| &t.launches.event_index, n, offset);
-        src.tags(&mut l.is_graph, |t| &t.launches.is_graph, n, |b| b != 0);
-        src.links(&mut l.cpu_op, |t| &t.launches.cpu_op, n);
-        src.links(&mut l.python, |t| &t.launches.python, n);
-
-        let (a, n) = (&mut t.gpu_annotations, n_annotations);
-        src.mapped(&mut a.name, |t| &t.gpu_annotations.name, n, name);
-        src.copy(&mut a.ts, |t| &t.gpu_annotations.ts, n);
-        src.copy(&mut a.dur, |t| &t.gpu_annotations.dur, n);
-        src.copy(&mut a.device, |t| &t.gpu_annotations.device, n);
-        src.copy(&mut a.stream, |t| &t.gpu_annotations.stream, n);
-
-        let flow = |f: FlowEnd| FlowEnd { id: f.id, pid: ids.id(f.pid), tid: ids.id(f.tid), ts: f.ts };
-        src.mapped(&mut t.flow_starts, |t| &t.flow_starts, n_starts, flow);
-        src.mapped(&mut t.flow_finishes, |t| &t.flow_finishes, n_finishes, flow);
+    /// [`TraceBuilder::absorb_rows`] from a part's own columns: natively, the CPU ops (about half
+    /// the bytes) are appended on a second thread while this one appends every other table.
+    fn absorb_typed_rows(&mut self, o: &Trace, ids: &IdMaps, event_offset: u64) {
+        let to = Remap { ids, event_offset };
+        let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = row_counts(o);
+        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, .. } = &mut self.trace;
+        let to = &to;
+        crate::threads::both(
+            n_gpu + n_ops + n_launches + n_starts + n_finishes,
+            || append_ops(ops, &mut TypedRows(o), n_ops, to),
+            || {
+                let src = &mut TypedRows(o);
+                append_gpu(gpu, src, n_gpu, to);
+                append_launches(launches, src, n_launches, to);
+                append_annotations(gpu_annotations, src, n_annotations, to);
+                append_flows(flow_starts, flow_finishes, src, [n_starts, n_finishes], to);
+            },
+        );
     }
 
     /// Appends the other builder's counts, warnings and metadata.
@@ -381,4 +351,82 @@ impl TraceBuilder {
         t.warnings.absorb(o.warnings, event_offset);
         t.meta.merge(o.meta);
     }
+}
+
+/// How an appended part's ids become this builder's: names and threads through [`IdMaps`], event
+/// indexes shifted by the events before the part.
+struct Remap<'a> {
+    ids: &'a IdMaps,
+    event_offset: u64,
+}
+
+impl Remap<'_> {
+    fn name(&self, n: NameId) -> NameId {
+        self.ids.names[n as usize]
+    }
+    fn event(&self, e: u32) -> u32 {
+        (e as u64 + self.event_offset).min(u32::MAX as u64) as u32
+    }
+    fn thread(&self, t: u32) -> u32 {
+        self.ids.threads[t as usize]
+    }
+}
+
+fn append_gpu(g: &mut GpuEvents, src: &mut impl RowSource, n: usize, to: &Remap) {
+    src.tags(&mut g.kind, |t| &t.gpu.kind, n, super::wire::gpu_kind_of);
+    src.mapped(&mut g.name, |t| &t.gpu.name, n, |x| to.name(x));
+    src.copy(&mut g.ts, |t| &t.gpu.ts, n);
+    src.copy(&mut g.dur, |t| &t.gpu.dur, n);
+    src.copy(&mut g.device, |t| &t.gpu.device, n);
+    src.copy(&mut g.stream, |t| &t.gpu.stream, n);
+    src.copy(&mut g.correlation, |t| &t.gpu.correlation, n);
+    src.copy(&mut g.external_id, |t| &t.gpu.external_id, n);
+    src.copy(&mut g.grid, |t| &t.gpu.grid, n);
+    src.copy(&mut g.block, |t| &t.gpu.block, n);
+    src.mapped(&mut g.event_index, |t| &t.gpu.event_index, n, |x| to.event(x));
+    src.links(&mut g.launch, |t| &t.gpu.launch, n);
+    src.links(&mut g.cpu_op, |t| &t.gpu.cpu_op, n);
+}
+
+fn append_ops(p: &mut CpuOps, src: &mut impl RowSource, n: usize, to: &Remap) {
+    src.tags(&mut p.kind, |t| &t.ops.kind, n, super::wire::op_kind_of);
+    src.mapped(&mut p.name, |t| &t.ops.name, n, |x| to.name(x));
+    src.copy(&mut p.ts, |t| &t.ops.ts, n);
+    src.copy(&mut p.dur, |t| &t.ops.dur, n);
+    src.mapped(&mut p.thread, |t| &t.ops.thread, n, |x| to.thread(x));
+    src.copy(&mut p.external_id, |t| &t.ops.external_id, n);
+    src.mapped(&mut p.input_dims, |t| &t.ops.input_dims, n, |x| to.name(x));
+    src.mapped(&mut p.input_types, |t| &t.ops.input_types, n, |x| to.name(x));
+    src.mapped(&mut p.concrete_inputs, |t| &t.ops.concrete_inputs, n, |x| to.name(x));
+    src.copy(&mut p.python_id, |t| &t.ops.python_id, n);
+    src.copy(&mut p.python_parent_id, |t| &t.ops.python_parent_id, n);
+    src.mapped(&mut p.event_index, |t| &t.ops.event_index, n, |x| to.event(x));
+    src.links(&mut p.parent, |t| &t.ops.parent, n);
+}
+
+fn append_launches(l: &mut Launches, src: &mut impl RowSource, n: usize, to: &Remap) {
+    src.mapped(&mut l.name, |t| &t.launches.name, n, |x| to.name(x));
+    src.copy(&mut l.ts, |t| &t.launches.ts, n);
+    src.copy(&mut l.dur, |t| &t.launches.dur, n);
+    src.mapped(&mut l.thread, |t| &t.launches.thread, n, |x| to.thread(x));
+    src.copy(&mut l.correlation, |t| &t.launches.correlation, n);
+    src.copy(&mut l.external_id, |t| &t.launches.external_id, n);
+    src.mapped(&mut l.event_index, |t| &t.launches.event_index, n, |x| to.event(x));
+    src.tags(&mut l.is_graph, |t| &t.launches.is_graph, n, |b| b != 0);
+    src.links(&mut l.cpu_op, |t| &t.launches.cpu_op, n);
+    src.links(&mut l.python, |t| &t.launches.python, n);
+}
+
+fn append_annotations(a: &mut GpuAnnotations, src: &mut impl RowSource, n: usize, to: &Remap) {
+    src.mapped(&mut a.name, |t| &t.gpu_annotations.name, n, |x| to.name(x));
+    src.copy(&mut a.ts, |t| &t.gpu_annotations.ts, n);
+    src.copy(&mut a.dur, |t| &t.gpu_annotations.dur, n);
+    src.copy(&mut a.device, |t| &t.gpu_annotations.device, n);
+    src.copy(&mut a.stream, |t| &t.gpu_annotations.stream, n);
+}
+
+fn append_flows(starts: &mut Vec<FlowEnd>, finishes: &mut Vec<FlowEnd>, src: &mut impl RowSource, n: [usize; 2], to: &Remap) {
+    let flow = |f: FlowEnd| FlowEnd { id: f.id, pid: to.ids.id(f.pid), tid: to.ids.id(f.tid), ts: f.ts };
+    src.mapped(starts, |t| &t.flow_starts, n[0], flow);
+    src.mapped(finishes, |t| &t.flow_finishes, n[1], flow);
 }
