@@ -6,6 +6,7 @@
 //! the op, its shapes and the launcher run once per distinct (name, op name, input dims, launcher,
 //! kind). Only rules with an `under` condition (enclosing ranges) are looked at per row.
 
+use super::per_name::PerName;
 use super::Options;
 use crate::error::Result;
 use crate::model::{GpuKind, NameId, Trace, NONE, NO_NAME};
@@ -147,9 +148,47 @@ impl<'r> Classifier<'r> {
         let default_rule = (self.set.rules.len() + self.set.sequences.len()) as u16;
         let mut of_row = vec![self.set.other; n];
         let mut rule_of_row = vec![default_rule; n];
-        let mut by_name: Vec<Option<Box<[u16]>>> = vec![None; trace.names.len()];
+        // Candidate rules of every kernel name (the regex work), once per distinct name.
+        let mut used = vec![false; trace.names.len()];
+        for &name in &g.name {
+            used[name as usize] = true;
+        }
+        let mut by_name: Vec<Box<[u16]>> = vec![Box::default(); trace.names.len()];
+        for (name, _) in used.iter().enumerate().filter(|(_, &u)| u) {
+            by_name[name] = self.candidates(trace.name(name as NameId)).into_boxed_slice();
+        }
+        // Then every row, natively in two halves on two threads (each half keeps its own
+        // decisions per key; a decision depends on the key only).
+        let half = n / 2;
+        let (of_first, of_second) = of_row.split_at_mut(half);
+        let (rule_first, rule_second) = rule_of_row.split_at_mut(half);
+        let by_name = &by_name;
+        crate::threads::both(
+            n,
+            || self.classify_rows(trace, half, by_name, of_second, rule_second),
+            || self.classify_rows(trace, 0, by_name, of_first, rule_first),
+        );
+        for (s, seq) in self.set.sequences.iter().enumerate() {
+            apply_sequence(trace, seq, (self.set.rules.len() + s) as u16, &mut of_row, &mut rule_of_row);
+        }
+        let mut rules: Vec<String> = self.set.rules.iter().map(|r| r.describe(&self.set.categories)).collect();
+        rules.extend(self.set.sequences.iter().map(|s| s.describe(&self.set.categories)));
+        rules.push("default: no rule matched -> Other".to_string());
+        KernelCategories {
+            categories: self.set.categories.iter().map(|c| Category { name: c.name.clone(), family: c.family.clone() }).collect(),
+            of_row,
+            rule_of_row,
+            rules,
+        }
+    }
+
+    /// Fills the category and rule of the rows from `first` on (as many as `of_row` holds), from
+    /// the candidate rules of each kernel name.
+    fn classify_rows(&self, trace: &Trace, first: usize, by_name: &[Box<[u16]>], of_row: &mut [u16], rule_of_row: &mut [u16]) {
+        let g = &trace.gpu;
         let mut by_key: FastMap<Key, Decision> = FastMap::default();
-        for i in 0..n {
+        for (k, (category, rule_slot)) in of_row.iter_mut().zip(rule_of_row.iter_mut()).enumerate() {
+            let i = first + k;
             let op = effective_op(trace, i);
             let key = Key {
                 name: g.name[i],
@@ -162,39 +201,16 @@ impl<'r> Classifier<'r> {
                 },
                 kind: g.kind[i] as u8,
             };
-            let decision = match by_key.get(&key) {
-                Some(&d) => d,
-                None => {
-                    let cands = by_name[key.name as usize]
-                        .get_or_insert_with(|| self.candidates(trace.name(key.name)).into_boxed_slice());
-                    let d = self.decide(trace, &key, g.kind[i], cands);
-                    by_key.insert(key, d);
-                    d
-                }
-            };
+            let cands = &by_name[key.name as usize];
+            let decision = *by_key.entry(key).or_insert_with(|| self.decide(trace, &key, g.kind[i], cands));
             let rule = match decision {
                 Decision::Rule(r) => r,
-                Decision::PerRow => {
-                    let cands = by_name[key.name as usize].as_deref().unwrap_or(&[]);
-                    self.decide_row(trace, &key, g.kind[i], op, cands)
-                }
+                Decision::PerRow => self.decide_row(trace, &key, g.kind[i], op, cands),
             };
             if let Some(r) = rule {
-                of_row[i] = self.set.rules[r as usize].category;
-                rule_of_row[i] = r;
+                *category = self.set.rules[r as usize].category;
+                *rule_slot = r;
             }
-        }
-        for (s, seq) in self.set.sequences.iter().enumerate() {
-            apply_sequence(trace, seq, (self.set.rules.len() + s) as u16, &mut of_row, &mut rule_of_row);
-        }
-        let mut rules: Vec<String> = self.set.rules.iter().map(|r| r.describe(&self.set.categories)).collect();
-        rules.extend(self.set.sequences.iter().map(|s| s.describe(&self.set.categories)));
-        rules.push("default: no rule matched -> Other".to_string());
-        KernelCategories {
-            categories: self.set.categories.iter().map(|c| Category { name: c.name.clone(), family: c.family.clone() }).collect(),
-            of_row,
-            rule_of_row,
-            rules,
         }
     }
 
@@ -304,9 +320,15 @@ fn enclosing_matches(trace: &Trace, mut op: u32, re: &regex::bytes::Regex) -> bo
 /// Relabels chains of adjacent kernels on one stream that match `seq`.
 fn apply_sequence(trace: &Trace, seq: &SequenceDef, rule_id: u16, of_row: &mut [u16], rule_of_row: &mut [u16]) {
     let g = &trace.gpu;
-    // Step of each kernel row (per distinct name/op pair), or u8::MAX.
+    // Step of each kernel row, or NO_STEP: the op's step if its name matches one (it names the
+    // operation exactly), else the kernel name's; each decided once per distinct name.
     const NO_STEP: u8 = u8::MAX;
-    let mut cache: FastMap<(NameId, NameId), u8> = FastMap::default();
+    let step_of_text = |id: NameId| {
+        let text = trace.name(id).as_bytes();
+        seq.step_regex.iter().position(|re| re.is_match(text)).map_or(NO_STEP, |p| p as u8)
+    };
+    let names = trace.names.len();
+    let (mut by_op, mut by_kernel) = (PerName::new(names), PerName::new(names));
     let mut step = vec![NO_STEP; g.len()];
     let mut any = false;
     for i in 0..g.len() {
@@ -314,29 +336,48 @@ fn apply_sequence(trace: &Trace, seq: &SequenceDef, rule_id: u16, of_row: &mut [
             continue;
         }
         let op = effective_op(trace, i);
-        let op_name = if op != NONE { trace.ops.name[op as usize] } else { NO_NAME };
-        let s = *cache.entry((g.name[i], op_name)).or_insert_with(|| {
-            let name = trace.name(g.name[i]).as_bytes();
-            let op_text = trace.name(op_name).as_bytes();
-            // Prefer the op: it names the operation exactly; fall back to the kernel name.
-            let by_op = (op_name != NO_NAME).then(|| seq.step_regex.iter().position(|re| re.is_match(op_text))).flatten();
-            by_op.or_else(|| seq.step_regex.iter().position(|re| re.is_match(name))).map_or(NO_STEP, |p| p as u8)
-        });
+        let mut s = NO_STEP;
+        if op != NONE {
+            let op_name = trace.ops.name[op as usize];
+            if op_name != NO_NAME {
+                s = *by_op.get_or_insert_with(op_name, || step_of_text(op_name));
+            }
+        }
+        if s == NO_STEP {
+            s = *by_kernel.get_or_insert_with(g.name[i], || step_of_text(g.name[i]));
+        }
         step[i] = s;
         any |= s != NO_STEP;
     }
     if !any {
         return;
     }
-    // Kernel rows per (device, stream), in time order.
-    let mut streams: FastMap<(i32, i32), Vec<u32>> = FastMap::default();
-    for i in 0..g.len() {
-        if g.kind[i] == GpuKind::Kernel {
-            streams.entry((g.device[i], g.stream[i])).or_default().push(i as u32);
+    // Kernel rows per (device, stream), in time order; only streams with a step can match.
+    let mut stream_of: FastMap<(i32, i32), usize> = FastMap::default();
+    let mut streams: Vec<(Vec<u32>, bool)> = Vec::new();
+    let mut last: Option<((i32, i32), usize)> = None;
+    for (i, &s) in step.iter().enumerate() {
+        if g.kind[i] != GpuKind::Kernel {
+            continue;
         }
+        let key = (g.device[i], g.stream[i]);
+        let at = match last {
+            Some((k, at)) if k == key => at,
+            _ => {
+                let next = streams.len();
+                let at = *stream_of.entry(key).or_insert(next);
+                if at == next {
+                    streams.push((Vec::new(), false));
+                }
+                last = Some((key, at));
+                at
+            }
+        };
+        streams[at].0.push(i as u32);
+        streams[at].1 |= s != NO_STEP;
     }
     let is = |row: u32, want: usize| step[row as usize] as usize == want;
-    for rows in streams.values_mut() {
+    for (rows, _) in streams.iter_mut().filter(|(_, has_step)| *has_step) {
         // Rows were pushed in row order: (time, row) is the stable order by time.
         crate::analysis::rows::sort_by_time(&g.ts, rows);
         let mut k = 0;

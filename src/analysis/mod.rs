@@ -93,8 +93,18 @@ impl Analysis {
     /// Runs every analysis over `trace`.
     pub fn new(trace: Trace, options: Options) -> Result<Analysis> {
         options.validate()?;
-        let categories = categories::categorize(&trace, &options)?;
-        let phases = phases::detect(&trace, &categories, &options);
+        // Passes are cut (sorting every device's kernels by time) while kernels are sorted into
+        // categories: neither reads the other.
+        let phase_rules = phases::rules::PhaseRules::builtin();
+        let (mut categories, mut cut) = (None, None);
+        crate::threads::both(
+            trace.gpu.len(),
+            || cut = Some(phases::cut_passes(&trace, phase_rules)),
+            || categories = Some(categories::categorize(&trace, &options)),
+        );
+        let categories = categories.expect("categorized")?;
+        let cut = cut.expect("passes cut");
+        let phases = phases::detect_in(&trace, &categories, &options, phase_rules, cut);
         let layers = layers::detect(&trace, &categories, &phases, &options);
         Ok(Analysis { trace, options, categories, phases, layers, roofline: std::sync::OnceLock::new() })
     }

@@ -138,10 +138,17 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
         ..Default::default()
     };
     let markers = Markers::builtin();
-    let mut classifier = Classifier::new(&markers);
-    for pass in passes {
+    // Passes are independent: natively, two threads take half the rows each.
+    let found = crate::threads::map_in_halves(
+        passes,
+        |p| p.rows.len(),
+        |some| {
+            let mut classifier = Classifier::new(&markers);
+            some.iter().map(|p| detect_with(&mut classifier, trace, categories, &p.rows, options)).collect()
+        },
+    );
+    for (pass, found) in passes.iter().zip(found) {
         let rows = &pass.rows[..];
-        let found = detect_with(&mut classifier, trace, categories, rows, options);
         let ids: Vec<u16> = found.types.iter().map(|t| out.type_id(t)).collect();
         for (k, &row) in rows.iter().enumerate() {
             let r = row as usize;

@@ -174,6 +174,27 @@ pub fn detect(trace: &Trace, categories: &KernelCategories, options: &Options) -
 
 /// Detects passes and phases with the given rules.
 pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Options, rules: &PhaseRules) -> Phases {
+    detect_in(trace, categories, options, rules, cut_passes(trace, rules))
+}
+
+/// The part of phase detection that does not need kernel categories: the step annotations and
+/// the passes cut from them (or from markers). Natively, [`crate::Analysis::new`] cuts them while
+/// another thread sorts kernels into categories.
+pub struct Cut {
+    steps: Vec<step_annotations::StepAnnotation>,
+    segments: Vec<passes::Segment>,
+}
+
+/// Finds the step annotations and cuts every device's rows into passes.
+pub fn cut_passes(trace: &Trace, rules: &PhaseRules) -> Cut {
+    let steps = find_steps(trace, rules);
+    let segments = segment(trace, rules, &steps);
+    Cut { steps, segments }
+}
+
+/// [`detect_with`] on passes already cut by [`cut_passes`].
+pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options, rules: &PhaseRules, cut: Cut) -> Phases {
+    let Cut { steps, segments: mut segs } = cut;
     let n = trace.gpu.len();
     let mut out = Phases {
         pass_of_row: vec![NONE; n],
@@ -182,7 +203,6 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
         method: options.phase_method.clone(),
         ..Default::default()
     };
-    let steps = find_steps(trace, rules);
     if let Some(reason) = not_inference_reason(trace, rules, categories, !steps.is_empty()) {
         for i in 0..n {
             out.phase_of_row[i] = Some(Phase::NotInference);
@@ -192,11 +212,17 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
         out.not_inference_reason = Some(reason);
         return out;
     }
-    let mut segs = segment(trace, rules, &steps);
     // Passes in time order across devices.
     segs.sort_by_key(|s| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
-    let mut cache = EvidenceCache::new(trace);
-    let mut evs: Vec<PassEvidence> = segs.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect();
+    // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
+    let mut evs: Vec<PassEvidence> = crate::threads::map_in_halves(
+        &segs,
+        |s| s.rows.len(),
+        |some| {
+            let mut cache = EvidenceCache::new(trace);
+            some.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect()
+        },
+    );
     relate_passes(&mut evs, rules);
     let threshold = if options.decode_threshold > 0 { options.decode_threshold } else { rules.thresholds.decode_threshold };
     let chosen = options.phase_method.as_str();
