@@ -9,10 +9,8 @@
 use super::per_name::PerName;
 use super::Options;
 use crate::error::Result;
-use crate::model::{GpuKind, NameId, Trace, NONE, NO_NAME};
+use crate::model::{FastMap, GpuKind, NameId, Trace, NONE, NO_NAME};
 use crate::rules::categories::{Rule, RuleSet, SequenceDef};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// A category and its coarse family.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,26 +82,6 @@ enum Decision {
     /// An `under` rule is a candidate: decide per row.
     PerRow,
 }
-
-#[derive(Default)]
-struct FxHasher(u64);
-impl Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Per-row facts the conditions look at.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
