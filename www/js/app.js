@@ -3,7 +3,7 @@
 import { el, clear } from './dom.js';
 import { Session } from './session.js';
 import { formatBytes, formatCount } from './format.js';
-import { VIEWS, readHash, writeHash } from './routing.js';
+import { VIEWS, readHash, writeHash, viewOfTable } from './routing.js';
 import { saveFile, saveZip } from './download.js';
 import { overview } from './views/overview.js';
 import { categories } from './views/categories.js';
@@ -86,6 +86,7 @@ async function loadTrace(blob, fileName) {
     timing.parallel = result.parallel || null;
     trace.summary = result.summary;
     trace.tableNames = result.tables;
+    prefetchTables(trace, readHash().view);
     setProgress(false);
     $('tabs').hidden = false;
     setState('ready');
@@ -103,6 +104,17 @@ async function loadTrace(blob, fileName) {
       showError(`Could not read ${fileName}: ${err.message}`);
       setState('error');
     }
+  }
+}
+
+/**
+ * Asks the worker for the tables of `view` at once (they are cached for the view): it builds them
+ * while this thread lays the page out and renders the view's cards and charts, instead of after.
+ */
+function prefetchTables(trace, view) {
+  const ctx = contextFor(trace, view);
+  for (const name of trace.tableNames) {
+    if (viewOfTable(name) === view) ctx.table(name).catch(() => {}); // the view asks again and shows the error
   }
 }
 
