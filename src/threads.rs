@@ -5,11 +5,23 @@
 #[cfg(not(target_arch = "wasm32"))]
 const TWO_THREADS_FROM_ROWS: usize = 1 << 16;
 
-/// Runs `a` and `b`; natively on two threads when the work covers `rows` rows (at least
-/// [`TWO_THREADS_FROM_ROWS`]) and the machine has two cores.
+/// Whether work covering `rows` rows runs on two threads: natively, from
+/// [`TWO_THREADS_FROM_ROWS`] rows on a machine with two cores; never in wasm. Work that is split
+/// only to run on two threads should not be split otherwise (each half repeats the other's setup).
+pub(crate) fn two_threads(rows: usize) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    return rows >= TWO_THREADS_FROM_ROWS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = rows;
+        false
+    }
+}
+
+/// Runs `a` and `b`; on two threads when [`two_threads`] says so for `rows` rows.
 pub(crate) fn both(rows: usize, a: impl FnOnce() + Send, b: impl FnOnce()) {
     #[cfg(not(target_arch = "wasm32"))]
-    if rows >= TWO_THREADS_FROM_ROWS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
+    if two_threads(rows) {
         std::thread::scope(|scope| {
             scope.spawn(a);
             b();
@@ -21,8 +33,9 @@ pub(crate) fn both(rows: usize, a: impl FnOnce() + Send, b: impl FnOnce()) {
     b();
 }
 
-/// `f` applied to `items` and the results concatenated in order: natively, on two threads when
-/// the items' total `weight` (rows) is large enough, `items` cut where half the weight lies.
+/// `f` applied to `items`: on two threads when [`two_threads`] says so for the items' total
+/// `weight` (rows), `items` cut where half the weight lies and the results concatenated in order;
+/// otherwise one call on all of them.
 /// `f` must give the same results for any cut (each item's result depends on that item only).
 pub(crate) fn map_in_halves<T: Sync, R: Send>(
     items: &[T],
@@ -30,6 +43,9 @@ pub(crate) fn map_in_halves<T: Sync, R: Send>(
     f: impl Fn(&[T]) -> Vec<R> + Sync,
 ) -> Vec<R> {
     let total: usize = items.iter().map(&weight).sum();
+    if !two_threads(total) {
+        return f(items);
+    }
     let (mut cut, mut before) = (items.len(), 0);
     for (k, item) in items.iter().enumerate() {
         if 2 * before >= total {

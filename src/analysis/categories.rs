@@ -135,9 +135,9 @@ impl<'r> Classifier<'r> {
         for (name, _) in used.iter().enumerate().filter(|(_, &u)| u) {
             by_name[name] = self.candidates(trace.name(name as NameId)).into_boxed_slice();
         }
-        // Then every row, natively in two halves on two threads (each half keeps its own
-        // decisions per key; a decision depends on the key only).
-        let half = n / 2;
+        // Then every row, in two halves on two threads where that pays (each half keeps its own
+        // decisions per key; a decision depends on the key only), else in one run.
+        let half = if crate::threads::two_threads(n) { n / 2 } else { 0 };
         let (of_first, of_second) = of_row.split_at_mut(half);
         let (rule_first, rule_second) = rule_of_row.split_at_mut(half);
         let by_name = &by_name;

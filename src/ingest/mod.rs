@@ -311,6 +311,11 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
 fn read_mapped(map: &memmap2::Mmap, threads: usize) -> Result<Trace> {
     let _ = map.advise(memmap2::Advice::Sequential);
     let text: &[u8] = map;
+    let mut reader = Reader::new();
+    if threads <= 1 {
+        push_mapped(map, 0, text.len(), |chunk| reader.push_json(chunk, chunk.len() as u64))?;
+        return reader.finish();
+    }
     let bare = document_form(text).unwrap_or(false);
     let ranges = threads.min(text.len() / MIN_RANGE_BYTES).max(1);
     let mut cuts = vec![0];
@@ -321,11 +326,6 @@ fn read_mapped(map: &memmap2::Mmap, threads: usize) -> Result<Trace> {
         }
     }
     cuts.push(text.len());
-    let mut reader = Reader::new();
-    if threads <= 1 {
-        push_mapped(map, 0, text.len(), |chunk| reader.push_json(chunk, chunk.len() as u64))?;
-        return reader.finish();
-    }
     if cuts.len() == 2 {
         // One range (a small file, or no event start found): `push` still shares large blocks.
         push_mapped(map, 0, text.len(), |chunk| reader.push(chunk))?;

@@ -323,11 +323,12 @@ impl TraceBuilder {
     /// the bytes) are appended on a second thread while this one appends every other table.
     fn absorb_typed_rows(&mut self, o: &Trace, ids: &IdMaps, event_offset: u64) {
         let to = Remap { ids, event_offset };
-        let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = row_counts(o);
+        let rows = row_counts(o);
+        let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = rows;
         let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, .. } = &mut self.trace;
         let to = &to;
         crate::threads::both(
-            n_gpu + n_ops + n_launches + n_starts + n_finishes,
+            rows.iter().sum(),
             || append_ops(ops, &mut TypedRows(o), n_ops, to),
             || {
                 let src = &mut TypedRows(o);
