@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { ROOT, launch, serve, pickFile, waitReady } from '../tests/browser/browser.mjs';
+import { ROOT, launch, serve, pickFile, waitReady, staleFrontEnd } from '../tests/browser/browser.mjs';
 
 const args = process.argv.slice(2);
 let bigMb = 0;
@@ -113,6 +113,8 @@ async function measure(browser, file, mode) {
   }
 }
 
+const stale = staleFrontEnd();
+if (stale.length) console.warn(`warning: dist/ is older than www/ (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''}): run \`npm run build\` to time the current page`);
 const server = await serve();
 const browser = await launch();
 const s = (ms) => (ms / 1000).toFixed(3);

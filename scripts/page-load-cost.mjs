@@ -9,7 +9,7 @@
 //
 // TRACEPRISM_DIST=DIR measures another build of the page (e.g. a copy of dist/ from before a change).
 import fs from 'node:fs';
-import { launch, serve, pickFile, waitReady } from '../tests/browser/browser.mjs';
+import { launch, serve, pickFile, waitReady, staleFrontEnd } from '../tests/browser/browser.mjs';
 
 const args = process.argv.slice(2);
 const ri = args.indexOf('--runs');
@@ -53,6 +53,8 @@ function difference(before, after) {
   return byType;
 }
 
+const stale = staleFrontEnd();
+if (stale.length) console.warn(`warning: dist/ is older than www/ (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''}): run \`npm run build\` to time the current page`);
 const server = await serve();
 const browser = await launch();
 try {

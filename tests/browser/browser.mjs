@@ -10,6 +10,35 @@ import { startServer } from '../../scripts/serve.mjs';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = process.env.TRACEPRISM_DIST || path.join(ROOT, 'dist');
 
+/**
+ * Files of www/ whose copy in dist/ differs or is missing (relative paths), and the core's wasm if
+ * a file of src/ is newer, for the benchmarks to warn that they would time an old build of the
+ * page (`npm run build` makes both). Empty when TRACEPRISM_DIST names another build on purpose.
+ */
+export function staleFrontEnd() {
+  if (process.env.TRACEPRISM_DIST) return [];
+  const www = path.join(ROOT, 'www');
+  const stale = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) { walk(file); continue; }
+      const rel = path.relative(www, file);
+      const built = path.join(DIST, rel);
+      if (!fs.existsSync(built) || !fs.readFileSync(built).equals(fs.readFileSync(file))) stale.push(rel);
+    }
+  };
+  walk(www);
+  const wasm = path.join(DIST, 'pkg/traceprism_bg.wasm');
+  const built = fs.existsSync(wasm) ? fs.statSync(wasm).mtimeMs : 0;
+  const newest = (dir) => fs.readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+    const p = path.join(dir, e.name);
+    return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }, 0);
+  if (newest(path.join(ROOT, 'src')) > built) stale.push('pkg/traceprism_bg.wasm (older than src/)');
+  return stale;
+}
+
 /** Path of the Chromium to drive. */
 export function chromiumPath() {
   for (const p of [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']) if (p && fs.existsSync(p)) return p;
