@@ -17,25 +17,17 @@ export const DIST = process.env.TRACEPRISM_DIST || path.join(ROOT, 'dist');
  */
 export function staleFrontEnd() {
   if (process.env.TRACEPRISM_DIST) return [];
+  /** Paths (relative to `dir`) of the files under `dir`, at any depth. */
+  const filesUnder = (dir) => fs.readdirSync(dir, { recursive: true }).filter((rel) => fs.statSync(path.join(dir, rel)).isFile());
   const www = path.join(ROOT, 'www');
-  const stale = [];
-  const walk = (dir) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) { walk(file); continue; }
-      const rel = path.relative(www, file);
-      const built = path.join(DIST, rel);
-      if (!fs.existsSync(built) || !fs.readFileSync(built).equals(fs.readFileSync(file))) stale.push(rel);
-    }
-  };
-  walk(www);
+  const stale = filesUnder(www).filter((rel) => {
+    const built = path.join(DIST, rel);
+    return !fs.existsSync(built) || !fs.readFileSync(built).equals(fs.readFileSync(path.join(www, rel)));
+  });
   const wasm = path.join(DIST, 'pkg/traceprism_bg.wasm');
   const built = fs.existsSync(wasm) ? fs.statSync(wasm).mtimeMs : 0;
-  const newest = (dir) => fs.readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
-    const p = path.join(dir, e.name);
-    return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
-  }, 0);
-  if (newest(path.join(ROOT, 'src')) > built) stale.push('pkg/traceprism_bg.wasm (older than src/)');
+  const src = path.join(ROOT, 'src');
+  if (filesUnder(src).some((rel) => fs.statSync(path.join(src, rel)).mtimeMs > built)) stale.push('pkg/traceprism_bg.wasm (older than src/)');
   return stale;
 }
 
