@@ -9,8 +9,13 @@ const TWO_THREADS_FROM_ROWS: usize = 1 << 16;
 /// [`TWO_THREADS_FROM_ROWS`] rows on a machine with two cores; never in wasm. Work that is split
 /// only to run on two threads should not be split otherwise (each half repeats the other's setup).
 pub(crate) fn two_threads(rows: usize) -> bool {
+    // The core count is asked once per process: on Linux `available_parallelism` reads the
+    // affinity mask and cgroup quota files each time, and the analyses ask before every split.
     #[cfg(not(target_arch = "wasm32"))]
-    return rows >= TWO_THREADS_FROM_ROWS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    static TWO_CORES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    #[cfg(not(target_arch = "wasm32"))]
+    return rows >= TWO_THREADS_FROM_ROWS
+        && *TWO_CORES.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2));
     #[cfg(target_arch = "wasm32")]
     {
         let _ = rows;
