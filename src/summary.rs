@@ -78,7 +78,10 @@ pub struct Summary {
     pub trace_phase: Option<String>,
     /// Why a trace was judged not to be inference (training ops, backward kernels...).
     pub not_inference_reason: Option<String>,
+    /// Forward passes seen whole (a truncated trace's last pass is not one of them).
     pub passes: usize,
+    /// Passes the trace stops inside (truncated traces only; see `input.truncation`).
+    pub incomplete_passes: usize,
     pub phases: Vec<PhaseShare>,
     pub layers_per_pass: Vec<u32>,
     pub warnings: Warnings,
@@ -168,7 +171,7 @@ pub fn summary(a: &Analysis) -> Summary {
         .filter_map(|(p, agg)| agg.map(|(k, time)| (p.as_str(), (k, time))))
         .map(|(p, (k, time))| PhaseShare {
             phase: p.to_string(),
-            passes: a.phases.passes.iter().filter(|x| x.phase.as_str() == p).count(),
+            passes: a.phases.passes.iter().filter(|x| x.phase.as_str() == p && !x.incomplete).count(),
             kernels: k,
             time_ms: time as f64 / 1e6,
             pct: if kernel_time > 0 { 100.0 * time as f64 / kernel_time as f64 } else { 0.0 },
@@ -204,7 +207,8 @@ pub fn summary(a: &Analysis) -> Summary {
         ),
         trace_phase: a.phases.trace_phase.map(|p| p.as_str().to_string()),
         not_inference_reason: a.phases.not_inference_reason.clone(),
-        passes: a.phases.passes.len(),
+        passes: a.phases.passes.iter().filter(|p| !p.incomplete).count(),
+        incomplete_passes: a.phases.passes.iter().filter(|p| p.incomplete).count(),
         phases,
         layers_per_pass: a.layers.layers_per_pass.clone(),
         warnings: t.warnings.clone(),

@@ -81,6 +81,14 @@ impl Analyzer {
         self.adopt("adopt_inflated_part", part, |reader, part| reader.adopt_part_counted(part, 0))
     }
 
+    /// Says that the gzip stream whose text came through [`Analyzer::push_inflated`] did not end
+    /// cleanly (`what`: [`Inflater::finish`]'s answer): the trace is then read as cut short.
+    pub fn input_cut(&mut self, what: String) {
+        if let State::Reading(reader) = &mut self.state {
+            reader.input_cut(what);
+        }
+    }
+
     /// `{bytes_in, json_bytes, events}` so far.
     pub fn progress(&self) -> Result<JsValue, JsValue> {
         match &self.state {
@@ -347,8 +355,10 @@ impl Inflater {
         self.decoder.push_to(chunk, &mut self.blocks).map_err(js_error)
     }
 
-    /// Checks that the compressed stream ended cleanly (else the core's "truncated gzip" error).
-    pub fn finish(&mut self) -> Result<(), JsValue> {
+    /// Ends the compressed stream: `undefined` if it ended cleanly, else what is wrong at its end
+    /// (cut short, trailer missing or wrong), for [`Analyzer::input_cut`]. The text inflated
+    /// before the cut stays available as usual.
+    pub fn finish(&mut self) -> Result<Option<String>, JsValue> {
         self.decoder.finish_to(&mut self.blocks).map_err(js_error)
     }
 

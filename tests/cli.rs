@@ -119,13 +119,52 @@ fn bad_input_exits_non_zero_with_one_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("traceprism: error: truncated JSON"), "{err}");
+    assert!(err.starts_with("traceprism: error: truncated trace") && err.contains("before the first complete event"), "{err}");
     let out = traceprism(&["summary", "/nonexistent/trace.json"]);
     assert_eq!(out.status.code(), Some(1));
     let out = traceprism(&["summary", p.to_str().unwrap(), "--no-such-flag", "x"]);
     assert_eq!(out.status.code(), Some(1));
     let out = traceprism(&[]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_cut_trace_is_summarised_with_a_warning_in_every_output_and_refused_with_strict() {
+    // The real decode trace with its last 3,000 compressed bytes missing (an upload cut short).
+    let gz = std::fs::read(fixture("sglang_qwen3-8b_decode_graph_mi300x.json.gz")).unwrap();
+    let dir = tmp("cut");
+    let p = dir.join("cut.json.gz");
+    std::fs::write(&p, &gz[..gz.len() - 3000]).unwrap();
+    let path = p.to_str().unwrap();
+    let out = traceprism(&["summary", path]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("WARNING  truncated trace: the gzip stream ends early")), "{text}");
+    assert!(String::from_utf8(out.stderr).unwrap().contains("warning"));
+    let out = traceprism(&["summary", path, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cut = &v["input"]["truncation"];
+    assert_eq!(cut["input_bytes"], (gz.len() - 3000) as u64);
+    assert!(cut["events_read"].as_u64().unwrap() > 0 && cut["message"].as_str().unwrap().contains("truncated trace"));
+    // The HTML report and the exported tables say it too.
+    let html = dir.join("r.html");
+    assert_eq!(traceprism(&["report", path, "--html", html.to_str().unwrap()]).status.code(), Some(0));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("class=\"warning\" role=\"alert\"><strong>Warning:</strong> truncated trace"));
+    let out_dir = dir.join("csv");
+    assert_eq!(traceprism(&["export", path, "--out", out_dir.to_str().unwrap()]).status.code(), Some(0));
+    let input = std::fs::read_to_string(out_dir.join("trace_input.csv")).unwrap();
+    assert!(input.contains("status,truncated") && input.contains("warning,"), "{input}");
+    let out = traceprism(&["summary", path, "--strict"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("traceprism: error: truncated trace") && l.contains("strict mode") && l.contains("byte ")),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -42,6 +42,8 @@ pub struct Options {
     pub device: Option<String>,
     /// Keep kernels with no launch in the trace (`(unlinked)`) in the op tables.
     pub include_unlinked: bool,
+    /// Refuse a trace cut short (an error with its byte offset) instead of analysing what was read.
+    pub strict: bool,
 }
 
 impl Default for Options {
@@ -57,6 +59,7 @@ impl Default for Options {
             topk: 0,
             device: None,
             include_unlinked: true,
+            strict: false,
         }
     }
 }
@@ -93,6 +96,9 @@ impl Analysis {
     /// Runs every analysis over `trace`.
     pub fn new(trace: Trace, options: Options) -> Result<Analysis> {
         options.validate()?;
+        if let (true, Some(cut)) = (options.strict, &trace.stats.truncation) {
+            return Err(cut.to_error());
+        }
         // Passes are cut (sorting every device's kernels by time) while kernels are sorted into
         // categories: neither reads the other.
         let phase_rules = phases::rules::PhaseRules::builtin();

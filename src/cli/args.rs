@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 /// Flags that take no value.
-const SWITCHES: &[&str] = &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked"];
+const SWITCHES: &[&str] = &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked", "--strict"];
 
 /// Parses `args` (after the subcommand name).
 pub fn parse(args: &[String]) -> Result<Args> {
@@ -44,6 +44,7 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 "--verbose" | "-v" => out.verbose = true,
                 "--split-half-layers" => out.options.split_half_layers = true,
                 "--exclude-unlinked" => out.options.include_unlinked = false,
+                "--strict" => out.options.strict = true,
                 _ => out.extra.push((flag.to_string(), String::new())),
             }
             i += 1;

@@ -37,6 +37,7 @@ OPTIONS (all analysing commands):
   --split-half-layers      keep attention and MLP halves of dual-norm layers apart
   --device KEY|PEAKS       roofline device (H100-SXM, MI300X, ... or bf16=989,fp8=1979,hbm=3.35)
   --exclude-unlinked       leave kernels whose launch is not in the trace out of the op tables
+  --strict                 a trace cut short is an error (default: analyse its complete events, with a warning)
   --threads N              threads that parse a plain-JSON trace (default: one per core, up to 8;
                            1 reads it in order on one thread; a .gz is inflated on a second thread)
 ";
@@ -102,5 +103,10 @@ pub(crate) fn out(text: &str) {
 /// the memory back faster than running the destructors of millions of column entries.
 pub(crate) fn load(path: &str, a: &args::Args) -> Result<&'static Analysis> {
     let threads = a.threads.unwrap_or_else(traceprism::ingest::default_read_threads);
-    Ok(Box::leak(Box::new(analyze_path_on(std::path::Path::new(path), a.options.clone(), threads)?)))
+    let analysis = analyze_path_on(std::path::Path::new(path), a.options.clone(), threads)?;
+    if let Some(cut) = &analysis.trace.stats.truncation {
+        // On stderr for every command (the summary also prints it in its text and JSON).
+        eprintln!("traceprism: warning: {path}: {}", cut.message());
+    }
+    Ok(Box::leak(Box::new(analysis)))
 }

@@ -97,6 +97,12 @@ fn ms(v: i64) -> String {
 pub fn render(path: &str, s: &Summary) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "trace    {path}");
+    if let Some(cut) = &s.input.truncation {
+        let _ = writeln!(o, "WARNING  {}", cut.message());
+    }
+    for note in &s.input.notes {
+        let _ = writeln!(o, "note     {note}");
+    }
     let rank = match (s.rank, s.world_size) {
         (Some(r), Some(w)) => format!(", rank {r} of {w}"),
         _ => String::new(),
@@ -144,7 +150,11 @@ pub fn render(path: &str, s: &Summary) -> String {
                 .iter()
                 .map(|p| format!("{} {} passes, {:.3} ms ({:.1}%)", p.phase, p.passes, p.time_ms, p.pct))
                 .collect();
-            let _ = writeln!(o, "phases   {} forward passes: {}", s.passes, parts.join("; "));
+            let incomplete = match s.incomplete_passes {
+                0 => String::new(),
+                n => format!(" (+ {n} incomplete: the trace stops inside it)"),
+            };
+            let _ = writeln!(o, "phases   {} forward passes{incomplete}: {}", s.passes, parts.join("; "));
         }
         _ => {}
     }

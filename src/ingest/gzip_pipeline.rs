@@ -61,8 +61,10 @@ pub(super) fn read(first: Vec<u8>, source: impl std::io::Read + Send, sharing: S
         drop(rx);
         drop(spare_tx);
         let inflated = inflater.join().unwrap_or_else(|_| Err(Error::new("inflate thread panicked")));
-        let reader = parsed?;
-        inflated?;
+        let mut reader = parsed?;
+        if let Some(what) = inflated? {
+            reader.input_cut(what);
+        }
         reader.finish()
     })
 }
@@ -100,7 +102,7 @@ fn inflate_blocks(
     sharing: Sharing,
     tx: &SyncSender<Inflated>,
     spare: &Receiver<Vec<u8>>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let mut gz = GzipDecoder::default();
     let mut queue = Queue { tx, spare, sharing, block: vec![0; BLOCK], filled: 0, compressed: 0, offset: 0, bare: None };
     queue.compressed += first.len() as u64;
@@ -115,8 +117,9 @@ fn inflate_blocks(
         queue.compressed += n as u64;
         gz.push_to(&buf[..n], &mut queue)?;
     }
-    gz.finish_to(&mut queue)?;
-    queue.flush()
+    let end = gz.finish_to(&mut queue)?;
+    queue.flush()?;
+    Ok(end)
 }
 
 /// The block being filled (the inflater writes straight into it) and where it goes.

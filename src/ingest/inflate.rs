@@ -2,8 +2,14 @@
 //!
 //! Handles headers split across chunks, optional header fields, and concatenated gzip members.
 //! Output goes wherever the caller wants it ([`Output`]): the CLI's gzip reader inflates straight
-//! into the blocks it hands to the parser, with no copy in between. (The CRC-32 in each member's
-//! trailer is not checked: a corrupt stream almost always fails to inflate or to parse first.)
+//! into the blocks it hands to the parser, with no copy in between.
+//!
+//! Each member's trailer is checked: its length (ISIZE) everywhere, its CRC-32 natively (in the
+//! page's wasm build a CRC would cost about as much as the parse itself, and a corrupt stream
+//! almost always fails to inflate or to parse first). A stream that stops early, or whose last
+//! trailer is missing or wrong, is not an error here: [`GzipDecoder::finish`] says what is wrong at
+//! the end and the reader analyses the text that came before it (see `Truncation`); a wrong
+//! trailer followed by another member is corruption in the middle, an error.
 
 use crate::error::{Error, Result};
 use flate2::{Decompress, FlushDecompress, Status};
@@ -36,11 +42,14 @@ fn gunzip_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> Result<Vec<u
             Ok(())
         })?;
     }
-    dec.finish(&mut |b| {
+    let end = dec.finish(&mut |b| {
         out.extend_from_slice(b);
         Ok(())
     })?;
-    Ok(out)
+    match end {
+        None => Ok(out),
+        Some(what) => Err(Error::new(format!("truncated gzip: {what}"))),
+    }
 }
 
 /// Where inflated text goes: the decoder asks for room, inflates into it, then says how much it wrote.
@@ -76,6 +85,11 @@ pub struct GzipDecoder {
     staging: Vec<u8>,
     compressed_in: u64,
     decompressed_out: u64,
+    /// CRC-32 (native builds) and length of the current member's output, for its trailer.
+    member_crc: u32,
+    member_len: u64,
+    /// What was wrong with the last trailer read: an error if another member follows it.
+    bad_trailer: Option<String>,
 }
 
 /// Output per piece handed out by [`GzipDecoder::push`].
@@ -90,6 +104,9 @@ impl Default for GzipDecoder {
             staging: Vec::new(),
             compressed_in: 0,
             decompressed_out: 0,
+            member_crc: 0,
+            member_len: 0,
+            bad_trailer: None,
         }
     }
 }
@@ -170,6 +187,7 @@ impl GzipDecoder {
                         self.pending = data.to_vec();
                         return Ok(());
                     }
+                    self.bad_trailer = self.check_trailer(&data[..8]);
                     data = &data[8..];
                     self.phase = Phase::End;
                 }
@@ -185,6 +203,10 @@ impl GzipDecoder {
                     if !is_gzip(data) {
                         return Err(Error::new("unexpected bytes after the end of the gzip stream"));
                     }
+                    if let Some(bad) = self.bad_trailer.take() {
+                        return Err(Error::new(format!("corrupt gzip data: {bad}, and another member follows")));
+                    }
+                    (self.member_crc, self.member_len) = (0, 0);
                     self.inflater.reset(false);
                     self.phase = Phase::Header;
                 }
@@ -193,26 +215,47 @@ impl GzipDecoder {
         Ok(())
     }
 
-    /// Checks that the compressed stream ended cleanly.
-    pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    /// Ends the input (any last output goes to `emit`). `Some(what)` if the stream does not end
+    /// cleanly: it stops inside a member, its last trailer is missing, or the trailer's length or
+    /// CRC does not match the text. The text emitted so far is all there is.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<Option<String>> {
         let mut staging = self.staging_buffer();
         let result = self.finish_to(&mut Staged { buffer: &mut staging, emit });
         self.staging = staging;
         result
     }
 
-    /// Checks that the compressed stream ended cleanly (any last output goes to `out`).
-    pub fn finish_to(&mut self, out: &mut dyn Output) -> Result<()> {
+    /// [`GzipDecoder::finish`] with the output going to `out`.
+    pub fn finish_to(&mut self, out: &mut dyn Output) -> Result<Option<String>> {
         if self.phase == Phase::Body && self.inflate(&[], out)?.0 {
             self.phase = Phase::Trailer;
         }
-        match self.phase {
-            Phase::End | Phase::Trailer => Ok(()),
-            _ => Err(Error::new(format!(
-                "truncated gzip: the compressed stream ends early ({} compressed bytes read, {} bytes decompressed)",
+        Ok(match self.phase {
+            Phase::End => self.bad_trailer.take(),
+            Phase::Trailer => {
+                Some(format!("the gzip trailer (CRC-32 and length) is cut: {} of its 8 bytes are present", self.pending.len()))
+            }
+            Phase::Header | Phase::Body => Some(format!(
+                "the gzip stream ends early ({} compressed bytes read, {} bytes decompressed)",
                 self.compressed_in, self.decompressed_out
-            ))),
+            )),
+        })
+    }
+
+    /// What is wrong with a member's 8-byte trailer (CRC-32, then length mod 2^32), if anything.
+    fn check_trailer(&self, trailer: &[u8]) -> Option<String> {
+        let word = |k: usize| u32::from_le_bytes([trailer[k], trailer[k + 1], trailer[k + 2], trailer[k + 3]]);
+        if word(4) != self.member_len as u32 {
+            return Some(format!(
+                "the gzip trailer gives a length of {} bytes (mod 2^32) but the member inflates to {}",
+                word(4),
+                self.member_len
+            ));
         }
+        if cfg!(not(target_arch = "wasm32")) && word(0) != self.member_crc {
+            return Some(format!("the gzip trailer's CRC-32 is {:08x} but the text's is {:08x}", word(0), self.member_crc));
+        }
+        None
     }
 
     fn staging_buffer(&mut self) -> Vec<u8> {
@@ -237,6 +280,11 @@ impl GzipDecoder {
             let written = (self.inflater.total_out() - out_before) as usize;
             consumed += read;
             if written > 0 {
+                #[cfg(not(target_arch = "wasm32"))]
+                {
+                    self.member_crc = zlib_rs::crc32::crc32(self.member_crc, &room[..written]);
+                }
+                self.member_len += written as u64;
                 self.decompressed_out += written as u64;
                 out.wrote(written)?;
             }
@@ -267,11 +315,11 @@ impl GzipDecoder {
 mod tests {
     use super::*;
 
-    /// A gzip member of `data` (CRC left zero: the decoder does not check it).
+    /// A gzip member of `data`.
     fn member(data: &[u8]) -> Vec<u8> {
         let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
         out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
-        out.extend([0; 4]);
+        out.extend(zlib_rs::crc32::crc32(0, data).to_le_bytes());
         out.extend((data.len() as u32).to_le_bytes());
         out
     }
@@ -324,10 +372,55 @@ mod tests {
     #[test]
     fn every_truncation_is_an_error_never_a_panic() {
         let gz = member(&sample(40_000));
-        for cut in 1..gz.len() - 8 {
+        for cut in 1..gz.len() {
             let e = inflate_in_pieces(&gz[..cut], 997).expect_err("truncated");
             assert!(e.to_string().contains("truncated gzip"), "cut {cut}: {e}");
         }
+    }
+
+    /// Inflates `gz` whole; returns the text and what `finish` said of the end.
+    fn inflate_to_end(gz: &[u8]) -> Result<(Vec<u8>, Option<String>)> {
+        let mut out = Vec::new();
+        let mut dec = GzipDecoder::default();
+        let mut emit = |b: &[u8]| {
+            out.extend_from_slice(b);
+            Ok(())
+        };
+        dec.push(gz, &mut emit)?;
+        let end = dec.finish(&mut emit)?;
+        Ok((out, end))
+    }
+
+    #[test]
+    fn a_cut_stream_keeps_the_text_before_the_cut_and_says_what_is_missing() {
+        let data = sample(300_000);
+        let gz = member(&data);
+        for cut in [gz.len() / 3, gz.len() - 20, gz.len() - 8, gz.len() - 3] {
+            let (text, end) = inflate_to_end(&gz[..cut]).unwrap();
+            assert!(data.starts_with(&text), "cut {cut}: the text is a prefix");
+            let end = end.expect("a cut stream is reported");
+            let want = if cut >= gz.len() - 8 { "trailer" } else { "ends early" };
+            assert!(end.contains(want), "cut {cut}: {end}");
+        }
+        assert_eq!(inflate_to_end(&gz).unwrap(), (data, None));
+    }
+
+    #[test]
+    fn a_wrong_last_trailer_is_reported_and_a_wrong_middle_one_is_an_error() {
+        let data = sample(50_000);
+        let mut bad_len = member(&data);
+        let n = bad_len.len();
+        bad_len[n - 4] ^= 1;
+        assert!(inflate_to_end(&bad_len).unwrap().1.unwrap().contains("length"));
+        let mut bad_crc = member(&data);
+        bad_crc[n - 8] ^= 1;
+        let end = inflate_to_end(&bad_crc).unwrap().1;
+        if cfg!(not(target_arch = "wasm32")) {
+            assert!(end.unwrap().contains("CRC-32"));
+        }
+        bad_crc.extend(member(&data));
+        let e = inflate_to_end(&bad_crc).expect_err("a wrong trailer in the middle");
+        assert!(e.to_string().contains("another member follows"), "{e}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! [`Reader`] takes the input in chunks of any size and hands events to the model builder.
 
 mod block;
+mod ending;
 mod event;
 #[cfg(not(target_arch = "wasm32"))]
 mod gzip_pipeline;
@@ -13,12 +14,13 @@ pub(crate) mod part;
 mod scan;
 mod stream;
 
+pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use event::{Args, Field, Id, RawEvent};
 #[cfg(not(target_arch = "wasm32"))]
 pub use gzip_pipeline::{read_gzip, Sharing};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 pub use part::{document_form, Part, PartReader};
-pub use stream::{EventSink, JsonStream};
+pub use stream::{EventSink, JsonStream, TextEnd};
 
 use crate::error::{Error, Result};
 use crate::model::{Trace, TraceBuilder};
@@ -49,6 +51,8 @@ pub struct Reader {
     bytes_in: u64,
     json_bytes: u64,
     parallel_blocks: u64,
+    /// What was wrong at the end of a gzip stream inflated elsewhere (see [`Reader::input_cut`]).
+    gzip_cut: Option<String>,
 }
 
 impl Default for Reader {
@@ -67,6 +71,7 @@ impl Reader {
             bytes_in: 0,
             json_bytes: 0,
             parallel_blocks: 0,
+            gzip_cut: None,
         }
     }
 
@@ -185,21 +190,36 @@ impl Reader {
         Progress { bytes_in: self.bytes_in, json_bytes: self.json_bytes, events: self.json.events() }
     }
 
-    /// Ends the input, links the model and returns it.
+    /// Says that the input (a gzip stream inflated outside this reader, pushed with
+    /// [`Reader::push_json`]) did not end cleanly: `what` is [`GzipDecoder::finish`]'s answer.
+    /// The text pushed so far is then read as a trace cut short.
+    pub fn input_cut(&mut self, what: String) {
+        self.gzip_cut = Some(what);
+    }
+
+    /// Ends the input, links the model and returns it. A trace cut short is read up to its last
+    /// complete event and carries a [`Truncation`] in `stats.truncation` (the faces warn, or refuse
+    /// in strict mode); an event array without its closing `]` is complete, with a note.
     pub fn finish(mut self) -> Result<Trace> {
         if self.bytes_in == 0 {
             return Err(Error::new("empty input: the file has no bytes"));
         }
-        {
-            let Reader { input, json, builder, json_bytes, .. } = &mut self;
+        let text_end = {
+            let Reader { input, json, builder, json_bytes, gzip_cut, .. } = &mut self;
             if let Input::Gzip(gz) = input {
-                gz.finish(&mut |out| {
+                let end = gz.finish(&mut |out| {
                     *json_bytes += out.len() as u64;
                     json.feed(out, builder)
                 })?;
+                if end.is_some() {
+                    *gzip_cut = end;
+                }
             }
-            json.finish(builder)?;
-        }
+            json.finish(builder).map_err(|e| match gzip_cut {
+                Some(what) => Error { message: format!("truncated gzip: {what}: {}", e.message), ..e },
+                None => e,
+            })?
+        };
         if self.json.object_form() && !self.json.saw_trace_events() {
             return Err(Error::new("not a trace: the JSON object has no \"traceEvents\" array"));
         }
@@ -207,8 +227,33 @@ impl Reader {
         trace.stats.bytes_in = self.bytes_in;
         trace.stats.json_bytes = self.json_bytes;
         trace.stats.parallel_blocks = self.parallel_blocks;
+        let events_read = self.json.events();
+        trace.stats.truncation = match (text_end, self.gzip_cut) {
+            (TextEnd::Cut { complete, stops_at, inside }, gzip) => Some(Truncation::new(
+                events_read,
+                complete,
+                stops_at,
+                self.bytes_in,
+                match gzip {
+                    Some(what) => format!("{what}; the text ends inside {inside}"),
+                    None => format!("the input ends inside {inside}"),
+                },
+                false,
+            )),
+            (_, Some(what)) => Some(Truncation::new(events_read, self.json_bytes, self.json_bytes, self.bytes_in, what, true)),
+            (TextEnd::OpenArray, None) => {
+                trace.stats.notes.push(OPEN_ARRAY_NOTE.to_string());
+                None
+            }
+            (TextEnd::Complete, None) => None,
+        };
         if trace.stats.events == 0 {
-            return Err(Error::new("not a trace: traceEvents is empty"));
+            return Err(match &trace.stats.truncation {
+                Some(cut) => {
+                    Error::at(format!("truncated trace: {} before the first complete event", cut.reason), cut.text_stops_at)
+                }
+                None => Error::new("not a trace: traceEvents is empty"),
+            });
         }
         if trace.stats.kept == 0 {
             return Err(Error::new(format!(

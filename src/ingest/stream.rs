@@ -18,6 +18,31 @@ pub trait EventSink {
     fn not_an_object(&mut self, index: u64, offset: u64);
 }
 
+/// How a document ended (see [`JsonStream::finish`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextEnd {
+    /// The document is whole.
+    Complete,
+    /// The array form without its closing `]` (with or without a trailing comma): the Trace Event
+    /// Format allows it so that a writer that crashed still leaves a readable trace.
+    OpenArray,
+    /// The text stops before the document's end.
+    Cut {
+        /// Bytes of text up to the end of the last complete event (or top-level value).
+        complete: u64,
+        /// Bytes of text in all: where the input stops.
+        stops_at: u64,
+        /// What the input ends inside, for messages ("an event", "traceEvents", ...).
+        inside: &'static str,
+    },
+}
+
+/// True if `tail` holds nothing but whitespace and at most one comma.
+fn only_a_comma_left(tail: &[u8]) -> bool {
+    let mut rest = tail.iter().filter(|b| !b.is_ascii_whitespace());
+    matches!((rest.next(), rest.next()), (None, _) | (Some(b','), None))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Start,
@@ -221,23 +246,36 @@ impl JsonStream {
         self.retry_len = if self.buf.len() >= LONG_TAIL { 2 * self.buf.len() } else { 0 };
     }
 
-    /// Ends the document: errors if it stopped early.
-    pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<()> {
+    /// Ends the document and says how it ended. A document that stops before its end is not an
+    /// error here: [`TextEnd::Cut`] says where, and the caller decides (analyse the complete
+    /// events with a warning, or refuse in strict mode). Errors only when nothing usable was read
+    /// (empty input, or the input ends inside the top-level object before any `traceEvents`).
+    pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<TextEnd> {
         if !self.buf.is_empty() {
             let buf = std::mem::take(&mut self.buf);
             let used = self.run(&buf, sink)?;
+            self.base += used as u64;
             self.buf = buf[used..].to_vec();
         }
-        let at = self.base + self.buf.len() as u64;
+        let complete = self.base;
+        let stops_at = self.base + self.buf.len() as u64;
+        let cut = |inside: &'static str| TextEnd::Cut { complete, stops_at, inside };
         match self.state {
-            State::Done => Ok(()),
+            State::Done => Ok(TextEnd::Complete),
             State::Start => Err(Error::new("empty input: no JSON text")),
-            State::ObjectKey { .. } => Err(Error::at("truncated JSON: the input ends inside the top-level object", at)),
-            State::Events { .. } => Err(Error::at(
-                format!("truncated JSON: the input ends inside traceEvents after {} complete events", self.events),
-                at,
-            )
-            .in_event(self.events)),
+            State::ObjectKey { .. } if !self.saw_trace_events => {
+                Err(Error::at("truncated JSON: the input ends inside the top-level object", stops_at))
+            }
+            State::ObjectKey { .. } => Ok(cut("the top-level object, after traceEvents")),
+            State::Events { bare: true, .. } if only_a_comma_left(&self.buf) => Ok(TextEnd::OpenArray),
+            State::Events { bare, .. } => {
+                let in_event = self.buf.iter().any(|b| !b.is_ascii_whitespace() && *b != b',');
+                Ok(cut(match (in_event, bare) {
+                    (true, _) => "an event",
+                    (false, true) => "the event array",
+                    (false, false) => "traceEvents",
+                }))
+            }
         }
     }
 

@@ -298,6 +298,10 @@ pub struct ReadStats {
     pub skipped: u64,
     /// Blocks of plain JSON whose halves were parsed on two threads (native reader).
     pub parallel_blocks: u64,
+    /// Set when the input stops before its end: what was read and where it stops.
+    pub truncation: Option<crate::ingest::Truncation>,
+    /// Remarks on how the input was read that are not problems (an open event array...).
+    pub notes: Vec<String>,
 }
 
 impl Trace {

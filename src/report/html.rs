@@ -16,7 +16,7 @@ pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src da
 const STYLE: &str = "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 16px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px}
 table{border-collapse:collapse;margin:8px 0;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.note{color:#666}
+th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.note{color:#666}.warning{background:#fff4e5;border:1px solid #e0a000;padding:.5em .8em}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dt{font-weight:600}
 svg.chart{max-width:100%;height:auto}svg .lbl{font-size:12px}svg .val{font-size:11px;fill:#444}svg .ax{font-size:11px;fill:#555}svg .roof{font-size:11px;fill:#c00}
 .wrap{overflow-x:auto}";
@@ -69,6 +69,12 @@ fn section(h: &mut String, title: &str, body: &str) {
 }
 
 fn overview(h: &mut String, a: &Analysis, s: &Summary) {
+    if let Some(cut) = &s.input.truncation {
+        let _ = write!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning:</strong> {}</p>\n", esc(&cut.message()));
+    }
+    for note in &s.input.notes {
+        let _ = write!(h, "<p class=\"note\">Note: {}</p>\n", esc(note));
+    }
     h.push_str("<h2>Summary</h2><dl>");
     let mut item = |k: &str, v: String| {
         let _ = write!(h, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
@@ -103,7 +109,13 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
         );
     }
     item("Trace phase", s.trace_phase.clone().unwrap_or_else(|| "not determined".into()));
-    item("Forward passes", s.passes.to_string());
+    item(
+        "Forward passes",
+        match s.incomplete_passes {
+            0 => s.passes.to_string(),
+            n => format!("{} (+ {n} incomplete: the trace stops inside it)", s.passes),
+        },
+    );
     if !s.layers_per_pass.is_empty() {
         let mut l = s.layers_per_pass.clone();
         l.dedup();

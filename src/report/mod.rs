@@ -5,6 +5,7 @@
 pub mod categories;
 pub mod compare;
 pub mod html;
+pub mod input;
 pub mod kernels;
 pub mod layers;
 pub mod ops;
@@ -24,6 +25,7 @@ pub type Builder = fn(&Analysis) -> Table;
 
 /// Every table, in the order they are exported and shown.
 pub const TABLES: &[(&str, Builder)] = &[
+    ("trace_input", input::trace_input),
     ("gpu_timeline", timeline::gpu_timeline),
     ("ops_summary_by_category", ops::ops_summary_by_category),
     ("ops_summary", ops::ops_summary),

@@ -83,6 +83,7 @@ pub fn passes(a: &Analysis) -> Table {
             "gpu_busy_pct",
             "tokens",
             "batch",
+            "complete",
             "evidence",
         ],
     );
@@ -106,6 +107,8 @@ pub fn passes(a: &Analysis) -> Table {
             Cell::Float(pct(x.busy_ns, dur)),
             Cell::from(x.tokens),
             Cell::from(x.batch),
+            // "no": the trace stops inside this pass (truncated traces only).
+            Cell::from(if x.incomplete { "no" } else { "yes" }),
             Cell::from(evidence.join("; ")),
         ]);
     }

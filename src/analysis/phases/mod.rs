@@ -72,6 +72,9 @@ pub struct Pass {
     pub tokens: Option<u64>,
     /// Requests in the step, when revealed.
     pub batch: Option<u64>,
+    /// The trace stops before this pass's end (it is the last pass of its device in a truncated
+    /// trace): its kernels, layers and time are what was read, not the whole pass.
+    pub incomplete: bool,
     /// The votes that decided the phase (method, phase, strength, reason).
     #[serde(skip)]
     pub votes: Vec<Vote>,
@@ -256,6 +259,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             busy_ns: busy_time(trace, &seg.rows),
             tokens: ann.and_then(|a| a.tokens).or(ev.gemm_max_tokens),
             batch: ann.and_then(|a| a.batch).or(ev.gemm_batch),
+            incomplete: false,
             votes,
             rows: seg.rows,
         };
@@ -271,7 +275,68 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         .zip(per_method)
         .map(|(m, phase_of_pass)| MethodResult { method: m.as_str().to_string(), weight: m.weight(rules), phase_of_pass })
         .collect();
+    if trace.stats.truncation.as_ref().is_some_and(|cut| !cut.document_whole) {
+        mark_cut_passes_incomplete(trace, &mut out.passes);
+    }
     let first = out.passes.first().map(|p| p.phase);
     out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out
+}
+
+/// In a trace cut short, marks the passes the cut may have taken kernels from: the pass that ends
+/// last on each device (a writer that keeps time order loses the end) and every pass that a lost
+/// kernel would have run in. Writers also emit GPU events in buffers out of time order (the H100
+/// llama trace holds its later kernels before its earlier ones), so a cut can take kernels from
+/// the start too. A lost kernel shows as a launch with no kernel, or, when its launch was lost as
+/// well, as a CPU op of a kind that launches kernels elsewhere in the trace with no launch under it
+/// (CPU ops are written first, so they usually survive the cut). Its kernel would start no earlier
+/// than the launch, so it falls in the first pass ending after that time: that pass is marked.
+fn mark_cut_passes_incomplete(trace: &Trace, passes: &mut [Pass]) {
+    let mut last: std::collections::BTreeMap<i32, usize> = Default::default();
+    for (k, p) in passes.iter().enumerate() {
+        let slot = last.entry(p.device).or_insert(k);
+        if p.end_ns > passes[*slot].end_ns {
+            *slot = k;
+        }
+    }
+    for k in last.into_values() {
+        passes[k].incomplete = true;
+    }
+    let (l, ops) = (&trace.launches, &trace.ops);
+    let mut launch_has_kernel = vec![false; l.len()];
+    for &launch in &trace.gpu.launch {
+        if launch != NONE {
+            launch_has_kernel[launch as usize] = true;
+        }
+    }
+    let is_kernel_launch = |i: usize| {
+        let name = trace.name(l.name[i]);
+        l.is_graph[i] || name.contains("LaunchKernel") || name.contains("LaunchCooperativeKernel")
+    };
+    // Times at which a kernel was launched (or an op that launches kernels ran) with no kernel here.
+    let mut lost: Vec<i64> = (0..l.len()).filter(|&i| !launch_has_kernel[i] && is_kernel_launch(i)).map(|i| l.ts[i]).collect();
+    let mut op_launches = vec![false; ops.len()];
+    let mut launching_names = std::collections::HashSet::new();
+    for i in (0..l.len()).filter(|&i| is_kernel_launch(i) && l.cpu_op[i] != NONE) {
+        op_launches[l.cpu_op[i] as usize] = true;
+        launching_names.insert(ops.name[l.cpu_op[i] as usize]);
+    }
+    // Only ops with no child op: an outer op's launches sit under its children.
+    let mut has_child = vec![false; ops.len()];
+    for &parent in &ops.parent {
+        if parent != NONE {
+            has_child[parent as usize] = true;
+        }
+    }
+    lost.extend(
+        (0..ops.len()).filter(|&i| !op_launches[i] && !has_child[i] && launching_names.contains(&ops.name[i])).map(|i| ops.ts[i]),
+    );
+    let mut by_end: Vec<usize> = (0..passes.len()).collect();
+    by_end.sort_by_key(|&k| passes[k].end_ns);
+    for t in lost {
+        let at = by_end.partition_point(|&k| passes[k].end_ns < t);
+        if let Some(&k) = by_end.get(at) {
+            passes[k].incomplete = true;
+        }
+    }
 }
