@@ -472,7 +472,10 @@ pub fn warm_up_inflate(decode_steps: u32) -> Result<(), JsValue> {
             inflater.take();
         }
     }
-    inflater.finish()
+    match inflater.finish()? {
+        None => Ok(()),
+        Some(what) => Err(js_error(what)),
+    }
 }
 
 /// Runs the whole pipeline once on a synthetic trace of `decode_steps` decode steps

@@ -309,6 +309,8 @@ async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
  * (so text before a corrupt spot is parsed, as in a sequential read), then the error is thrown. The
  * compressed bytes of all deliveries add up to the file's size. `spare()` may return a buffer to
  * copy the next block into (a delivered block may then be a view on part of a larger buffer).
+ * Resolves to what is wrong at the stream's end (cut short, trailer missing or wrong: the text
+ * delivered is all there is, for `Analyzer.input_cut`), or undefined if it ended cleanly.
  */
 export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = () => null) {
   const inflater = new Inflater(INFLATE_BLOCK_BYTES);
@@ -331,9 +333,10 @@ export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = 
         await drain();
       }
     }, ms);
-    inflater.finish();
+    const cut = inflater.finish();
     await drain();
     await deliver(inflater.finish_block(), inflater.take_compressed());
+    return cut;
   } catch (err) {
     if (!(err instanceof WebAssembly.RuntimeError)) {
       try {
@@ -413,6 +416,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
       post({ ack: true, buffer: d.block }, [d.block]);
     }
     if (d.done) {
+      if (d.cut) analyzer.input_cut(d.cut);
       if (d.ms) ms.helper = Object.fromEntries(Object.entries(d.ms).map(([key, v]) => [key, Math.round(v)]));
       break;
     }
@@ -426,7 +430,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
       let read = 0;
       const readHere = (f, start, end, slice, ahead, consume, m) =>
         reader.read(f, start, end, slice, ahead, (bytes, done) => { read = done; return consume(bytes, done); }, m);
-      await inflateFile(file, readHere, (text) => {
+      const cut = await inflateFile(file, readHere, (text) => {
         if (skip > 0 && skip >= text.length) {
           skip -= text.length; // parsed already, from the helper's blocks
           return;
@@ -437,6 +441,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
         skip = 0;
       });
       if (credited < total) parse(new Uint8Array(0), total - credited);
+      if (cut) analyzer.input_cut(cut);
       break;
     }
     if (d.error) throw new Error(d.error);

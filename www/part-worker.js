@@ -84,7 +84,8 @@ let inflating = null;
 /**
  * Reads and inflates a gzip file, posting {job, block: ArrayBuffer, length, compressed} for each
  * block of text (its first `length` bytes; at most INFLATE_BLOCKS_AHEAD not yet acknowledged by
- * {job, ack, buffer}: the main worker hands each block's buffer back for the next), then {job, done}.
+ * {job, ack, buffer}: the main worker hands each block's buffer back for the next), then
+ * {job, done, cut} (`cut`: what is wrong at the stream's end, if anything).
  * When the main worker is behind, a block is also parsed here from a likely event start `split`
  * and sent with the part's bytes (`part`), as the native gzip reader does (gzip_pipeline.rs).
  */
@@ -96,7 +97,7 @@ async function inflate({ job, file }) {
     await ready;
     let offset = 0; // of the block in the whole text
     let bare = null; // the document's form, once known (null: not JSON, never parsed here)
-    await inflateFile(file, (...args) => reader.read(...args), async (text, compressed) => {
+    const cut = await inflateFile(file, (...args) => reader.read(...args), async (text, compressed) => {
       if (offset === 0) {
         const form = document_form(text.subarray(0, 4096));
         bare = form === 'array' ? true : form === 'object' ? false : null;
@@ -134,7 +135,7 @@ async function inflate({ job, file }) {
       self.postMessage(message, transfer);
     }, ms, () => current.spares.pop() || null);
     ms.total = performance.now() - t0;
-    self.postMessage({ job, done: true, ms });
+    self.postMessage({ job, done: true, cut, ms });
   } catch (err) {
     const message = (err && err.message) || String(err);
     // A trap (or a module that failed to load) is this worker's failure, not the file's: the main

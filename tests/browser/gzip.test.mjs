@@ -57,18 +57,7 @@ test('a dropped .json.gz is inflated by a helper while the main worker parses; i
   await page.close();
 });
 
-test('a truncated .json.gz shows the core\'s "truncated gzip" error, as the CLI; the next file loads', async () => {
-  const bytes = fs.readFileSync(FIXTURE);
-  const file = path.join(tmp, 'truncated.json.gz');
-  fs.writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
-  const { page, problems, expected } = await assertPageShowsCliError(file);
-  assert.match(expected, /truncated gzip/);
-  await pickFile(page, EXAMPLE);
-  await waitReady(page);
-  assert.equal(await page.isVisible('#error'), false);
-  assert.deepEqual(problems, []);
-  await page.close();
-});
+// A truncated .json.gz: tests/browser/truncation.test.mjs.
 
 test('a corrupt .json.gz shows the core\'s error, as the CLI', async () => {
   // Garbage over a stretch of the compressed stream, a third of the way in.

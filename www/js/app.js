@@ -49,6 +49,22 @@ function showError(message) {
   box.hidden = !message;
 }
 
+/** Shows how the input ended (a truncation warning, notes), or hides both when `summary` is null. */
+function showInputStatus(summary) {
+  const input = (summary && summary.input) || {};
+  const warning = $('input-warning');
+  warning.textContent = input.truncation ? `Warning: ${input.truncation.message}` : '';
+  warning.hidden = !input.truncation;
+  const note = $('input-note');
+  note.textContent = (input.notes || []).map((n) => `Note: ${n}`).join('\n');
+  note.hidden = !(input.notes || []).length;
+}
+
+/** The options every load passes to the core (the page's settings). */
+function loadOptions() {
+  return { strict: $('strict-input').checked };
+}
+
 function setProgress(visible, fraction = 0, text = '') {
   $('progress').hidden = !visible;
   $('progress-bar').value = fraction;
@@ -64,6 +80,7 @@ async function loadTrace(blob, fileName) {
   generation++;
   comparison = null;
   showError('');
+  showInputStatus(null);
   $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
   $('tabs').hidden = true;
   clear($('view')).append(el('div', { class: 'empty', text: 'reading…' }));
@@ -74,7 +91,7 @@ async function loadTrace(blob, fileName) {
   timing.parallel = null;
   setProgress(true, 0, 'starting…');
   try {
-    const result = await session.load(blob, {}, ({ bytesRead, total, events }) => {
+    const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
       if (current !== trace) return;
       if (bytesRead === total) timing.parsed = performance.now();
       setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
@@ -85,6 +102,7 @@ async function loadTrace(blob, fileName) {
     // How the file was parsed: {workers, parts, adopted} when the worker read it in ranges.
     timing.parallel = result.parallel || null;
     trace.summary = result.summary;
+    showInputStatus(trace.summary);
     trace.tableNames = result.tables;
     prefetchTables(trace, readHash().view);
     setProgress(false);
@@ -151,7 +169,7 @@ async function loadSecond(blob, fileName) {
     if (node) node.textContent = text;
   };
   try {
-    const result = await session.load(blob, {}, ({ bytesRead, total, events }) => {
+    const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
       if (token === secondToken) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     }, 'b');
     if (token !== secondToken) return;

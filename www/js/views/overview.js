@@ -16,6 +16,12 @@ function fact(key, label, shown, value) {
  */
 function phaseText(s) {
   const passes = formatCount(s.passes ?? 0);
+  const incomplete = s.incomplete_passes ? ` (+ ${formatCount(s.incomplete_passes)} incomplete: the trace stops inside it)` : '';
+  return phaseOnly(s, passes) + incomplete;
+}
+
+/** {@link phaseText} without the incomplete passes of a truncated trace. */
+function phaseOnly(s, passes) {
   if (s.trace_phase) return `${s.trace_phase} · ${passes}`;
   const order = ['prefill', 'decode'];
   const rank = (p) => (order.indexOf(p) + 1 || order.length + 1);
