@@ -27,6 +27,8 @@ enum State {
 pub struct Analyzer {
     options: Options,
     state: State,
+    /// The timeline's sorted lanes, built on the first timeline request.
+    timeline: Option<crate::analysis::lod::TimelineIndex>,
 }
 
 fn js_error(message: impl std::fmt::Display) -> JsValue {
@@ -50,7 +52,7 @@ impl Analyzer {
         } else {
             serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
         };
-        Ok(Analyzer { options, state: State::Reading(Box::default()) })
+        Ok(Analyzer { options, state: State::Reading(Box::default()), timeline: None })
     }
 
     /// Feeds the next chunk of the file (gzip or plain JSON, any size).
@@ -141,6 +143,28 @@ impl Analyzer {
         }
     }
 
+    /// The timeline's lanes, families, time span and bands (passes, layers, collectives): see
+    /// [`crate::analysis::lod::TimelineMeta`]. Builds the timeline index on first use.
+    pub fn timeline_meta(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.timeline_index()?.meta)
+    }
+
+    /// The window `[from_ns, to_ns)` (ns since the time origin) in `width` pixel columns: per lane
+    /// `width` family indexes (255: nothing), then per lane `width` busy fractions (0-255).
+    pub fn timeline_buckets(&mut self, from_ns: f64, to_ns: f64, width: u32) -> Result<Vec<u8>, JsValue> {
+        Ok(self.timeline_index()?.buckets(from_ns, to_ns, width as usize))
+    }
+
+    /// The row drawn in `lane` at `at_ns` (or the nearest within `slack_ns`) with what the tooltip
+    /// shows ([`crate::analysis::lod::Details`]), or null.
+    pub fn timeline_hit(&mut self, lane: u32, at_ns: f64, slack_ns: f64) -> Result<JsValue, JsValue> {
+        let hit = self.timeline_index()?.hit(lane as usize, at_ns, slack_ns);
+        match hit {
+            Some((kind, row)) => to_js(&crate::analysis::lod::details(self.analysis()?, kind, row)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
     /// Kernel time rolled up by (category, phase, pass, layer): compact columns for the page's
     /// charts, so no chart needs the full per-kernel table.
     pub fn rollup(&self) -> Result<JsValue, JsValue> {
@@ -187,6 +211,13 @@ impl Analyzer {
         let State::Reading(reader) = &mut self.state else { return Err(js_error(format!("{what} after finish"))) };
         let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
         Ok(part.is_ok_and(|part| adopt(reader, part)))
+    }
+
+    fn timeline_index(&mut self) -> Result<&crate::analysis::lod::TimelineIndex, JsValue> {
+        if self.timeline.is_none() {
+            self.timeline = Some(crate::analysis::lod::TimelineIndex::new(self.analysis()?));
+        }
+        Ok(self.timeline.as_ref().expect("built above"))
     }
 
     fn analysis(&self) -> Result<&Analysis, JsValue> {

@@ -3,6 +3,7 @@
 pub mod categories;
 pub mod compare;
 pub mod layers;
+pub mod lod;
 pub mod ops;
 pub mod per_name;
 pub mod phases;
