@@ -8,6 +8,8 @@ echo "== cargo test --release"
 cargo test --release
 echo "== cargo build --release (the CLI the browser tests compare against)"
 cargo build --release
+echo "== front-end unit tests (node --test)"
+npm run --silent test:unit
 echo "== page build"
 npm run --silent build
 echo "== browser tests"

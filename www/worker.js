@@ -5,6 +5,7 @@
 // trace of a comparison); `slot` defaults to `a`.
 //
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
+//      timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
 //      compareCsv {name} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
@@ -152,6 +153,16 @@ const ops = {
   },
   rollup(data) {
     return analyzer(data).rollup();
+  },
+  timelineMeta(data) {
+    return analyzer(data).timeline_meta();
+  },
+  timelineBuckets(data) {
+    const bytes = analyzer(data).timeline_buckets(data.from, data.to, data.width);
+    return new Transfer(bytes.buffer);
+  },
+  timelineHit(data) {
+    return analyzer(data).timeline_hit(data.lane, data.at, data.slack);
   },
   workbook(data) {
     const bytes = analyzer(data).workbook();

@@ -101,9 +101,13 @@ test('every view renders for a real trace and the URL hash keeps the view', asyn
   await page.goto(env.server.url);
   await page.click('#example-button');
   await waitReady(page);
+  // The timeline is the first view after a load.
+  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 60_000 });
+  await page.click('#tabs a[data-view="overview"]');
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
   const summary = cliSummary(EXAMPLE);
   assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), summary.counts.kernels);
-  for (const view of ['overview', 'categories', 'phases', 'layers', 'ops', 'report', 'compare', 'kernels']) {
+  for (const view of ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'report', 'compare', 'kernels']) {
     await page.click(`#tabs a[data-view="${view}"]`);
     await page.waitForSelector(`[data-view="${view}"][data-rendered]`, { timeout: 60_000 });
     assert.ok(page.url().endsWith(`#${view}`), `hash for ${view}: ${page.url()}`);
@@ -200,6 +204,8 @@ test('cancel stops a load mid-way and the page stays usable', async () => {
   assert.equal(await page.isVisible('#progress'), false);
   await page.click('#example-button');
   await waitReady(page);
+  await page.click('#tabs a[data-view="overview"]');
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
   assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), cliSummary(EXAMPLE).counts.kernels);
   assert.deepEqual(problems, []);
   await page.close();

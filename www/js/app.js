@@ -13,8 +13,9 @@ import { ops } from './views/ops.js';
 import { kernels } from './views/kernels.js';
 import { report } from './views/report.js';
 import { compare } from './views/compare.js';
+import { timeline } from './views/timeline.js';
 
-const RENDER = { overview, categories, phases, layers, ops, kernels, report, compare };
+const RENDER = { timeline, overview, categories, phases, layers, ops, kernels, report, compare };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +36,9 @@ let secondToken = 0;
 let comparison = null;
 /** Bumped whenever trace A or B changes, so a cached comparison is never reused across traces. */
 let generation = 0;
+
+/** The hash a view wrote for itself last (see `setParams`): its hashchange is not a navigation. */
+let ignoreHash = '';
 
 /** Timing marks for the benchmark and tests (no trace content). */
 const timing = (window.traceprismTiming = {});
@@ -222,7 +226,7 @@ function cancel() {
 }
 
 /** The context a view renders with: summary, table names and cached fetchers. */
-function contextFor(trace, view) {
+function contextFor(trace, view, params = {}) {
   const cached = (map, key, make) => {
     if (!map.has(key)) map.set(key, make().catch((e) => { map.delete(key); throw e; }));
     return map.get(key);
@@ -242,6 +246,16 @@ function contextFor(trace, view) {
       }
     },
     setArgs: (args) => writeHash(view, args),
+    // The view's address parameters (#timeline?from=…&to=…) and a way to change them without
+    // drawing the view again (`record`: as a new history entry).
+    params,
+    setParams: (next, record = false) => {
+      ignoreHash = location.hash;
+      writeHash(view, [], next, record);
+      ignoreHash = location.hash;
+    },
+    // A request to the worker about the trace (the timeline's buckets and hit tests).
+    call: (op, data = {}) => trace.session.call(op, data),
     rerender: () => showView(),
     // Comparison (view "compare").
     second,
@@ -293,14 +307,14 @@ async function compareCsv(session, c, name) {
 /** Renders the view named in the URL hash. */
 async function showView() {
   if (!current || !current.summary) return;
-  const { view, args } = readHash();
-  writeHash(view, args);
+  const { view, args, params } = readHash();
+  writeHash(view, args, params);
   for (const a of $('tabs').querySelectorAll('a')) a.classList.toggle('active', a.dataset.view === view);
   const token = ++renderToken;
   const root = el('div', { attrs: { 'data-view': view } });
   clear($('view')).append(root);
   try {
-    await RENDER[view](contextFor(current, view), root, args);
+    await RENDER[view](contextFor(current, view, params), root, args);
     if (token === renderToken && timing.firstTable === null && root.querySelector('table.data')) timing.firstTable = performance.now();
     if (token === renderToken) root.dataset.rendered = 'true';
   } catch (err) {
@@ -389,7 +403,11 @@ function main() {
   $('export-all').addEventListener('click', exportAll);
   $('download-xlsx').addEventListener('click', downloadWorkbook);
   $('download-html').addEventListener('click', downloadHtml);
-  window.addEventListener('hashchange', showView);
+  window.addEventListener('hashchange', () => {
+    // A hash the current view wrote itself (the timeline's window) needs no new drawing.
+    if (location.hash === ignoreHash) return;
+    showView();
+  });
   clear($('view')).append(el('div', { class: 'empty', text: 'Drop a trace anywhere on this page, or open one.' }));
   setState('empty');
 }

@@ -1,0 +1,115 @@
+// The timeline view: the first view after a load, drawn on a canvas from the core's buckets.
+// Expected lanes come from the raw JSON (node's own JSON.parse), not from the page.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { useBrowser } from './harness.mjs';
+import { ROOT, pickFile, waitReady, watchRequests } from './browser.mjs';
+
+const FIXTURE = path.join(ROOT, 'fixtures/vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz');
+const env = useBrowser('traceprism-timeline-');
+
+/** Distinct (device, stream) of the GPU events (kernels, memcpy, memset) in the raw JSON. */
+function rawStreams(file) {
+  const doc = JSON.parse(zlib.gunzipSync(fs.readFileSync(file)).toString());
+  const keys = new Set();
+  for (const e of doc.traceEvents) {
+    if (e.ph === 'X' && ['kernel', 'gpu_memcpy', 'gpu_memset'].includes(e.cat)) keys.add(`${e.args.device}/${e.args.stream}`);
+  }
+  return keys.size;
+}
+
+/** The visible window from `timeline-range` as [from, to] in µs. */
+async function range(page) {
+  const text = await page.textContent('[data-testid="timeline-range"]');
+  const m = text.match(/^([\d.]+) – ([\d.]+) (µs|ms)$/);
+  assert.ok(m, `range text ${JSON.stringify(text)}`);
+  const k = m[3] === 'ms' ? 1000 : 1;
+  return [Number(m[1]) * k, Number(m[2]) * k];
+}
+
+/** Waits until the range text differs from `before`. */
+async function rangeChanged(page, before) {
+  await page.waitForFunction((b) => document.querySelector('[data-testid="timeline-range"]').textContent !== b, before);
+}
+
+test('the timeline opens first, draws one lane per GPU stream, and W/S/A/D/F move its window', async () => {
+  const { page, problems } = await env.browser.newPage();
+  const outside = watchRequests(page, env.server.url);
+  await page.goto(env.server.url);
+  await pickFile(page, FIXTURE);
+  await waitReady(page, 300_000);
+  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 60_000 });
+  // Lanes: the canvas lists them in the meta the worker sent; count the GPU ones drawn.
+  const lanes = await page.evaluate(async () => {
+    const canvas = document.querySelector('[data-testid="timeline"]');
+    const g = canvas.getContext('2d');
+    const { data } = g.getImageData(170, 0, canvas.width - 170, canvas.height);
+    let coloured = 0;
+    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i] - data[i + 1]) > 30 || Math.abs(data[i + 1] - data[i + 2]) > 30) coloured++;
+    return { coloured, total: data.length / 4 };
+  });
+  assert.ok(lanes.coloured > lanes.total * 0.02, `the canvas is not blank: ${JSON.stringify(lanes)}`);
+  const meta = await page.evaluate(() => window.traceprismTimeline);
+  assert.equal(meta.gpuLanes, rawStreams(FIXTURE), 'one GPU lane per stream of the raw JSON');
+  const whole = await range(page);
+  await page.focus('[data-testid="timeline"]');
+  let before = await page.textContent('[data-testid="timeline-range"]');
+  await page.keyboard.press('w');
+  await rangeChanged(page, before);
+  const narrowed = await range(page);
+  assert.ok(narrowed[1] - narrowed[0] < (whole[1] - whole[0]) * 0.9, `W narrows: ${whole} -> ${narrowed}`);
+  before = await page.textContent('[data-testid="timeline-range"]');
+  await page.keyboard.press('d');
+  await rangeChanged(page, before);
+  const right = await range(page);
+  assert.ok(right[0] > narrowed[0], `D moves later: ${narrowed} -> ${right}`);
+  before = await page.textContent('[data-testid="timeline-range"]');
+  await page.keyboard.press('a');
+  await rangeChanged(page, before);
+  const left = await range(page);
+  assert.ok(left[0] < right[0], `A moves earlier: ${right} -> ${left}`);
+  // The window is in the address.
+  assert.match(page.url(), /#timeline\?from=[\d.]+&to=[\d.]+/);
+  before = await page.textContent('[data-testid="timeline-range"]');
+  await page.keyboard.press('f');
+  await rangeChanged(page, before);
+  assert.deepEqual(await range(page), whole, 'F fits the whole trace');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(outside.leaks, []);
+  await page.close();
+});
+
+test('hovering a kernel shows its name as text, and a click shows its details', async () => {
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#timeline');
+  await pickFile(page, FIXTURE);
+  await waitReady(page, 300_000);
+  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 60_000 });
+  const box = await page.locator('[data-testid="timeline"]').boundingBox();
+  const meta = await page.evaluate(() => window.traceprismTimeline);
+  // Sweep the first GPU lane until the tooltip names a kernel.
+  const y = box.y + meta.laneTop + meta.laneHeight / 2;
+  let text = '';
+  for (let x = box.x + 180; x < box.x + box.width - 10 && !text; x += 23) {
+    await page.mouse.move(x, y);
+    try {
+      await page.waitForSelector('[data-testid="timeline-tooltip"]:not([hidden])', { timeout: 400 });
+      text = await page.textContent('[data-testid="timeline-tooltip"]');
+    } catch {
+      // nothing under this pixel
+    }
+  }
+  assert.ok(text.includes('category:') && text.includes('duration:'), `tooltip: ${text}`);
+  // Text only: the tooltip holds no element, whatever the name contains (vLLM names hold <, >, &).
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid="timeline-tooltip"]').children.length), 0);
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForSelector('[data-testid="timeline-details"] dl');
+  const name = (await page.textContent('[data-testid="timeline-details"] pre')).trim();
+  assert.ok(text.startsWith(name.split('\n')[0].slice(0, 20)), `details name ${name} vs tooltip ${text}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
