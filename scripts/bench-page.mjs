@@ -107,10 +107,58 @@ async function measure(browser, file, mode) {
     await pickFile(page, file);
     await waitReady(page, 30 * 60_000);
     await page.waitForFunction(() => window.traceprismTiming.firstTable !== null, null, { timeout: 30 * 60_000 });
-    return await page.evaluate(() => ({ ...window.traceprismTiming }));
+    const timing = await page.evaluate(() => ({ ...window.traceprismTiming }));
+    if (mode === 'warm') timing.frames = await timelineFrames(page);
+    return timing;
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Frame times of the timeline while zooming and panning (W x12, D x12, S x12, A x12, then wheel
+ * zooms in and out), each from the key to the picture of the new window drawn from fresh buckets;
+ * the next key is pressed once that frame is drawn. Returns the frame times in ms.
+ */
+async function timelineFrames(page) {
+  await page.goto(server.url + '#timeline');
+  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 10 * 60_000 });
+  await page.focus('[data-testid="timeline"]');
+  // Frame intervals the browser produced meanwhile (requestAnimationFrame), for the 60 fps target.
+  await page.evaluate(() => {
+    const intervals = (window.traceprismFrameIntervals = []);
+    let last = null;
+    const tick = (t) => {
+      if (last !== null) intervals.push(t - last);
+      last = t;
+      if (!window.traceprismStopFrames) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  const count = () => page.evaluate(() => window.traceprismTimeline.frames.length);
+  const steps = [...'wwwwwwwwwwww', ...'dddddddddddd', ...'ssssssssssss', ...'aaaaaaaaaaaa'];
+  for (const key of steps) {
+    const before = await count();
+    await page.keyboard.press(key);
+    await page.waitForFunction((n) => window.traceprismTimeline.frames.length > n, before, { timeout: 60_000 }).catch(() => {});
+  }
+  const box = await page.locator('[data-testid="timeline"]').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  for (const dy of [-100, -100, -100, -100, -100, -100, 100, 100, 100, 100, 100, 100]) {
+    const before = await count();
+    await page.mouse.wheel(0, dy);
+    await page.waitForFunction((n) => window.traceprismTimeline.frames.length > n, before, { timeout: 60_000 }).catch(() => {});
+  }
+  return page.evaluate(() => {
+    window.traceprismStopFrames = true;
+    return { fresh: [...window.traceprismTimeline.frames], intervals: [...window.traceprismFrameIntervals] };
+  });
+}
+
+/** The p-th percentile of `values` (nearest rank). */
+function percentile(values, p) {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length ? v[Math.min(v.length - 1, Math.ceil((p / 100) * v.length) - 1)] : NaN;
 }
 
 const stale = staleFrontEnd();
@@ -133,6 +181,7 @@ try {
         (json / 1e6 / first).toFixed(0), (size / 1e6 / first).toFixed(0), (t.memory / 2 ** 20).toFixed(0),
         t.warmUpMs == null ? '—' : s(t.warmUpMs),
         native === null ? '—' : native.toFixed(3), native === null ? '—' : (first / native).toFixed(2)].join(' | ')
+        + (t.frames ? ` | timeline: ${t.frames.intervals.length} frame intervals while zooming/panning p50 ${percentile(t.frames.intervals, 50).toFixed(1)} ms, p95 ${percentile(t.frames.intervals, 95).toFixed(1)} ms; input to fresh buckets (${t.frames.fresh.length}) p50 ${percentile(t.frames.fresh, 50).toFixed(1)} ms, p95 ${percentile(t.frames.fresh, 95).toFixed(1)} ms` : '')
         + (t.parallel?.ms ? ` | worker ms ${JSON.stringify(Object.fromEntries(Object.entries(t.parallel.ms).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v) : v])))}` : ''));
     }
   }

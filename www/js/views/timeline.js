@@ -80,13 +80,24 @@ export async function timeline(ctx, root) {
         buckets = new Uint8Array(bytes);
         bucketsFor = { ...w, cols };
         paint();
+        // Frame time: from the input that moved the window to the picture of that window drawn
+        // from fresh buckets (the bench reports p50/p95).
+        if (changedAt !== null && !wanted) {
+          frames.push(performance.now() - changedAt);
+          changedAt = null;
+        }
       }
     } finally {
       inFlight = false;
     }
   }
 
+  /** When the window last changed with no fresh buckets drawn since (for frame times). */
+  let changedAt = null;
+  const frames = [];
+
   function setView(w, record = false) {
+    changedAt ??= performance.now();
     view = clamp(w, bounds);
     range.textContent = formatSpan(view);
     ctx.setParams(paramsOfSpan(view), record);
@@ -313,7 +324,7 @@ export async function timeline(ctx, root) {
   });
   range.textContent = formatSpan(view);
   // For tests and the bench: the shape of what is drawn (no trace content).
-  window.traceprismTimeline = { gpuLanes: lanes.filter((l) => l.kind === 'gpu').length, lanes: lanes.length, laneTop: bands.length * BAND_H, laneHeight: LANE_H };
+  window.traceprismTimeline = { gpuLanes: lanes.filter((l) => l.kind === 'gpu').length, lanes: lanes.length, laneTop: bands.length * BAND_H, laneHeight: LANE_H, frames };
   paint();
   await refresh();
 }
