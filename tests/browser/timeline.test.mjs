@@ -113,3 +113,37 @@ test('hovering a kernel shows its name as text, and a click shows its details', 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a pass in the phases view and a layer of the heat map open the timeline on their stretch of time', async () => {
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#phases');
+  await pickFile(page, FIXTURE);
+  await waitReady(page, 300_000);
+  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  const box = '[data-table-box="passes"]';
+  const cols = await page.$$eval(`${box} thead th`, (ths) => ths.map((th) => th.textContent));
+  const cells = await page.$$eval(`${box} tbody tr:nth-child(3) td`, (tds) => tds.map((td) => td.textContent));
+  const start = Number(cells[cols.indexOf('start_us')]);
+  const dur = Number(cells[cols.indexOf('duration_us')]);
+  await page.click(`${box} tbody tr:nth-child(3)`);
+  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 60_000 });
+  const origin = await page.evaluate(() => window.traceprismTimeline.originUs);
+  const [from, to] = await range(page);
+  const rel = start - origin;
+  assert.ok(from <= rel + 0.5 && to >= rel + dur - 0.5, `window ${from}-${to} µs holds the pass ${rel}-${rel + dur}`);
+  assert.ok(to - from < dur * 1.2 + 21, `window ${from}-${to} is about the pass (${dur} µs)`);
+  // Back returns to the phases view.
+  await page.goBack();
+  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  // A heat-map cell lists the layer's kernels, and its button zooms the timeline to them.
+  await page.goto(env.server.url + '#layers');
+  await page.waitForSelector('[data-view="layers"][data-rendered]', { timeout: 60_000 });
+  await page.click('[data-testid="heatmap"] canvas', { position: { x: 2, y: 2 } });
+  await page.waitForSelector('[data-testid="layer-on-timeline"]', { timeout: 60_000 });
+  await page.click('[data-testid="layer-on-timeline"]');
+  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 60_000 });
+  const [lf, lt] = await range(page);
+  assert.ok(lt - lf < to - from, `a layer's window (${lf}-${lt}) is narrower than its pass's`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,7 +1,7 @@
 // The timeline window's maths (www/js/timeline/window.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clamp, zoom, pan, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan, MIN_SPAN_NS } from '../../www/js/timeline/window.js';
+import { clamp, zoom, pan, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan, linkParams, MIN_SPAN_NS } from '../../www/js/timeline/window.js';
 
 const bounds = { from: 0, to: 1e9 };
 
@@ -44,4 +44,10 @@ test('the address round-trips a window in µs and refuses what is not one', () =
   assert.equal(spanFromParams({ from: '5', to: '2' }), null);
   assert.equal(spanFromParams({ from: 'x', to: '2' }), null);
   assert.equal(spanFromParams({}), null);
+});
+
+test('a link from a table (absolute µs) lands on the same stretch relative to the origin', () => {
+  const origin = 5e15; // ns on the trace clock (5e12 µs)
+  const w = spanFromParams(linkParams(5e12 + 100, 50), origin);
+  assert.deepEqual(w, { from: 90_000, to: 160_000 }, '10 µs margins around 100-150 µs after the origin');
 });

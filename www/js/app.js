@@ -3,7 +3,7 @@
 import { el, clear } from './dom.js';
 import { Session } from './session.js';
 import { formatBytes, formatCount } from './format.js';
-import { VIEWS, readHash, writeHash, viewOfTable } from './routing.js';
+import { VIEWS, readHash, writeHash, formatHash, viewOfTable } from './routing.js';
 import { saveFile, saveZip } from './download.js';
 import { overview } from './views/overview.js';
 import { categories } from './views/categories.js';
@@ -254,6 +254,8 @@ function contextFor(trace, view, params = {}) {
       writeHash(view, [], next, record);
       ignoreHash = location.hash;
     },
+    // Goes to another view (a new history entry), e.g. the timeline at a pass or a kernel.
+    navigate: (to, params = {}) => { location.hash = formatHash(to, [], params); },
     // A request to the worker about the trace (the timeline's buckets and hit tests).
     call: (op, data = {}) => trace.session.call(op, data),
     rerender: () => showView(),

@@ -145,7 +145,7 @@ export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, forma
     caption.textContent = p ? `${rowLabels[p[0]]} · ${colLabels[p[1]]}: ${format(v)}${relative && v ? pct(v, p[1]) : ''}` : hint;
   });
   if (onPick) canvas.addEventListener('click', (e) => { const p = at(e); if (p) onPick(p[0], p[1]); });
-  return el('div', { class: 'chart heatmap', attrs: { 'data-scale': relative ? 'vs-median' : 'absolute' } }, canvas, caption, key);
+  return el('div', { class: 'chart heatmap', attrs: { 'data-testid': 'heatmap', 'data-scale': relative ? 'vs-median' : 'absolute' } }, canvas, caption, key);
 }
 
 /**

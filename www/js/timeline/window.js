@@ -79,15 +79,32 @@ export function formatSpan(w) {
 }
 
 /**
- * The window named by the address (`from` and `to` in µs), or null when absent or not a window.
+ * The window named by the address (`from` and `to` in µs since the time origin; with `abs=1`, in
+ * µs of the trace's own clock, as the tables print them, and `originNs` converts), or null when
+ * absent or not a window.
  * @param {Record<string, string>} params
+ * @param {number} [originNs]
  * @returns {Span | null}
  */
-export function spanFromParams(params) {
+export function spanFromParams(params, originNs = 0) {
+  const shift = params.abs === '1' ? originNs : 0;
   const from = Number(params.from);
   const to = Number(params.to);
   if (params.from === undefined || params.to === undefined || !Number.isFinite(from) || !Number.isFinite(to) || to <= from) return null;
-  return { from: from * 1e3, to: to * 1e3 };
+  return { from: from * 1e3 - shift, to: to * 1e3 - shift };
+}
+
+/**
+ * The address of a stretch of trace time as the tables print it (absolute µs), with a margin of
+ * `margin` of its length on each side (at least 10 µs), for links to the timeline.
+ * @param {number} startUs
+ * @param {number} durUs
+ * @param {number} [margin]
+ * @returns {{from: string, to: string, abs: string}}
+ */
+export function linkParams(startUs, durUs, margin = 0.05) {
+  const pad = Math.max(durUs * margin, 10);
+  return { from: String(startUs - pad), to: String(startUs + durUs + pad), abs: '1' };
 }
 
 /**

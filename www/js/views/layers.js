@@ -3,6 +3,7 @@ import { el } from '../dom.js';
 import { heatMap } from '../charts.js';
 import { tableView } from '../table-view.js';
 import { renderTables } from './common.js';
+import { linkParams } from '../timeline/window.js';
 
 /** Renders the layers view; `args` = [layer, pass or "all", phase?] from the URL hash. */
 export async function layers(ctx, root, args) {
@@ -65,6 +66,17 @@ async function showKernels(ctx, detail, layer, pass, phase) {
   const phc = table.columns.indexOf('phase');
   const where = (row) => row[lc] === layer && (pass === undefined || row[pc] === pass) && (!phase || row[phc] === phase);
   const title = `kernels of layer ${layer}${pass === undefined ? ` (all ${phase ? `${phase} ` : ''}passes)` : `, pass ${pass}`}`;
-  detail.replaceChildren(tableView({ title, table, where, onExport: ctx.exportCsv, note: 'CSV exports the whole kernels table' }));
+  // The layer's stretch of time (first start to last end of its kernels) on the timeline.
+  const tc = table.columns.indexOf('ts_us');
+  const dc = table.columns.indexOf('dur_us');
+  let first = Infinity, last = -Infinity;
+  for (const row of table.rows) {
+    if (!where(row)) continue;
+    first = Math.min(first, row[tc]);
+    last = Math.max(last, row[tc] + row[dc]);
+  }
+  const link = Number.isFinite(first) ? el('button', { attrs: { type: 'button', 'data-testid': 'layer-on-timeline' }, text: 'Show on the timeline' }) : null;
+  link?.addEventListener('click', () => ctx.navigate('timeline', linkParams(first, last - first)));
+  detail.replaceChildren(...[link, tableView({ title, table, where, onExport: ctx.exportCsv, note: 'CSV exports the whole kernels table' })].filter(Boolean));
   detail.scrollIntoView({ block: 'nearest' });
 }

@@ -2,6 +2,7 @@
 import { el } from '../dom.js';
 import { barChart, columnChart } from '../charts.js';
 import { renderTables, groupRollup, phaseColour } from './common.js';
+import { linkParams } from '../timeline/window.js';
 
 /** Renders the phases view. */
 export async function phases(ctx, root) {
@@ -29,5 +30,10 @@ export async function phases(ctx, root) {
   } else {
     root.append(el('p', { class: 'note', text: 'No forward passes were detected in this trace.' }));
   }
-  await renderTables(ctx, 'phases', root);
+  // A pass row opens the timeline at that pass.
+  const toTimeline = (row, cols) => {
+    const start = row[cols.indexOf('start_us')], dur = row[cols.indexOf('duration_us')];
+    if (typeof start === 'number' && typeof dur === 'number') ctx.navigate('timeline', linkParams(start, dur));
+  };
+  await renderTables(ctx, 'phases', root, { onRowClick: { passes: toTimeline } });
 }

@@ -25,7 +25,7 @@ export async function timeline(ctx, root) {
   const colours = meta.families.map(famColour);
   const hidden = new Set();
   const bounds = { from: meta.start, to: Math.max(meta.end, meta.start + 1000) };
-  let view = clamp(spanFromParams(ctx.params || {}) || bounds, bounds);
+  let view = clamp(spanFromParams(ctx.params || {}, meta.origin) || bounds, bounds);
   /** @type {{from: number, to: number} | null} */
   let selection = null;
   const lanes = meta.lanes;
@@ -324,7 +324,7 @@ export async function timeline(ctx, root) {
   });
   range.textContent = formatSpan(view);
   // For tests and the bench: the shape of what is drawn (no trace content).
-  window.traceprismTimeline = { gpuLanes: lanes.filter((l) => l.kind === 'gpu').length, lanes: lanes.length, laneTop: bands.length * BAND_H, laneHeight: LANE_H, frames };
+  window.traceprismTimeline = { gpuLanes: lanes.filter((l) => l.kind === 'gpu').length, lanes: lanes.length, laneTop: bands.length * BAND_H, laneHeight: LANE_H, originUs: meta.origin / 1e3, frames };
   paint();
   await refresh();
 }
