@@ -13,6 +13,7 @@ pub mod link;
 pub mod model;
 pub mod report;
 pub mod rules;
+pub mod split;
 pub mod summary;
 pub mod table;
 mod threads;

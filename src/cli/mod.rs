@@ -5,6 +5,7 @@ mod compare;
 mod export;
 mod layers;
 mod report;
+mod split;
 mod summary_text;
 
 use traceprism::{analyze_path_on, Analysis, Error, Result};
@@ -18,6 +19,9 @@ USAGE:
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
   traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers]  layers per pass; kernels of chosen layers
+  traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
+                                                                 the events of one pass, phase or time window
+                                                                 (µs since the trace's start) as a .json.gz
   traceprism table TRACE NAME [--csv]                            print one table
   traceprism tables                                              list table names
   traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
@@ -68,6 +72,7 @@ pub fn run(argv: &[String]) -> i32 {
         "layers" => args::parse(rest).and_then(|a| layers::run(&a)),
         "report" => args::parse(rest).and_then(|a| report::run(&a)),
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
+        "split" => args::parse(rest).and_then(|a| split::run(&a)),
         "compare" => args::parse(rest).and_then(|a| compare::run(&a)),
         "tables" => {
             out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
