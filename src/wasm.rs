@@ -165,6 +165,30 @@ impl Analyzer {
         }
     }
 
+    /// A [`TraceSplitter`] for one window of this trace: `window_json` is `{"pass": N}`,
+    /// `{"phase": "prefill"|"decode"|"mixed"}` or `{"from_us": A, "to_us": B}` (µs since the
+    /// trace's start). Push the file's bytes into it again, then `finish` gives the `.json.gz`.
+    pub fn splitter(&self, window_json: &str) -> Result<TraceSplitter, JsValue> {
+        #[derive(serde::Deserialize)]
+        struct W {
+            pass: Option<u32>,
+            phase: Option<String>,
+            from_us: Option<f64>,
+            to_us: Option<f64>,
+        }
+        let w: W = serde_json::from_str(window_json).map_err(|e| js_error(format!("bad window: {e}")))?;
+        let window = match (w.pass, w.phase, w.from_us, w.to_us) {
+            (Some(n), None, None, None) => crate::split::Window::Pass(n),
+            (None, Some(p), None, None) => crate::split::Window::Phase(
+                crate::analysis::phases::Phase::parse(&p).ok_or_else(|| js_error(format!("unknown phase {p}")))?,
+            ),
+            (None, None, Some(from_us), Some(to_us)) => crate::split::Window::Time { from_us, to_us },
+            _ => return Err(js_error("a window is {pass}, {phase} or {from_us, to_us}")),
+        };
+        let selection = crate::split::select(self.analysis()?, &window).map_err(js_error)?;
+        Ok(TraceSplitter { kernels: selection.kernels as u32, inner: Some(crate::split::Splitter::new(selection)) })
+    }
+
     /// Kernel time rolled up by (category, phase, pass, layer): compact columns for the page's
     /// charts, so no chart needs the full per-kernel table.
     pub fn rollup(&self) -> Result<JsValue, JsValue> {
@@ -425,6 +449,30 @@ impl Inflater {
     /// Compressed bytes pushed since the last call, to send with the block just taken.
     pub fn take_compressed(&mut self) -> f64 {
         std::mem::take(&mut self.compressed) as f64
+    }
+}
+
+/// Writes one window of a trace as a `.json.gz` ([`crate::split`]), from the file's bytes pushed
+/// again.
+#[wasm_bindgen]
+pub struct TraceSplitter {
+    inner: Option<crate::split::Splitter>,
+    kernels: u32,
+}
+
+#[wasm_bindgen]
+impl TraceSplitter {
+    /// Feeds the next bytes of the trace file.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
+        self.inner.as_mut().ok_or_else(|| js_error("splitter finished"))?.push(chunk).map_err(js_error)
+    }
+    /// The `.json.gz` of the window.
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.inner.take().ok_or_else(|| js_error("splitter finished"))?.finish().map_err(js_error)
+    }
+    /// Kernels in the window (what the kernels table lists for it).
+    pub fn kernels(&self) -> u32 {
+        self.kernels
     }
 }
 

@@ -5,7 +5,7 @@
 // trace of a comparison); `slot` defaults to `a`.
 //
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
-//      timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
+//      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
 //      compareCsv {name} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
@@ -160,6 +160,20 @@ const ops = {
   timelineBuckets(data) {
     const bytes = analyzer(data).timeline_buckets(data.from, data.to, data.width);
     return new Transfer(bytes.buffer);
+  },
+  async split(data) {
+    // The file is read again (an export: analyses never re-read) and only the window's events kept.
+    const splitter = analyzer(data).splitter(JSON.stringify(data.window));
+    try {
+      const file = data.file;
+      for (let at = 0; at < file.size; at += 16 << 20) {
+        splitter.push(new Uint8Array(await file.slice(at, at + (16 << 20)).arrayBuffer()));
+      }
+      const bytes = splitter.finish();
+      return new Transfer(bytes.buffer);
+    } finally {
+      splitter.free();
+    }
   },
   timelineHit(data) {
     return analyzer(data).timeline_hit(data.lane, data.at, data.slack);

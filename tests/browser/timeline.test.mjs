@@ -147,3 +147,36 @@ test('a pass in the phases view and a layer of the heat map open the timeline on
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a pass split in the page and opened again shows the CLI\'s kernel count for that pass', async () => {
+  // The CLI's kernels table: kernels of pass 2.
+  const { execFileSync } = await import('node:child_process');
+  const { CLI } = await import('./cli-match.mjs');
+  const out = path.join(env.tmp, 'csv');
+  execFileSync(CLI, ['export', FIXTURE, '--out', out]);
+  const lines = fs.readFileSync(path.join(out, 'kernels.csv'), 'utf8').split('\r\n').filter(Boolean);
+  const passCol = lines[0].split(',').indexOf('pass');
+  // The pass column is a plain number, after any quoted name: count rows whose field at passCol is 2.
+  const want = lines.slice(1).filter((l) => {
+    const cells = l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).map((c) => c.replace(/,$/, ''));
+    return cells[passCol] === '2';
+  }).length;
+  assert.ok(want > 0);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#phases');
+  await pickFile(page, FIXTURE);
+  await waitReady(page, 300_000);
+  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  await page.selectOption('[data-testid="split-pass"]', '2');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="split-pass-button"]')]);
+  const file = path.join(env.tmp, download.suggestedFilename());
+  await download.saveAs(file);
+  assert.match(path.basename(file), /pass2\.json\.gz$/);
+  await pickFile(page, file);
+  await waitReady(page, 300_000);
+  await page.click('#tabs a[data-view="overview"]');
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
+  assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), want);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

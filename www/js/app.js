@@ -79,7 +79,7 @@ function setProgress(visible, fraction = 0, text = '') {
 async function loadTrace(blob, fileName) {
   if (current && document.body.dataset.state === 'loading') restartCore();
   const session = core;
-  const trace = { session, fileName, summary: null, tableNames: [], tables: new Map(), csvs: new Map(), rollup: null };
+  const trace = { session, fileName, blob, summary: null, tableNames: [], tables: new Map(), csvs: new Map(), rollup: null };
   current = trace;
   generation++;
   comparison = null;
@@ -253,6 +253,16 @@ function contextFor(trace, view, params = {}) {
       ignoreHash = location.hash;
       writeHash(view, [], next, record);
       ignoreHash = location.hash;
+    },
+    // Downloads one window of the trace as a .json.gz (traceprism split): `window` is {pass},
+    // {phase} or {from_us, to_us}; `label` names the file.
+    split: async (window, label) => {
+      try {
+        const bytes = await trace.session.call('split', { window, file: trace.blob });
+        saveFile(`${baseName(trace.fileName)}-${label}.json.gz`, new Uint8Array(bytes), 'application/gzip');
+      } catch (err) {
+        showError(`split failed: ${err.message}`);
+      }
     },
     // Goes to another view (a new history entry), e.g. the timeline at a pass or a kernel.
     navigate: (to, params = {}) => { location.hash = formatHash(to, [], params); },

@@ -30,6 +30,20 @@ export async function phases(ctx, root) {
   } else {
     root.append(el('p', { class: 'note', text: 'No forward passes were detected in this trace.' }));
   }
+  // Split: one pass or one phase as a .json.gz that Perfetto and traceprism open.
+  const passCount = ctx.summary.passes + (ctx.summary.incomplete_passes || 0);
+  if (passCount > 0) {
+    const which = el('select', { attrs: { 'aria-label': 'pass to download', 'data-testid': 'split-pass' } },
+      Array.from({ length: passCount }, (_, k) => el('option', { attrs: { value: String(k) }, text: `pass ${k}` })));
+    const passButton = el('button', { attrs: { type: 'button', 'data-testid': 'split-pass-button' }, text: 'Download pass (.json.gz)' });
+    passButton.addEventListener('click', () => ctx.split({ pass: Number(which.value) }, `pass${which.value}`));
+    const phaseButtons = ['prefill', 'decode'].filter((p) => (ctx.summary.phases || []).some((x) => x.phase === p && x.passes > 0)).map((p) => {
+      const b = el('button', { attrs: { type: 'button' }, text: `Download all ${p} (.json.gz)` });
+      b.addEventListener('click', () => ctx.split({ phase: p }, p));
+      return b;
+    });
+    root.append(el('div', { class: 'split-bar', title: 'Only the events of that window, plus the metadata events: opens in Perfetto and here' }, 'Split the trace: ', which, ' ', passButton, ' ', ...phaseButtons));
+  }
   // A pass row opens the timeline at that pass.
   const toTimeline = (row, cols) => {
     const start = row[cols.indexOf('start_us')], dur = row[cols.indexOf('duration_us')];

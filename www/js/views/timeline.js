@@ -49,6 +49,12 @@ export async function timeline(ctx, root) {
     legend.append(button);
   });
   const range = el('div', { class: 'timeline-range', attrs: { 'data-testid': 'timeline-range' } });
+  // Split: the selection (or the visible window) as a .json.gz.
+  const splitButton = el('button', { attrs: { type: 'button', 'data-testid': 'split-window' }, text: 'Download visible window (.json.gz)' });
+  splitButton.addEventListener('click', () => {
+    const w = selection || view;
+    ctx.split({ from_us: w.from / 1e3, to_us: w.to / 1e3 }, `${Math.round(w.from / 1e3)}-${Math.round(w.to / 1e3)}us`);
+  });
   const help = el('div', { class: 'note', text: 'W/S or wheel: zoom · A/D or drag: pan · F: fit · shift-drag: select · click: details' });
   const overview = el('canvas', { class: 'timeline-overview', attrs: { height: String(OVERVIEW_H), 'aria-label': 'whole trace; drag to move the window' } });
   const height = bands.length * BAND_H + lanes.length * LANE_H + 4;
@@ -57,7 +63,7 @@ export async function timeline(ctx, root) {
   tooltip.hidden = true;
   const panel = el('div', { class: 'timeline-details', attrs: { 'data-testid': 'timeline-details' } }, el('p', { class: 'note', text: 'Click a kernel for its details.' }));
   const stage = el('div', { class: 'timeline-stage' }, overview, canvas, tooltip);
-  root.append(legend, range, help, el('div', { class: 'timeline-layout' }, stage, panel));
+  root.append(legend, el('div', { class: 'timeline-bar' }, range, splitButton), help, el('div', { class: 'timeline-layout' }, stage, panel));
 
   const width = () => Math.max(200, Math.floor(stage.clientWidth || 900));
   let buckets = null;
@@ -219,6 +225,7 @@ export async function timeline(ctx, root) {
       const a = timeAt(drag.x - LABEL_W, cols, view);
       const b = timeAt(x - LABEL_W, cols, view);
       selection = { from: Math.min(a, b), to: Math.max(a, b) };
+      splitButton.textContent = 'Download selection (.json.gz)';
       paint();
     } else {
       const dt = ((x - drag.x) / cols) * (drag.view.to - drag.view.from);
