@@ -180,3 +180,16 @@ test('a pass split in the page and opened again shows the CLI\'s kernel count fo
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('? lists the keyboard shortcuts and Esc hides them', async () => {
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url);
+  assert.equal(await page.isVisible('[data-testid="shortcuts"]'), false);
+  await page.keyboard.press('?');
+  assert.equal(await page.isVisible('[data-testid="shortcuts"]'), true);
+  assert.match(await page.textContent('[data-testid="shortcuts"]'), /W \/ S.*zoom/s);
+  await page.keyboard.press('Escape');
+  assert.equal(await page.isVisible('[data-testid="shortcuts"]'), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -415,6 +415,13 @@ function main() {
   $('export-all').addEventListener('click', exportAll);
   $('download-xlsx').addEventListener('click', downloadWorkbook);
   $('download-html').addEventListener('click', downloadHtml);
+  // `?` lists the keyboard shortcuts; Esc hides the list.
+  document.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+    const box = $('shortcuts');
+    if (e.key === '?') box.hidden = !box.hidden;
+    else if (e.key === 'Escape') box.hidden = true;
+  });
   window.addEventListener('hashchange', () => {
     // A hash the current view wrote itself (the timeline's window) needs no new drawing.
     if (location.hash === ignoreHash) return;

@@ -8,14 +8,22 @@ export function titleOf(name) {
   return name.replace(/_/g, ' ');
 }
 
-/** Renders every table routed to `view` into `container`, in registry order. */
-export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {} } = {}) {
+/**
+ * Renders every table routed to `view` into `container`, in registry order. Tables for which
+ * `collapse(name)` holds sit folded under their title (a click opens them), so a view opens on its
+ * charts rather than on screens of tables.
+ */
+export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {}, collapse = () => false } = {}) {
   const names = ctx.tableNames.filter((n) => viewOfTable(n) === view && !exclude.includes(n));
   // Every table is asked for at once (the worker answers in order; one round trip each would add
   // the page's and the worker's message latency once per table) and shown in place as it arrives.
   const shown = names.map((name) => {
     const slot = el('div', { class: 'note', text: `building ${titleOf(name)}…` });
-    container.append(slot);
+    if (collapse(name)) {
+      container.append(el('details', { class: 'folded-table', attrs: { 'data-folded': name } }, el('summary', { text: titleOf(name) }), slot));
+    } else {
+      container.append(slot);
+    }
     return ctx.table(name).then(
       (table) => slot.replaceWith(tableView({ title: titleOf(name), table, onExport: ctx.exportCsv, onRowClick: onRowClick[name] })),
       (err) => { slot.textContent = `${titleOf(name)}: ${err.message}`; });

@@ -1,6 +1,6 @@
 // Phases: prefill vs decode time, per-pass durations, then the phase tables.
 import { el } from '../dom.js';
-import { barChart, columnChart } from '../charts.js';
+import { barChart, columnChart, stackedBars } from '../charts.js';
 import { renderTables, groupRollup, phaseColour } from './common.js';
 import { linkParams } from '../timeline/window.js';
 
@@ -27,6 +27,24 @@ export async function phases(ctx, root) {
     });
     const legend = [...new Set(r.phase.filter(Boolean))].map((p) => ({ label: p, colour: phaseColour(p) }));
     root.append(el('h3', { text: 'Kernel time per forward pass' }), columnChart(items, { legend }));
+    // What each pass spends its time on: one stacked bar per pass, by category family, the
+    // prefill passes first and the decode passes after them (at most 64 passes drawn).
+    const families = [...new Set(r.families)];
+    const perPass = new Map();
+    for (let i = 0; i < r.pass.length; i++) {
+      if (r.pass[i] < 0) continue;
+      const m = perPass.get(r.pass[i]) || new Map();
+      const f = r.families[r.category[i]];
+      m.set(f, (m.get(f) || 0) + r.dur_us[i]);
+      perPass.set(r.pass[i], m);
+    }
+    const mainPhase = (idx) => [...passes.get(idx).phases].sort((a, b) => b[1] - a[1])[0][0];
+    const order = { prefill: 0, mixed: 1, decode: 2 };
+    const stacks = [...perPass.keys()]
+      .sort((a, b) => (order[mainPhase(a)] ?? 3) - (order[mainPhase(b)] ?? 3) || a - b)
+      .slice(0, 64)
+      .map((idx) => ({ label: `pass ${idx} · ${mainPhase(idx)}`, parts: families.map((f) => ({ label: f, value: perPass.get(idx).get(f) || 0 })) }));
+    root.append(el('h3', { text: 'Kernel time per pass by category family (prefill, then decode)' }), stackedBars(stacks));
   } else {
     root.append(el('p', { class: 'note', text: 'No forward passes were detected in this trace.' }));
   }
@@ -49,5 +67,6 @@ export async function phases(ctx, root) {
     const start = row[cols.indexOf('start_us')], dur = row[cols.indexOf('duration_us')];
     if (typeof start === 'number' && typeof dur === 'number') ctx.navigate('timeline', linkParams(start, dur));
   };
-  await renderTables(ctx, 'phases', root, { onRowClick: { passes: toTimeline } });
+  root.append(el('h3', { text: 'Tables' }));
+  await renderTables(ctx, 'phases', root, { onRowClick: { passes: toTimeline }, collapse: (name) => name !== 'passes' && name !== 'phase_summary' });
 }
