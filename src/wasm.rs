@@ -165,6 +165,27 @@ impl Analyzer {
         }
     }
 
+    /// Categorises the trace again with `toml` as the user's category rules (same format as the
+    /// CLI's `--rules FILE`; empty: the built-in rules alone) and runs every analysis again on the
+    /// model it holds, without reading the file again. Returns the new summary. A bad rule is an
+    /// error naming the rule (or the TOML line) and leaves the analysis as it was.
+    pub fn set_category_rules(&mut self, toml: &str) -> Result<JsValue, JsValue> {
+        let rules = (!toml.trim().is_empty()).then(|| toml.to_string());
+        crate::rules::categories::RuleSet::load(rules.as_deref()).map_err(js_error)?;
+        let State::Done(analysis) = std::mem::replace(&mut self.state, State::Spent) else {
+            return Err(js_error("no trace analysed yet"));
+        };
+        let mut options = analysis.options.clone();
+        options.category_rules = rules;
+        // The rules were checked above: what could still fail would fail for the first analysis too.
+        let analysis = Analysis::new(analysis.into_trace(), options.clone()).map_err(js_error)?;
+        self.options = options;
+        self.timeline = None;
+        let summary = summary_of(&analysis);
+        self.state = State::Done(Box::new(analysis));
+        to_js(&summary)
+    }
+
     /// A [`TraceSplitter`] for one window of this trace: `window_json` is `{"pass": N}`,
     /// `{"phase": "prefill"|"decode"|"mixed"}` or `{"from_us": A, "to_us": B}` (µs since the
     /// trace's start). Push the file's bytes into it again, then `finish` gives the `.json.gz`.
@@ -450,6 +471,12 @@ impl Inflater {
     pub fn take_compressed(&mut self) -> f64 {
         std::mem::take(&mut self.compressed) as f64
     }
+}
+
+/// The built-in kernel-category rules (TOML), for the page's rules view.
+#[wasm_bindgen]
+pub fn builtin_category_rules() -> String {
+    crate::rules::categories::BUILTIN.to_string()
 }
 
 /// Writes one window of a trace as a `.json.gz` ([`crate::split`]), from the file's bytes pushed

@@ -5,6 +5,7 @@
 // trace of a comparison); `slot` defaults to `a`.
 //
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
+//      setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
@@ -23,7 +24,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, builtin_category_rules, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
@@ -160,6 +161,14 @@ const ops = {
   timelineBuckets(data) {
     const bytes = analyzer(data).timeline_buckets(data.from, data.to, data.width);
     return new Transfer(bytes.buffer);
+  },
+  setRules(data) {
+    const a = analyzer(data);
+    const summary = a.set_category_rules(data.toml || '');
+    return { summary, tables: a.table_names() };
+  },
+  builtinRules() {
+    return builtin_category_rules();
   },
   async split(data) {
     // The file is read again (an export: analyses never re-read) and only the window's events kept.

@@ -116,6 +116,11 @@ impl Analysis {
         Ok(Analysis { trace, options, categories, phases, layers, roofline: std::sync::OnceLock::new() })
     }
 
+    /// Gives the trace back (to analyse it again with other options, e.g. new category rules).
+    pub fn into_trace(self) -> Trace {
+        self.trace
+    }
+
     /// The roofline analysis, computed on first use and kept (several tables and the report read it).
     pub fn roofline(&self) -> &roofline::Roofline {
         self.roofline.get_or_init(|| roofline::analyze(self))

@@ -14,8 +14,10 @@ import { kernels } from './views/kernels.js';
 import { report } from './views/report.js';
 import { compare } from './views/compare.js';
 import { timeline } from './views/timeline.js';
+import { rules } from './views/rules.js';
+import { RULES_KEY } from './rules-text.js';
 
-const RENDER = { timeline, overview, categories, phases, layers, ops, kernels, report, compare };
+const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 const $ = (id) => document.getElementById(id);
 
@@ -64,9 +66,19 @@ function showInputStatus(summary) {
   note.hidden = !(input.notes || []).length;
 }
 
-/** The options every load passes to the core (the page's settings). */
+/** The user's category rules kept in this browser ('' if none). */
+function userRules() {
+  try {
+    return localStorage.getItem(RULES_KEY) || '';
+  } catch {
+    return '';
+  }
+}
+
+/** The options every load passes to the core (the page's settings and the user's rules). */
 function loadOptions() {
-  return { strict: $('strict-input').checked };
+  const rules = userRules();
+  return { strict: $('strict-input').checked, ...(rules.trim() ? { category_rules: rules } : {}) };
 }
 
 function setProgress(visible, fraction = 0, text = '') {
@@ -254,6 +266,23 @@ function contextFor(trace, view, params = {}) {
       writeHash(view, [], next, record);
       ignoreHash = location.hash;
     },
+    // The user's category rules: read, apply (the worker analyses the trace again), built-in text.
+    userRules,
+    applyRules: async (text) => {
+      const result = await trace.session.call('setRules', { toml: text });
+      try {
+        if (text.trim()) localStorage.setItem(RULES_KEY, text); else localStorage.removeItem(RULES_KEY);
+      } catch {
+        // Storage may be off (private mode): the rules still apply to this trace.
+      }
+      trace.summary = result.summary;
+      trace.tableNames = result.tables;
+      trace.tables.clear();
+      trace.csvs.clear();
+      trace.rollup = null;
+      return result.summary;
+    },
+    builtinRules: () => trace.session.call('builtinRules'),
     // Downloads one window of the trace as a .json.gz (traceprism split): `window` is {pass},
     // {phase} or {from_us, to_us}; `label` names the file.
     split: async (window, label) => {
@@ -340,6 +369,8 @@ async function exportAll() {
   try {
     const files = [];
     for (const name of trace.tableNames) files.push({ name: `${name}.csv`, text: await trace.session.call('csv', { name }) });
+    // The rules the tables were made with, when the user has any (the same file `--rules` reads).
+    if (userRules().trim()) files.push({ name: 'rules.toml', text: userRules() });
     saveZip(`${baseName(trace.fileName)}-tables.zip`, files);
   } catch (err) {
     showError(`export failed: ${err.message}`);

@@ -1,7 +1,7 @@
 // Which view shows which table (by table name, so tables added to the core later find a home).
 
 /** The views, in tab order. */
-export const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report', 'compare'];
+export const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report', 'compare', 'rules'];
 
 /** The view a table belongs to. */
 export function viewOfTable(name) {
