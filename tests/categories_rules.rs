@@ -51,6 +51,22 @@ fn gemm_names_that_are_not_linear_layers_follow_the_op() {
 }
 
 #[test]
+fn triton_templates_are_gemms_whatever_epilogue_they_fused() {
+    // torch.compile max-autotune names a Triton GEMM template triton_tem_fused_<ops>_<n>, its ops
+    // sorted by name: a fused RMSNorm or SiLU-gate epilogue puts mean/pow/rsqrt or mul/silu there.
+    let c = Ctx::new(None);
+    for name in ["triton_tem_fused_addmm_mean_mul_pow_rsqrt_0", "triton_tem_fused_mm_mul_silu_3", "triton_tem_fused__to_copy_bmm_gelu_12", "triton_tem_fused_mm_7"] {
+        let cat = c.name(name);
+        let family = &c.set.categories.iter().find(|d| d.name == cat).unwrap().family;
+        assert_eq!(family, "GEMM", "{name}: {cat}");
+    }
+    assert_eq!(c.name("triton_tem_fused_convolution_relu_2"), "Conv");
+    // The same epilogues in a pointwise or reduction kernel stay what they are.
+    assert_eq!(c.name("triton_red_fused_add_mean_mul_pow_rsqrt_0"), "Norm-RMS");
+    assert_eq!(c.name("triton_poi_fused__unsafe_view_mul_silu_2"), "Activation-Gated");
+}
+
+#[test]
 fn gemms_without_gemm_in_the_name_and_epilogues() {
     let c = Ctx::new(None);
     assert_eq!(c.name("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT"), "GEMM-cuBLAS");
