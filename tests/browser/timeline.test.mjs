@@ -30,6 +30,16 @@ async function range(page) {
   return [Number(m[1]) * k, Number(m[2]) * k];
 }
 
+/** A fresh page with FIXTURE loaded, showing `view` once rendered. */
+async function opened(view) {
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#' + view);
+  await pickFile(page, FIXTURE);
+  await waitReady(page, 300_000);
+  await page.waitForSelector(`[data-view="${view}"][data-rendered]`, { timeout: 60_000 });
+  return { page, problems };
+}
+
 /** Waits until the range text differs from `before`. */
 async function rangeChanged(page, before) {
   await page.waitForFunction((b) => document.querySelector('[data-testid="timeline-range"]').textContent !== b, before);
@@ -83,11 +93,7 @@ test('the timeline opens first, draws one lane per GPU stream, and W/S/A/D/F mov
 });
 
 test('hovering a kernel shows its name as text, and a click shows its details', async () => {
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url + '#timeline');
-  await pickFile(page, FIXTURE);
-  await waitReady(page, 300_000);
-  await page.waitForSelector('[data-view="timeline"][data-rendered]', { timeout: 60_000 });
+  const { page, problems } = await opened('timeline');
   const box = await page.locator('[data-testid="timeline"]').boundingBox();
   const meta = await page.evaluate(() => window.traceprismTimeline);
   // Sweep the first GPU lane until the tooltip names a kernel.
@@ -115,11 +121,7 @@ test('hovering a kernel shows its name as text, and a click shows its details', 
 });
 
 test('a pass in the phases view and a layer of the heat map open the timeline on their stretch of time', async () => {
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url + '#phases');
-  await pickFile(page, FIXTURE);
-  await waitReady(page, 300_000);
-  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  const { page, problems } = await opened('phases');
   const box = '[data-table-box="passes"]';
   const cols = await page.$$eval(`${box} thead th`, (ths) => ths.map((th) => th.textContent));
   const cells = await page.$$eval(`${box} tbody tr:nth-child(3) td`, (tds) => tds.map((td) => td.textContent));
@@ -162,11 +164,7 @@ test('a pass split in the page and opened again shows the CLI\'s kernel count fo
     return cells[passCol] === '2';
   }).length;
   assert.ok(want > 0);
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url + '#phases');
-  await pickFile(page, FIXTURE);
-  await waitReady(page, 300_000);
-  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  const { page, problems } = await opened('phases');
   await page.selectOption('[data-testid="split-pass"]', '2');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="split-pass-button"]')]);
   const file = path.join(env.tmp, download.suggestedFilename());
