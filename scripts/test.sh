@@ -8,7 +8,8 @@ echo "== cargo test --release"
 cargo test --release
 echo "== cargo build --release (the CLI the browser tests compare against)"
 cargo build --release
-echo "== front-end unit tests (node --test)"
+echo "== front-end types (tsc --checkJs) and unit tests (node --test)"
+npm run --silent typecheck
 npm run --silent test:unit
 echo "== page build"
 npm run --silent build

@@ -7,23 +7,11 @@
 // boundary where the part starts; otherwise (a wrong guess, a helper error) it reads and parses
 // that range itself, so the model and any error message never depend on the guess.
 import { find_event_start, document_form, Inflater } from './pkg/traceprism.js';
-
-/** Plain-JSON files at least this large are parsed by several workers. */
-export const PARALLEL_MIN_BYTES = 16 << 20;
-/**
- * Gzip files at least this large are inflated by a helper worker while this one parses (see
- * `readGzip`). Measured warm in Chromium on a busy 2-core machine: 1.2-1.4 MB .gz files gained
- * nothing, a 2.9 MB one about broke even, the 4.2 MB llama trace gained ~10-15% and a 32 MB one ~20%.
- */
-export const GZIP_PIPELINE_MIN_BYTES = 2 << 20;
-/**
- * Cores needed before a gzip file is read this way by default: on a busy 2-core machine, once the
- * core's own inflate got twice as fast (zlib-rs), inflating on a helper no longer paid for its
- * copies and messages (58 MB llama .gz, warm, medians of 9: 0.35 s piped vs 0.30 s in one
- * worker; 290 MB of JSON in a 32 MB .gz: even). With a core to spare for the helper it should.
- * `gzipPipeline: 'always'` (tests, benchmarks) uses it on any machine.
- */
-export const GZIP_PIPELINE_MIN_CORES = 3;
+import {
+  PARALLEL_MIN_BYTES, GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
+  INFLATE_STEP_BYTES, WORKER_SLICE_BYTES, FIRST_SLICE_BYTES, READS_AHEAD, WINDOW_BYTES, WINDOW_BEFORE,
+  RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS,
+} from './js/constants.js';
 
 /** Whether a gzip file is inflated by a helper: `mode` is 'always', 'never' or 'auto' (by cores). */
 export function useGzipPipeline(mode = 'auto') {
@@ -31,35 +19,6 @@ export function useGzipPipeline(mode = 'auto') {
   if (mode === 'never') return false;
   return ((self.navigator && navigator.hardwareConcurrency) || 2) >= GZIP_PIPELINE_MIN_CORES;
 }
-/** Decompressed text per block handed from the inflating helper to this worker. */
-export const INFLATE_BLOCK_BYTES = 4 << 20;
-/**
- * Blocks the inflating helper may send ahead of the one this worker is parsing. With no credit
- * left it parses a block itself, so this is also how far behind this worker falls before the
- * helper helps: 4 beat 2 on the 58 MB llama .gz (with 2 the helper parsed blocks while this worker
- * drained its short queue and then waited).
- */
-export const INFLATE_BLOCKS_AHEAD = 4;
-/**
- * Whether the inflating helper parses a block itself (as a part the main worker adopts) when the
- * main worker is behind, as the native gzip reader does.
- */
-export const SHARE_INFLATED_BLOCKS = true;
-/** Compressed bytes read from the file at a time when inflating. */
-export const INFLATE_READ_BYTES = 1 << 20;
-/** Compressed bytes inflated per step, so the text of one step stays small (flow control acts between steps). */
-export const INFLATE_STEP_BYTES = 256 << 10;
-/** Bytes the main worker reads from the file per push. */
-const SLICE_BYTES = 16 << 20;
-const FIRST_SLICE_BYTES = 1 << 20;
-/** File reads kept in flight while a slice is parsed. */
-const READS_AHEAD = 2;
-/** Bytes of the window searched for an event start after each cut (plus a little before it). */
-const WINDOW_BYTES = 1 << 20;
-const WINDOW_BEFORE = 256;
-/** A helper that parsed at least this much is replaced by a fresh one (see `HelperPool.recycle`). */
-const RECYCLE_AFTER_BYTES = 128 << 20;
-const RECYCLE_DELAY_MS = 3000;
 
 /** Reads the file for this worker's own ranges (started with the worker, on first use). */
 let reader = null;
@@ -294,7 +253,7 @@ export async function readSlices(file, start, end, sliceBytes, ahead, consume, m
 
 /** Pushes `file[start, end)` into `analyzer`; `onSlice(bytesDone)` after each slice. */
 async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
-  await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (bytes, done) => {
+  await reader.read(file, start, end, WORKER_SLICE_BYTES, READS_AHEAD, (bytes, done) => {
     const t = performance.now();
     analyzer.push(bytes);
     ms.push = (ms.push || 0) + performance.now() - t;

@@ -12,12 +12,9 @@
 // Right after start it warms the parse and inflate paths up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
 import init, { TextPart, document_form, find_event_start, warm_up_inflate, warm_up_part } from './pkg/traceprism.js';
-import { SliceReader, inflateFile, INFLATE_BLOCKS_AHEAD, SHARE_INFLATED_BLOCKS } from './parallel.js';
+import { SliceReader, inflateFile } from './parallel.js';
+import { INFLATE_BLOCKS_AHEAD, SHARE_INFLATED_BLOCKS, WORKER_SLICE_BYTES, READS_AHEAD } from './js/constants.js';
 
-/** Bytes read from the file per push. */
-const SLICE_BYTES = 16 << 20;
-/** File reads kept in flight while a slice is parsed. */
-const READS_AHEAD = 2;
 /** Warm-up rounds: decode steps of the synthetic trace parsed as a part (~25 kB a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
 let requested = false;
@@ -48,7 +45,7 @@ async function parse({ job, file, start, end, bare }) {
   const part = new TextPart(bare, start);
   const ms = { read: 0, push: 0, encode: 0, total: 0 };
   try {
-    await reader.read(file, start, end, SLICE_BYTES, READS_AHEAD, (bytes, done) => {
+    await reader.read(file, start, end, WORKER_SLICE_BYTES, READS_AHEAD, (bytes, done) => {
       const t = performance.now();
       part.push(bytes);
       ms.push += performance.now() - t;
@@ -132,7 +129,7 @@ async function inflate({ job, file }) {
       while (current.credit <= 0) await new Promise((resolve) => { current.wake = resolve; });
       ms.wait += performance.now() - t;
       current.credit--;
-      self.postMessage(message, transfer);
+      /** @type {any} */ (self).postMessage(message, transfer);
     }, ms, () => current.spares.pop() || null);
     ms.total = performance.now() - t0;
     self.postMessage({ job, done: true, cut, ms });
@@ -165,7 +162,7 @@ self.onmessage = async (event) => {
   try {
     await ready;
     const { buffer, ms } = await parse(event.data);
-    self.postMessage({ job, part: buffer, ms }, [buffer]);
+    /** @type {any} */ (self).postMessage({ job, part: buffer, ms }, [buffer]);
   } catch (err) {
     self.postMessage({ job, error: (err && err.message) || String(err) });
   }

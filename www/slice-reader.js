@@ -83,7 +83,7 @@ self.onmessage = async (event) => {
       }
       if (current !== job) return;
       job.credit--;
-      self.postMessage({ id: job.id, buffer: slice.buffer, length: slice.length }, [slice.buffer]);
+      /** @type {any} */ (self).postMessage({ id: job.id, buffer: slice.buffer, length: slice.length }, [slice.buffer]);
       if (slice.length === 0) return;
       next = to;
     }

@@ -26,6 +26,7 @@
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
 import init, { Analyzer, builtin_category_rules, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
+import { WORKER_SLICE_BYTES } from './js/constants.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
@@ -175,8 +176,8 @@ const ops = {
     const splitter = analyzer(data).splitter(JSON.stringify(data.window));
     try {
       const file = data.file;
-      for (let at = 0; at < file.size; at += 16 << 20) {
-        splitter.push(new Uint8Array(await file.slice(at, at + (16 << 20)).arrayBuffer()));
+      for (let at = 0; at < file.size; at += WORKER_SLICE_BYTES) {
+        splitter.push(new Uint8Array(await file.slice(at, at + WORKER_SLICE_BYTES).arrayBuffer()));
       }
       const bytes = splitter.finish();
       return new Transfer(bytes.buffer);
@@ -230,7 +231,7 @@ self.onmessage = async (event) => {
     if (!ops[op]) throw new Error(`unknown request ${op}`);
     const result = await ops[op](event.data, id);
     // An op may return a Transfer to move its buffer instead of copying it.
-    if (result instanceof Transfer) self.postMessage({ id, value: result.buffer }, [result.buffer]);
+    if (result instanceof Transfer) /** @type {any} */ (self).postMessage({ id, value: result.buffer }, [result.buffer]);
     else self.postMessage({ id, value: result });
   } catch (err) {
     // Errors from the core arrive as JS Errors carrying the core's message; a wasm trap

@@ -19,6 +19,7 @@ import { RULES_KEY } from './rules-text.js';
 
 const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
+/** The page's element with that id (any: the page knows what each id is). @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
 /** Everything about the loaded trace; replaced whole when another trace loads. */
@@ -43,7 +44,7 @@ let generation = 0;
 let ignoreHash = '';
 
 /** Timing marks for the benchmark and tests (no trace content). */
-const timing = (window.traceprismTiming = {});
+const timing = (window.traceprismTiming = /** @type {Record<string, any>} */ ({}));
 
 function setState(state) {
   document.body.dataset.state = state;
@@ -399,7 +400,7 @@ function wireDrop() {
     depth = 0;
     overlay.hidden = true;
     const files = [...(e.dataTransfer?.files || [])];
-    const slot = e.target?.closest?.('[data-drop-slot]')?.dataset.dropSlot;
+    const slot = /** @type {any} */ (e.target)?.closest?.('[data-drop-slot]')?.dataset.dropSlot;
     openFiles(files, slot);
   });
 }
@@ -437,8 +438,9 @@ function main() {
   startCore();
   wireDrop();
   $('file-input').addEventListener('change', (e) => {
-    const files = [...(e.target.files || [])];
-    e.target.value = '';
+    const input = /** @type {HTMLInputElement} */ (e.target);
+    const files = [...(input.files || [])];
+    input.value = '';
     openFiles(files);
   });
   $('example-button').addEventListener('click', loadExample);

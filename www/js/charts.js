@@ -80,6 +80,12 @@ export function columnChart(items, { width = 900, height = 160, format = formatU
  * Layers of a model take nearly the same time, so an absolute scale paints them one shade; against
  * the median, a slow layer or a hiccup in one pass stands out.
  */
+/**
+ * @param {number[][]} values
+ * @param {string[]} rowLabels
+ * @param {string[]} colLabels
+ * @param {{onPick?: (row: number, col: number) => void, cell?: number, format?: (us: number) => string, columnGroups?: string[] | null, spread?: number}} [options]
+ */
 export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, format = formatUs, columnGroups = null, spread = 0.1 } = {}) {
   const rows = rowLabels.length, cols = colLabels.length;
   const cw = Math.max(2, Math.min(cell, Math.floor(1100 / Math.max(1, cols))));

@@ -2,26 +2,7 @@
 // The worker holds two slots: `a` (the trace the views show) and `b` (the second trace of a
 // comparison). `start` drops the previous trace of a slot; `close` terminates the worker (cancel).
 
-/**
- * Bytes per slice handed to the worker (transferred, not copied). In Chromium on the 58 MB llama
- * trace the worker's total push time fell with larger slices (medians of 5 loads on a busy 2-core
- * machine: 2 MB ~340-420 ms, 4 MB ~330-380, 16 MB ~255-320, 32 MB ~230-245).
- */
-export const SLICE_BYTES = 32 << 20;
-/** The first slice is small, so the worker starts parsing without waiting for a 32 MB read. */
-export const FIRST_SLICE_BYTES = 1 << 20;
-/**
- * Files at least this large are handed to the worker whole (a File is posted, not its bytes): it
- * reads them itself and parses a large plain-JSON file with its helper workers (parallel.js).
- */
-export const WORKER_READ_MIN_BYTES = 16 << 20;
-/**
- * Gzip files at least this large are handed over whole too: a helper worker inflates them while
- * the worker parses (parallel.js, `readGzip`).
- */
-export const WORKER_READ_MIN_GZIP_BYTES = 2 << 20; // as GZIP_PIPELINE_MIN_BYTES (parallel.js)
-/** As GZIP_PIPELINE_MIN_CORES (parallel.js). */
-const GZIP_PIPELINE_MIN_CORES = 3;
+import { PAGE_SLICE_BYTES, FIRST_SLICE_BYTES, WORKER_READ_MIN_BYTES, WORKER_READ_MIN_GZIP_BYTES, GZIP_PIPELINE_MIN_CORES } from './constants.js';
 
 /** True if `blob` starts with the gzip magic bytes. */
 async function isGzip(blob) {
@@ -108,7 +89,7 @@ export class Session {
     const inFlight = [];
     let offset = 0;
     while (offset < total) {
-      const end = Math.min(offset + (offset === 0 ? FIRST_SLICE_BYTES : SLICE_BYTES), total);
+      const end = Math.min(offset + (offset === 0 ? FIRST_SLICE_BYTES : PAGE_SLICE_BYTES), total);
       const buffer = await blob.slice(offset, end).arrayBuffer();
       if (this.closed) throw new Error('cancelled');
       offset = end;

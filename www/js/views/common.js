@@ -13,7 +13,13 @@ export function titleOf(name) {
  * `collapse(name)` holds sit folded under their title (a click opens them), so a view opens on its
  * charts rather than on screens of tables.
  */
-export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {}, collapse = () => false } = {}) {
+/**
+ * @param {any} ctx
+ * @param {string} view
+ * @param {HTMLElement} container
+ * @param {{exclude?: string[], onRowClick?: Record<string, (row: any[], columns: string[]) => void>, collapse?: (name: string) => boolean}} [options]
+ */
+export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {}, collapse = (_name) => false } = {}) {
   const names = ctx.tableNames.filter((n) => viewOfTable(n) === view && !exclude.includes(n));
   // Every table is asked for at once (the worker answers in order; one round trip each would add
   // the page's and the worker's message latency once per table) and shown in place as it arrives.

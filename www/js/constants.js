@@ -1,0 +1,71 @@
+// Every size and tunable of reading a file in the page, in one place (the page, the worker and its
+// helpers import them from here). Figures in the comments are what chose each value.
+
+/** The first slice of a file is small, so parsing starts without waiting for a large read. */
+export const FIRST_SLICE_BYTES = 1 << 20;
+
+/** Plain-JSON files at least this large are parsed by several workers. */
+export const PARALLEL_MIN_BYTES = 16 << 20;
+/**
+ * Gzip files at least this large are inflated by a helper worker while this one parses (see
+ * `readGzip`). Measured warm in Chromium on a busy 2-core machine: 1.2-1.4 MB .gz files gained
+ * nothing, a 2.9 MB one about broke even, the 4.2 MB llama trace gained ~10-15% and a 32 MB one ~20%.
+ */
+export const GZIP_PIPELINE_MIN_BYTES = 2 << 20;
+/**
+ * Cores needed before a gzip file is read this way by default: on a busy 2-core machine, once the
+ * core's own inflate got twice as fast (zlib-rs), inflating on a helper no longer paid for its
+ * copies and messages (58 MB llama .gz, warm, medians of 9: 0.35 s piped vs 0.30 s in one
+ * worker; 290 MB of JSON in a 32 MB .gz: even). With a core to spare for the helper it should.
+ * `gzipPipeline: 'always'` (tests, benchmarks) uses it on any machine.
+ */
+export const GZIP_PIPELINE_MIN_CORES = 3;
+
+/** Decompressed text per block handed from the inflating helper to this worker. */
+export const INFLATE_BLOCK_BYTES = 4 << 20;
+/**
+ * Blocks the inflating helper may send ahead of the one this worker is parsing. With no credit
+ * left it parses a block itself, so this is also how far behind this worker falls before the
+ * helper helps: 4 beat 2 on the 58 MB llama .gz (with 2 the helper parsed blocks while this worker
+ * drained its short queue and then waited).
+ */
+export const INFLATE_BLOCKS_AHEAD = 4;
+/**
+ * Whether the inflating helper parses a block itself (as a part the main worker adopts) when the
+ * main worker is behind, as the native gzip reader does.
+ */
+export const SHARE_INFLATED_BLOCKS = true;
+/** Compressed bytes read from the file at a time when inflating. */
+export const INFLATE_READ_BYTES = 1 << 20;
+/** Compressed bytes inflated per step, so the text of one step stays small (flow control acts between steps). */
+export const INFLATE_STEP_BYTES = 256 << 10;
+/**
+ * Bytes a worker reads from the file per push when it reads the file itself (large files, and the
+ * helpers' ranges); the page's own slices to the worker are PAGE_SLICE_BYTES.
+ */
+export const WORKER_SLICE_BYTES = 16 << 20;
+/** File reads kept in flight while a slice is parsed. */
+export const READS_AHEAD = 2;
+/** Bytes of the window searched for an event start after each cut (plus a little before it). */
+export const WINDOW_BYTES = 1 << 20;
+export const WINDOW_BEFORE = 256;
+/** A helper that parsed at least this much is replaced by a fresh one (see `HelperPool.recycle`). */
+export const RECYCLE_AFTER_BYTES = 128 << 20;
+export const RECYCLE_DELAY_MS = 3000;
+
+/**
+ * Bytes per slice handed to the worker (transferred, not copied). In Chromium on the 58 MB llama
+ * trace the worker's total push time fell with larger slices (medians of 5 loads on a busy 2-core
+ * machine: 2 MB ~340-420 ms, 4 MB ~330-380, 16 MB ~255-320, 32 MB ~230-245).
+ */
+export const PAGE_SLICE_BYTES = 32 << 20;
+/**
+ * Files at least this large are handed to the worker whole (a File is posted, not its bytes): it
+ * reads them itself and parses a large plain-JSON file with its helper workers (parallel.js).
+ */
+export const WORKER_READ_MIN_BYTES = PARALLEL_MIN_BYTES;
+/**
+ * Gzip files at least this large are handed over whole too: a helper worker inflates them while
+ * the worker parses (parallel.js, `readGzip`).
+ */
+export const WORKER_READ_MIN_GZIP_BYTES = GZIP_PIPELINE_MIN_BYTES;
