@@ -246,8 +246,8 @@ pub fn warm_up_with(decode_steps: usize) -> Result<Analysis> {
     let text = synthetic_trace(decode_steps);
     read_and_analyse(&gzip(text.as_bytes()))?;
     let analysis = read_and_analyse(text.as_bytes())?;
-    for (_, build) in crate::report::TABLES {
-        let table = build(&analysis);
+    for def in crate::report::TABLES {
+        let table = (def.build)(&analysis);
         let _ = table.to_csv();
     }
     let _ = crate::summary::summary(&analysis);

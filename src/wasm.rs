@@ -121,6 +121,12 @@ impl Analyzer {
         to_js(&summary)
     }
 
+    /// The view that shows each table: `{name: view}` (views as the page names them).
+    pub fn table_views(&self) -> Result<JsValue, JsValue> {
+        let map: std::collections::BTreeMap<&str, report::View> = report::TABLES.iter().map(|t| (t.name, t.view)).collect();
+        to_js(&map)
+    }
+
     /// Names of every table, in display/export order.
     pub fn table_names(&self) -> Vec<String> {
         report::table_names().into_iter().map(String::from).collect()
@@ -595,8 +601,8 @@ pub fn warm_up(decode_steps: u32) -> Result<(), JsValue> {
     let analysis = crate::warm_up::warm_up_with(steps).map_err(js_error)?;
     to_js(&summary_of(&analysis))?;
     to_js(&rollup::rollup(&analysis))?;
-    for (_, build) in report::TABLES {
-        to_js(&build(&analysis))?;
+    for def in report::TABLES {
+        to_js(&(def.build)(&analysis))?;
     }
     Ok(())
 }

@@ -55,7 +55,12 @@ fn triton_templates_are_gemms_whatever_epilogue_they_fused() {
     // torch.compile max-autotune names a Triton GEMM template triton_tem_fused_<ops>_<n>, its ops
     // sorted by name: a fused RMSNorm or SiLU-gate epilogue puts mean/pow/rsqrt or mul/silu there.
     let c = Ctx::new(None);
-    for name in ["triton_tem_fused_addmm_mean_mul_pow_rsqrt_0", "triton_tem_fused_mm_mul_silu_3", "triton_tem_fused__to_copy_bmm_gelu_12", "triton_tem_fused_mm_7"] {
+    for name in [
+        "triton_tem_fused_addmm_mean_mul_pow_rsqrt_0",
+        "triton_tem_fused_mm_mul_silu_3",
+        "triton_tem_fused__to_copy_bmm_gelu_12",
+        "triton_tem_fused_mm_7",
+    ] {
         let cat = c.name(name);
         let family = &c.set.categories.iter().find(|d| d.name == cat).unwrap().family;
         assert_eq!(family, "GEMM", "{name}: {cat}");

@@ -145,7 +145,7 @@ const ops = {
   finish(data) {
     const a = analyzer(data);
     const summary = a.finish();
-    return { summary, tables: a.table_names(), memory: memoryBytes() };
+    return { summary, tables: a.table_names(), views: a.table_views(), memory: memoryBytes() };
   },
   table(data) {
     return analyzer(data).table(data.name);
@@ -166,7 +166,7 @@ const ops = {
   setRules(data) {
     const a = analyzer(data);
     const summary = a.set_category_rules(data.toml || '');
-    return { summary, tables: a.table_names() };
+    return { summary, tables: a.table_names(), views: a.table_views() };
   },
   builtinRules() {
     return builtin_category_rules();

@@ -1,6 +1,7 @@
 //! analyses → tables: every table the CLI prints, `export` writes and the page shows.
 //!
-//! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`].
+//! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`]
+//! with the page view that shows it.
 
 pub mod categories;
 pub mod compare;
@@ -23,44 +24,65 @@ use crate::table::{write_table, CsvWriter, Table};
 /// A table builder.
 pub type Builder = fn(&Analysis) -> Table;
 
-/// Every table, in the order they are exported and shown.
-pub const TABLES: &[(&str, Builder)] = &[
-    ("trace_input", input::trace_input),
-    ("gpu_timeline", timeline::gpu_timeline),
-    ("ops_summary_by_category", ops::ops_summary_by_category),
-    ("ops_summary", ops::ops_summary),
-    ("ops_all", ops::ops_all),
-    ("kernel_summary", ops::kernel_summary),
-    ("phase_summary", phases::phase_summary),
-    ("passes", phases::passes),
-    ("phase_methods", phases::phase_methods),
-    ("ops_summary_prefill", phases::ops_summary_prefill),
-    ("ops_summary_decode", phases::ops_summary_decode),
-    ("kernel_summary_prefill", phases::kernel_summary_prefill),
-    ("kernel_summary_decode", phases::kernel_summary_decode),
-    ("category_summary", categories::category_summary),
-    ("graph_launch_breakdown", categories::graph_launch_breakdown),
-    ("short_kernels_histogram", timeline::short_kernels_histogram),
-    ("short_kernels", timeline::short_kernels),
-    ("kernels", kernels::kernels),
-    ("layers", layers::layers),
-    ("layer_summary", layers::layer_summary),
-    ("roofline_summary", roofline::roofline_summary),
-    ("roofline_gemm", roofline::roofline_gemm),
-    ("roofline_grouped_gemm", roofline::roofline_grouped_gemm),
-    ("roofline_attention", roofline::roofline_attention),
-    ("roofline_norm", roofline::roofline_norm),
-    ("roofline_elementwise", roofline::roofline_elementwise),
+/// The page's views that show tables (the timeline, compare and rules views show none of these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum View {
+    Overview,
+    Categories,
+    Phases,
+    Layers,
+    Ops,
+    Kernels,
+    Report,
+}
+
+/// One table: its name (the CSV file's and the sheet's), the view that shows it, its builder.
+#[derive(Clone, Copy)]
+pub struct TableDef {
+    pub name: &'static str,
+    pub view: View,
+    pub build: Builder,
+}
+
+/// Every table, in the order they are exported and shown, with the page view that shows it.
+pub const TABLES: &[TableDef] = &[
+    TableDef { name: "trace_input", view: View::Overview, build: input::trace_input },
+    TableDef { name: "gpu_timeline", view: View::Overview, build: timeline::gpu_timeline },
+    TableDef { name: "ops_summary_by_category", view: View::Categories, build: ops::ops_summary_by_category },
+    TableDef { name: "ops_summary", view: View::Ops, build: ops::ops_summary },
+    TableDef { name: "ops_all", view: View::Ops, build: ops::ops_all },
+    TableDef { name: "kernel_summary", view: View::Kernels, build: ops::kernel_summary },
+    TableDef { name: "phase_summary", view: View::Phases, build: phases::phase_summary },
+    TableDef { name: "passes", view: View::Phases, build: phases::passes },
+    TableDef { name: "phase_methods", view: View::Phases, build: phases::phase_methods },
+    TableDef { name: "ops_summary_prefill", view: View::Phases, build: phases::ops_summary_prefill },
+    TableDef { name: "ops_summary_decode", view: View::Phases, build: phases::ops_summary_decode },
+    TableDef { name: "kernel_summary_prefill", view: View::Phases, build: phases::kernel_summary_prefill },
+    TableDef { name: "kernel_summary_decode", view: View::Phases, build: phases::kernel_summary_decode },
+    TableDef { name: "category_summary", view: View::Categories, build: categories::category_summary },
+    TableDef { name: "graph_launch_breakdown", view: View::Overview, build: categories::graph_launch_breakdown },
+    TableDef { name: "short_kernels_histogram", view: View::Kernels, build: timeline::short_kernels_histogram },
+    TableDef { name: "short_kernels", view: View::Kernels, build: timeline::short_kernels },
+    TableDef { name: "kernels", view: View::Kernels, build: kernels::kernels },
+    TableDef { name: "layers", view: View::Layers, build: layers::layers },
+    TableDef { name: "layer_summary", view: View::Layers, build: layers::layer_summary },
+    TableDef { name: "roofline_summary", view: View::Report, build: roofline::roofline_summary },
+    TableDef { name: "roofline_gemm", view: View::Report, build: roofline::roofline_gemm },
+    TableDef { name: "roofline_grouped_gemm", view: View::Report, build: roofline::roofline_grouped_gemm },
+    TableDef { name: "roofline_attention", view: View::Report, build: roofline::roofline_attention },
+    TableDef { name: "roofline_norm", view: View::Report, build: roofline::roofline_norm },
+    TableDef { name: "roofline_elementwise", view: View::Report, build: roofline::roofline_elementwise },
 ];
 
 /// Names of all tables.
 pub fn table_names() -> Vec<&'static str> {
-    TABLES.iter().map(|(n, _)| *n).collect()
+    TABLES.iter().map(|t| t.name).collect()
 }
 
 /// Builds one table by name.
 pub fn table(analysis: &Analysis, name: &str) -> Option<Table> {
-    TABLES.iter().find(|(n, _)| *n == name).map(|(_, build)| build(analysis))
+    TABLES.iter().find(|t| t.name == name).map(|t| (t.build)(analysis))
 }
 
 /// Writes table `name` as CSV to `out` and returns its row count (`None`: no such table).
@@ -85,6 +107,6 @@ pub fn write_csv(analysis: &Analysis, name: &str, out: impl std::io::Write) -> s
 
 /// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order).
 pub fn workbook(analysis: &Analysis) -> Vec<u8> {
-    let tables: Vec<Table> = TABLES.iter().map(|(_, build)| build(analysis)).collect();
+    let tables: Vec<Table> = TABLES.iter().map(|t| (t.build)(analysis)).collect();
     crate::table::xlsx::workbook(&tables)
 }

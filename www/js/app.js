@@ -3,7 +3,7 @@
 import { el, clear } from './dom.js';
 import { Session } from './session.js';
 import { formatBytes, formatCount } from './format.js';
-import { VIEWS, readHash, writeHash, formatHash, viewOfTable } from './routing.js';
+import { VIEWS, readHash, writeHash, formatHash } from './routing.js';
 import { saveFile, saveZip } from './download.js';
 import { overview } from './views/overview.js';
 import { categories } from './views/categories.js';
@@ -92,7 +92,7 @@ function setProgress(visible, fraction = 0, text = '') {
 async function loadTrace(blob, fileName) {
   if (current && document.body.dataset.state === 'loading') restartCore();
   const session = core;
-  const trace = { session, fileName, blob, summary: null, tableNames: [], tables: new Map(), csvs: new Map(), rollup: null };
+  const trace = { session, fileName, blob, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
   current = trace;
   generation++;
   comparison = null;
@@ -121,6 +121,7 @@ async function loadTrace(blob, fileName) {
     trace.summary = result.summary;
     showInputStatus(trace.summary);
     trace.tableNames = result.tables;
+    trace.tableViews = result.views;
     prefetchTables(trace, readHash().view);
     setProgress(false);
     $('tabs').hidden = false;
@@ -149,7 +150,7 @@ async function loadTrace(blob, fileName) {
 function prefetchTables(trace, view) {
   const ctx = contextFor(trace, view);
   for (const name of trace.tableNames) {
-    if (viewOfTable(name) === view) ctx.table(name).catch(() => {}); // the view asks again and shows the error
+    if (trace.tableViews[name] === view) ctx.table(name).catch(() => {}); // the view asks again and shows the error
   }
 }
 
@@ -248,6 +249,8 @@ function contextFor(trace, view, params = {}) {
     summary: trace.summary,
     fileName: trace.fileName,
     tableNames: trace.tableNames,
+    // The view that shows each table, as the core declares it with the table.
+    tableViews: trace.tableViews,
     table: (name) => cached(trace.tables, name, () => trace.session.call('table', { name })),
     csv: (name) => cached(trace.csvs, name, () => trace.session.call('csv', { name })),
     rollup: () => (trace.rollup ||= trace.session.call('rollup')),
@@ -278,6 +281,7 @@ function contextFor(trace, view, params = {}) {
       }
       trace.summary = result.summary;
       trace.tableNames = result.tables;
+    trace.tableViews = result.views;
       trace.tables.clear();
       trace.csvs.clear();
       trace.rollup = null;

@@ -1,20 +1,8 @@
-// Which view shows which table (by table name, so tables added to the core later find a home).
+// The page's views and their addresses (#view/args?params). Which view shows a table is declared
+// by the core with the table (report::TABLES), not guessed here from its name.
 
 /** The views, in tab order. */
 export const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report', 'compare', 'rules'];
-
-/** The view a table belongs to. */
-export function viewOfTable(name) {
-  if (/^roofline/.test(name)) return 'report';
-  if (/^compare/.test(name)) return 'compare';
-  if (/timeline|idle|summary_all|^trace/.test(name)) return 'overview';
-  if (/categor|famil/.test(name)) return 'categories';
-  if (/phase|pass|prefill|decode/.test(name)) return 'phases';
-  if (/layer/.test(name)) return 'layers';
-  if (/^ops|^op_|_ops$/.test(name)) return 'ops';
-  if (/kernel/.test(name)) return 'kernels';
-  return 'overview';
-}
 
 /** The view shown first after a trace loads. */
 export const FIRST_VIEW = 'timeline';

@@ -1,7 +1,6 @@
 // Pieces shared by the views.
 import { el } from '../dom.js';
 import { tableView } from '../table-view.js';
-import { viewOfTable } from '../routing.js';
 
 /** A friendly title for a table name (`ops_summary` → `ops summary`). */
 export function titleOf(name) {
@@ -20,7 +19,7 @@ export function titleOf(name) {
  * @param {{exclude?: string[], onRowClick?: Record<string, (row: any[], columns: string[]) => void>, collapse?: (name: string) => boolean}} [options]
  */
 export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {}, collapse = (_name) => false } = {}) {
-  const names = ctx.tableNames.filter((n) => viewOfTable(n) === view && !exclude.includes(n));
+  const names = ctx.tableNames.filter((n) => ctx.tableViews[n] === view && !exclude.includes(n));
   // Every table is asked for at once (the worker answers in order; one round trip each would add
   // the page's and the worker's message latency once per table) and shown in place as it arrives.
   const shown = names.map((name) => {
