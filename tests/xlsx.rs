@@ -65,7 +65,7 @@ fn workbook_container_is_valid_zip_with_every_sheet() {
     }
     // Same tables, same bytes (fixed timestamps). (Whole-analysis runs can differ: tables order
     // rows with equal times as their hash maps iterate.)
-    let tables: Vec<_> = TABLES.iter().map(|(_, b)| b(&a)).collect();
+    let tables: Vec<_> = TABLES.iter().map(|def| (def.build)(&a)).collect();
     assert!(xlsx::workbook(&tables) == xlsx::workbook(&tables), "workbook bytes are reproducible");
 }
 
@@ -81,8 +81,8 @@ fn workbook_opens_in_openpyxl() {
     // What each sheet must hold: name, header, number of data rows, and the first numeric cell.
     let expect: Vec<serde_json::Value> = TABLES
         .iter()
-        .map(|(name, build)| {
-            let t = build(&a);
+        .map(|def| {
+            let (name, t) = (def.name, (def.build)(&a));
             let first_number = t.rows.iter().enumerate().find_map(|(r, row)| {
                 row.iter().enumerate().find_map(|(c, cell)| match cell {
                     Cell::Int(_) | Cell::Float(_) | Cell::Micros(_) => cell.as_f64().filter(|v| v.is_finite()).map(|v| (r, c, v)),
