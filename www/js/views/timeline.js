@@ -201,6 +201,24 @@ export async function timeline(ctx, root) {
     g.strokeRect(x0, 1, Math.max(2, x1 - x0), OVERVIEW_H - 2);
   }
 
+  /**
+   * Listens on `target` (window or document) while this view is on the page: the listener removes
+   * itself at the first event after the view was replaced, so views shown again do not pile up.
+   * @param {EventTarget} target
+   * @param {string} type
+   * @param {(e: any) => void} fn
+   */
+  const whileShown = (target, type, fn) => {
+    const listener = (e) => {
+      if (!root.isConnected) {
+        target.removeEventListener(type, listener);
+        return;
+      }
+      fn(e);
+    };
+    target.addEventListener(type, listener);
+  };
+
   // Interaction: wheel, drag, shift-drag, keys, hover, click.
   const colsNow = () => width() - LABEL_W;
   const xOf = (e) => e.offsetX - LABEL_W;
@@ -214,8 +232,8 @@ export async function timeline(ctx, root) {
     canvas.focus();
     drag = { x: e.offsetX, view: { ...view }, select: e.shiftKey, moved: false };
   });
-  window.addEventListener('mousemove', (e) => {
-    if (!drag || !root.isConnected) return;
+  whileShown(window, 'mousemove', (e) => {
+    if (!drag) return;
     const rect = canvas.getBoundingClientRect();
     const x = e.clientX - rect.left;
     if (Math.abs(x - drag.x) > 3) drag.moved = true;
@@ -232,8 +250,8 @@ export async function timeline(ctx, root) {
       setView({ from: drag.view.from - dt, to: drag.view.to - dt });
     }
   });
-  window.addEventListener('mouseup', async (e) => {
-    if (!drag || !root.isConnected) return;
+  whileShown(window, 'mouseup', async (e) => {
+    if (!drag) return;
     const wasDrag = drag.moved;
     const select = drag.select;
     drag = null;
@@ -285,11 +303,7 @@ export async function timeline(ctx, root) {
     window.addEventListener('mouseup', onUp);
   });
 
-  const onKey = (e) => {
-    if (!root.isConnected) {
-      document.removeEventListener('keydown', onKey);
-      return;
-    }
+  whileShown(document, 'keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.toLowerCase();
     if (key === 'w') setView(zoom(view, 0.8, 0.5, bounds));
@@ -299,9 +313,8 @@ export async function timeline(ctx, root) {
     else if (key === 'f') setView(selection || bounds, true);
     else return;
     e.preventDefault();
-  };
-  document.addEventListener('keydown', onKey);
-  window.addEventListener('resize', () => { if (root.isConnected) { paint(); refresh(); } });
+  });
+  whileShown(window, 'resize', () => { paint(); refresh(); });
 
   function showDetails(d) {
     panel.replaceChildren();
