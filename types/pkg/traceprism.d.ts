@@ -1,0 +1,27 @@
+// Types of the wasm core's module as the page uses it (wasm-pack builds it into dist/pkg/ with
+// --no-typescript): enough for `tsc --checkJs` to check the calls into the core.
+export default function init(module?: unknown): Promise<unknown>;
+export class Analyzer {
+  constructor(optionsJson: string);
+  free(): void;
+  [method: string]: any;
+  static memory_bytes(): number;
+}
+export class TextPart {
+  constructor(bare: boolean, start: number);
+  free(): void;
+  [method: string]: any;
+}
+export class Inflater {
+  constructor(blockBytes: number);
+  free(): void;
+  [method: string]: any;
+}
+export function compare(a: Analyzer, b: Analyzer, optionsJson: string): any;
+export function builtin_category_rules(): string;
+export function document_form(head: Uint8Array): string;
+export function find_event_start(window: Uint8Array, from: number): number;
+export function warm_up(steps: number): void;
+export function warm_up_part(steps: number): void;
+export function warm_up_inflate(steps: number): void;
+export function warm_up_rules(): void;
