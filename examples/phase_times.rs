@@ -67,6 +67,6 @@ fn main() {
         eprintln!("  {n}: {} rows {:?}", t.rows.len(), s.elapsed());
     }
     let s = Instant::now();
-    let _ = traceprism::summary::summary(&a);
+    let _ = traceprism::report::summary::summary(&a);
     println!("  summary {:?}", s.elapsed());
 }

@@ -14,9 +14,9 @@ pub mod model;
 pub mod report;
 pub mod rules;
 pub mod split;
-pub mod summary;
+pub mod support;
+pub mod synth;
 pub mod table;
-mod threads;
 pub mod warm_up;
 
 #[cfg(target_arch = "wasm32")]

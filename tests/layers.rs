@@ -5,7 +5,8 @@
 
 mod common;
 use common::fixture;
-use traceprism::analysis::layers::{self, score_layers, Truth};
+use traceprism::analysis::layers;
+use traceprism::analysis::truth::{score_layers, Truth};
 use traceprism::{analyze_path, Analysis, Options};
 
 /// Analysis of a recorded trace with passes taken from its truth file (layer detection is scored

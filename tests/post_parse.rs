@@ -18,7 +18,7 @@ fn analyze_path_equals_read_then_analyse() {
         assert_eq!(a.phases.pass_of_row, b.phases.pass_of_row, "{name}: passes");
         assert_eq!(a.phases.phase_of_row, b.phases.phase_of_row, "{name}: phases");
         assert_eq!(a.layers.layer_of_row, b.layers.layer_of_row, "{name}: layers");
-        let (mut sa, sb) = (traceprism::summary::summary(&a), traceprism::summary::summary(&b));
+        let (mut sa, sb) = (traceprism::report::summary::summary(&a), traceprism::report::summary::summary(&b));
         // How the bytes were read (parallel blocks of the CLI's reader) is the one fact allowed to differ.
         sa.input.parallel_blocks = sb.input.parallel_blocks;
         assert_eq!(serde_json::to_string(&sa).unwrap(), serde_json::to_string(&sb).unwrap(), "{name}: summary");

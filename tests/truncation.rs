@@ -259,7 +259,7 @@ fn the_passes_the_cut_runs_through_are_marked_incomplete() {
             });
             assert_eq!((p.kernels, p.end_ns), (full.kernels, full.end_ns), "cut at {cut}: complete pass {} is whole", p.index);
         }
-        let s = traceprism::summary::summary(&a);
+        let s = traceprism::report::summary::summary(&a);
         assert_eq!((s.passes, s.incomplete_passes), (complete.len(), incomplete));
         println!(
             "cut at {:.0}% of the kernel events: {} complete passes (each equal to the whole trace's), {incomplete} incomplete",

@@ -1,7 +1,8 @@
 //! The warm-up the page runs before the user's file arrives: it must run without error and reach
 //! the code paths a real inference trace reaches (otherwise it warms nothing).
 
-use traceprism::warm_up::{synthetic_trace, warm_up, warm_up_part, WARM_UP_DECODE_STEPS};
+use traceprism::synth::synthetic_trace;
+use traceprism::warm_up::{warm_up, warm_up_part, WARM_UP_DECODE_STEPS};
 use traceprism::{read_trace, Analysis, Options};
 
 #[test]
@@ -14,7 +15,7 @@ fn warm_up_runs_without_error() {
 fn synthetic_trace_reaches_the_analyses() {
     let trace = read_trace(synthetic_trace(3).as_bytes()).expect("reads");
     let a = Analysis::new(trace, Options::default()).expect("analyses");
-    let s = traceprism::summary::summary(&a);
+    let s = traceprism::report::summary::summary(&a);
     // Counted from the generator: 3 eager steps of 1 embedding + 2 layers x 7 kernels + 1 argmax,
     // one graph step of 2 x 7 kernels + 1 argmax; each step also does one memcpy and one memset.
     assert_eq!(s.counts.kernels, 3 * 16 + 15, "kernels");

@@ -41,7 +41,7 @@ fn unzip(b: &[u8]) -> Vec<(String, Vec<u8>)> {
             m => panic!("method {m}"),
         };
         assert_eq!(data.len(), usize_, "size of {name}");
-        assert_eq!(xlsx::crc32(&data), crc, "crc of {name}");
+        assert_eq!(traceprism::support::crc32::crc32(&data), crc, "crc of {name}");
         out.push((name, data));
         p += 46 + name_len + extra + comment;
     }

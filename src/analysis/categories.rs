@@ -137,11 +137,11 @@ impl<'r> Classifier<'r> {
         }
         // Then every row, in two halves on two threads where that pays (each half keeps its own
         // decisions per key; a decision depends on the key only), else in one run.
-        let half = if crate::threads::two_threads(n) { n / 2 } else { 0 };
+        let half = if crate::support::threads::two_threads(n) { n / 2 } else { 0 };
         let (of_first, of_second) = of_row.split_at_mut(half);
         let (rule_first, rule_second) = rule_of_row.split_at_mut(half);
         let by_name = &by_name;
-        crate::threads::both(
+        crate::support::threads::both(
             n,
             || self.classify_rows(trace, half, by_name, of_second, rule_second),
             || self.classify_rows(trace, 0, by_name, of_first, rule_first),

@@ -104,7 +104,7 @@ impl Analysis {
         // categories: neither reads the other.
         let phase_rules = phases::rules::PhaseRules::builtin();
         let (mut categories, mut cut) = (None, None);
-        crate::threads::both(
+        crate::support::threads::both(
             trace.gpu.len(),
             || cut = Some(phases::cut_passes(&trace, phase_rules)),
             || categories = Some(categories::categorize(&trace, &options)),

@@ -2,7 +2,7 @@
 
 use super::args::Args;
 use std::fmt::Write;
-use traceprism::summary::{summary, Summary};
+use traceprism::report::summary::{summary, Summary};
 use traceprism::table::Table;
 use traceprism::{Error, Result};
 
@@ -46,7 +46,7 @@ pub fn run(a: &Args) -> Result<()> {
     if let Some(path) = &truth {
         let truth = traceprism::analysis::truth::load_truth(std::path::Path::new(path))?;
         let phases = traceprism::analysis::truth::score_phases(analysis, &truth);
-        let layers = traceprism::analysis::layers::score_layers(analysis, &truth);
+        let layers = traceprism::analysis::truth::score_layers(analysis, &truth);
         let indent = |t: String| t.trim_end().replace('\n', "\n  ");
         super::out(&format!("\naccuracy against {path}\n  {}\n  {}\n", indent(phases.to_string()), indent(layers.to_string())));
     }

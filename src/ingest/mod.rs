@@ -2,7 +2,7 @@
 //!
 //! [`Reader`] takes the input in chunks of any size and hands events to the model builder.
 
-mod block;
+mod simd16;
 mod ending;
 mod event;
 #[cfg(not(target_arch = "wasm32"))]

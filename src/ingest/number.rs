@@ -159,7 +159,7 @@ fn leading_digits(w: u64) -> usize {
     // A byte is a digit when it is 0x3_ and stays 0x3_ after adding 6; a carry out of a
     // non-digit byte can only disturb the bytes after it.
     let x = ((w & HIGH_NIBBLES) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES) ^ THREES);
-    (super::block::nonzero_bytes(x).trailing_zeros() / 8) as usize
+    (super::simd16::nonzero_bytes(x).trailing_zeros() / 8) as usize
 }
 
 /// The value of the first `n` (0..=8) characters of `w`, which are digits.

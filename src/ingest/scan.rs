@@ -5,7 +5,7 @@
 //! retries), or [`Stop::Bad`] for text that is not JSON. Nothing recurses: nesting depth
 //! is a counter, so a 100,000-deep array cannot overflow the stack.
 
-use super::block;
+use super::simd16;
 use std::borrow::Cow;
 
 /// Why a scan stopped early.
@@ -237,17 +237,17 @@ struct Nesting {
 fn container_end(buf: &[u8], pos: usize) -> Step<usize> {
     let mut at = Nesting { depth: 0, in_string: false };
     let mut i = pos;
-    while let Some(bytes) = buf.get(i..i + block::WIDTH) {
-        let marks = block::classify(bytes.try_into().expect("one block"));
+    while let Some(bytes) = buf.get(i..i + simd16::WIDTH) {
+        let marks = simd16::classify(bytes.try_into().expect("one block"));
         if marks.backslash != 0 {
             // Escapes are rare in traces: this block byte by byte.
-            match container_bytes(buf, i, i + block::WIDTH, &mut at) {
+            match container_bytes(buf, i, i + simd16::WIDTH, &mut at) {
                 Ok(end) => return Ok(end),
                 Err(next) => i = next,
             }
             continue;
         }
-        let mut inside = block::inside_strings(marks.quote);
+        let mut inside = simd16::inside_strings(marks.quote);
         if at.in_string {
             inside = !inside;
         }
@@ -271,7 +271,7 @@ fn container_end(buf: &[u8], pos: usize) -> Step<usize> {
                 }
             }
         }
-        i += block::WIDTH;
+        i += simd16::WIDTH;
     }
     // Fewer than 16 bytes left.
     container_bytes(buf, i, buf.len(), &mut at).or(Err(Stop::Incomplete))

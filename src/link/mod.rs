@@ -12,7 +12,7 @@ mod id_index;
 
 use crate::model::FastMap as HashMap;
 use crate::model::{CpuOps, FlowEnd, GpuEvents, Launches, OpKind, ThreadInfo, Trace, NONE};
-use crate::threads::both;
+use crate::support::threads::both;
 use id_index::IdIndex;
 
 /// Fills every link column of `trace`.

@@ -327,7 +327,7 @@ impl TraceBuilder {
         let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = rows;
         let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, .. } = &mut self.trace;
         let to = &to;
-        crate::threads::both(
+        crate::support::threads::both(
             rows.iter().sum(),
             || append_ops(ops, &mut TypedRows(o), n_ops, to),
             || {

@@ -5,7 +5,7 @@
 use super::svg::{esc, hbars, roofline, short, stacked, Bar, Point, Roof, Stack};
 use crate::analysis::roofline::{Family, Roofline};
 use crate::analysis::Analysis;
-use crate::summary::{summary, Summary};
+use crate::report::summary::{summary, Summary};
 use crate::table::Table;
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -12,6 +12,8 @@ pub mod layers;
 pub mod ops;
 pub mod phases;
 pub mod roofline;
+pub mod rollup;
+pub mod summary;
 pub mod svg;
 pub mod timeline;
 

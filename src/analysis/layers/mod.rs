@@ -8,7 +8,6 @@
 pub mod label;
 pub mod markers;
 pub mod repeat;
-pub mod score;
 
 use super::categories::KernelCategories;
 use super::phases::{Phase, Phases};
@@ -18,7 +17,6 @@ use crate::model::{GpuKind, Trace, NONE};
 use markers::{Marker, Markers};
 use repeat::Token;
 
-pub use score::{score_layers, LayerScore, Truth};
 
 /// Where a kernel sits relative to the decoder layers of its pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,7 +137,7 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
     };
     let markers = Markers::builtin();
     // Passes are independent: natively, two threads take half the rows each.
-    let found = crate::threads::map_in_halves(
+    let found = crate::support::threads::map_in_halves(
         passes,
         |p| p.rows.len(),
         |some| {

@@ -218,7 +218,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     // Passes in time order across devices.
     segs.sort_by_key(|s| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
     // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
-    let mut evs: Vec<PassEvidence> = crate::threads::map_in_halves(
+    let mut evs: Vec<PassEvidence> = crate::support::threads::map_in_halves(
         &segs,
         |s| s.rows.len(),
         |some| {

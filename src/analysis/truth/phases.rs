@@ -1,102 +1,10 @@
-//! Ground-truth files (`*.truth.json.gz`, recorded alongside a trace) and the phase scorer.
-//!
-//! A truth file lists every kernel event with `correlation`, `ts` (µs, trace clock), `dur`, `phase`,
-//! `pass` and `layer`, plus `forward_passes`. Kernels are matched to trace rows by correlation, then
-//! by the nearest `ts` among rows sharing that correlation.
+//! Scoring of the detected phases and passes against a truth file.
 
-use super::Analysis;
-use crate::error::{Error, Result};
-use crate::ingest::{gunzip, is_gzip};
-use crate::model::{GpuKind, NONE};
-use serde::Deserialize;
+use super::{match_rows, Truth};
+use crate::analysis::Analysis;
+use crate::model::NONE;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-
-/// One labelled kernel.
-#[derive(Debug, Clone, Deserialize)]
-pub struct TruthKernel {
-    pub correlation: i64,
-    #[serde(default)]
-    pub name: String,
-    /// Start, µs in the trace's clock.
-    pub ts: f64,
-    #[serde(default)]
-    pub dur: f64,
-    pub phase: String,
-    #[serde(default)]
-    pub pass: Option<u32>,
-    #[serde(default)]
-    pub layer: Option<u32>,
-}
-
-/// A truth file.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Truth {
-    #[serde(default)]
-    pub forward_passes: Option<u32>,
-    #[serde(default)]
-    pub num_layers: Option<u32>,
-    #[serde(default)]
-    pub batch: Option<u64>,
-    #[serde(default)]
-    pub prompt_len: Option<u64>,
-    #[serde(default)]
-    pub decode_steps: Option<u32>,
-    pub kernels: Vec<TruthKernel>,
-}
-
-/// Parses a truth file (gzip or plain JSON).
-pub fn parse_truth(bytes: &[u8]) -> Result<Truth> {
-    let text;
-    let json: &[u8] = if is_gzip(bytes) {
-        text = gunzip(bytes)?;
-        &text
-    } else {
-        bytes
-    };
-    serde_json::from_slice(json).map_err(|e| Error::new(format!("truth file: {e}")))
-}
-
-/// Reads a truth file from disk.
-pub fn load_truth(path: &std::path::Path) -> Result<Truth> {
-    let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
-    parse_truth(&bytes)
-}
-
-impl Truth {
-    /// Reads a truth file from disk (`.json` or `.json.gz`).
-    pub fn load(path: &std::path::Path) -> Result<Truth> {
-        load_truth(path)
-    }
-}
-
-/// GPU row of each truth kernel (`None` when it could not be matched).
-pub fn match_rows(a: &Analysis, truth: &Truth) -> Vec<Option<usize>> {
-    match_trace_rows(&a.trace, truth)
-}
-
-/// GPU row of each truth kernel in a linked trace (`None` when it could not be matched).
-pub fn match_trace_rows(t: &crate::model::Trace, truth: &Truth) -> Vec<Option<usize>> {
-    let g = &t.gpu;
-    let mut by_corr: HashMap<i64, Vec<usize>> = HashMap::new();
-    for i in 0..g.len() {
-        if g.kind[i] == GpuKind::Kernel {
-            by_corr.entry(g.correlation[i]).or_default().push(i);
-        }
-    }
-    truth
-        .kernels
-        .iter()
-        .map(|k| {
-            // Model times are absolute ns in the trace clock, like the truth's `ts`.
-            let abs = (k.ts * 1000.0).round() as i64;
-            let rows = by_corr.get(&k.correlation)?;
-            let off = |r: usize| (g.ts[r] - abs).abs();
-            let best = rows.iter().copied().min_by_key(|&r| off(r))?;
-            (off(best) <= 1000).then_some(best)
-        })
-        .collect()
-}
 
 /// How well the detected phases and passes match the truth.
 #[derive(Debug, Clone, Default)]

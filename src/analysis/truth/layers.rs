@@ -1,20 +1,17 @@
-//! Accuracy of layer detection against a truth file (`*.truth.json.gz` beside a recorded trace).
-//!
-//! The truth file is read by the shared loader in `analysis::truth`.
+//! Scoring of the detected layers against a truth file.
 
-use super::super::phases::Phase;
-use super::LayerPass;
+use super::Truth;
+use crate::analysis::layers::LayerPass;
+use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 use crate::model::FastMap as HashMap;
 use crate::model::{Trace, NONE};
 use std::fmt;
 
-pub use crate::analysis::truth::Truth;
-
 impl Truth {
     /// GPU row of each truth kernel (by correlation, then nearest start time), or `NONE`.
     pub fn rows(&self, trace: &Trace) -> Vec<u32> {
-        crate::analysis::truth::match_trace_rows(trace, self).into_iter().map(|r| r.map_or(NONE, |r| r as u32)).collect()
+        super::match_trace_rows(trace, self).into_iter().map(|r| r.map_or(NONE, |r| r as u32)).collect()
     }
 
     /// Passes as the truth file records them (for testing layer detection before pass detection).

@@ -1,0 +1,306 @@
+//! The wasm face: the API the page's Web Worker drives.
+//!
+//! It calls exactly the functions the CLI calls: [`crate::Reader`] (push / progress / finish),
+//! [`crate::Analysis::new`], [`crate::report::table`] and [`crate::table::Table::to_csv`], so the page
+//! and `traceprism export` agree cell for cell. Errors come back as JS exceptions whose message is the
+//! core's [`crate::Error`] text. Exports (`workbook`, `html_report`) and the comparison of two
+//! analyzers ([`compare`]) are the same functions `traceprism export --xlsx`, `report --html` and
+//! `compare` call.
+
+use crate::analysis::{Analysis, Options};
+use crate::ingest::Reader;
+use crate::report;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+mod compare;
+mod parts;
+mod split;
+mod warm_up;
+
+pub use compare::{compare, Comparison};
+pub use parts::{document_form, find_event_start, Inflater, TextPart};
+pub use split::TraceSplitter;
+pub use warm_up::{warm_up, warm_up_inflate, warm_up_part, warm_up_rules};
+use parts::JsBytes;
+
+/// Where the analyzer is in its life: reading chunks, or done with an analysis.
+enum State {
+    Reading(Box<Reader>),
+    Done(Box<Analysis>),
+    /// After an error or while `finish` runs: nothing more can be done.
+    Spent,
+}
+
+/// Streaming trace analyzer: `push` chunks, `finish`, then ask for tables.
+#[wasm_bindgen]
+pub struct Analyzer {
+    options: Options,
+    state: State,
+    /// The timeline's sorted lanes, built on the first timeline request.
+    timeline: Option<crate::analysis::lod::TimelineIndex>,
+}
+
+pub(crate) fn js_error(message: impl std::fmt::Display) -> JsValue {
+    js_sys::Error::new(&message.to_string()).into()
+}
+
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    // Maps become plain objects, u64 counts become numbers (all fit in 2^53 for real traces).
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value.serialize(&serializer).map_err(|e| js_error(format!("cannot convert to JS: {e}")))
+}
+
+#[wasm_bindgen]
+impl Analyzer {
+    /// A new analyzer. `options_json` is the JSON form of [`Options`] (missing fields take defaults;
+    /// an empty string means all defaults).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options_json: &str) -> Result<Analyzer, JsValue> {
+        let options: Options = if options_json.trim().is_empty() {
+            Options::default()
+        } else {
+            serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
+        };
+        Ok(Analyzer { options, state: State::Reading(Box::default()), timeline: None })
+    }
+
+    /// Feeds the next chunk of the file (gzip or plain JSON, any size).
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
+        self.feed("push", |reader| reader.push(chunk))
+    }
+
+    /// Continues with a part of the text parsed by a [`TextPart`] in another worker (its bytes
+    /// from [`TextPart::finish`]), the range right after what this analyzer has read. True if it
+    /// was kept; false if the range's guessed start was wrong (or the bytes do not decode): then
+    /// push that range's text here, in order. The part's rows are read straight from `part`, piece
+    /// by piece, into this analyzer's columns: the array is never copied whole into wasm memory.
+    pub fn adopt_part(&mut self, part: js_sys::Uint8Array) -> Result<bool, JsValue> {
+        self.adopt("adopt_part", part, |reader, part| reader.adopt_part(part))
+    }
+
+    /// Feeds JSON text already inflated elsewhere (an [`Inflater`] in a helper worker), in order,
+    /// counting `compressed_bytes` of the file for it: the same reader path and byte counts as
+    /// [`Analyzer::push`] of the gzip file itself, so the model and every export are the same.
+    pub fn push_inflated(&mut self, text: &[u8], compressed_bytes: f64) -> Result<(), JsValue> {
+        self.feed("push", |reader| reader.push_json(text, compressed_bytes as u64))
+    }
+
+    /// [`Analyzer::adopt_part`] for a part of inflated text (parsed by the inflating helper from
+    /// its own block): no compressed bytes are counted for it ([`Analyzer::push_inflated`] of the
+    /// text before it counted the block's). False: push that text with `push_inflated` instead.
+    pub fn adopt_inflated_part(&mut self, part: js_sys::Uint8Array) -> Result<bool, JsValue> {
+        self.adopt("adopt_inflated_part", part, |reader, part| reader.adopt_part_counted(part, 0))
+    }
+
+    /// Says that the gzip stream whose text came through [`Analyzer::push_inflated`] did not end
+    /// cleanly (`what`: [`Inflater::finish`]'s answer): the trace is then read as cut short.
+    pub fn input_cut(&mut self, what: String) {
+        if let State::Reading(reader) = &mut self.state {
+            reader.input_cut(what);
+        }
+    }
+
+    /// `{bytes_in, json_bytes, events}` so far.
+    pub fn progress(&self) -> Result<JsValue, JsValue> {
+        match &self.state {
+            State::Reading(reader) => to_js(&reader.progress()),
+            State::Done(a) => to_js(&crate::ingest::Progress {
+                bytes_in: a.trace.stats.bytes_in,
+                json_bytes: a.trace.stats.json_bytes,
+                events: a.trace.stats.events,
+            }),
+            State::Spent => Err(js_error("analyzer is spent")),
+        }
+    }
+
+    /// Ends the input, links and analyses the trace; returns the summary object.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let reader = match std::mem::replace(&mut self.state, State::Spent) {
+            State::Reading(reader) => reader,
+            State::Done(a) => {
+                self.state = State::Done(a);
+                return Err(js_error("finish called twice"));
+            }
+            State::Spent => return Err(js_error("analyzer is spent")),
+        };
+        let trace = reader.finish().map_err(js_error)?;
+        let analysis = Analysis::new(trace, self.options.clone()).map_err(js_error)?;
+        let summary = summary_of(&analysis);
+        self.state = State::Done(Box::new(analysis));
+        to_js(&summary)
+    }
+
+    /// The view that shows each table: `{name: view}` (views as the page names them).
+    pub fn table_views(&self) -> Result<JsValue, JsValue> {
+        let map: std::collections::BTreeMap<&str, report::View> = report::TABLES.iter().map(|t| (t.name, t.view)).collect();
+        to_js(&map)
+    }
+
+    /// Names of every table, in display/export order.
+    pub fn table_names(&self) -> Vec<String> {
+        report::table_names().into_iter().map(String::from).collect()
+    }
+
+    /// One table as `{name, columns, rows}`; cells are numbers (times in µs), strings or null.
+    pub fn table(&self, name: &str) -> Result<JsValue, JsValue> {
+        let table = self.build_table(name)?;
+        to_js(&table)
+    }
+
+    /// One table as RFC 4180 CSV text, byte for byte what `traceprism export` writes.
+    /// Long tables are written row by row, so `kernels` never exists as a table here, only as text.
+    pub fn csv(&self, name: &str) -> Result<String, JsValue> {
+        let mut text = Vec::new();
+        match report::write_csv(self.analysis()?, name, &mut text) {
+            Ok(Some(_)) => Ok(String::from_utf8(text).expect("CSV of UTF-8 cells is UTF-8")),
+            Ok(None) => Err(js_error(format!("no table named {name:?}"))),
+            Err(e) => Err(js_error(e)),
+        }
+    }
+
+    /// The timeline's lanes, families, time span and bands (passes, layers, collectives): see
+    /// [`crate::analysis::lod::TimelineMeta`]. Builds the timeline index on first use.
+    pub fn timeline_meta(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.timeline_index()?.meta)
+    }
+
+    /// The window `[from_ns, to_ns)` (ns since the time origin) in `width` pixel columns: per lane
+    /// `width` family indexes (255: nothing), then per lane `width` busy fractions (0-255).
+    pub fn timeline_buckets(&mut self, from_ns: f64, to_ns: f64, width: u32) -> Result<Vec<u8>, JsValue> {
+        Ok(self.timeline_index()?.buckets(from_ns, to_ns, width as usize))
+    }
+
+    /// The row drawn in `lane` at `at_ns` (or the nearest within `slack_ns`) with what the tooltip
+    /// shows ([`crate::analysis::lod::Details`]), or null.
+    pub fn timeline_hit(&mut self, lane: u32, at_ns: f64, slack_ns: f64) -> Result<JsValue, JsValue> {
+        let hit = self.timeline_index()?.hit(lane as usize, at_ns, slack_ns);
+        match hit {
+            Some((kind, row)) => to_js(&crate::analysis::lod::details(self.analysis()?, kind, row)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Categorises the trace again with `toml` as the user's category rules (same format as the
+    /// CLI's `--rules FILE`; empty: the built-in rules alone) and runs every analysis again on the
+    /// model it holds, without reading the file again. Returns the new summary. A bad rule is an
+    /// error naming the rule (or the TOML line) and leaves the analysis as it was.
+    pub fn set_category_rules(&mut self, toml: &str) -> Result<JsValue, JsValue> {
+        let rules = (!toml.trim().is_empty()).then(|| toml.to_string());
+        crate::rules::categories::RuleSet::load(rules.as_deref()).map_err(js_error)?;
+        let State::Done(analysis) = std::mem::replace(&mut self.state, State::Spent) else {
+            return Err(js_error("no trace analysed yet"));
+        };
+        let mut options = analysis.options.clone();
+        options.category_rules = rules;
+        // The rules were checked above: what could still fail would fail for the first analysis too.
+        let analysis = Analysis::new(analysis.into_trace(), options.clone()).map_err(js_error)?;
+        self.options = options;
+        self.timeline = None;
+        let summary = summary_of(&analysis);
+        self.state = State::Done(Box::new(analysis));
+        to_js(&summary)
+    }
+
+    /// A [`TraceSplitter`] for one window of this trace: `window_json` is `{"pass": N}`,
+    /// `{"phase": "prefill"|"decode"|"mixed"}` or `{"from_us": A, "to_us": B}` (µs since the
+    /// trace's start). Push the file's bytes into it again, then `finish` gives the `.json.gz`.
+    pub fn splitter(&self, window_json: &str) -> Result<TraceSplitter, JsValue> {
+        #[derive(serde::Deserialize)]
+        struct W {
+            pass: Option<u32>,
+            phase: Option<String>,
+            from_us: Option<f64>,
+            to_us: Option<f64>,
+        }
+        let w: W = serde_json::from_str(window_json).map_err(|e| js_error(format!("bad window: {e}")))?;
+        let window = match (w.pass, w.phase, w.from_us, w.to_us) {
+            (Some(n), None, None, None) => crate::split::Window::Pass(n),
+            (None, Some(p), None, None) => crate::split::Window::Phase(
+                crate::analysis::phases::Phase::parse(&p).ok_or_else(|| js_error(format!("unknown phase {p}")))?,
+            ),
+            (None, None, Some(from_us), Some(to_us)) => crate::split::Window::Time { from_us, to_us },
+            _ => return Err(js_error("a window is {pass}, {phase} or {from_us, to_us}")),
+        };
+        let selection = crate::split::select(self.analysis()?, &window).map_err(js_error)?;
+        Ok(TraceSplitter { kernels: selection.kernels as u32, inner: Some(crate::split::Splitter::new(selection)) })
+    }
+
+    /// Kernel time rolled up by (category, phase, pass, layer): compact columns for the page's
+    /// charts, so no chart needs the full per-kernel table.
+    pub fn rollup(&self) -> Result<JsValue, JsValue> {
+        let State::Done(analysis) = &self.state else {
+            return Err(js_error("no trace analysed yet"));
+        };
+        to_js(&crate::report::rollup::rollup(analysis))
+    }
+
+    /// Every table as one `.xlsx` workbook, byte for byte what `traceprism export --xlsx` writes.
+    pub fn workbook(&self) -> Result<Vec<u8>, JsValue> {
+        Ok(report::workbook(self.analysis()?))
+    }
+
+    /// The standalone HTML report, byte for byte what `traceprism report --html` writes.
+    pub fn html_report(&self) -> Result<String, JsValue> {
+        Ok(report::html_report(self.analysis()?))
+    }
+
+    /// Bytes of wasm linear memory in use (the high-water mark: wasm memory never shrinks).
+    pub fn memory_bytes() -> f64 {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
+}
+
+impl Analyzer {
+    /// Runs `step` (named `what` in the error after finish) on the reader; an error leaves the
+    /// analyzer spent.
+    fn feed(&mut self, what: &str, step: impl FnOnce(&mut Reader) -> crate::error::Result<()>) -> Result<(), JsValue> {
+        let State::Reading(reader) = &mut self.state else { return Err(js_error(format!("{what} after finish"))) };
+        step(reader).map_err(|e| {
+            self.state = State::Spent;
+            js_error(e)
+        })
+    }
+
+    /// Decodes a part's bytes in place and lets `adopt` keep it (false if they do not decode).
+    fn adopt(
+        &mut self,
+        what: &str,
+        part: js_sys::Uint8Array,
+        adopt: impl FnOnce(&mut Reader, crate::ingest::Part) -> bool,
+    ) -> Result<bool, JsValue> {
+        let State::Reading(reader) = &mut self.state else { return Err(js_error(format!("{what} after finish"))) };
+        let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
+        Ok(part.is_ok_and(|part| adopt(reader, part)))
+    }
+
+    fn timeline_index(&mut self) -> Result<&crate::analysis::lod::TimelineIndex, JsValue> {
+        if self.timeline.is_none() {
+            self.timeline = Some(crate::analysis::lod::TimelineIndex::new(self.analysis()?));
+        }
+        Ok(self.timeline.as_ref().expect("built above"))
+    }
+
+    pub(crate) fn analysis(&self) -> Result<&Analysis, JsValue> {
+        match &self.state {
+            State::Done(analysis) => Ok(analysis),
+            _ => Err(js_error("no trace analysed yet")),
+        }
+    }
+
+    fn build_table(&self, name: &str) -> Result<crate::table::Table, JsValue> {
+        report::table(self.analysis()?, name).ok_or_else(|| js_error(format!("no table named {name:?}")))
+    }
+}
+
+/// The built-in kernel-category rules (TOML), for the page's rules view.
+#[wasm_bindgen]
+pub fn builtin_category_rules() -> String {
+    crate::rules::categories::BUILTIN.to_string()
+}
+
+/// The overview the page shows first: the same summary `traceprism summary --json` prints.
+pub(crate) fn summary_of(a: &Analysis) -> impl Serialize {
+    crate::report::summary::summary(a)
+}
+
