@@ -5,7 +5,7 @@
 fn main() {
     let p = std::env::args().nth(1).expect("path");
     let n: usize = std::env::args().nth(2).map_or(5, |v| v.parse().unwrap());
-    let trace = traceprism::ingest::read_path(std::path::Path::new(&p)).unwrap();
+    let trace = traceprism::pipeline::read_path(std::path::Path::new(&p)).unwrap();
     let opts = traceprism::Options::default();
     for _ in 0..n {
         let copy = trace.clone();

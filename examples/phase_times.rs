@@ -11,14 +11,14 @@ fn main() {
     let flag = |f: &str| std::env::args().any(|a| a == f);
     let sharing = std::env::args().skip_while(|a| a != "--gzip-sharing").nth(1);
     let trace = if let Some(sharing) = sharing {
-        use traceprism::ingest::Sharing;
+        use traceprism::read::Sharing;
         let sharing = match sharing.as_str() {
             "never" => Sharing::Never,
             "always" => Sharing::Always,
             _ => Sharing::WhenBehind,
         };
         let t0 = Instant::now();
-        let trace = traceprism::ingest::read_gzip(std::fs::File::open(&p).unwrap(), sharing).unwrap();
+        let trace = traceprism::read::read_gzip(std::fs::File::open(&p).unwrap(), sharing).unwrap();
         println!(
             "read_gzip {sharing:?} (read+inflate+parse+link) {:?}, {} blocks shared",
             t0.elapsed(),
@@ -27,7 +27,7 @@ fn main() {
         trace
     } else if flag("--cli-reader") {
         let t0 = Instant::now();
-        let trace = traceprism::ingest::read_path(std::path::Path::new(&p)).unwrap();
+        let trace = traceprism::pipeline::read_path(std::path::Path::new(&p)).unwrap();
         println!("read_path (read+parse+link) {:?}", t0.elapsed());
         trace
     } else {
@@ -43,7 +43,7 @@ fn main() {
             }
         }
         let t1 = Instant::now();
-        let trace = r.finish().unwrap();
+        let trace = traceprism::pipeline::finish(r).unwrap();
         println!("parse {:?} finish+link {:?}", t1 - t0, t1.elapsed());
         trace
     };

@@ -180,4 +180,3 @@ pub fn gzip(text: &[u8]) -> Vec<u8> {
     out.extend((text.len() as u32).to_le_bytes());
     out
 }
-

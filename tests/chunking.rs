@@ -13,7 +13,7 @@ fn read_in_chunks(bytes: &[u8], sizes: &[usize]) -> traceprism::Trace {
         pos += n;
         k += 1;
     }
-    r.finish().unwrap()
+    traceprism::pipeline::finish(r).unwrap()
 }
 
 fn fingerprint(t: &traceprism::Trace) -> (usize, i64, usize, usize, usize, u64, Vec<u32>) {
@@ -83,7 +83,7 @@ fn memory_mapped_reading_of_a_large_file_equals_streamed_reading() {
     let streamed = traceprism::read_trace(std::io::Cursor::new(body.clone().into_bytes())).unwrap();
     // Two ranges (this machine's case), five (a bigger machine's), and one (in order).
     for (threads, parts) in [(2, 1), (5, 4), (1, 0)] {
-        let mapped = traceprism::ingest::read_path_on(&path, threads).unwrap();
+        let mapped = traceprism::pipeline::read_path_on(&path, threads).unwrap();
         assert_eq!(mapped.stats.parallel_blocks, parts, "{threads} threads: every range after the first was adopted");
         assert_eq!(all_columns(&mapped), all_columns(&streamed), "{threads} threads");
         assert_eq!(mapped.kernel_rows().count(), 2 * 22903);
@@ -110,10 +110,10 @@ fn a_wrong_middle_guess_in_a_mapped_file_falls_back_to_sequential_parsing() {
     assert!(body.len() >= 64 << 20, "test file must be large enough to be mapped");
     let path = std::env::temp_dir().join(format!("traceprism-mmap-guess-{}.json", std::process::id()));
     std::fs::write(&path, &body).unwrap();
-    let mapped = traceprism::ingest::read_path_on(&path, 2).unwrap();
+    let mapped = traceprism::pipeline::read_path_on(&path, 2).unwrap();
     // Four ranges: the guess at the middle is wrong, the ones at a quarter and three quarters are
     // right; the range after the wrong guess is read again here and the last one still adopted.
-    let quarters = traceprism::ingest::read_path_on(&path, 4).unwrap();
+    let quarters = traceprism::pipeline::read_path_on(&path, 4).unwrap();
     std::fs::remove_file(&path).ok();
     let streamed = read_in_chunks(body.as_bytes(), &[64 << 10]);
     assert_eq!(mapped.stats.parallel_blocks, 0, "the wrong guess must not be kept");

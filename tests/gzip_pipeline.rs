@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use traceprism::ingest::{read_gzip, Sharing};
+use traceprism::read::{read_gzip, Sharing};
 use traceprism::Trace;
 
 /// In-order reading on this thread only (the streaming Reader inflates and parses as it goes).

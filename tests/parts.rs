@@ -4,7 +4,8 @@
 
 mod common;
 use common::*;
-use traceprism::ingest::{document_form, likely_event_start, Part, PartReader};
+use traceprism::ingest::{document_form, likely_event_start, DocumentForm};
+use traceprism::read::{Part, PartReader};
 use traceprism::{Reader, Trace};
 
 /// Pushes `text` in 256 KiB pieces (below the native reader's own two-thread split).
@@ -17,12 +18,12 @@ fn push_plain(r: &mut Reader, text: &[u8]) {
 fn sequential(text: &[u8]) -> Trace {
     let mut r = Reader::new();
     push_plain(&mut r, text);
-    r.finish().unwrap()
+    traceprism::pipeline::finish(r).unwrap()
 }
 
 /// Parses `text[start..end]` as a part and sends it through bytes.
-fn part_of(text: &[u8], start: usize, end: usize, bare: bool) -> traceprism::Result<Part> {
-    let mut p = PartReader::new(bare, start as u64);
+fn part_of(text: &[u8], start: usize, end: usize, form: DocumentForm) -> traceprism::Result<Part> {
+    let mut p = PartReader::new(form, start as u64);
     for piece in text[start..end].chunks(1 << 20) {
         p.push(piece)?;
     }
@@ -33,7 +34,7 @@ fn part_of(text: &[u8], start: usize, end: usize, bare: bool) -> traceprism::Res
 /// Reads `text` as range 0 plus parts at `splits`, adopting parts in order and parsing refused
 /// ranges in order. Returns the model and the number of parts adopted.
 fn read_in_parts(text: &[u8], splits: &[usize]) -> (Trace, usize) {
-    let bare = document_form(text).unwrap();
+    let form = document_form(text).unwrap();
     let mut bounds = vec![0];
     bounds.extend_from_slice(splits);
     bounds.push(text.len());
@@ -42,14 +43,14 @@ fn read_in_parts(text: &[u8], splits: &[usize]) -> (Trace, usize) {
     let mut adopted = 0;
     for w in bounds[1..].windows(2) {
         let (start, end) = (w[0], w[1]);
-        let kept = part_of(text, start, end, bare).is_ok_and(|part| r.adopt_part(part));
+        let kept = part_of(text, start, end, form).is_ok_and(|part| r.adopt_part(part));
         if kept {
             adopted += 1;
         } else {
             push_plain(&mut r, &text[start..end]);
         }
     }
-    (r.finish().unwrap(), adopted)
+    (traceprism::pipeline::finish(r).unwrap(), adopted)
 }
 
 /// Guessed event starts near `k * len / n`.
@@ -79,7 +80,7 @@ fn bare_array_parts_equal_a_sequential_read() {
     let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": ".len();
     let end = text.rfind(']').unwrap();
     let bare = &text.as_bytes()[start..=end];
-    assert_eq!(document_form(bare), Some(true));
+    assert_eq!(document_form(bare), Some(DocumentForm::BareArray));
     let whole = sequential(bare);
     let (t, adopted) = read_in_parts(bare, &guesses(bare, 3));
     assert_eq!(adopted, 2);
@@ -100,7 +101,7 @@ fn a_guess_inside_a_string_is_refused_and_the_range_reparsed() {
     // Whether the part itself parses or not, it must not be kept.
     let mut r = Reader::new();
     push_plain(&mut r, &bytes[..guess]);
-    if let Ok(part) = part_of(bytes, guess, bytes.len(), false) {
+    if let Ok(part) = part_of(bytes, guess, bytes.len(), DocumentForm::Object) {
         assert!(!r.adopt_part(part), "a part starting inside a string was adopted");
     }
     let (t, adopted) = read_in_parts(bytes, &[guess]);
@@ -117,7 +118,7 @@ fn a_part_that_parses_but_starts_inside_an_event_is_refused() {
     let guess = likely_event_start(bytes, 1).unwrap();
     assert!(text[guess..].starts_with(r#"{"ph":"X","cat":"kernel","name":"fake""#));
     let inner_end = text.find("]}}").unwrap() + 1;
-    let part = part_of(bytes, guess, inner_end, true).expect("the inner range parses");
+    let part = part_of(bytes, guess, inner_end, DocumentForm::BareArray).expect("the inner range parses");
     assert_eq!(part.events(), 1);
     let mut r = Reader::new();
     push_plain(&mut r, &bytes[..guess]);
@@ -135,7 +136,7 @@ fn parts_adopted_out_of_order_are_refused() {
     let splits = guesses(&text, 3);
     let mut r = Reader::new();
     push_plain(&mut r, &text[..splits[0]]);
-    let second = part_of(&text, splits[1], text.len(), false).unwrap();
+    let second = part_of(&text, splits[1], text.len(), DocumentForm::Object).unwrap();
     assert!(!r.adopt_part(second), "a part that does not start where the reader stopped");
 }
 
@@ -144,7 +145,7 @@ fn corrupt_part_bytes_give_an_error_not_a_panic() {
     let text = plain_fixture("llama_dense_eager.pt.trace.json.gz");
     // A small part near the start, so each flipped copy is quick to decode and adopt.
     let split = likely_event_start(&text, 200_000).unwrap();
-    let mut p = PartReader::new(false, split as u64);
+    let mut p = PartReader::new(DocumentForm::Object, split as u64);
     p.push(&text[split..split + (200 << 10)]).unwrap();
     let good = p.finish().to_bytes();
     assert!(Part::from_bytes(&good).is_ok());

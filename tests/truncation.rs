@@ -106,7 +106,7 @@ fn read_in_pieces(bytes: &[u8], piece: usize) -> traceprism::Result<Trace> {
     for chunk in bytes.chunks(piece) {
         r.push(chunk)?;
     }
-    r.finish()
+    traceprism::pipeline::finish(r)
 }
 
 /// Cut points of a text: every 3% of it, and just inside a string, a number, a key, right after an
@@ -217,7 +217,7 @@ fn a_cut_trace_on_many_threads_reads_like_one_read_in_order() {
         let path = dir.join(format!("cut{percent}.json"));
         std::fs::write(&path, &text[..cut]).unwrap();
         for threads in [1, 3] {
-            let trace = traceprism::ingest::read_path_on(&path, threads);
+            let trace = traceprism::pipeline::read_path_on(&path, threads);
             check_cut(name, &text, &spans, cut, &format!("{percent}%, {threads} threads"), trace);
         }
     }

@@ -1,8 +1,8 @@
 //! The warm-up the page runs before the user's file arrives: it must run without error and reach
 //! the code paths a real inference trace reaches (otherwise it warms nothing).
 
+use traceprism::pipeline::warm_up::{warm_up, warm_up_part, WARM_UP_DECODE_STEPS};
 use traceprism::synth::synthetic_trace;
-use traceprism::warm_up::{warm_up, warm_up_part, WARM_UP_DECODE_STEPS};
 use traceprism::{read_trace, Analysis, Options};
 
 #[test]

@@ -107,7 +107,7 @@ pub(crate) fn out(text: &str) {
 /// The analysis is leaked on purpose: the process ends right after the command, and the OS takes
 /// the memory back faster than running the destructors of millions of column entries.
 pub(crate) fn load(path: &str, a: &args::Args) -> Result<&'static Analysis> {
-    let threads = a.threads.unwrap_or_else(traceprism::ingest::default_read_threads);
+    let threads = a.threads.unwrap_or_else(traceprism::read::default_read_threads);
     let analysis = analyze_path_on(std::path::Path::new(path), a.options.clone(), threads)?;
     if let Some(cut) = &analysis.trace.stats.truncation {
         // On stderr for every command (the summary also prints it in its text and JSON).

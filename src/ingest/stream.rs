@@ -6,7 +6,18 @@
 
 use super::event::{parse_event, EventKeys, RawEvent};
 use super::scan::{self, skip_ws, Step, Stop};
+use super::DocumentForm;
 use crate::error::{Error, Result};
+use crate::support::codec::{WireReader, WireWriter};
+
+/// The document form a stream in the event array of a bare array (or not) reads.
+fn form_of(bare: bool) -> DocumentForm {
+    if bare {
+        DocumentForm::BareArray
+    } else {
+        DocumentForm::Object
+    }
+}
 
 /// Receives what the stream finds.
 pub trait EventSink {
@@ -100,7 +111,8 @@ impl Default for JsonStream {
 impl JsonStream {
     /// A stream that starts at an element inside the event array: the parallel reader parses the
     /// second half of a block with one while the main stream parses the first half.
-    pub fn continuation(bare: bool) -> Self {
+    pub fn continuation(form: DocumentForm) -> Self {
+        let bare = form == DocumentForm::BareArray;
         JsonStream {
             state: State::Events { first: true, bare },
             object_form: !bare,
@@ -109,13 +121,13 @@ impl JsonStream {
         }
     }
 
-    /// `Some(bare)` if the stream stopped exactly between two events (only a comma and whitespace
+    /// `Some(form)` if the stream stopped exactly between two events (only a comma and whitespace
     /// are left unparsed), so that a [`JsonStream::continuation`] can take over after them.
-    pub fn at_event_boundary(&self) -> Option<bool> {
+    pub fn at_event_boundary(&self) -> Option<DocumentForm> {
         match self.state {
             State::Events { first: false, bare } => {
                 let mut rest = self.buf.iter().filter(|b| !b.is_ascii_whitespace());
-                (rest.next() == Some(&b',') && rest.next().is_none()).then_some(bare)
+                (rest.next() == Some(&b',') && rest.next().is_none()).then_some(form_of(bare))
             }
             _ => None,
         }
@@ -137,7 +149,7 @@ impl JsonStream {
         self.buf.len()
     }
 
-    pub(crate) fn encode(&self, w: &mut crate::model::wire::WireWriter) {
+    pub(crate) fn encode(&self, w: &mut WireWriter) {
         let (tag, first, bare) = match self.state {
             State::Start => (0u8, false, false),
             State::ObjectKey { first } => (1, first, false),
@@ -156,7 +168,7 @@ impl JsonStream {
     }
 
     /// Reads a state written by [`JsonStream::encode`].
-    pub(crate) fn decode(r: &mut crate::model::wire::WireReader<'_>) -> Result<JsonStream> {
+    pub(crate) fn decode(r: &mut WireReader<'_>) -> Result<JsonStream> {
         let (tag, first, bare) = (r.get::<u8>()?, r.flag()?, r.flag()?);
         let state = match tag {
             0 => State::Start,
@@ -174,9 +186,10 @@ impl JsonStream {
         Ok(JsonStream { buf, base, state, events, saw_trace_events, object_form, ..Default::default() })
     }
 
-    /// True if this could be a [`JsonStream::continuation`] of form `bare` that was fed `bytes`
+    /// True if this could be a [`JsonStream::continuation`] of `form` that was fed `bytes`
     /// bytes (consumed ones plus its unparsed tail).
-    pub(crate) fn is_continuation_of(&self, bare: bool, bytes: u64) -> bool {
+    pub(crate) fn is_continuation_of(&self, form: DocumentForm, bytes: u64) -> bool {
+        let bare = form == DocumentForm::BareArray;
         self.state != State::Start && self.object_form != bare && self.base.checked_add(self.buf.len() as u64) == Some(bytes)
     }
 

@@ -1,6 +1,6 @@
 //! Builds the columnar [`Trace`] from decoded events.
 
-use super::wire::{row_counts, PartBuilder, RowSource, TypedRows, WireBuilder};
+use super::transfer::{row_counts, PartBuilder, RowSource, TypedRows, WireBuilder};
 use super::*;
 use crate::ingest::{EventSink, Field, Id, RawEvent};
 
@@ -374,7 +374,7 @@ impl Remap<'_> {
 }
 
 fn append_gpu(g: &mut GpuEvents, src: &mut impl RowSource, n: usize, to: &Remap) {
-    src.tags(&mut g.kind, |t| &t.gpu.kind, n, super::wire::gpu_kind_of);
+    src.tags(&mut g.kind, |t| &t.gpu.kind, n, super::transfer::gpu_kind_of);
     src.mapped(&mut g.name, |t| &t.gpu.name, n, |x| to.name(x));
     src.copy(&mut g.ts, |t| &t.gpu.ts, n);
     src.copy(&mut g.dur, |t| &t.gpu.dur, n);
@@ -390,7 +390,7 @@ fn append_gpu(g: &mut GpuEvents, src: &mut impl RowSource, n: usize, to: &Remap)
 }
 
 fn append_ops(p: &mut CpuOps, src: &mut impl RowSource, n: usize, to: &Remap) {
-    src.tags(&mut p.kind, |t| &t.ops.kind, n, super::wire::op_kind_of);
+    src.tags(&mut p.kind, |t| &t.ops.kind, n, super::transfer::op_kind_of);
     src.mapped(&mut p.name, |t| &t.ops.name, n, |x| to.name(x));
     src.copy(&mut p.ts, |t| &t.ops.ts, n);
     src.copy(&mut p.dur, |t| &t.ops.dur, n);

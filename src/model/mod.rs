@@ -7,7 +7,7 @@
 mod builder;
 mod interner;
 pub mod meta;
-pub mod wire;
+pub mod transfer;
 
 pub use builder::TraceBuilder;
 pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};

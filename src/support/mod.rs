@@ -1,5 +1,6 @@
 //! Small tools every layer may use, which know nothing of traces: running two pieces of work at
 //! once, the little-endian byte codec of the worker transfer, the gzip trailer's CRC.
 
+pub mod codec;
 pub mod crc32;
 pub mod threads;

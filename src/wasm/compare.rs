@@ -49,4 +49,3 @@ impl Comparison {
         self.tables.iter().find(|t| t.name == name).ok_or_else(|| js_error(format!("no comparison table named {name:?}")))
     }
 }
-

@@ -8,7 +8,7 @@
 //! `compare` call.
 
 use crate::analysis::{Analysis, Options};
-use crate::ingest::Reader;
+use crate::read::Reader;
 use crate::report;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -19,10 +19,10 @@ mod split;
 mod warm_up;
 
 pub use compare::{compare, Comparison};
+use parts::JsBytes;
 pub use parts::{document_form, find_event_start, Inflater, TextPart};
 pub use split::TraceSplitter;
 pub use warm_up::{warm_up, warm_up_inflate, warm_up_part, warm_up_rules};
-use parts::JsBytes;
 
 /// Where the analyzer is in its life: reading chunks, or done with an analysis.
 enum State {
@@ -105,7 +105,7 @@ impl Analyzer {
     pub fn progress(&self) -> Result<JsValue, JsValue> {
         match &self.state {
             State::Reading(reader) => to_js(&reader.progress()),
-            State::Done(a) => to_js(&crate::ingest::Progress {
+            State::Done(a) => to_js(&crate::read::Progress {
                 bytes_in: a.trace.stats.bytes_in,
                 json_bytes: a.trace.stats.json_bytes,
                 events: a.trace.stats.events,
@@ -124,7 +124,7 @@ impl Analyzer {
             }
             State::Spent => return Err(js_error("analyzer is spent")),
         };
-        let trace = reader.finish().map_err(js_error)?;
+        let trace = crate::pipeline::finish(*reader).map_err(js_error)?;
         let analysis = Analysis::new(trace, self.options.clone()).map_err(js_error)?;
         let summary = summary_of(&analysis);
         self.state = State::Done(Box::new(analysis));
@@ -267,10 +267,10 @@ impl Analyzer {
         &mut self,
         what: &str,
         part: js_sys::Uint8Array,
-        adopt: impl FnOnce(&mut Reader, crate::ingest::Part) -> bool,
+        adopt: impl FnOnce(&mut Reader, crate::read::Part) -> bool,
     ) -> Result<bool, JsValue> {
         let State::Reading(reader) = &mut self.state else { return Err(js_error(format!("{what} after finish"))) };
-        let part = crate::ingest::Part::from_source(Box::new(JsBytes(part)));
+        let part = crate::read::Part::from_source(Box::new(JsBytes(part)));
         Ok(part.is_ok_and(|part| adopt(reader, part)))
     }
 
@@ -303,4 +303,3 @@ pub fn builtin_category_rules() -> String {
 pub(crate) fn summary_of(a: &Analysis) -> impl Serialize {
     crate::report::summary::summary(a)
 }
-

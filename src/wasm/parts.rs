@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 /// ([`find_event_start`]), for the main worker's [`Analyzer::adopt_part`].
 #[wasm_bindgen]
 pub struct TextPart {
-    reader: Option<crate::ingest::PartReader>,
+    reader: Option<crate::read::PartReader>,
 }
 
 #[wasm_bindgen]
@@ -17,7 +17,8 @@ impl TextPart {
     /// ([`document_form`] is `"array"`).
     #[wasm_bindgen(constructor)]
     pub fn new(bare: bool, start: f64) -> TextPart {
-        TextPart { reader: Some(crate::ingest::PartReader::new(bare, start as u64)) }
+        let form = if bare { crate::ingest::DocumentForm::BareArray } else { crate::ingest::DocumentForm::Object };
+        TextPart { reader: Some(crate::read::PartReader::new(form, start as u64)) }
     }
 
     /// Feeds the next piece of the range. An error means the guess or the text is wrong: the
@@ -161,7 +162,7 @@ struct JsSink {
     at: u32,
 }
 
-impl crate::model::wire::WireSink for JsSink {
+impl crate::support::codec::WireSink for JsSink {
     fn write(&mut self, bytes: &[u8]) {
         let end = self.at.saturating_add(bytes.len() as u32);
         // The array was sized by `Part::encoded_len`, so this always holds.
@@ -175,7 +176,7 @@ impl crate::model::wire::WireSink for JsSink {
 /// A part's bytes in the JS array they were moved in.
 pub(crate) struct JsBytes(pub(crate) js_sys::Uint8Array);
 
-impl crate::model::wire::ByteSource for JsBytes {
+impl crate::support::codec::ByteSource for JsBytes {
     fn len(&self) -> usize {
         self.0.length() as usize
     }
@@ -203,10 +204,9 @@ pub fn document_form(head: &[u8]) -> String {
         return "gzip".into();
     }
     match crate::ingest::document_form(head) {
-        Some(true) => "array",
-        Some(false) => "object",
+        Some(crate::ingest::DocumentForm::BareArray) => "array",
+        Some(crate::ingest::DocumentForm::Object) => "object",
         None => "unknown",
     }
     .into()
 }
-

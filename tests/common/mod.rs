@@ -75,7 +75,7 @@ pub fn all_columns(t: &Trace) -> String {
 pub fn read_bytes(bytes: &[u8]) -> traceprism::Result<Trace> {
     let mut r = traceprism::Reader::new();
     r.push(bytes)?;
-    r.finish()
+    traceprism::pipeline::finish(r)
 }
 
 /// Gzips bytes with miniz_oxide (for tests that need .gz input).

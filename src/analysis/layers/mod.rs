@@ -17,7 +17,6 @@ use crate::model::{GpuKind, Trace, NONE};
 use markers::{Marker, Markers};
 use repeat::Token;
 
-
 /// Where a kernel sits relative to the decoder layers of its pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {

@@ -5,9 +5,10 @@
 //! only if its own stream stops exactly at that boundary; otherwise it parses the rest of the block
 //! again, in order, so the model and any error message never depend on the guess.
 
-use super::inflate::Output;
-use super::{document_form, likely_event_start, read_some, GzipDecoder, Part, PartReader, Reader};
+use super::files::read_some;
+use super::{Part, PartReader, Reader};
 use crate::error::{Error, Result};
+use crate::ingest::{document_form, likely_event_start, DocumentForm, GzipDecoder, Output};
 use crate::model::Trace;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 
@@ -104,7 +105,7 @@ fn inflate_blocks(
     spare: &Receiver<Vec<u8>>,
 ) -> Result<Option<String>> {
     let mut gz = GzipDecoder::default();
-    let mut queue = Queue { tx, spare, sharing, block: vec![0; BLOCK], filled: 0, compressed: 0, offset: 0, bare: None };
+    let mut queue = Queue { tx, spare, sharing, block: vec![0; BLOCK], filled: 0, compressed: 0, offset: 0, form: None };
     queue.compressed += first.len() as u64;
     gz.push_to(&first, &mut queue)?;
     let mut buf = first;
@@ -135,7 +136,7 @@ struct Queue<'a> {
     /// Offset of `block` in the whole text.
     offset: u64,
     /// The document's form, once its first bytes are known (`None`: not JSON, never split).
-    bare: Option<bool>,
+    form: Option<DocumentForm>,
 }
 
 impl Output for Queue<'_> {
@@ -156,7 +157,7 @@ impl Queue<'_> {
     /// Queues the full block, or parses it here if the parser is behind.
     fn send_full(&mut self) -> Result<()> {
         if self.offset == 0 {
-            self.bare = document_form(&self.block);
+            self.form = document_form(&self.block);
         }
         // A block back from the parser is reused as it is (full length: no clearing, no page faults).
         let next = self.spare.try_recv().ok().filter(|b| b.len() == BLOCK);
@@ -167,14 +168,14 @@ impl Queue<'_> {
         self.offset += block.len() as u64;
         // The document's form if this block may be parsed here (never the first block: it holds
         // the document's start, which only the in-order parser reads).
-        let shareable = if self.sharing == Sharing::Never || offset == 0 { None } else { self.bare };
+        let shareable = if self.sharing == Sharing::Never || offset == 0 { None } else { self.form };
         let message = match (self.sharing, shareable) {
-            (Sharing::Always, Some(bare)) => parse_here(block, compressed, offset, bare),
+            (Sharing::Always, Some(form)) => parse_here(block, compressed, offset, form),
             _ => match self.tx.try_send(Inflated::Text(block, compressed)) {
                 Ok(()) => return Ok(()),
                 Err(TrySendError::Disconnected(_)) => return Err(Error::new("parser stopped")),
                 Err(TrySendError::Full(Inflated::Text(block, compressed))) => match shareable {
-                    Some(bare) => parse_here(block, compressed, offset, bare),
+                    Some(form) => parse_here(block, compressed, offset, form),
                     None => Inflated::Text(block, compressed),
                 },
                 Err(TrySendError::Full(message)) => message,
@@ -195,9 +196,9 @@ impl Queue<'_> {
 }
 
 /// Parses `block` (at `offset` in the text) from its first likely event start on.
-fn parse_here(block: Vec<u8>, compressed: u64, offset: u64, bare: bool) -> Inflated {
+fn parse_here(block: Vec<u8>, compressed: u64, offset: u64, form: DocumentForm) -> Inflated {
     let Some(split) = likely_event_start(&block, 0) else { return Inflated::Text(block, compressed) };
-    let mut reader = PartReader::new(bare, offset + split as u64);
+    let mut reader = PartReader::new(form, offset + split as u64);
     let part = reader.push(&block[split..]).map(|()| reader.finish());
     Inflated::Parsed { block, compressed, split, part: Box::new(part) }
 }

@@ -6,10 +6,11 @@
 //! begins; otherwise the caller parses that range again, in order, so the model (and any error
 //! message, with its byte offset) never depends on the guess.
 
-use super::stream::JsonStream;
 use crate::error::{Error, Result};
-use crate::model::wire::{ByteCount, PartBuilder, PartBytes, WireBuilder, WireReader, WireSink, WireWriter};
+use crate::ingest::{DocumentForm, JsonStream};
+use crate::model::transfer::{PartBuilder, PartBytes, WireBuilder};
 use crate::model::TraceBuilder;
+use crate::support::codec::{ByteCount, WireReader, WireSink, WireWriter};
 
 /// Parses a range of the event array that starts at a guessed event start (a `{`).
 pub struct PartReader {
@@ -17,7 +18,7 @@ pub struct PartReader {
     builder: TraceBuilder,
     start: u64,
     bytes: u64,
-    bare: bool,
+    form: DocumentForm,
 }
 
 /// What a [`PartReader`] read: the events (in a builder of their own, or still in byte form when
@@ -30,8 +31,8 @@ pub struct Part {
     pub(crate) start: u64,
     /// Bytes of text pushed.
     pub(crate) bytes: u64,
-    /// Whether the document is the bare-array form (`[...]`) rather than `{"traceEvents": [...]}`.
-    pub(crate) bare: bool,
+    /// The document's form (the part's text alone cannot tell it).
+    pub(crate) form: DocumentForm,
 }
 
 const MAGIC: &[u8; 8] = b"TPPART\0\0";
@@ -43,9 +44,9 @@ const FIXED: usize = 8 + 4 + 8;
 
 impl PartReader {
     /// A reader for a range that starts at byte `start` of the text, at an element of the event
-    /// array; `bare` tells the document's form (see [`document_form`]).
-    pub fn new(bare: bool, start: u64) -> Self {
-        PartReader { stream: JsonStream::continuation(bare), builder: TraceBuilder::default(), start, bytes: 0, bare }
+    /// array, of a document of `form` (see [`crate::ingest::document_form`]).
+    pub fn new(form: DocumentForm, start: u64) -> Self {
+        PartReader { stream: JsonStream::continuation(form), builder: TraceBuilder::default(), start, bytes: 0, form }
     }
 
     /// Feeds the next piece of the range.
@@ -62,8 +63,8 @@ impl PartReader {
     /// Ends the range. An event cut by the range's end stays as the part's unparsed tail (the
     /// part is then refused when adopted).
     pub fn finish(self) -> Part {
-        let PartReader { stream, builder, start, bytes, bare } = self;
-        Part { stream, builder: PartBuilder::Parsed(builder), start, bytes, bare }
+        let PartReader { stream, builder, start, bytes, form } = self;
+        Part { stream, builder: PartBuilder::Parsed(builder), start, bytes, form }
     }
 }
 
@@ -83,7 +84,7 @@ impl Part {
         self.bytes
     }
 
-    /// The part as bytes (see [`crate::model::wire`]), to move it to another worker.
+    /// The part as bytes (see [`crate::model::transfer`]), to move it to another worker.
     pub fn to_bytes(&self) -> Vec<u8> {
         // Sized exactly once: a part of a 1 GB trace is ~100 MB of bytes.
         let mut out = Vec::with_capacity(self.encoded_len());
@@ -108,7 +109,7 @@ impl Part {
         w.put(0u64);
         w.put(self.start);
         w.put(self.bytes);
-        w.flag(self.bare);
+        w.flag(self.form == DocumentForm::BareArray);
         self.stream.encode(&mut w);
         self.builder.encode_small(&mut w);
         let head = (w.out.len() as u64).to_le_bytes();
@@ -153,10 +154,10 @@ impl Part {
         r.take(FIXED)?;
         let start = r.get::<u64>()?;
         let range = r.get::<u64>()?;
-        let bare = r.flag()?;
+        let form = if r.flag()? { DocumentForm::BareArray } else { DocumentForm::Object };
         let stream = JsonStream::decode(&mut r)?;
         // A part's stream consumed `base` bytes of the range and keeps the rest as its tail.
-        if !stream.is_continuation_of(bare, range) {
+        if !stream.is_continuation_of(form, range) {
             return Err(Error::new("malformed part bytes: stream state does not match the range"));
         }
         let (small, rows) = TraceBuilder::decode_small(&mut r)?;
@@ -164,26 +165,14 @@ impl Part {
             return Err(Error::new("malformed part bytes: header length does not match"));
         }
         let builder = PartBuilder::Wire(WireBuilder::new(small, rows, bytes, head_len)?);
-        Ok(Part { stream, builder, start, bytes: range, bare })
-    }
-}
-
-/// The form of a trace document from its first bytes: `Some(true)` for a bare array `[...]`,
-/// `Some(false)` for an object `{...}`, `None` if the bytes start with neither (gzip, not JSON,
-/// or only whitespace so far). A UTF-8 byte-order mark is skipped.
-pub fn document_form(head: &[u8]) -> Option<bool> {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    match head.iter().find(|b| !b.is_ascii_whitespace())? {
-        b'[' => Some(true),
-        b'{' => Some(false),
-        _ => None,
+        Ok(Part { stream, builder, start, bytes: range, form })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{gunzip, likely_event_start};
+    use crate::ingest::{document_form, gunzip, likely_event_start};
     use crate::Reader;
 
     /// The model after adopting the second half of `text` as a part, moved through bytes or not.

@@ -11,7 +11,7 @@
 
 use crate::analysis::{Analysis, Options};
 use crate::error::{Error, Result};
-use crate::ingest::Reader;
+use crate::read::Reader;
 use crate::synth::{gzip, synthetic_trace};
 
 /// Decode steps of the default warm-up trace: enough to call every function once. (Making the hot
@@ -26,7 +26,7 @@ fn read_and_analyse(bytes: &[u8]) -> Result<Analysis> {
         reader.push(chunk)?;
     }
     let _ = reader.progress();
-    Analysis::new(reader.finish()?, Options::default())
+    Analysis::new(super::finish(reader)?, Options::default())
 }
 
 /// Compiles the built-in rule sets (kernel-category and phase regexes), which every analysis shares
@@ -44,7 +44,7 @@ pub fn warm_up_part(decode_steps: usize) -> Result<()> {
     let bytes = text.as_bytes();
     let events = text.find("\"traceEvents\"").unwrap_or(0);
     let start = crate::ingest::likely_event_start(bytes, events).ok_or_else(|| Error::new("warm-up: no event start"))?;
-    let mut part = crate::ingest::PartReader::new(false, start as u64);
+    let mut part = crate::read::PartReader::new(crate::ingest::DocumentForm::Object, start as u64);
     part.push(&bytes[start..])?;
     let encoded = part.finish().to_bytes();
     let mut reader = Reader::new();

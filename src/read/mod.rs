@@ -1,0 +1,266 @@
+//! events → model: [`Reader`] takes a trace's bytes in chunks of any size, runs them through
+//! [`crate::ingest`] (inflate, JSON events) and builds the model's columns. What it returns is not
+//! linked yet: [`crate::pipeline`] links it ([`crate::link`]) before any analysis.
+//!
+//! Natively the reader uses more than one thread: large blocks of plain JSON are parsed in two
+//! halves, files are read in ranges at once ([`files`]) and gzip is inflated on its own thread
+//! ([`gzip_pipeline`]); the page does the same with Web Workers, moving [`Part`]s between them.
+
+pub mod files;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gzip_pipeline;
+pub mod part;
+
+pub use files::{default_read_threads, read_path_on, read_trace, MAX_READ_THREADS};
+#[cfg(not(target_arch = "wasm32"))]
+pub use gzip_pipeline::{read_gzip, Sharing};
+pub use part::{Part, PartReader};
+
+use crate::error::{Error, Result};
+// Parts of the text read at once are native only.
+#[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
+use crate::ingest::{
+    document_form, is_gzip, likely_event_start, DocumentForm, GzipDecoder, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE,
+};
+use crate::model::{Trace, TraceBuilder};
+
+enum Input {
+    /// Waiting for the first bytes to tell gzip from plain text.
+    Detect,
+    Plain,
+    Gzip(Box<GzipDecoder>),
+}
+
+/// How far reading has got.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Progress {
+    /// Input bytes pushed so far.
+    pub bytes_in: u64,
+    /// JSON text bytes seen (after decompression).
+    pub json_bytes: u64,
+    /// Events read.
+    pub events: u64,
+}
+
+/// Streaming reader: push chunks, then [`Reader::finish`] for the model (unlinked).
+pub struct Reader {
+    input: Input,
+    json: JsonStream,
+    builder: TraceBuilder,
+    bytes_in: u64,
+    json_bytes: u64,
+    parallel_blocks: u64,
+    /// What was wrong at the end of a gzip stream inflated elsewhere (see [`Reader::input_cut`]).
+    gzip_cut: Option<String>,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Reader {
+    /// A reader for one trace.
+    pub fn new() -> Self {
+        Reader {
+            input: Input::Detect,
+            json: JsonStream::default(),
+            builder: TraceBuilder::default(),
+            bytes_in: 0,
+            json_bytes: 0,
+            parallel_blocks: 0,
+            gzip_cut: None,
+        }
+    }
+
+    /// Feeds the next chunk of the file (compressed or not).
+    pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        self.bytes_in += chunk.len() as u64;
+        if let Input::Detect = self.input {
+            // One byte is enough to rule gzip out; a lone 0x1f waits for the second byte.
+            if chunk.len() == 1 && chunk[0] == 0x1f && self.bytes_in == 1 {
+                self.input = Input::Gzip(Box::default());
+            } else {
+                self.input = if is_gzip(chunk) { Input::Gzip(Box::default()) } else { Input::Plain };
+            }
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Input::Plain = self.input {
+            self.json_bytes += chunk.len() as u64;
+            return self.feed_parallel(chunk);
+        }
+        let Reader { input, json, builder, json_bytes, .. } = self;
+        match input {
+            Input::Plain => {
+                *json_bytes += chunk.len() as u64;
+                json.feed(chunk, builder)
+            }
+            Input::Gzip(gz) => gz.push(chunk, &mut |out| {
+                *json_bytes += out.len() as u64;
+                json.feed(out, builder)
+            }),
+            Input::Detect => unreachable!(),
+        }
+    }
+
+    /// Parses a block on two threads: the main stream takes the text up to a likely event
+    /// boundary near the middle, a continuation stream takes the rest. The second half is kept only
+    /// if the main stream confirms it stopped exactly at that boundary; otherwise the rest is
+    /// parsed again in order, so the result never depends on the guess.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn feed_parallel(&mut self, chunk: &[u8]) -> Result<()> {
+        const MIN_SPLIT: usize = 1 << 20;
+        let split = if chunk.len() >= MIN_SPLIT { likely_event_start(chunk, chunk.len() / 2) } else { None };
+        let Some(p) = split else { return self.json.feed(chunk, &mut self.builder) };
+        // Before the first byte is parsed the stream cannot tell the form yet: read it off the text.
+        let form = match self.json.position() {
+            0 => document_form(chunk).unwrap_or(DocumentForm::Object),
+            _ if self.json.object_form() => DocumentForm::Object,
+            _ => DocumentForm::BareArray,
+        };
+        let start = self.json.position() + p as u64;
+        let (first, second) = chunk.split_at(p);
+        let (main_result, other) = std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                let mut part = PartReader::new(form, start);
+                part.push(second).map(|()| part.finish())
+            });
+            let main_result = self.json.feed(first, &mut self.builder);
+            (main_result, worker.join())
+        });
+        main_result?;
+        // `push` already counted the whole chunk: the part's bytes must not be counted again.
+        if let Ok(Ok(mut part)) = other {
+            part.bytes = 0;
+            if self.adopt_part(part) {
+                return Ok(());
+            }
+        }
+        self.json.feed(second, &mut self.builder)
+    }
+
+    /// Continues with `part`, the text right after what this reader has read, parsed elsewhere
+    /// from a guessed event start. True if it was kept: the part starts where this reader's text
+    /// ends and this reader's stream stopped exactly at an event boundary there (only a comma and
+    /// whitespace left), so the guess was right. False means nothing changed: the caller must
+    /// push that range of text itself, in order.
+    pub fn adopt_part(&mut self, part: Part) -> bool {
+        let compressed = part.bytes;
+        self.adopt_part_counted(part, compressed)
+    }
+
+    /// [`Reader::adopt_part`] for a part of decompressed text: `compressed_bytes` of input are
+    /// counted for it (the part's own byte count is text).
+    pub(crate) fn adopt_part_counted(&mut self, part: Part, compressed_bytes: u64) -> bool {
+        if !matches!(self.input, Input::Plain)
+            || self.json.position() != part.start
+            || self.json.at_event_boundary() != Some(part.form)
+        {
+            return false;
+        }
+        self.builder.absorb(part.builder, self.json.events());
+        self.json.adopt(part.stream);
+        self.bytes_in += compressed_bytes;
+        self.json_bytes += part.bytes;
+        self.parallel_blocks += 1;
+        true
+    }
+
+    /// [`Reader::adopt_part`] for a part in its byte form ([`Part::to_bytes`]). Bytes that do not
+    /// decode are refused like a wrong guess (the range is then parsed in order).
+    pub fn adopt_part_bytes(&mut self, bytes: &[u8]) -> bool {
+        Part::from_bytes(bytes).is_ok_and(|part| self.adopt_part(part))
+    }
+
+    /// Feeds text that is already decompressed, on this thread only (the threaded native readers
+    /// run their own parallelism around it).
+    pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
+        self.input = Input::Plain;
+        self.bytes_in += compressed_bytes;
+        self.json_bytes += text.len() as u64;
+        self.json.feed(text, &mut self.builder)
+    }
+
+    /// Progress so far.
+    pub fn progress(&self) -> Progress {
+        Progress { bytes_in: self.bytes_in, json_bytes: self.json_bytes, events: self.json.events() }
+    }
+
+    /// Says that the input (a gzip stream inflated outside this reader, pushed with
+    /// [`Reader::push_json`]) did not end cleanly: `what` is [`GzipDecoder::finish`]'s answer.
+    /// The text pushed so far is then read as a trace cut short.
+    pub fn input_cut(&mut self, what: String) {
+        self.gzip_cut = Some(what);
+    }
+
+    /// Ends the input and returns the model, not linked yet ([`crate::pipeline::finish`] links it). A trace cut short is read up to its last
+    /// complete event and carries a [`Truncation`] in `stats.truncation` (the faces warn, or refuse
+    /// in strict mode); an event array without its closing `]` is complete, with a note.
+    pub fn finish(mut self) -> Result<Trace> {
+        if self.bytes_in == 0 {
+            return Err(Error::new("empty input: the file has no bytes"));
+        }
+        let text_end = {
+            let Reader { input, json, builder, json_bytes, gzip_cut, .. } = &mut self;
+            if let Input::Gzip(gz) = input {
+                let end = gz.finish(&mut |out| {
+                    *json_bytes += out.len() as u64;
+                    json.feed(out, builder)
+                })?;
+                if end.is_some() {
+                    *gzip_cut = end;
+                }
+            }
+            json.finish(builder).map_err(|e| match gzip_cut {
+                Some(what) => Error { message: format!("truncated gzip: {what}: {}", e.message), ..e },
+                None => e,
+            })?
+        };
+        if self.json.object_form() && !self.json.saw_trace_events() {
+            return Err(Error::new("not a trace: the JSON object has no \"traceEvents\" array"));
+        }
+        let mut trace = self.builder.finish(self.json.object_form());
+        trace.stats.bytes_in = self.bytes_in;
+        trace.stats.json_bytes = self.json_bytes;
+        trace.stats.parallel_blocks = self.parallel_blocks;
+        let events_read = self.json.events();
+        trace.stats.truncation = match (text_end, self.gzip_cut) {
+            (TextEnd::Cut { complete, stops_at, inside }, gzip) => Some(Truncation::new(
+                events_read,
+                complete,
+                stops_at,
+                self.bytes_in,
+                match gzip {
+                    Some(what) => format!("{what}; the text ends inside {inside}"),
+                    None => format!("the input ends inside {inside}"),
+                },
+                false,
+            )),
+            (_, Some(what)) => Some(Truncation::new(events_read, self.json_bytes, self.json_bytes, self.bytes_in, what, true)),
+            (TextEnd::OpenArray, None) => {
+                trace.stats.notes.push(OPEN_ARRAY_NOTE.to_string());
+                None
+            }
+            (TextEnd::Complete, None) => None,
+        };
+        if trace.stats.events == 0 {
+            return Err(match &trace.stats.truncation {
+                Some(cut) => {
+                    Error::at(format!("truncated trace: {} before the first complete event", cut.reason), cut.text_stops_at)
+                }
+                None => Error::new("not a trace: traceEvents is empty"),
+            });
+        }
+        if trace.stats.kept == 0 {
+            return Err(Error::new(format!(
+                "not a trace: none of the {} events is a kernel, CPU op or runtime call",
+                trace.stats.events
+            )));
+        }
+        Ok(trace)
+    }
+}
