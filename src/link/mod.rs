@@ -11,7 +11,7 @@
 mod id_index;
 
 use crate::model::FastMap as HashMap;
-use crate::model::{CpuOps, FlowEnd, GpuEvents, Launches, OpKind, ThreadInfo, Trace, NONE};
+use crate::model::{CpuOps, FlowEnds, GpuEvents, Launches, OpKind, ThreadInfo, Trace, NONE};
 use crate::support::threads::both;
 use id_index::IdIndex;
 
@@ -39,8 +39,8 @@ pub fn link(trace: &mut Trace) {
 
 /// What the flow fallback of [`link_gpu_to_launches`] reads.
 struct Flows<'a> {
-    starts: &'a [FlowEnd],
-    finishes: &'a [FlowEnd],
+    starts: &'a FlowEnds,
+    finishes: &'a FlowEnds,
     threads: &'a [ThreadInfo],
 }
 
@@ -58,8 +58,10 @@ fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &
         return;
     }
     // Flow fallback: finish (stream, ts) → id → start (pid, tid, ts) → launch on that thread.
-    let finishes: HashMap<(i64, i64), i64> = flows.finishes.iter().map(|f| ((f.tid, f.ts), f.id)).collect();
-    let starts: HashMap<i64, (i64, i64, i64)> = flows.starts.iter().map(|s| (s.id, (s.pid, s.tid, s.ts))).collect();
+    let f = flows.finishes;
+    let finishes: HashMap<(i64, i64), i64> = (0..f.len()).map(|i| ((f.tid[i], f.ts[i]), f.id[i])).collect();
+    let s = flows.starts;
+    let starts: HashMap<i64, (i64, i64, i64)> = (0..s.len()).map(|i| (s.id[i], (s.pid[i], s.tid[i], s.ts[i]))).collect();
     let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::default();
     for i in 0..l.len() {
         let t = &flows.threads[l.thread[i] as usize];

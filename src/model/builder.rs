@@ -1,6 +1,7 @@
 //! Builds the columnar [`Trace`] from decoded events.
 
-use super::transfer::{row_counts, PartBuilder, RowSource, TypedRows, WireBuilder};
+use super::schema::Remap;
+use super::transfer::{append_rows, row_counts, PartBuilder};
 use super::*;
 use crate::ingest::{EventSink, Field, Id, RawEvent};
 
@@ -159,64 +160,63 @@ impl TraceBuilder {
         let index32 = index.min(u32::MAX as u64) as u32;
         match dest {
             Dest::Gpu(kind) => {
-                let g = &mut self.trace.gpu;
-                g.kind.push(kind);
-                g.name.push(name);
-                g.ts.push(ts);
-                g.dur.push(dur);
-                g.device.push(device_id(a.device.unwrap_or(pid)));
-                g.stream.push(device_id(a.stream.unwrap_or(tid)));
-                g.correlation.push(a.correlation.unwrap_or(-1));
-                g.external_id.push(a.external_id.unwrap_or(-1));
-                g.grid.push(a.grid.unwrap_or([0; 3]));
-                g.block.push(a.block.unwrap_or([0; 3]));
-                g.event_index.push(index32);
-                g.launch.push(NONE);
-                g.cpu_op.push(NONE);
+                self.trace.gpu.push(GpuEvent {
+                    kind,
+                    name,
+                    ts,
+                    dur,
+                    device: device_id(a.device.unwrap_or(pid)),
+                    stream: device_id(a.stream.unwrap_or(tid)),
+                    correlation: a.correlation.unwrap_or(-1),
+                    external_id: a.external_id.unwrap_or(-1),
+                    grid: a.grid.unwrap_or([0; 3]),
+                    block: a.block.unwrap_or([0; 3]),
+                    event_index: index32,
+                });
             }
             Dest::Op(kind) => {
                 let thread = self.thread(pid, tid);
                 let dims = self.intern_raw(a.input_dims);
                 let types = self.intern_raw(a.input_types);
                 let concrete = self.intern_raw(a.concrete_inputs);
-                let o = &mut self.trace.ops;
-                o.kind.push(kind);
-                o.name.push(name);
-                o.ts.push(ts);
-                o.dur.push(dur);
-                o.thread.push(thread);
-                o.external_id.push(a.external_id.unwrap_or(-1));
-                o.input_dims.push(dims);
-                o.input_types.push(types);
-                o.concrete_inputs.push(concrete);
-                o.python_id.push(a.python_id.unwrap_or(-1));
-                o.python_parent_id.push(a.python_parent_id.unwrap_or(-1));
-                o.event_index.push(index32);
-                o.parent.push(NONE);
+                self.trace.ops.push(CpuOp {
+                    kind,
+                    name,
+                    ts,
+                    dur,
+                    thread,
+                    external_id: a.external_id.unwrap_or(-1),
+                    input_dims: dims,
+                    input_types: types,
+                    concrete_inputs: concrete,
+                    python_id: a.python_id.unwrap_or(-1),
+                    python_parent_id: a.python_parent_id.unwrap_or(-1),
+                    event_index: index32,
+                });
             }
             Dest::Launch => {
                 let thread = self.thread(pid, tid);
                 let n: &[u8] = &ev.name;
                 let is_graph = n.starts_with(b"cudaGraphLaunch") || n.starts_with(b"hipGraphLaunch") || n == b"cuGraphLaunch";
-                let l = &mut self.trace.launches;
-                l.name.push(name);
-                l.ts.push(ts);
-                l.dur.push(dur);
-                l.thread.push(thread);
-                l.correlation.push(a.correlation.unwrap_or(-1));
-                l.external_id.push(a.external_id.unwrap_or(-1));
-                l.event_index.push(index32);
-                l.cpu_op.push(NONE);
-                l.python.push(NONE);
-                l.is_graph.push(is_graph);
+                self.trace.launches.push(Launch {
+                    name,
+                    ts,
+                    dur,
+                    thread,
+                    correlation: a.correlation.unwrap_or(-1),
+                    external_id: a.external_id.unwrap_or(-1),
+                    event_index: index32,
+                    is_graph,
+                });
             }
             Dest::GpuAnnotation => {
-                let g = &mut self.trace.gpu_annotations;
-                g.name.push(name);
-                g.ts.push(ts);
-                g.dur.push(dur);
-                g.device.push(device_id(a.device.unwrap_or(pid)));
-                g.stream.push(device_id(a.stream.unwrap_or(tid)));
+                self.trace.gpu_annotations.push(GpuAnnotation {
+                    name,
+                    ts,
+                    dur,
+                    device: device_id(a.device.unwrap_or(pid)),
+                    stream: device_id(a.stream.unwrap_or(tid)),
+                });
             }
             Dest::Ignore => unreachable!(),
         }
@@ -255,22 +255,6 @@ impl TraceBuilder {
     }
 }
 
-/// How another builder's ids map into this one's.
-struct IdMaps {
-    names: Vec<NameId>,
-    threads: Vec<u32>,
-}
-
-impl IdMaps {
-    /// A stored pid/tid: a text one holds a name id, remapped too.
-    fn id(&self, v: i64) -> i64 {
-        match super::text_id_name(v).and_then(|n| self.names.get(n as usize)) {
-            Some(&n) => super::text_id(n),
-            None => v,
-        }
-    }
-}
-
 impl TraceBuilder {
     /// Appends what another builder read from the text right after ours (the parallel reader
     /// parses two halves of a block at once). `event_offset` is the number of events before the
@@ -279,63 +263,48 @@ impl TraceBuilder {
         match other {
             PartBuilder::Parsed(o) => {
                 let ids = self.absorb_ids(&o);
-                self.absorb_typed_rows(&o.trace, &ids, event_offset);
+                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset };
+                self.absorb_parsed_rows(&o.trace, &to);
                 self.absorb_rest(o, event_offset);
             }
-            PartBuilder::Wire(w) => {
-                let (small, rows, mut source) = w.split();
-                let ids = self.absorb_ids(small);
-                self.absorb_rows(&mut source, rows, &ids, event_offset);
-                let WireBuilder { small, .. } = w;
-                self.absorb_rest(small, event_offset);
+            PartBuilder::InBytes(part) => {
+                let ids = self.absorb_ids(&part.small);
+                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset };
+                append_rows(&mut self.trace, &mut part.rows(), part.rows, &to);
+                self.absorb_rest(part.small, event_offset);
             }
         }
     }
 
     /// Interns the other builder's names and threads here; adds its process and thread names.
     fn absorb_ids(&mut self, o: &TraceBuilder) -> IdMaps {
-        let names = (0..o.trace.names.len()).map(|i| self.trace.names.intern(o.trace.names.resolve(i as NameId))).collect();
-        let mut ids = IdMaps { names, threads: Vec::new() };
-        ids.threads = o.trace.threads.iter().map(|t| self.thread(ids.id(t.pid), ids.id(t.tid))).collect();
+        let names: Vec<NameId> =
+            (0..o.trace.names.len()).map(|i| self.trace.names.intern(o.trace.names.resolve(i as NameId))).collect();
+        let id = |v: i64| Remap { names: &names, threads: &[], event_offset: 0 }.id(v);
+        let threads = o.trace.threads.iter().map(|t| (id(t.pid), id(t.tid))).collect::<Vec<_>>();
+        let threads = threads.into_iter().map(|(pid, tid)| self.thread(pid, tid)).collect();
         for (&pid, &n) in &o.process_names {
-            self.process_names.entry(ids.id(pid)).or_insert(ids.names[n as usize]);
+            self.process_names.entry(id(pid)).or_insert(names[n as usize]);
         }
         for (&(pid, tid), &n) in &o.thread_names {
-            self.thread_names.entry((ids.id(pid), ids.id(tid))).or_insert(ids.names[n as usize]);
+            self.thread_names.entry((id(pid), id(tid))).or_insert(names[n as usize]);
         }
-        ids
+        IdMaps { names, threads }
     }
 
-    /// Appends the other builder's rows (`rows`: see [`row_counts`]), column by column in the
-    /// order [`TraceBuilder::write_rows`] writes them; each column grows once, to its exact size.
-    fn absorb_rows(&mut self, src: &mut impl RowSource, rows: [usize; 6], ids: &IdMaps, event_offset: u64) {
-        let to = Remap { ids, event_offset };
-        let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = rows;
-        let t = &mut self.trace;
-        append_gpu(&mut t.gpu, src, n_gpu, &to);
-        append_ops(&mut t.ops, src, n_ops, &to);
-        append_launches(&mut t.launches, src, n_launches, &to);
-        append_annotations(&mut t.gpu_annotations, src, n_annotations, &to);
-        append_flows(&mut t.flow_starts, &mut t.flow_finishes, src, [n_starts, n_finishes], &to);
-    }
-
-    /// [`TraceBuilder::absorb_rows`] from a part's own columns: natively, the CPU ops (about half
+    /// Appends a part's own columns (parsed in this process): natively, the CPU ops (about half
     /// the bytes) are appended on a second thread while this one appends every other table.
-    fn absorb_typed_rows(&mut self, o: &Trace, ids: &IdMaps, event_offset: u64) {
-        let to = Remap { ids, event_offset };
-        let rows = row_counts(o);
-        let [n_gpu, n_ops, n_launches, n_annotations, n_starts, n_finishes] = rows;
+    fn absorb_parsed_rows(&mut self, o: &Trace, to: &Remap) {
         let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, .. } = &mut self.trace;
-        let to = &to;
         crate::support::threads::both(
-            rows.iter().sum(),
-            || append_ops(ops, &mut TypedRows(o), n_ops, to),
+            row_counts(o).iter().sum(),
+            || ops.append(&o.ops, to),
             || {
-                let src = &mut TypedRows(o);
-                append_gpu(gpu, src, n_gpu, to);
-                append_launches(launches, src, n_launches, to);
-                append_annotations(gpu_annotations, src, n_annotations, to);
-                append_flows(flow_starts, flow_finishes, src, [n_starts, n_finishes], to);
+                gpu.append(&o.gpu, to);
+                launches.append(&o.launches, to);
+                gpu_annotations.append(&o.gpu_annotations, to);
+                flow_starts.append(&o.flow_starts, to);
+                flow_finishes.append(&o.flow_finishes, to);
             },
         );
     }
@@ -354,80 +323,8 @@ impl TraceBuilder {
     }
 }
 
-/// How an appended part's ids become this builder's: names and threads through [`IdMaps`], event
-/// indexes shifted by the events before the part.
-struct Remap<'a> {
-    ids: &'a IdMaps,
-    event_offset: u64,
-}
-
-impl Remap<'_> {
-    fn name(&self, n: NameId) -> NameId {
-        self.ids.names[n as usize]
-    }
-    fn event(&self, e: u32) -> u32 {
-        (e as u64 + self.event_offset).min(u32::MAX as u64) as u32
-    }
-    fn thread(&self, t: u32) -> u32 {
-        self.ids.threads[t as usize]
-    }
-}
-
-fn append_gpu(g: &mut GpuEvents, src: &mut impl RowSource, n: usize, to: &Remap) {
-    src.tags(&mut g.kind, |t| &t.gpu.kind, n, super::transfer::gpu_kind_of);
-    src.mapped(&mut g.name, |t| &t.gpu.name, n, |x| to.name(x));
-    src.copy(&mut g.ts, |t| &t.gpu.ts, n);
-    src.copy(&mut g.dur, |t| &t.gpu.dur, n);
-    src.copy(&mut g.device, |t| &t.gpu.device, n);
-    src.copy(&mut g.stream, |t| &t.gpu.stream, n);
-    src.copy(&mut g.correlation, |t| &t.gpu.correlation, n);
-    src.copy(&mut g.external_id, |t| &t.gpu.external_id, n);
-    src.copy(&mut g.grid, |t| &t.gpu.grid, n);
-    src.copy(&mut g.block, |t| &t.gpu.block, n);
-    src.mapped(&mut g.event_index, |t| &t.gpu.event_index, n, |x| to.event(x));
-    src.links(&mut g.launch, |t| &t.gpu.launch, n);
-    src.links(&mut g.cpu_op, |t| &t.gpu.cpu_op, n);
-}
-
-fn append_ops(p: &mut CpuOps, src: &mut impl RowSource, n: usize, to: &Remap) {
-    src.tags(&mut p.kind, |t| &t.ops.kind, n, super::transfer::op_kind_of);
-    src.mapped(&mut p.name, |t| &t.ops.name, n, |x| to.name(x));
-    src.copy(&mut p.ts, |t| &t.ops.ts, n);
-    src.copy(&mut p.dur, |t| &t.ops.dur, n);
-    src.mapped(&mut p.thread, |t| &t.ops.thread, n, |x| to.thread(x));
-    src.copy(&mut p.external_id, |t| &t.ops.external_id, n);
-    src.mapped(&mut p.input_dims, |t| &t.ops.input_dims, n, |x| to.name(x));
-    src.mapped(&mut p.input_types, |t| &t.ops.input_types, n, |x| to.name(x));
-    src.mapped(&mut p.concrete_inputs, |t| &t.ops.concrete_inputs, n, |x| to.name(x));
-    src.copy(&mut p.python_id, |t| &t.ops.python_id, n);
-    src.copy(&mut p.python_parent_id, |t| &t.ops.python_parent_id, n);
-    src.mapped(&mut p.event_index, |t| &t.ops.event_index, n, |x| to.event(x));
-    src.links(&mut p.parent, |t| &t.ops.parent, n);
-}
-
-fn append_launches(l: &mut Launches, src: &mut impl RowSource, n: usize, to: &Remap) {
-    src.mapped(&mut l.name, |t| &t.launches.name, n, |x| to.name(x));
-    src.copy(&mut l.ts, |t| &t.launches.ts, n);
-    src.copy(&mut l.dur, |t| &t.launches.dur, n);
-    src.mapped(&mut l.thread, |t| &t.launches.thread, n, |x| to.thread(x));
-    src.copy(&mut l.correlation, |t| &t.launches.correlation, n);
-    src.copy(&mut l.external_id, |t| &t.launches.external_id, n);
-    src.mapped(&mut l.event_index, |t| &t.launches.event_index, n, |x| to.event(x));
-    src.tags(&mut l.is_graph, |t| &t.launches.is_graph, n, |b| b != 0);
-    src.links(&mut l.cpu_op, |t| &t.launches.cpu_op, n);
-    src.links(&mut l.python, |t| &t.launches.python, n);
-}
-
-fn append_annotations(a: &mut GpuAnnotations, src: &mut impl RowSource, n: usize, to: &Remap) {
-    src.mapped(&mut a.name, |t| &t.gpu_annotations.name, n, |x| to.name(x));
-    src.copy(&mut a.ts, |t| &t.gpu_annotations.ts, n);
-    src.copy(&mut a.dur, |t| &t.gpu_annotations.dur, n);
-    src.copy(&mut a.device, |t| &t.gpu_annotations.device, n);
-    src.copy(&mut a.stream, |t| &t.gpu_annotations.stream, n);
-}
-
-fn append_flows(starts: &mut Vec<FlowEnd>, finishes: &mut Vec<FlowEnd>, src: &mut impl RowSource, n: [usize; 2], to: &Remap) {
-    let flow = |f: FlowEnd| FlowEnd { id: f.id, pid: to.ids.id(f.pid), tid: to.ids.id(f.tid), ts: f.ts };
-    src.mapped(starts, |t| &t.flow_starts, n[0], flow);
-    src.mapped(finishes, |t| &t.flow_finishes, n[1], flow);
+/// The adopting builder's name id and thread row of each of a part's.
+struct IdMaps {
+    names: Vec<NameId>,
+    threads: Vec<u32>,
 }

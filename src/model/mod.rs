@@ -7,11 +7,13 @@
 mod builder;
 mod interner;
 pub mod meta;
+pub mod schema;
 pub mod transfer;
 
 pub use builder::TraceBuilder;
 pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};
 pub use meta::{DeviceInfo, TraceMeta, Vendor};
+use schema::{table, Tag};
 
 /// Marker for "no link" in the `u32` index columns.
 pub const NONE: u32 = u32::MAX;
@@ -28,6 +30,10 @@ pub enum GpuKind {
     Memset,
 }
 
+impl Tag for GpuKind {
+    const ALL: &'static [GpuKind] = &[GpuKind::Kernel, GpuKind::Memcpy, GpuKind::Memset];
+}
+
 impl GpuKind {
     /// The Kineto category spelling.
     pub fn as_str(self) -> &'static str {
@@ -39,29 +45,38 @@ impl GpuKind {
     }
 }
 
-/// GPU-side activity: kernels, memcpys and memsets, in trace order.
-#[derive(Debug, Default, Clone)]
-pub struct GpuEvents {
-    pub kind: Vec<GpuKind>,
-    pub name: Vec<NameId>,
-    /// Start, ns in the trace's clock.
-    pub ts: Vec<i64>,
-    /// Duration in ns (negative durations are clamped to 0 and counted as a warning).
-    pub dur: Vec<i64>,
-    pub device: Vec<i32>,
-    pub stream: Vec<i32>,
-    /// `args.correlation`, or -1.
-    pub correlation: Vec<i64>,
-    /// `args.External id`, or -1.
-    pub external_id: Vec<i64>,
-    pub grid: Vec<[u32; 3]>,
-    pub block: Vec<[u32; 3]>,
-    /// Index of the event in the input's event array (for error messages and truth matching).
-    pub event_index: Vec<u32>,
-    /// Linked runtime launch (row in [`Launches`]) or [`NONE`]. Filled by `link`.
-    pub launch: Vec<u32>,
-    /// Linked CPU op (row in [`CpuOps`], kind `CpuOp`) or [`NONE`]. Filled by `link`.
-    pub cpu_op: Vec<u32>,
+table! {
+    /// GPU-side activity: kernels, memcpys and memsets, in trace order.
+    pub struct GpuEvents, row GpuEvent {
+        /// Kernel, memcpy or memset.
+        kind: GpuKind => Plain,
+        /// The kernel's (or copy's) name.
+        name: NameId => Name,
+        /// Start, ns in the trace's clock.
+        ts: i64 => Plain,
+        /// Duration in ns (negative durations are clamped to 0 and counted as a warning).
+        dur: i64 => Plain,
+        /// `args.device` (else the pid), or -1.
+        device: i32 => Plain,
+        /// `args.stream` (else the tid), or -1.
+        stream: i32 => Plain,
+        /// `args.correlation`, or -1.
+        correlation: i64 => Plain,
+        /// `args.External id`, or -1.
+        external_id: i64 => Plain,
+        /// `args.grid`, or zeros.
+        grid: [u32; 3] => Plain,
+        /// `args.block`, or zeros.
+        block: [u32; 3] => Plain,
+        /// Index of the event in the input's event array (for error messages and truth matching).
+        event_index: u32 => EventIndex,
+    }
+    links {
+        /// Linked runtime launch (row in [`Launches`]) or [`NONE`].
+        launch,
+        /// Linked CPU op (row in [`CpuOps`], kind `CpuOp`) or [`NONE`].
+        cpu_op,
+    }
 }
 
 impl GpuEvents {
@@ -91,28 +106,42 @@ pub enum OpKind {
     PythonFunction,
 }
 
-/// CPU-side ranges (ops, annotations, python frames), in trace order.
-#[derive(Debug, Default, Clone)]
-pub struct CpuOps {
-    pub kind: Vec<OpKind>,
-    pub name: Vec<NameId>,
-    pub ts: Vec<i64>,
-    pub dur: Vec<i64>,
-    /// Index into `Trace::threads`.
-    pub thread: Vec<u32>,
-    pub external_id: Vec<i64>,
-    /// `Input Dims` as its JSON text, interned (parse with `analysis::shapes`).
-    pub input_dims: Vec<NameId>,
-    /// `Input type` as JSON text, interned.
-    pub input_types: Vec<NameId>,
-    /// `Concrete Inputs` as JSON text, interned.
-    pub concrete_inputs: Vec<NameId>,
-    /// `Python id` / `Python parent id`, or -1.
-    pub python_id: Vec<i64>,
-    pub python_parent_id: Vec<i64>,
-    pub event_index: Vec<u32>,
-    /// Enclosing range on the same thread (time nesting), or [`NONE`]. Filled by `link`.
-    pub parent: Vec<u32>,
+impl Tag for OpKind {
+    const ALL: &'static [OpKind] = &[OpKind::CpuOp, OpKind::UserAnnotation, OpKind::PythonFunction];
+}
+
+table! {
+    /// CPU-side ranges (ops, annotations, python frames), in trace order.
+    pub struct CpuOps, row CpuOp {
+        /// Op, annotation or Python frame.
+        kind: OpKind => Plain,
+        /// The op's name.
+        name: NameId => Name,
+        /// Start, ns.
+        ts: i64 => Plain,
+        /// Duration, ns.
+        dur: i64 => Plain,
+        /// Index into `Trace::threads`.
+        thread: u32 => Thread,
+        /// `args.External id`, or -1.
+        external_id: i64 => Plain,
+        /// `Input Dims` as its JSON text, interned (parse with `analysis::shapes`).
+        input_dims: NameId => Name,
+        /// `Input type` as JSON text, interned.
+        input_types: NameId => Name,
+        /// `Concrete Inputs` as JSON text, interned.
+        concrete_inputs: NameId => Name,
+        /// `Python id`, or -1.
+        python_id: i64 => Plain,
+        /// `Python parent id`, or -1.
+        python_parent_id: i64 => Plain,
+        /// Index of the event in the input's event array.
+        event_index: u32 => EventIndex,
+    }
+    links {
+        /// Enclosing range on the same thread (time nesting), or [`NONE`].
+        parent,
+    }
 }
 
 impl CpuOps {
@@ -130,22 +159,32 @@ impl CpuOps {
     }
 }
 
-/// Runtime and driver API calls (`cuda_runtime`, `cuda_driver`, HIP runtime), in trace order.
-#[derive(Debug, Default, Clone)]
-pub struct Launches {
-    pub name: Vec<NameId>,
-    pub ts: Vec<i64>,
-    pub dur: Vec<i64>,
-    pub thread: Vec<u32>,
-    pub correlation: Vec<i64>,
-    pub external_id: Vec<i64>,
-    pub event_index: Vec<u32>,
-    /// Innermost enclosing CPU op (kind `CpuOp`) on the same thread, or [`NONE`]. Filled by `link`.
-    pub cpu_op: Vec<u32>,
-    /// Innermost enclosing python frame, or [`NONE`]. Filled by `link`.
-    pub python: Vec<u32>,
-    /// True for `cudaGraphLaunch` / `hipGraphLaunch` (one launch, many kernels).
-    pub is_graph: Vec<bool>,
+table! {
+    /// Runtime and driver API calls (`cuda_runtime`, `cuda_driver`, HIP runtime), in trace order.
+    pub struct Launches, row Launch {
+        /// The call's name (`cudaLaunchKernel`...).
+        name: NameId => Name,
+        /// Start, ns.
+        ts: i64 => Plain,
+        /// Duration, ns.
+        dur: i64 => Plain,
+        /// Index into `Trace::threads`.
+        thread: u32 => Thread,
+        /// `args.correlation`, or -1.
+        correlation: i64 => Plain,
+        /// `args.External id`, or -1.
+        external_id: i64 => Plain,
+        /// Index of the event in the input's event array.
+        event_index: u32 => EventIndex,
+        /// True for `cudaGraphLaunch` / `hipGraphLaunch` (one launch, many kernels).
+        is_graph: bool => Plain,
+    }
+    links {
+        /// Innermost enclosing CPU op (kind `CpuOp`) on the same thread, or [`NONE`].
+        cpu_op,
+        /// Innermost enclosing python frame, or [`NONE`].
+        python,
+    }
 }
 
 impl Launches {
@@ -159,14 +198,28 @@ impl Launches {
     }
 }
 
-/// GPU-side user annotations (`gpu_user_annotation`): ranges drawn on a GPU stream.
-#[derive(Debug, Default, Clone)]
-pub struct GpuAnnotations {
-    pub name: Vec<NameId>,
-    pub ts: Vec<i64>,
-    pub dur: Vec<i64>,
-    pub device: Vec<i32>,
-    pub stream: Vec<i32>,
+table! {
+    /// GPU-side user annotations (`gpu_user_annotation`): ranges drawn on a GPU stream.
+    pub struct GpuAnnotations, row GpuAnnotation {
+        /// The annotation's text.
+        name: NameId => Name,
+        /// Start, ns.
+        ts: i64 => Plain,
+        /// Duration, ns.
+        dur: i64 => Plain,
+        /// Device (as for [`GpuEvents`]).
+        device: i32 => Plain,
+        /// Stream (as for [`GpuEvents`]).
+        stream: i32 => Plain,
+    }
+    links {}
+}
+
+impl GpuAnnotations {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
 }
 
 /// Text process and thread ids (`"pid": "Spans"`) are stored as this plus the text's name id: far
@@ -193,13 +246,30 @@ pub struct ThreadInfo {
     pub thread_name: NameId,
 }
 
-/// One half of an `ac2g` flow (CPU launch → GPU event).
-#[derive(Debug, Clone, Copy)]
-pub struct FlowEnd {
-    pub id: i64,
-    pub pid: i64,
-    pub tid: i64,
-    pub ts: i64,
+table! {
+    /// One side of `ac2g` flows (CPU launch → GPU event): the starts, or the finishes.
+    pub struct FlowEnds, row FlowEnd {
+        /// The flow's id, shared by its start and finish.
+        id: i64 => Plain,
+        /// Process id of the event the end is bound to.
+        pid: i64 => TextOrNumber,
+        /// Thread id (a stream for a finish).
+        tid: i64 => TextOrNumber,
+        /// Time, ns.
+        ts: i64 => Plain,
+    }
+    links {}
+}
+
+impl FlowEnds {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
 }
 
 /// What was skipped or repaired while reading, counted by kind, never silent.
@@ -271,8 +341,9 @@ pub struct Trace {
     pub gpu_annotations: GpuAnnotations,
     pub threads: Vec<ThreadInfo>,
     /// Flow starts and finishes kept for linking (`ac2g` only).
-    pub flow_starts: Vec<FlowEnd>,
-    pub flow_finishes: Vec<FlowEnd>,
+    pub flow_starts: FlowEnds,
+    /// Flow finishes (`ph: f`).
+    pub flow_finishes: FlowEnds,
     /// Earliest start (ns, trace clock) of any GPU event, CPU range or launch: the start of the
     /// trace's time span, for display.
     pub time_origin_ns: i64,

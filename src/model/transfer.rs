@@ -4,10 +4,10 @@
 //! Layout: first the small tables (names, threads, counts, warnings, metadata, name maps) and the
 //! row count of each table; strings are a `u32` byte length followed by UTF-8. The interned names
 //! come first, in id order, so every name column is sent as its ids. Then the rows: each table's
-//! columns, one after the other, as plain little-endian values (their sizes: [`ROW_BYTES`]).
-//! Link columns (`launch`, `cpu_op`, `parent`, `python`) are not sent: a builder has not linked
-//! anything yet (they are all [`NONE`]). Decoding checks every length, enum tag and id, so
-//! malformed bytes give an [`Error`], never a panic.
+//! columns, one after the other, as plain little-endian values, in the order its declaration
+//! ([`super::schema`]) lists them; link columns are not sent (a builder has linked nothing yet).
+//! Decoding checks every length, enum tag and id, so malformed bytes give an error, never a
+//! panic.
 //!
 //! Moving a part costs about one pass over its bytes at each end: the helper writes its columns
 //! straight into the output ([`WireSink`]; in the page a JS array, through a small staging
@@ -15,48 +15,10 @@
 //! the moved JS array) and appends them to its own columns ([`TraceBuilder::absorb`]), each of
 //! which grows once. No whole copy of the part is made in either worker's memory.
 
+use super::schema::{Limits, Remap, RowsInBytes};
 use super::*;
 use crate::error::Result;
-use crate::support::codec::{malformed, ByteSource, Le, WireReader, WireSink, WireWriter, STAGE_BYTES};
-
-impl Le for FlowEnd {
-    const SIZE: usize = 32;
-    fn put(self, out: &mut Vec<u8>) {
-        for v in [self.id, self.pid, self.tid, self.ts] {
-            v.put(out);
-        }
-    }
-    fn get(b: &[u8]) -> Self {
-        FlowEnd { id: i64::get(&b[0..8]), pid: i64::get(&b[8..16]), tid: i64::get(&b[16..24]), ts: i64::get(&b[24..32]) }
-    }
-    fn put_all(values: &[Self], out: &mut Vec<u8>) {
-        out.reserve(values.len() * Self::SIZE);
-        for &v in values {
-            v.put(out);
-        }
-    }
-    fn extend_from_le(bytes: &[u8], dst: &mut Vec<Self>) {
-        let (chunks, _) = bytes.as_chunks::<32>();
-        dst.reserve_exact(chunks.len());
-        dst.extend(chunks.iter().map(|c| Self::get(c)));
-    }
-}
-
-fn gpu_kind_tag(k: GpuKind) -> u8 {
-    match k {
-        GpuKind::Kernel => 0,
-        GpuKind::Memcpy => 1,
-        GpuKind::Memset => 2,
-    }
-}
-
-fn op_kind_tag(k: OpKind) -> u8 {
-    match k {
-        OpKind::CpuOp => 0,
-        OpKind::UserAnnotation => 1,
-        OpKind::PythonFunction => 2,
-    }
-}
+use crate::support::codec::{malformed, ByteSource, WireReader, WireSink, WireWriter};
 
 fn vendor_tag(v: Vendor) -> u8 {
     match v {
@@ -66,91 +28,69 @@ fn vendor_tag(v: Vendor) -> u8 {
     }
 }
 
-/// Every GPU kind and CPU range kind, indexed by its tag (a test checks this against the tag
-/// functions above, the one place tags are defined).
-const GPU_KINDS: [GpuKind; 3] = [GpuKind::Kernel, GpuKind::Memcpy, GpuKind::Memset];
-const OP_KINDS: [OpKind; 3] = [OpKind::CpuOp, OpKind::UserAnnotation, OpKind::PythonFunction];
-
-/// The GPU kind of a checked tag.
-pub(super) fn gpu_kind_of(tag: u8) -> GpuKind {
-    GPU_KINDS.get(tag as usize).copied().unwrap_or(GpuKind::Kernel)
-}
-
-/// The CPU range kind of a checked tag.
-pub(super) fn op_kind_of(tag: u8) -> OpKind {
-    OP_KINDS.get(tag as usize).copied().unwrap_or(OpKind::CpuOp)
-}
-
 /// The variant whose tag (given by the exhaustive `tag_of`, the one place tags are defined) is `tag`.
 fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -> Result<T> {
     variants.iter().copied().find(|&v| tag_of(v) == tag).ok_or_else(|| malformed(what))
 }
 
-/// Bytes per row of each table on the wire: the sizes of its columns, in the order
-/// [`TraceBuilder::write_rows`] writes them (and [`WireBuilder::new`] checks them and
-/// `TraceBuilder::absorb_rows` reads them). Then the flow starts and finishes, 32 bytes each.
-const GPU_ROW: usize = 1 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 12 + 12 + 4;
-const OPS_ROW: usize = 1 + 4 + 8 + 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8 + 4;
-const LAUNCH_ROW: usize = 4 + 8 + 8 + 4 + 8 + 8 + 4 + 1;
-const ANNOTATION_ROW: usize = 4 + 8 + 8 + 4 + 4;
-const ROW_BYTES: [usize; 6] = [GPU_ROW, OPS_ROW, LAUNCH_ROW, ANNOTATION_ROW, FlowEnd::SIZE, FlowEnd::SIZE];
+/// Rows of each of the model's tables, in the order their bytes follow each other: GPU events, CPU
+/// ranges, launches, GPU annotations, flow starts, flow finishes.
+pub type RowCounts = [usize; 6];
 
-/// Rows of the GPU, CPU range, launch and GPU annotation tables, flow starts and flow finishes.
-pub(super) fn row_counts(t: &Trace) -> [usize; 6] {
-    [t.gpu.len(), t.ops.len(), t.launches.len(), t.gpu_annotations.name.len(), t.flow_starts.len(), t.flow_finishes.len()]
+/// Bytes per row of each table, in [`RowCounts`] order.
+const ROW_BYTES: RowCounts = [
+    GpuEvents::WIRE_ROW_BYTES,
+    CpuOps::WIRE_ROW_BYTES,
+    Launches::WIRE_ROW_BYTES,
+    GpuAnnotations::WIRE_ROW_BYTES,
+    FlowEnds::WIRE_ROW_BYTES,
+    FlowEnds::WIRE_ROW_BYTES,
+];
+
+/// Rows of each table of `t`.
+pub(super) fn row_counts(t: &Trace) -> RowCounts {
+    [t.gpu.len(), t.ops.len(), t.launches.len(), t.gpu_annotations.len(), t.flow_starts.len(), t.flow_finishes.len()]
+}
+
+/// Writes every table's rows, in [`RowCounts`] order.
+fn write_rows<S: WireSink>(t: &Trace, sink: &mut S) {
+    t.gpu.write_bytes(sink);
+    t.ops.write_bytes(sink);
+    t.launches.write_bytes(sink);
+    t.gpu_annotations.write_bytes(sink);
+    t.flow_starts.write_bytes(sink);
+    t.flow_finishes.write_bytes(sink);
+}
+
+/// Checks every table's rows in `rows` (`n`: rows per table).
+fn check_rows(rows: &mut RowsInBytes<'_>, n: RowCounts, limits: &Limits) -> std::result::Result<(), &'static str> {
+    GpuEvents::check_bytes(rows, n[0], limits)?;
+    CpuOps::check_bytes(rows, n[1], limits)?;
+    Launches::check_bytes(rows, n[2], limits)?;
+    GpuAnnotations::check_bytes(rows, n[3], limits)?;
+    FlowEnds::check_bytes(rows, n[4], limits)?;
+    FlowEnds::check_bytes(rows, n[5], limits)
+}
+
+/// Appends every table's rows in `rows` (checked) to `t`, ids remapped; each column grows once.
+pub(super) fn append_rows(t: &mut Trace, rows: &mut RowsInBytes<'_>, n: RowCounts, to: &Remap) {
+    t.gpu.append_bytes(rows, n[0], to);
+    t.ops.append_bytes(rows, n[1], to);
+    t.launches.append_bytes(rows, n[2], to);
+    t.gpu_annotations.append_bytes(rows, n[3], to);
+    t.flow_starts.append_bytes(rows, n[4], to);
+    t.flow_finishes.append_bytes(rows, n[5], to);
 }
 
 impl TraceBuilder {
-    /// Writes every row column as plain values, table after table (see [`ROW_BYTES`]).
+    /// Writes every row column as plain values, table after table (see [`RowCounts`]).
     pub fn write_rows<S: WireSink>(&self, sink: &mut S) {
-        let t = &self.trace;
-        let g = &t.gpu;
-        sink.column(&g.kind.iter().map(|&k| gpu_kind_tag(k)).collect::<Vec<u8>>());
-        sink.column(&g.name);
-        sink.column(&g.ts);
-        sink.column(&g.dur);
-        sink.column(&g.device);
-        sink.column(&g.stream);
-        sink.column(&g.correlation);
-        sink.column(&g.external_id);
-        sink.column(&g.grid);
-        sink.column(&g.block);
-        sink.column(&g.event_index);
-        let o = &t.ops;
-        sink.column(&o.kind.iter().map(|&k| op_kind_tag(k)).collect::<Vec<u8>>());
-        sink.column(&o.name);
-        sink.column(&o.ts);
-        sink.column(&o.dur);
-        sink.column(&o.thread);
-        sink.column(&o.external_id);
-        sink.column(&o.input_dims);
-        sink.column(&o.input_types);
-        sink.column(&o.concrete_inputs);
-        sink.column(&o.python_id);
-        sink.column(&o.python_parent_id);
-        sink.column(&o.event_index);
-        let l = &t.launches;
-        sink.column(&l.name);
-        sink.column(&l.ts);
-        sink.column(&l.dur);
-        sink.column(&l.thread);
-        sink.column(&l.correlation);
-        sink.column(&l.external_id);
-        sink.column(&l.event_index);
-        sink.column(&l.is_graph.iter().map(|&b| b as u8).collect::<Vec<u8>>());
-        let a = &t.gpu_annotations;
-        sink.column(&a.name);
-        sink.column(&a.ts);
-        sink.column(&a.dur);
-        sink.column(&a.device);
-        sink.column(&a.stream);
-        sink.column(&t.flow_starts);
-        sink.column(&t.flow_finishes);
+        write_rows(&self.trace, sink);
     }
 
     /// Writes the small tables (names, threads, counts, warnings, metadata, name maps) and the
     /// row counts: everything but the rows.
-    pub fn encode_small(&self, w: &mut WireWriter, rows: [usize; 6]) {
+    pub fn encode_small(&self, w: &mut WireWriter, rows: RowCounts) {
         let t = &self.trace;
         w.put(t.names.len() as u64);
         for i in 0..t.names.len() {
@@ -196,7 +136,7 @@ impl TraceBuilder {
     /// Reads what [`TraceBuilder::encode_small`] wrote into a builder without rows, checking that
     /// every id it holds (names, text pids/tids) points inside the part; returns it with the row
     /// counts.
-    pub fn decode_small(r: &mut WireReader<'_>) -> Result<(TraceBuilder, [usize; 6])> {
+    pub fn decode_small(r: &mut WireReader<'_>) -> Result<(TraceBuilder, RowCounts)> {
         let mut b = TraceBuilder::default();
         let t = &mut b.trace;
         let names = r.count(4)?;
@@ -263,11 +203,13 @@ impl TraceBuilder {
 }
 
 /// A builder handed over by another reader: parsed here ([`PartBuilder::Parsed`], the native
-/// reader's threads) or still in its byte form ([`PartBuilder::Wire`], a part moved from another
-/// Web Worker).
+/// reader's threads) or still in its byte form ([`PartBuilder::InBytes`], a part moved from
+/// another Web Worker).
 pub enum PartBuilder {
+    /// Parsed in this process.
     Parsed(TraceBuilder),
-    Wire(WireBuilder),
+    /// Its small tables decoded, its rows still in bytes.
+    InBytes(BuilderInBytes),
 }
 
 impl PartBuilder {
@@ -275,7 +217,7 @@ impl PartBuilder {
     pub fn encode_small(&self, w: &mut WireWriter) {
         match self {
             PartBuilder::Parsed(b) => b.encode_small(w, row_counts(&b.trace)),
-            PartBuilder::Wire(p) => p.small.encode_small(w, p.rows),
+            PartBuilder::InBytes(p) => p.small.encode_small(w, p.rows),
         }
     }
 
@@ -283,40 +225,39 @@ impl PartBuilder {
     pub fn write_rows<S: WireSink>(&self, sink: &mut S) {
         match self {
             PartBuilder::Parsed(b) => b.write_rows(sink),
-            PartBuilder::Wire(p) => {
-                let mut rows = WireRows::new(&*p.bytes, p.rows_at);
+            PartBuilder::InBytes(p) => {
                 let len = p.bytes.len() - p.rows_at;
-                rows.each(len, 1, |b| sink.write(b));
+                p.rows().each(len, 1, |b| sink.write(b));
             }
         }
     }
 }
 
-/// A part's bytes as kept by [`WireBuilder`] (natively a part may cross threads).
+/// A part's bytes as kept by [`BuilderInBytes`] (natively a part may cross threads).
 #[cfg(not(target_arch = "wasm32"))]
 pub type PartBytes = Box<dyn ByteSource + Send>;
-/// A part's bytes as kept by [`WireBuilder`] (a JS array cannot cross threads).
+/// A part's bytes as kept by [`BuilderInBytes`] (a JS array cannot cross threads).
 #[cfg(target_arch = "wasm32")]
 pub type PartBytes = Box<dyn ByteSource>;
 
 /// A builder still in its byte form, as a part arrives from another worker: the small tables
 /// decoded, the rows checked but left as bytes, so [`TraceBuilder::absorb`] appends them straight
 /// to the adopting reader's columns (no decoded copy of the part is made).
-pub struct WireBuilder {
+pub struct BuilderInBytes {
     /// The names, threads, counts, warnings and metadata (no rows).
     pub(super) small: TraceBuilder,
     bytes: PartBytes,
     /// Where the rows start in `bytes`.
     rows_at: usize,
-    /// Rows per table (see [`row_counts`]).
-    rows: [usize; 6],
+    /// Rows per table.
+    pub(super) rows: RowCounts,
 }
 
-impl WireBuilder {
+impl BuilderInBytes {
     /// The builder whose small tables are `small` (from [`TraceBuilder::decode_small`], with the
     /// row counts `rows`) and whose rows are `bytes[rows_at..]`, which must hold exactly those
-    /// rows. Every id and tag in the rows is checked here, so absorbing them cannot fail.
-    pub fn new(small: TraceBuilder, rows: [usize; 6], bytes: PartBytes, rows_at: usize) -> Result<WireBuilder> {
+    /// rows. Every id and tag in the rows is checked here, so appending them cannot fail.
+    pub fn new(small: TraceBuilder, rows: RowCounts, bytes: PartBytes, rows_at: usize) -> Result<BuilderInBytes> {
         let total = rows.iter().zip(ROW_BYTES).try_fold(0usize, |sum, (&n, size)| sum.checked_add(n.checked_mul(size)?));
         let left = bytes.len().saturating_sub(rows_at);
         match total {
@@ -324,162 +265,14 @@ impl WireBuilder {
             Some(total) if total < left => return Err(malformed("trailing data")),
             _ => return Err(malformed("ends early")),
         }
-        let names = small.trace.names.len();
-        let threads = small.trace.threads.len();
-        let mut cols = WireRows::new(&*bytes, rows_at);
-        let [gpu, ops, launches, annotations, starts, finishes] = rows;
-        let checks = [
-            (cols.tags_below(gpu, GPU_KINDS.len() as u8), "bad GPU event kind"),
-            (cols.ids_below(gpu, names), "GPU event id out of range"),
-            (cols.skip(gpu * (GPU_ROW - 1 - 4)), ""),
-            (cols.tags_below(ops, OP_KINDS.len() as u8), "bad CPU range kind"),
-            (cols.ids_below(ops, names), "CPU range name out of range"),
-            (cols.skip(ops * 16), ""),
-            (cols.ids_below(ops, threads), "thread index out of range"),
-            (cols.skip(ops * 8), ""),
-            (cols.ids_below(ops * 3, names), "CPU range name out of range"),
-            (cols.skip(ops * 20), ""),
-            (cols.ids_below(launches, names), "launch name out of range"),
-            (cols.skip(launches * 16), ""),
-            (cols.ids_below(launches, threads), "thread index out of range"),
-            (cols.skip(launches * 21), ""),
-            (cols.ids_below(annotations, names), "GPU annotation id out of range"),
-            (cols.skip(annotations * 20), ""),
-            (cols.flows_ok(starts + finishes, names), "flow id out of range"),
-        ];
-        if let Some((_, what)) = checks.iter().find(|(ok, _)| !ok) {
-            return Err(malformed(what));
-        }
-        Ok(WireBuilder { small, bytes, rows_at, rows })
+        let limits = Limits { names: small.trace.names.len(), threads: small.trace.threads.len() };
+        check_rows(&mut RowsInBytes::new(&*bytes, rows_at), rows, &limits).map_err(malformed)?;
+        Ok(BuilderInBytes { small, bytes, rows_at, rows })
     }
 
-    /// The small tables, the rows per table and a reader of the rows.
-    pub(super) fn split(&self) -> (&TraceBuilder, [usize; 6], WireRows<'_>) {
-        (&self.small, self.rows, WireRows::new(&*self.bytes, self.rows_at))
-    }
-}
-
-/// Where `TraceBuilder::absorb_rows` reads a part's rows from: the part's own typed columns
-/// ([`TypedRows`]) or its bytes ([`WireRows`], read in the order they were written; the columns
-/// a builder never fills, its links, are not in the bytes). Every column call gets the table's
-/// row count `n`.
-pub(super) trait RowSource {
-    /// Appends the next column.
-    fn copy<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, n: usize);
-    /// Appends the next column, each value passed through `f`.
-    fn mapped<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, n: usize, f: impl Fn(T) -> T);
-    /// Appends the next column of enum values (in the bytes: tags read by `of_tag`).
-    fn tags<T: Copy>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, n: usize, of_tag: fn(u8) -> T);
-    /// Appends a link column (all [`NONE`] in a builder; not in the bytes).
-    fn links(&mut self, dst: &mut Vec<u32>, col: fn(&Trace) -> &Vec<u32>, n: usize);
-}
-
-/// A part's own typed columns.
-pub(super) struct TypedRows<'a>(pub &'a Trace);
-
-impl RowSource for TypedRows<'_> {
-    fn copy<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, _n: usize) {
-        let v = col(self.0);
-        dst.reserve_exact(v.len());
-        dst.extend_from_slice(v);
-    }
-    fn mapped<T: Le>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, _n: usize, f: impl Fn(T) -> T) {
-        let v = col(self.0);
-        dst.reserve_exact(v.len());
-        dst.extend(v.iter().map(|&x| f(x)));
-    }
-    fn tags<T: Copy>(&mut self, dst: &mut Vec<T>, col: fn(&Trace) -> &Vec<T>, _n: usize, _of_tag: fn(u8) -> T) {
-        let v = col(self.0);
-        dst.reserve_exact(v.len());
-        dst.extend_from_slice(v);
-    }
-    fn links(&mut self, dst: &mut Vec<u32>, col: fn(&Trace) -> &Vec<u32>, _n: usize) {
-        let v = col(self.0);
-        dst.reserve_exact(v.len());
-        dst.extend_from_slice(v);
-    }
-}
-
-/// A part's rows in its bytes, read in order, piece by piece.
-pub(super) struct WireRows<'a> {
-    bytes: &'a dyn ByteSource,
-    pos: usize,
-    /// Pieces of a source that is not in this memory are copied here first.
-    stage: Vec<u8>,
-}
-
-impl<'a> WireRows<'a> {
-    fn new(bytes: &'a dyn ByteSource, pos: usize) -> Self {
-        WireRows { bytes, pos, stage: Vec::new() }
-    }
-
-    /// Hands the next `len` bytes to `f` in pieces of whole `size`-byte values.
-    fn each(&mut self, len: usize, size: usize, mut f: impl FnMut(&[u8])) {
-        let WireRows { bytes, pos, stage } = self;
-        if let Some(all) = bytes.slice(*pos, len) {
-            f(all);
-        } else {
-            let step = (STAGE_BYTES / size).max(1) * size;
-            let mut at = 0;
-            while at < len {
-                let n = step.min(len - at);
-                stage.resize(n, 0);
-                bytes.read(*pos + at, &mut stage[..n]);
-                f(&stage[..n]);
-                at += n;
-            }
-        }
-        *pos += len;
-    }
-
-    fn skip(&mut self, len: usize) -> bool {
-        self.pos += len;
-        true
-    }
-
-    /// Whether the next `n` `u32`s are all below `limit`.
-    fn ids_below(&mut self, n: usize, limit: usize) -> bool {
-        let mut ok = true;
-        self.each(n * 4, 4, |b| ok &= b.as_chunks::<4>().0.iter().all(|&v| (u32::from_le_bytes(v) as usize) < limit));
-        ok
-    }
-
-    /// Whether the next `n` tags are all below `limit`.
-    fn tags_below(&mut self, n: usize, limit: u8) -> bool {
-        let mut ok = true;
-        self.each(n, 1, |b| ok &= b.iter().all(|&t| t < limit));
-        ok
-    }
-
-    /// Whether the pids and tids of the next `n` flow ends are numbers or names of the part.
-    fn flows_ok(&mut self, n: usize, names: usize) -> bool {
-        let id_ok = |v: i64| super::text_id_name(v).is_none_or(|n| (n as usize) < names);
-        let mut ok = true;
-        self.each(n * FlowEnd::SIZE, FlowEnd::SIZE, |b| {
-            ok &= b.as_chunks::<32>().0.iter().all(|c| {
-                let f = FlowEnd::get(c);
-                id_ok(f.pid) && id_ok(f.tid)
-            })
-        });
-        ok
-    }
-}
-
-impl RowSource for WireRows<'_> {
-    fn copy<T: Le>(&mut self, dst: &mut Vec<T>, _col: fn(&Trace) -> &Vec<T>, n: usize) {
-        dst.reserve_exact(n);
-        self.each(n * T::SIZE, T::SIZE, |b| T::extend_from_le(b, dst));
-    }
-    fn mapped<T: Le>(&mut self, dst: &mut Vec<T>, _col: fn(&Trace) -> &Vec<T>, n: usize, f: impl Fn(T) -> T) {
-        dst.reserve_exact(n);
-        self.each(n * T::SIZE, T::SIZE, |b| dst.extend(b.chunks_exact(T::SIZE).map(|c| f(T::get(c)))));
-    }
-    fn tags<T: Copy>(&mut self, dst: &mut Vec<T>, _col: fn(&Trace) -> &Vec<T>, n: usize, of_tag: fn(u8) -> T) {
-        dst.reserve_exact(n);
-        self.each(n, 1, |b| dst.extend(b.iter().map(|&t| of_tag(t))));
-    }
-    fn links(&mut self, dst: &mut Vec<u32>, _col: fn(&Trace) -> &Vec<u32>, n: usize) {
-        dst.resize(dst.len() + n, NONE);
+    /// A reader of the rows, from their first byte.
+    pub(super) fn rows(&self) -> RowsInBytes<'_> {
+        RowsInBytes::new(&*self.bytes, self.rows_at)
     }
 }
 
@@ -531,21 +324,4 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         m.other.push((k, v));
     }
     Ok(m)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kind_tables_follow_the_tag_functions() {
-        for (i, &k) in GPU_KINDS.iter().enumerate() {
-            assert_eq!(gpu_kind_tag(k) as usize, i);
-            assert_eq!(gpu_kind_of(i as u8), k);
-        }
-        for (i, &k) in OP_KINDS.iter().enumerate() {
-            assert_eq!(op_kind_tag(k) as usize, i);
-            assert_eq!(op_kind_of(i as u8), k);
-        }
-    }
 }

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::ingest::{DocumentForm, JsonStream};
-use crate::model::transfer::{PartBuilder, PartBytes, WireBuilder};
+use crate::model::transfer::{BuilderInBytes, PartBuilder, PartBytes};
 use crate::model::TraceBuilder;
 use crate::support::codec::{ByteCount, WireReader, WireSink, WireWriter};
 
@@ -36,9 +36,9 @@ pub struct Part {
 }
 
 const MAGIC: &[u8; 8] = b"TPPART\0\0";
-/// Version 3: a header (with its own length), the small tables and row counts, then each table's
-/// columns as plain values.
-const VERSION: u32 = 3;
+/// Version 4: a header (with its own length), the small tables and row counts, then each table's
+/// columns as plain values (flow ends by column too, since version 4).
+const VERSION: u32 = 4;
 /// Bytes before the header's other fields: magic, version, header length.
 const FIXED: usize = 8 + 4 + 8;
 
@@ -164,7 +164,7 @@ impl Part {
         if r.remaining() != 0 {
             return Err(Error::new("malformed part bytes: header length does not match"));
         }
-        let builder = PartBuilder::Wire(WireBuilder::new(small, rows, bytes, head_len)?);
+        let builder = PartBuilder::InBytes(BuilderInBytes::new(small, rows, bytes, head_len)?);
         Ok(Part { stream, builder, start, bytes: range, form })
     }
 }
