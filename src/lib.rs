@@ -1,9 +1,11 @@
 //! traceprism: read torch.profiler (Kineto) GPU traces of LLM inference.
 //!
-//! Data flow, one module per arrow:
+//! Data flow, one module per arrow; a module uses only the modules before it
+//! (`tests/layers_one_way.rs` checks):
 //!
 //! ```text
-//! bytes ─ ingest (inflate, JSON events) ─▶ model (columnar, interned) ─ link ─▶ analysis ─▶ table ─▶ faces (cli, wasm)
+//! bytes ─ ingest (inflate, JSON events) ─▶ read (into the model: columnar, interned) ─ link ─▶ analysis
+//!       ─▶ table / report ─▶ pipeline (read → link → analyse) ─▶ faces (cli, wasm)
 //! ```
 
 pub mod analysis;

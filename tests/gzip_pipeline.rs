@@ -8,8 +8,11 @@ use traceprism::read::{read_gzip, Sharing};
 use traceprism::Trace;
 
 /// In-order reading on this thread only (the streaming Reader inflates and parses as it goes).
+/// The model (unlinked, as `read_gzip` returns it) read in order on one thread.
 fn in_order(gz: &[u8]) -> traceprism::Result<Trace> {
-    read_bytes(gz)
+    let mut r = traceprism::Reader::new();
+    r.push(gz)?;
+    r.finish()
 }
 
 /// Decompressed text per block (the reader's block size).

@@ -146,7 +146,7 @@ fn push_mapped(map: &memmap2::Mmap, from: usize, to: usize, mut feed: impl FnMut
     Ok(())
 }
 
-/// Reads a whole trace (not linked yet) from any `std::io::Read` (a file, stdin) in 8 MiB chunks. Natively, gzip
+/// Reads a whole trace (not linked yet) from any `std::io::Read` (a file, stdin) in 16 MiB blocks. Natively, gzip
 /// input is inflated on a second thread while this one parses.
 pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
     let mut first = vec![0u8; 16 << 20];

@@ -23,28 +23,38 @@ pub use layers::layers_view;
 use crate::analysis::Analysis;
 use crate::table::{write_table, CsvWriter, Table};
 
-/// A table builder.
-pub type Builder = fn(&Analysis) -> Table;
+/// Builds one table from an analysis.
+pub type BuildTable = fn(&Analysis) -> Table;
 
 /// The page's views that show tables (the timeline, compare and rules views show none of these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum View {
+    /// `#overview`: the summary and the tables of what was read.
     Overview,
+    /// `#categories`: time by kernel category.
     Categories,
+    /// `#phases`: prefill and decode, pass by pass.
     Phases,
+    /// `#layers`: transformer layers and the heat map.
     Layers,
+    /// `#ops`: CPU operators and the kernels they launched.
     Ops,
+    /// `#kernels`: every kernel name.
     Kernels,
+    /// `#report`: the roofline and the findings.
     Report,
 }
 
 /// One table: its name (the CSV file's and the sheet's), the view that shows it, its builder.
 #[derive(Clone, Copy)]
 pub struct TableDef {
+    /// The table's name (its CSV file and sheet).
     pub name: &'static str,
+    /// The page's view that shows it.
     pub view: View,
-    pub build: Builder,
+    /// What builds it.
+    pub build: BuildTable,
 }
 
 /// Every table, in the order they are exported and shown, with the page view that shows it.
