@@ -7,6 +7,7 @@ pub mod lod;
 pub mod ops;
 pub mod per_name;
 pub mod phases;
+pub mod ranks;
 pub mod roofline;
 pub mod rows;
 pub mod shapes;

@@ -21,7 +21,8 @@ pub struct Args {
 }
 
 /// Flags that take no value.
-const SWITCHES: &[&str] = &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked", "--strict"];
+const SWITCHES: &[&str] =
+    &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked", "--strict", "--no-align"];
 
 /// Parses `args` (after the subcommand name).
 pub fn parse(args: &[String]) -> Result<Args> {

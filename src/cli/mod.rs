@@ -4,6 +4,7 @@ mod args;
 mod compare;
 mod export;
 mod layers;
+mod ranks;
 mod report;
 mod split;
 mod summary_text;
@@ -27,6 +28,13 @@ USAGE:
   traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
         [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
                                                                  where is A slower than B, and why
+  traceprism ranks FILE... | DIR [--out DIR] [--json] [--no-align]
+                                                                 all ranks of one run: collectives matched,
+                                                                 clocks aligned, waits, the straggler by
+                                                                 phase and layer
+  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S]
+                                                                 an N-rank run made from one real rank's
+                                                                 trace, with injected delays and a truth file
 
 TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes); `-` reads standard input.
 
@@ -74,6 +82,8 @@ pub fn run(argv: &[String]) -> i32 {
         "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
         "split" => args::parse(rest).and_then(|a| split::run(&a)),
         "compare" => args::parse(rest).and_then(|a| compare::run(&a)),
+        "ranks" => args::parse(rest).and_then(|a| ranks::run(&a)),
+        "synth-ranks" => args::parse(rest).and_then(|a| ranks::synth(&a)),
         "tables" => {
             out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
             Ok(())

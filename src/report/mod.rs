@@ -11,6 +11,7 @@ pub mod kernels;
 pub mod layers;
 pub mod ops;
 pub mod phases;
+pub mod ranks;
 pub mod rollup;
 pub mod roofline;
 pub mod summary;

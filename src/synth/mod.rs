@@ -7,6 +7,8 @@
 //! `decode_steps` decode steps with two decoder layers each, Python function ranges, process
 //! metadata and `deviceProperties`.
 
+pub mod ranks;
+
 use std::fmt::Write;
 
 /// Kernels of one decoder layer: (cpu op, kernel name, duration µs). GEMM ops carry shapes.

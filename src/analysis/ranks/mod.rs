@@ -1,0 +1,529 @@
+//! All ranks of one run: collectives matched across ranks, clocks aligned on them, waits measured,
+//! and the rank that arrives last named with the phase, pass and layer it is late in, and what it
+//! computed meanwhile.
+//!
+//! Each rank's trace is analysed on its own first ([`Analysis`]); this module reads those analyses
+//! and never the files. A collective kernel (family Communication) of one rank is matched with the
+//! same kernel name's occurrence of the same index on every other rank (graph replays have no CPU op
+//! per kernel, so order on the stream is the key that always exists); occurrences some rank lacks
+//! are counted and listed as unmatched. The end of a synchronous collective is nearly simultaneous
+//! on every rank, so each rank's clock offset against the first rank is the median difference of
+//! the matched collectives' ends (the residual is the median deviation from it). Aligned, a rank's
+//! wait at a collective is the latest start minus its own start.
+
+mod collectives;
+mod identify;
+
+pub use collectives::{message_bytes, Kind};
+pub use identify::rank_from_file_name;
+
+use crate::analysis::phases::Phase;
+use crate::analysis::Analysis;
+use crate::error::{Error, Result};
+use crate::model::NONE;
+use std::collections::{BTreeMap, HashMap};
+
+/// One rank's analysed trace and the file it came from.
+pub struct RankTrace {
+    /// The file's name as given (for tables and messages).
+    pub file: String,
+    /// Its analysis.
+    pub analysis: Analysis,
+}
+
+/// How to analyse a run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    /// Align each rank's clock on the collectives (off: times as recorded).
+    pub align: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { align: true }
+    }
+}
+
+/// One rank of the run, ordered by rank.
+pub struct Rank {
+    /// The rank number.
+    pub rank: u32,
+    /// Where the number came from: `distributedInfo`, `file name` or `order`.
+    pub rank_from: &'static str,
+    /// The trace.
+    pub trace: RankTrace,
+    /// What was added to this rank's times to align it with the first rank, ns.
+    pub clock_offset_ns: i64,
+    /// Median deviation of the collectives' end differences from the offset, ns.
+    pub residual_ns: i64,
+}
+
+/// One rank's side of a matched collective (times aligned).
+#[derive(Debug, Clone, Copy)]
+pub struct Side {
+    /// GPU row in that rank's trace.
+    pub row: usize,
+    /// Aligned start, ns.
+    pub start_ns: i64,
+    /// Aligned end, ns.
+    pub end_ns: i64,
+    /// Duration, ns.
+    pub dur_ns: i64,
+    /// Latest start over all ranks minus this start, ns.
+    pub wait_ns: i64,
+    /// Phase of the kernel on this rank.
+    pub phase: Option<Phase>,
+    /// Pass index on this rank, or [`NONE`].
+    pub pass: u32,
+    /// Layer index on this rank, or [`NONE`].
+    pub layer: u32,
+}
+
+/// One collective matched across every rank.
+pub struct Collective {
+    /// Position among the run's matched collectives (in the first rank's time order).
+    pub index: usize,
+    /// Its kind.
+    pub kind: Kind,
+    /// The kernel's name (the first rank's).
+    pub name: String,
+    /// Occurrence of this name on each rank (0 = first).
+    pub occurrence: usize,
+    /// Message bytes, when the launching CPU op recorded shapes.
+    pub bytes: Option<u64>,
+    /// One side per rank, in [`Run::ranks`] order.
+    pub sides: Vec<Side>,
+}
+
+impl Collective {
+    /// Shortest duration over the ranks: the time the transfer itself took (TraceLens'
+    /// `comm_latency`), ns.
+    pub fn comm_latency_ns(&self) -> i64 {
+        self.sides.iter().map(|s| s.dur_ns).min().unwrap_or(0)
+    }
+    /// Latest start minus earliest start, ns.
+    pub fn start_skew_ns(&self) -> i64 {
+        let (lo, hi) = min_max(self.sides.iter().map(|s| s.start_ns));
+        hi - lo
+    }
+    /// Latest end minus earliest end, ns.
+    pub fn end_skew_ns(&self) -> i64 {
+        let (lo, hi) = min_max(self.sides.iter().map(|s| s.end_ns));
+        hi - lo
+    }
+    /// Position (in [`Run::ranks`]) of the rank that started last (the first such on a tie).
+    pub fn last(&self) -> usize {
+        let latest = self.sides.iter().map(|s| s.start_ns).max().unwrap_or(0);
+        self.sides.iter().position(|s| s.start_ns == latest).unwrap_or(0)
+    }
+    /// Position of the rank that started first.
+    pub fn first(&self) -> usize {
+        let earliest = self.sides.iter().map(|s| s.start_ns).min().unwrap_or(0);
+        self.sides.iter().position(|s| s.start_ns == earliest).unwrap_or(0)
+    }
+    /// Algorithm bandwidth, GB/s: bytes over the shortest duration.
+    pub fn algbw_gbps(&self) -> Option<f64> {
+        let ns = self.comm_latency_ns();
+        self.bytes.filter(|_| ns > 0).map(|b| b as f64 / ns as f64)
+    }
+    /// Bus bandwidth, GB/s: algbw × the kind's factor for this many ranks.
+    pub fn busbw_gbps(&self) -> Option<f64> {
+        self.algbw_gbps().map(|a| a * self.kind.bus_factor(self.sides.len()))
+    }
+}
+
+/// Occurrences of a collective kernel that some rank lacks.
+#[derive(Debug, Clone)]
+pub struct Unmatched {
+    /// The kernel's name.
+    pub name: String,
+    /// Occurrences on each rank, in [`Run::ranks`] order.
+    pub per_rank: Vec<usize>,
+}
+
+/// Compute one rank ran between the previous collective and this one, by category, beyond the
+/// median rank: the excess of a late rank.
+#[derive(Debug, Clone)]
+pub struct Excess {
+    /// Position of the late rank.
+    pub rank: usize,
+    /// Category → excess ns summed over the collectives where it arrived last.
+    pub by_category: Vec<(String, i64)>,
+    /// Layers (on the late rank) of the collectives where it arrived last.
+    pub layers: Vec<u32>,
+    /// Phases of those collectives: (phase, count).
+    pub phases: Vec<(String, usize)>,
+    /// Collectives where it arrived last (and someone waited for it).
+    pub times_last: usize,
+}
+
+/// The run: its ranks, matched collectives, what did not match, and warnings.
+pub struct Run {
+    /// The ranks, by rank number.
+    pub ranks: Vec<Rank>,
+    /// Matched collectives, in the first rank's time order.
+    pub collectives: Vec<Collective>,
+    /// Collective kernels that do not occur equally often on every rank.
+    pub unmatched: Vec<Unmatched>,
+    /// Things the user should know (a world size that disagrees...).
+    pub warnings: Vec<String>,
+    /// Whether clocks were aligned.
+    pub aligned: bool,
+}
+
+fn min_max(values: impl Iterator<Item = i64>) -> (i64, i64) {
+    values.fold((i64::MAX, i64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
+/// The middle value (the lower of the two middle ones for an even count), 0 for none.
+fn lower_median(mut v: Vec<i64>) -> i64 {
+    if v.is_empty() {
+        return 0;
+    }
+    v.sort_unstable();
+    v[(v.len() - 1) / 2]
+}
+
+fn median(mut v: Vec<i64>) -> i64 {
+    if v.is_empty() {
+        return 0;
+    }
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// Communication kernels of a trace, in time order: (row, name).
+fn collective_rows(a: &Analysis) -> Vec<usize> {
+    let mut rows: Vec<usize> = a.trace.kernel_rows().filter(|&i| a.categories.is_communication(i)).collect();
+    rows.sort_by_key(|&i| (a.trace.gpu.ts[i], i));
+    rows
+}
+
+/// Numbers the traces' ranks (`distributedInfo.rank`, else the file name, else the order) and
+/// orders them; two traces with one rank number are an error.
+fn number_ranks(traces: Vec<RankTrace>, warnings: &mut Vec<String>) -> Result<Vec<(u32, &'static str, RankTrace)>> {
+    let mut numbered: Vec<(u32, &'static str, RankTrace)> = traces
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let (rank, from) = match t.analysis.trace.meta.rank.and_then(|r| u32::try_from(r).ok()) {
+                Some(r) => (r, "distributedInfo"),
+                None => match rank_from_file_name(&t.file) {
+                    Some(r) => (r, "file name"),
+                    None => (i as u32, "order"),
+                },
+            };
+            (rank, from, t)
+        })
+        .collect();
+    numbered.sort_by_key(|(r, _, _)| *r);
+    for pair in numbered.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            return Err(Error::new(format!(
+                "two traces claim rank {}: {} and {} (from {} and {})",
+                pair[0].0, pair[0].2.file, pair[1].2.file, pair[0].1, pair[1].1
+            )));
+        }
+    }
+    let sizes: Vec<(Option<i64>, &str)> =
+        numbered.iter().map(|(_, _, t)| (t.analysis.trace.meta.world_size, t.file.as_str())).collect();
+    let mut counts: HashMap<i64, usize> = HashMap::new();
+    for (s, _) in &sizes {
+        if let Some(s) = s {
+            *counts.entry(*s).or_default() += 1;
+        }
+    }
+    if let Some((&common, _)) = counts.iter().max_by_key(|(s, n)| (**n, -**s)) {
+        for (s, file) in &sizes {
+            if let Some(s) = s.filter(|&s| s != common) {
+                warnings.push(format!(
+                    "{file}: distributedInfo says world size {s}, the other ranks say {common}: is it from another run?"
+                ));
+            }
+        }
+        if counts.len() == 1 && (numbered.len() as i64) < common {
+            warnings.push(format!("{} of {common} ranks given: waits are measured among these only", numbered.len()));
+        }
+    }
+    Ok(numbered)
+}
+
+/// Analyses a run of at least two ranks' traces.
+pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
+    if traces.len() < 2 {
+        return Err(Error::new(format!(
+            "a run needs the traces of at least two ranks; {} given (use `summary` or `export` for one trace)",
+            traces.len()
+        )));
+    }
+    let mut warnings = Vec::new();
+    let numbered = number_ranks(traces, &mut warnings)?;
+    let n = numbered.len();
+    // Each rank's collectives by name, in time order.
+    let rows: Vec<Vec<usize>> = numbered.iter().map(|(_, _, t)| collective_rows(&t.analysis)).collect();
+    let by_name: Vec<BTreeMap<&str, Vec<usize>>> = numbered
+        .iter()
+        .zip(&rows)
+        .map(|((_, _, t), rows)| {
+            let mut m: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for &r in rows {
+                m.entry(t.analysis.trace.name(t.analysis.trace.gpu.name[r])).or_default().push(r);
+            }
+            m
+        })
+        .collect();
+    let mut names: Vec<&str> = by_name.iter().flat_map(|m| m.keys().copied()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut unmatched = Vec::new();
+    // (first rank's start, name, occurrence, rows per rank)
+    let mut matched: Vec<(i64, &str, usize, Vec<usize>)> = Vec::new();
+    for name in names {
+        let per_rank: Vec<usize> = by_name.iter().map(|m| m.get(name).map_or(0, Vec::len)).collect();
+        let common = per_rank.iter().copied().min().unwrap_or(0);
+        if per_rank.iter().any(|&c| c != common) {
+            unmatched.push(Unmatched { name: name.to_string(), per_rank: per_rank.clone() });
+        }
+        for k in 0..common {
+            let sides: Vec<usize> = by_name.iter().map(|m| m[name][k]).collect();
+            let start = numbered[0].2.analysis.trace.gpu.ts[sides[0]];
+            matched.push((start, name, k, sides));
+        }
+    }
+    matched.sort_by_key(|(start, name, k, _)| (*start, *name, *k));
+    // Clock offsets from the ends of matched collectives.
+    let end = |rank: usize, row: usize| numbered[rank].2.analysis.trace.gpu.end(row);
+    let mut offsets = vec![(0i64, 0i64); n];
+    if options.align && !matched.is_empty() {
+        for (r, off) in offsets.iter_mut().enumerate().skip(1) {
+            let diffs: Vec<i64> = matched.iter().map(|(_, _, _, s)| end(0, s[0]) - end(r, s[r])).collect();
+            let o = median(diffs.clone());
+            let residual = median(diffs.iter().map(|d| (d - o).abs()).collect());
+            *off = (o, residual);
+        }
+    }
+    for (r, (_, residual)) in offsets.iter().enumerate() {
+        if *residual > RESIDUAL_WARN_NS {
+            warnings.push(format!(
+                "{}: the matched collectives' ends differ from the clock offset by {:.1} µs (median): they may not be the same collectives (point-to-point with other peers, or different groups), so waits are uncertain",
+                numbered[r].2.file,
+                *residual as f64 / 1000.0
+            ));
+        }
+    }
+    if matched.is_empty() {
+        warnings.push("no collective kernel occurs on every rank: clocks are not aligned and no wait is measured".to_string());
+    }
+    let collectives = matched
+        .into_iter()
+        .enumerate()
+        .map(|(index, (_, name, occurrence, rows))| {
+            let mut sides: Vec<Side> = rows
+                .iter()
+                .enumerate()
+                .map(|(r, &row)| {
+                    let a = &numbered[r].2.analysis;
+                    let g = &a.trace.gpu;
+                    Side {
+                        row,
+                        start_ns: g.ts[row] + offsets[r].0,
+                        end_ns: g.end(row) + offsets[r].0,
+                        dur_ns: g.dur[row],
+                        wait_ns: 0,
+                        phase: a.phases.phase_of_row.get(row).copied().flatten(),
+                        pass: a.phases.pass_of_row.get(row).copied().unwrap_or(NONE),
+                        layer: a.layers.layer_of_row.get(row).copied().unwrap_or(NONE),
+                    }
+                })
+                .collect();
+            let latest = sides.iter().map(|s| s.start_ns).max().unwrap_or(0);
+            for s in &mut sides {
+                s.wait_ns = latest - s.start_ns;
+            }
+            let first = &numbered[0].2.analysis.trace;
+            Collective {
+                index,
+                kind: Kind::of(name),
+                name: name.to_string(),
+                occurrence,
+                bytes: message_bytes(first, rows[0]),
+                sides,
+            }
+        })
+        .collect();
+    let ranks = numbered
+        .into_iter()
+        .zip(offsets)
+        .map(|((rank, rank_from, trace), (clock_offset_ns, residual_ns))| Rank {
+            rank,
+            rank_from,
+            trace,
+            clock_offset_ns,
+            residual_ns,
+        })
+        .collect();
+    Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align })
+}
+
+/// A residual of the clock offset above this (ns) is named in a warning.
+pub const RESIDUAL_WARN_NS: i64 = 100_000;
+
+/// A late arrival worth naming: the last rank started at least this long after the median of the
+/// others.
+pub const LATE_NS: i64 = 1_000;
+
+impl Run {
+    /// Per rank: (total wait, times last, times first, total comm duration), ns and counts; a
+    /// rank counts as last or first only where the collective's start skew is at least [`LATE_NS`].
+    pub fn straggler_stats(&self) -> Vec<(i64, usize, usize, i64)> {
+        let mut out = vec![(0i64, 0usize, 0usize, 0i64); self.ranks.len()];
+        for c in &self.collectives {
+            for (r, s) in c.sides.iter().enumerate() {
+                out[r].0 += s.wait_ns;
+                out[r].3 += s.dur_ns;
+            }
+            if c.start_skew_ns() >= LATE_NS {
+                out[c.last()].1 += 1;
+                out[c.first()].2 += 1;
+            }
+        }
+        out
+    }
+
+    /// How much later the last rank started than the median of the other ranks, ns.
+    pub fn lateness_ns(c: &Collective) -> i64 {
+        let late = c.last();
+        let others: Vec<i64> = c.sides.iter().enumerate().filter(|(r, _)| *r != late).map(|(_, s)| s.start_ns).collect();
+        c.sides[late].start_ns - lower_median(others)
+    }
+
+    /// For each rank that arrived last at some collective (by at least [`LATE_NS`] after the
+    /// median rank): the compute it ran since its previous collective, by category, beyond the
+    /// median of all ranks over the same window; largest excess first.
+    pub fn excess(&self) -> Vec<Excess> {
+        let n = self.ranks.len();
+        // Each rank's compute kernels (not communication) by start: (ts, row).
+        let compute: Vec<Vec<(i64, usize)>> = self
+            .ranks
+            .iter()
+            .map(|r| {
+                let a = &r.trace.analysis;
+                let mut v: Vec<(i64, usize)> = a
+                    .trace
+                    .kernel_rows()
+                    .filter(|&i| !a.categories.is_communication(i))
+                    .map(|i| (a.trace.gpu.ts[i], i))
+                    .collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        let mut per: Vec<(HashMap<String, i64>, Vec<u32>, BTreeMap<String, usize>, usize)> =
+            (0..n).map(|_| (HashMap::new(), Vec::new(), BTreeMap::new(), 0)).collect();
+        for (ci, c) in self.collectives.iter().enumerate() {
+            let late = c.last();
+            if Self::lateness_ns(c) < LATE_NS {
+                continue;
+            }
+            // Each rank's compute between its previous collective's end and this one's start.
+            let by_rank: Vec<HashMap<&str, i64>> = (0..n)
+                .map(|r| {
+                    let a = &self.ranks[r].trace.analysis;
+                    let offset = self.ranks[r].clock_offset_ns;
+                    let from = if ci == 0 { i64::MIN } else { self.collectives[ci - 1].sides[r].end_ns - offset };
+                    let to = c.sides[r].start_ns - offset;
+                    let mut m: HashMap<&str, i64> = HashMap::new();
+                    let compute = &compute[r];
+                    let first = compute.partition_point(|&(ts, _)| ts < from);
+                    for &(ts, i) in &compute[first..] {
+                        if ts >= to {
+                            break;
+                        }
+                        if a.trace.gpu.end(i) <= to {
+                            *m.entry(a.categories.name(i)).or_default() += a.trace.gpu.dur[i];
+                        }
+                    }
+                    m
+                })
+                .collect();
+            let mut cats: Vec<&str> = by_rank.iter().flat_map(|m| m.keys().copied()).collect();
+            cats.sort_unstable();
+            cats.dedup();
+            let entry = &mut per[late];
+            for cat in cats {
+                let others = by_rank.iter().enumerate().filter(|(r, _)| *r != late);
+                let med = lower_median(others.map(|(_, m)| m.get(cat).copied().unwrap_or(0)).collect());
+                let own = by_rank[late].get(cat).copied().unwrap_or(0);
+                if own > med {
+                    *entry.0.entry(cat.to_string()).or_default() += own - med;
+                }
+            }
+            let side = &c.sides[late];
+            if side.layer != NONE {
+                entry.1.push(side.layer);
+            }
+            *entry.2.entry(side.phase.map_or("none", |p| p.as_str()).to_string()).or_default() += 1;
+            entry.3 += 1;
+        }
+        let mut out: Vec<Excess> = per
+            .into_iter()
+            .enumerate()
+            .filter(|(_, e)| e.3 > 0)
+            .map(|(rank, (cats, mut layers, phases, times_last))| {
+                let mut by_category: Vec<(String, i64)> = cats.into_iter().collect();
+                by_category.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                layers.sort_unstable();
+                layers.dedup();
+                Excess { rank, by_category, layers, phases: phases.into_iter().collect(), times_last }
+            })
+            .collect();
+        out.sort_by(|a, b| b.times_last.cmp(&a.times_last).then(a.rank.cmp(&b.rank)));
+        out
+    }
+
+    /// One sentence naming the rank that arrives last most often, where, and its excess compute.
+    pub fn finding(&self) -> Option<String> {
+        let excess = self.excess();
+        let e = excess.first()?;
+        let rank = self.ranks[e.rank].rank;
+        let total = self.collectives.len().max(1);
+        let (phase, _) = e.phases.iter().max_by_key(|(_, n)| *n)?;
+        let in_phase = self.collectives.iter().filter(|c| c.sides[e.rank].phase.map_or("none", |p| p.as_str()) == phase).count();
+        let share =
+            100.0 * *e.phases.iter().find(|(p, _)| p == phase).map(|(_, n)| n).unwrap_or(&0) as f64 / in_phase.max(1) as f64;
+        let mut s =
+            format!("rank {rank} arrives last at {} of {total} collectives ({:.0}% of the {phase} ones)", e.times_last, share);
+        if let Some((cat, ns)) = e.by_category.first() {
+            s.push_str(&format!("; the excess is {cat} ({:.1} µs in all)", *ns as f64 / 1000.0));
+        }
+        if !e.layers.is_empty() {
+            s.push_str(&format!(" in layers {}", ranges(&e.layers)));
+        }
+        Some(s)
+    }
+}
+
+/// Sorted numbers as ranges: `5–9, 12`.
+pub fn ranges(v: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i { format!("{}–{}", v[i], v[j]) } else { v[i].to_string() });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ranges_join_runs() {
+        assert_eq!(super::ranges(&[5, 6, 7, 8, 9, 12]), "5–9, 12");
+        assert_eq!(super::ranges(&[1]), "1");
+        assert_eq!(super::ranges(&[]), "");
+    }
+}

@@ -1,0 +1,282 @@
+//! The tables of a run of several ranks ([`crate::analysis::ranks::Run`]): per rank, per
+//! collective, the straggler summary (TraceLens' columns), waits by phase, pass and layer, the
+//! excess compute of late ranks, and what did not match.
+
+use crate::analysis::categories::time_by_category;
+use crate::analysis::ranks::{ranges, Run};
+use crate::analysis::timeline::{length, merge};
+use crate::model::NONE;
+use crate::table::{Cell, Table};
+use std::collections::BTreeMap;
+
+/// Every table of a run, in export order.
+pub fn run_tables(run: &Run) -> Vec<Table> {
+    vec![
+        ranks(run),
+        rank_categories(run),
+        rank_phases(run),
+        collectives(run),
+        straggler_summary(run),
+        wait_by_layer(run),
+        straggler_cause(run),
+        unmatched_collectives(run),
+    ]
+}
+
+fn id(v: u32) -> Cell {
+    if v == NONE {
+        Cell::Empty
+    } else {
+        Cell::from(v)
+    }
+}
+
+fn percent(part: i64, whole: i64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// `ranks`: one row per rank.
+pub fn ranks(run: &Run) -> Table {
+    let mut t = Table::new(
+        "ranks",
+        &[
+            "rank",
+            "rank_from",
+            "file",
+            "clock_offset_us",
+            "offset_residual_us",
+            "kernel_time_us",
+            "busy_us",
+            "idle_us",
+            "comm_time_us",
+            "comm_share_pct",
+            "passes",
+            "layers_per_pass",
+            "top_category",
+        ],
+    );
+    for r in &run.ranks {
+        let a = &r.trace.analysis;
+        let g = &a.trace.gpu;
+        let rows: Vec<usize> = a.trace.kernel_rows().collect();
+        let kernel: i64 = rows.iter().map(|&i| g.dur[i]).sum();
+        let comm: i64 = rows.iter().filter(|&&i| a.categories.is_communication(i)).map(|&i| g.dur[i]).sum();
+        let busy_spans = merge(rows.iter().map(|&i| (g.ts[i], g.end(i))).collect());
+        let busy = length(&busy_spans);
+        let span = busy_spans.last().map_or(0, |l| l.1) - busy_spans.first().map_or(0, |f| f.0);
+        let top = time_by_category(&a.trace, &a.categories, rows.iter().copied()).into_iter().max_by_key(|c| c.2);
+        let layers: Vec<u32> = a.layers.layers_per_pass.iter().copied().filter(|&n| n > 0).collect();
+        let layers_per_pass = match (layers.iter().min(), layers.iter().max()) {
+            (Some(lo), Some(hi)) if lo == hi => lo.to_string(),
+            (Some(lo), Some(hi)) => format!("{lo}–{hi}"),
+            _ => String::new(),
+        };
+        t.push(vec![
+            Cell::from(r.rank),
+            Cell::from(r.rank_from),
+            Cell::from(r.trace.file.as_str()),
+            Cell::Micros(r.clock_offset_ns),
+            Cell::Micros(r.residual_ns),
+            Cell::Micros(kernel),
+            Cell::Micros(busy),
+            Cell::Micros(span - busy),
+            Cell::Micros(comm),
+            Cell::Float(percent(comm, kernel)),
+            Cell::from(a.phases.passes.len()),
+            Cell::from(layers_per_pass),
+            top.map_or(Cell::Empty, |c| Cell::from(a.categories.categories[c.0 as usize].name.as_str())),
+        ]);
+    }
+    t
+}
+
+/// `rank_categories`: kernel time by category on each rank.
+pub fn rank_categories(run: &Run) -> Table {
+    let mut t = Table::new("rank_categories", &["rank", "category", "family", "count", "total_us", "pct_of_kernel_time"]);
+    for r in &run.ranks {
+        let a = &r.trace.analysis;
+        let mut rows = time_by_category(&a.trace, &a.categories, a.trace.kernel_rows());
+        rows.sort_by(|x, y| y.2.cmp(&x.2).then(x.0.cmp(&y.0)));
+        let total: i64 = rows.iter().map(|c| c.2).sum();
+        for (cat, count, ns) in rows {
+            let c = &a.categories.categories[cat as usize];
+            t.push(vec![
+                Cell::from(r.rank),
+                Cell::from(c.name.as_str()),
+                Cell::from(c.family.as_str()),
+                Cell::from(count),
+                Cell::Micros(ns),
+                Cell::Float(percent(ns, total)),
+            ]);
+        }
+    }
+    t
+}
+
+/// `rank_phases`: kernel time by phase on each rank.
+pub fn rank_phases(run: &Run) -> Table {
+    let mut t = Table::new("rank_phases", &["rank", "phase", "kernels", "total_us"]);
+    for r in &run.ranks {
+        let a = &r.trace.analysis;
+        let mut by: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
+        for i in a.trace.kernel_rows() {
+            let phase = a.phases.phase_of_row.get(i).copied().flatten().map_or("none", |p| p.as_str());
+            let e = by.entry(phase).or_default();
+            e.0 += 1;
+            e.1 += a.trace.gpu.dur[i];
+        }
+        for (phase, (n, ns)) in by {
+            t.push(vec![Cell::from(r.rank), Cell::from(phase), Cell::from(n), Cell::Micros(ns)]);
+        }
+    }
+    t
+}
+
+/// `collectives`: one row per collective matched across the ranks, with each rank's wait.
+pub fn collectives(run: &Run) -> Table {
+    let mut columns: Vec<String> = [
+        "index",
+        "kind",
+        "name",
+        "occurrence",
+        "bytes",
+        "phase",
+        "pass",
+        "layer",
+        "comm_latency_us",
+        "start_skew_us",
+        "end_skew_us",
+        "last_rank",
+        "first_rank",
+        "algbw_GBps",
+        "busbw_GBps",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    columns.extend(run.ranks.iter().map(|r| format!("wait_us_rank{}", r.rank)));
+    let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let mut t = Table::new("collectives", &column_refs);
+    for c in &run.collectives {
+        let first = &c.sides[0];
+        let mut row = vec![
+            Cell::from(c.index),
+            Cell::from(c.kind.as_str()),
+            Cell::from(c.name.as_str()),
+            Cell::from(c.occurrence),
+            Cell::from(c.bytes),
+            Cell::from(first.phase.map(|p| p.as_str())),
+            id(first.pass),
+            id(first.layer),
+            Cell::Micros(c.comm_latency_ns()),
+            Cell::Micros(c.start_skew_ns()),
+            Cell::Micros(c.end_skew_ns()),
+            Cell::from(run.ranks[c.last()].rank),
+            Cell::from(run.ranks[c.first()].rank),
+            Cell::from(c.algbw_gbps()),
+            Cell::from(c.busbw_gbps()),
+        ];
+        row.extend(c.sides.iter().map(|s| Cell::Micros(s.wait_ns)));
+        t.push(row);
+    }
+    t
+}
+
+/// `straggler_summary`: TraceLens' columns first, one row per rank.
+pub fn straggler_summary(run: &Run) -> Table {
+    let mut t = Table::new(
+        "straggler_summary",
+        &[
+            "rank",
+            "total_wait_time_us",
+            "mean_wait_time_us",
+            "times_arrived_last",
+            "times_arrived_first",
+            "pct_arrived_last",
+            "num_collectives",
+            "total_comm_dur_us",
+        ],
+    );
+    let n = run.collectives.len();
+    for (r, (wait, last, first, comm)) in run.straggler_stats().into_iter().enumerate() {
+        t.push(vec![
+            Cell::from(run.ranks[r].rank),
+            Cell::Micros(wait),
+            Cell::Micros(if n == 0 { 0 } else { wait / n as i64 }),
+            Cell::from(last),
+            Cell::from(first),
+            Cell::Float(if n == 0 { 0.0 } else { 100.0 * last as f64 / n as f64 }),
+            Cell::from(n),
+            Cell::Micros(comm),
+        ]);
+    }
+    t
+}
+
+/// `wait_by_layer`: each rank's wait at collectives, by the phase, pass and layer they sit in
+/// on that rank (`layer` empty outside the decoder layers).
+pub fn wait_by_layer(run: &Run) -> Table {
+    let mut t = Table::new("wait_by_layer", &["rank", "phase", "pass", "layer", "wait_us", "collectives"]);
+    for (r, rank) in run.ranks.iter().enumerate() {
+        let mut by: BTreeMap<(u32, u32, &str), (i64, usize)> = BTreeMap::new();
+        for c in &run.collectives {
+            let s = &c.sides[r];
+            let e = by.entry((s.pass, s.layer, s.phase.map_or("", |p| p.as_str()))).or_default();
+            e.0 += s.wait_ns;
+            e.1 += 1;
+        }
+        for ((pass, layer, phase), (wait, count)) in by {
+            t.push(vec![Cell::from(rank.rank), Cell::from(phase), id(pass), id(layer), Cell::Micros(wait), Cell::from(count)]);
+        }
+    }
+    t
+}
+
+/// `straggler_cause`: for each rank that arrived last, the compute it ran beyond the median rank
+/// before those collectives, by category, with the layers and phases they sit in.
+pub fn straggler_cause(run: &Run) -> Table {
+    let mut t = Table::new("straggler_cause", &["rank", "times_arrived_last", "category", "excess_us", "layers", "phases"]);
+    for e in run.excess() {
+        let phases = e.phases.iter().map(|(p, n)| format!("{p}: {n}")).collect::<Vec<_>>().join(", ");
+        let layers = ranges(&e.layers);
+        if e.by_category.is_empty() {
+            t.push(vec![
+                Cell::from(run.ranks[e.rank].rank),
+                Cell::from(e.times_last),
+                Cell::Empty,
+                Cell::Micros(0),
+                Cell::from(layers.as_str()),
+                Cell::from(phases.as_str()),
+            ]);
+        }
+        for (cat, ns) in &e.by_category {
+            t.push(vec![
+                Cell::from(run.ranks[e.rank].rank),
+                Cell::from(e.times_last),
+                Cell::from(cat.as_str()),
+                Cell::Micros(*ns),
+                Cell::from(layers.as_str()),
+                Cell::from(phases.as_str()),
+            ]);
+        }
+    }
+    t
+}
+
+/// `unmatched_collectives`: collective kernels that do not occur equally often on every rank.
+pub fn unmatched_collectives(run: &Run) -> Table {
+    let mut columns = vec!["name".to_string()];
+    columns.extend(run.ranks.iter().map(|r| format!("count_rank{}", r.rank)));
+    let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let mut t = Table::new("unmatched_collectives", &column_refs);
+    for u in &run.unmatched {
+        let mut row = vec![Cell::from(u.name.as_str())];
+        row.extend(u.per_rank.iter().map(|&c| Cell::from(c)));
+        t.push(row);
+    }
+    t
+}
