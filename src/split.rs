@@ -24,7 +24,12 @@ pub enum Window {
     Phase(Phase),
     /// GPU events starting in `[from, to)`, µs since the start of the trace (as the timeline
     /// shows times).
-    Time { from_us: f64, to_us: f64 },
+    Time {
+        /// Window start, µs since the trace's start.
+        from_us: f64,
+        /// Window end (excluded), µs since the trace's start.
+        to_us: f64,
+    },
 }
 
 /// The events [`Splitter`] keeps.
@@ -112,6 +117,7 @@ pub struct Splitter {
     out: flate2::write::GzEncoder<Vec<u8>>,
     /// Events seen and kept.
     pub events: u64,
+    /// Events kept (the window's and the metadata).
     pub kept: u64,
 }
 

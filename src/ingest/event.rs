@@ -9,8 +9,11 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Id<'a> {
     #[default]
+    /// The field is absent.
     Missing,
+    /// A number.
     Num(i64),
+    /// A text (some writers use names for pids and tids).
     Text(Cow<'a, str>),
 }
 
@@ -18,26 +21,38 @@ pub enum Id<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Field<T> {
     #[default]
+    /// The field is absent.
     Missing,
     /// Present but not a number.
     Bad,
+    /// The field's value.
     Value(T),
 }
 
 /// The `args` fields we keep.
 #[derive(Debug, Default)]
 pub struct Args<'a> {
+    /// `correlation`: links a GPU event to its runtime launch.
     pub correlation: Option<i64>,
+    /// `External id`: links a kernel or launch to its CPU op.
     pub external_id: Option<i64>,
+    /// `device` of a GPU event.
     pub device: Option<i64>,
+    /// `stream` of a GPU event.
     pub stream: Option<i64>,
+    /// `grid` dimensions of a kernel.
     pub grid: Option<[u32; 3]>,
+    /// `block` dimensions of a kernel.
     pub block: Option<[u32; 3]>,
     /// Raw JSON text of `Input Dims`, `Input type`, `Concrete Inputs`.
     pub input_dims: Option<&'a [u8]>,
+    /// `Input type` as raw JSON text.
     pub input_types: Option<&'a [u8]>,
+    /// `Concrete Inputs` as raw JSON text.
     pub concrete_inputs: Option<&'a [u8]>,
+    /// `Python id` of a python frame.
     pub python_id: Option<i64>,
+    /// `Python parent id` of a python frame.
     pub python_parent_id: Option<i64>,
     /// `args.name` of metadata (`M`) events.
     pub name: Option<Cow<'a, str>>,
@@ -50,8 +65,11 @@ pub struct RawEvent<'a> {
     pub ph: u8,
     /// `cat` and `name` as raw (unescaped) bytes: UTF-8 is checked only when a name is first interned.
     pub cat: Cow<'a, [u8]>,
+    /// `name`, unescaped only when it holds escapes.
     pub name: Cow<'a, [u8]>,
+    /// `pid`.
     pub pid: Id<'a>,
+    /// `tid`.
     pub tid: Id<'a>,
     /// Start in ns.
     pub ts: Field<i64>,
@@ -59,6 +77,7 @@ pub struct RawEvent<'a> {
     pub dur: Field<i64>,
     /// Flow id.
     pub id: Option<i64>,
+    /// The `args` fields the model keeps.
     pub args: Args<'a>,
 }
 

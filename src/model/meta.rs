@@ -6,35 +6,50 @@ use serde::Serialize;
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Vendor {
+    /// NVIDIA (CUDA).
     Nvidia,
+    /// AMD (ROCm/HIP).
     Amd,
     #[default]
+    /// Neither could be told from the trace.
     Unknown,
 }
 
 /// One entry of `deviceProperties`.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct DeviceInfo {
+    /// Device index.
     pub id: i64,
+    /// Device name (`NVIDIA H100 80GB HBM3`).
     pub name: String,
+    /// Global memory, bytes.
     pub total_global_mem: u64,
+    /// Compute capability, major (NVIDIA) or gfx major (AMD).
     pub compute_major: i64,
+    /// Compute capability, minor.
     pub compute_minor: i64,
+    /// Streaming multiprocessors (compute units on AMD).
     pub num_sms: i64,
+    /// Warp (wavefront) size.
     pub warp_size: i64,
 }
 
 /// Header facts of a trace.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct TraceMeta {
+    /// `deviceProperties`, one per GPU.
     pub devices: Vec<DeviceInfo>,
+    /// The vendor, from device names and runtime calls.
     pub vendor: Vendor,
     /// `distributedInfo.rank` / `world_size` when present.
     pub rank: Option<i64>,
+    /// `distributedInfo.world_size`.
     pub world_size: Option<i64>,
+    /// `baseTimeNanoseconds`, when the trace records it.
     pub base_time_ns: Option<i64>,
     /// True when the header says `with_stack` or python frames are present.
     pub with_stack: bool,
+    /// Whether the profile recorded shapes (ops carry `Input Dims`).
     pub record_shapes: bool,
     /// Whether the input was the object form (`{"traceEvents": ...}`) or a bare array.
     pub object_form: bool,

@@ -240,9 +240,13 @@ pub(crate) fn text_id_name(v: i64) -> Option<NameId> {
 /// A CPU thread: its process id, thread id and names (from `M` metadata events).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadInfo {
+    /// Process id as stored (a text pid: see `text_id`).
     pub pid: i64,
+    /// Thread id as stored.
     pub tid: i64,
+    /// `process_name` metadata, or [`NO_NAME`].
     pub process_name: NameId,
+    /// `thread_name` metadata, or [`NO_NAME`].
     pub thread_name: NameId,
 }
 
@@ -286,6 +290,7 @@ pub struct Warnings {
 pub struct WarningExample {
     /// Index of the event in `traceEvents`.
     pub event: u64,
+    /// What kind of warning (the key of [`Warnings::counts`]).
     pub kind: String,
     /// The event's name, when it has one.
     pub detail: String,
@@ -333,12 +338,19 @@ impl Warnings {
 /// The whole linked trace.
 #[derive(Debug, Default, Clone)]
 pub struct Trace {
+    /// Every interned name (kernels, ops, shapes' JSON text).
     pub names: Interner,
+    /// Header facts: devices, vendor, rank, profiler settings.
     pub meta: TraceMeta,
+    /// Kernels, memcpys and memsets.
     pub gpu: GpuEvents,
+    /// CPU ops, user annotations and python frames.
     pub ops: CpuOps,
+    /// Runtime and driver API calls.
     pub launches: Launches,
+    /// GPU-side user annotations.
     pub gpu_annotations: GpuAnnotations,
+    /// CPU threads (process, thread, names).
     pub threads: Vec<ThreadInfo>,
     /// Flow starts and finishes kept for linking (`ac2g` only).
     pub flow_starts: FlowEnds,
@@ -349,6 +361,7 @@ pub struct Trace {
     pub time_origin_ns: i64,
     /// Events read, by outcome.
     pub stats: ReadStats,
+    /// What was skipped or repaired while reading.
     pub warnings: Warnings,
 }
 

@@ -1,5 +1,5 @@
 //! The model's tables, each declared once: a column's name, type and role are written in one line
-//! of a [`table!`] declaration (in `model/mod.rs`), and everything that walks a table's columns
+//! of a `table!` declaration (in `model/mod.rs`), and everything that walks a table's columns
 //! follows from it: the row the reader pushes, the bytes a part travels in between Web Workers
 //! ([`crate::model::transfer`]), the check of those bytes, and the append of a part parsed
 //! elsewhere (a thread, a worker) to the reader that adopts it. Adding a column is one line.
@@ -15,7 +15,7 @@
 //! | [`TextOrNumber`] | a pid/tid: a number or a text's name id | the text's adopter id  | a text id below the part's names |
 //!
 //! Link columns (filled by [`crate::link`]) are declared apart: a builder has not linked anything,
-//! so they are not in the bytes and are [`NONE`] when pushed or appended.
+//! so they are not in the bytes and are [`NONE`](super::NONE) when pushed or appended.
 
 use super::NameId;
 use crate::support::codec::{ByteSource, Le, WireSink, STAGE_BYTES};

@@ -8,12 +8,19 @@ use std::collections::HashMap;
 /// Column-wise groups; `category` indexes `categories`, `pass`/`layer` are -1 when unassigned.
 #[derive(Serialize, Default)]
 pub struct Rollup {
+    /// Category names (what `category` indexes).
     pub categories: Vec<String>,
+    /// Each category's family, parallel to `categories`.
     pub families: Vec<String>,
+    /// Category of each group (index into `categories`).
     pub category: Vec<u32>,
+    /// Phase of each group (`prefill`, `decode`...), or none.
     pub phase: Vec<Option<&'static str>>,
+    /// Pass of each group, or -1.
     pub pass: Vec<i64>,
+    /// Layer of each group, or -1.
     pub layer: Vec<i64>,
+    /// Kernels in each group.
     pub count: Vec<u64>,
     /// Summed kernel duration, µs.
     pub dur_us: Vec<f64>,

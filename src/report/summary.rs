@@ -12,16 +12,27 @@ use serde::Serialize;
 /// Event counts by kind.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Counts {
+    /// Kernel events.
     pub kernels: usize,
+    /// Memcpy events.
     pub memcpy: usize,
+    /// Memset events.
     pub memset: usize,
+    /// CPU ops.
     pub cpu_ops: usize,
+    /// User annotations (`record_function` ranges).
     pub user_annotations: usize,
+    /// Python frames.
     pub python_functions: usize,
+    /// Runtime and driver calls.
     pub runtime_calls: usize,
+    /// Graph launches (`cudaGraphLaunch`, `hipGraphLaunch`).
     pub graph_launches: usize,
+    /// GPU-side user annotations.
     pub gpu_annotations: usize,
+    /// Flow events kept for linking.
     pub flows: usize,
+    /// Distinct interned names.
     pub distinct_names: usize,
 }
 
@@ -43,36 +54,57 @@ pub struct Links {
 /// Time of one op or category.
 #[derive(Debug, Clone, Serialize)]
 pub struct Share {
+    /// The op's or category's name.
     pub name: String,
+    /// Its time, ms.
     pub time_ms: f64,
+    /// Its share of the whole, %.
     pub pct: f64,
 }
 
 /// One phase's totals.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseShare {
+    /// `prefill`, `decode`, `mixed`...
     pub phase: String,
+    /// Passes of this phase.
     pub passes: usize,
+    /// Kernels in it.
     pub kernels: usize,
+    /// Their time, ms.
     pub time_ms: f64,
+    /// Share of kernel time, %.
     pub pct: f64,
 }
 
 /// Everything the overview shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
+    /// Name of the first device.
     pub device: String,
+    /// GPU vendor.
     pub vendor: Vendor,
+    /// Every device of the header.
     pub devices: Vec<DeviceInfo>,
+    /// `distributedInfo.rank`.
     pub rank: Option<i64>,
+    /// `distributedInfo.world_size`.
     pub world_size: Option<i64>,
+    /// What was read: bytes, events, kept and skipped.
     pub input: ReadStats,
+    /// Events by kind.
     pub counts: Counts,
+    /// Summed kernel time, ms.
     pub kernel_time_ms: f64,
+    /// Summed time of all GPU events, ms.
     pub gpu_time_ms: f64,
+    /// How well GPU events link to launches and ops.
     pub links: Links,
+    /// Busy and idle time per GPU stream.
     pub timeline: Vec<Timeline>,
+    /// CPU ops with the most kernel time.
     pub top_ops: Vec<Share>,
+    /// Categories with the most kernel time.
     pub top_categories: Vec<Share>,
     /// `prefill`/`decode`/`mixed`/`unknown`, or `not-inference` for training and non-LLM traces.
     pub trace_phase: Option<String>,
@@ -82,8 +114,11 @@ pub struct Summary {
     pub passes: usize,
     /// Passes the trace stops inside (truncated traces only; see `input.truncation`).
     pub incomplete_passes: usize,
+    /// Kernel time per phase.
     pub phases: Vec<PhaseShare>,
+    /// Layers found in each pass.
     pub layers_per_pass: Vec<u32>,
+    /// What was skipped or repaired while reading.
     pub warnings: Warnings,
 }
 

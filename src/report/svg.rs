@@ -26,9 +26,13 @@ pub fn short(t: &str, n: usize) -> String {
 
 /// One bar: label, value, text shown after the bar, hover text.
 pub struct Bar {
+    /// Label left of the bar.
     pub label: String,
+    /// Length of the bar.
     pub value: f64,
+    /// Text after the bar.
     pub text: String,
+    /// Hover text.
     pub hover: String,
 }
 
@@ -64,7 +68,9 @@ pub fn hbars(bars: &[Bar], color: &str) -> String {
 
 /// One stacked bar: label and (segment name, value) parts.
 pub struct Stack {
+    /// Label left of the bar.
     pub label: String,
+    /// Segments: (name, value).
     pub parts: Vec<(String, f64)>,
 }
 
@@ -143,13 +149,17 @@ pub struct Point {
     pub weight: f64,
     /// Index into the series names (colour).
     pub series: usize,
+    /// Hover text.
     pub hover: String,
 }
 
 /// A roof: name, compute peak (TFLOP/s), bandwidth (TB/s).
 pub struct Roof {
+    /// The roof's name.
     pub name: String,
+    /// Compute peak, TFLOP/s.
     pub peak: f64,
+    /// Memory bandwidth, TB/s.
     pub bandwidth: f64,
 }
 

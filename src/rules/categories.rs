@@ -44,25 +44,36 @@ impl Origin {
 /// A category with its coarse family.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CategoryDef {
+    /// The category's name (`GEMM-cuBLAS`).
     pub name: String,
+    /// Its coarse family (`GEMM`).
     pub family: String,
+    /// What the category holds, for people.
     pub about: String,
 }
 
 /// One ordered rule: every present condition must hold.
 #[derive(Debug, Clone)]
 pub struct Rule {
+    /// Built in, or from the user's file.
     pub origin: Origin,
     /// Index within its source file (0-based).
     pub index: usize,
     /// Index into [`RuleSet::categories`].
     pub category: u16,
+    /// Regex on the kernel name.
     pub pattern: Option<Regex>,
+    /// Only GPU events of this kind.
     pub kind: Option<GpuKind>,
+    /// Regex on the launching CPU op's name.
     pub op: Option<Regex>,
+    /// Regex on the launching op's `Input Dims`.
     pub op_dims: Option<Regex>,
+    /// Regex on an enclosing annotation or op.
     pub under: Option<Regex>,
+    /// Regex on the runtime call that launched it.
     pub launcher: Option<Regex>,
+    /// Why the rule exists.
     pub note: String,
 }
 
@@ -93,8 +104,11 @@ impl Rule {
 /// A chain of adjacent kernels on one stream that together form one operation (unfused RMSNorm).
 #[derive(Debug, Clone)]
 pub struct SequenceDef {
+    /// Built in, or from the user's file.
     pub origin: Origin,
+    /// Index within its source file.
     pub index: usize,
+    /// Index into [`RuleSet::categories`].
     pub category: u16,
     /// Required steps, in order (indices into `step_names`).
     pub steps: Vec<usize>,
@@ -106,6 +120,7 @@ pub struct SequenceDef {
     pub relabel: Vec<u16>,
     /// Step names and their regexes (tested on the kernel name and on the op name).
     pub step_names: Vec<String>,
+    /// Each step's regex, parallel to `step_names`.
     pub step_regex: Vec<Regex>,
 }
 
@@ -126,8 +141,11 @@ impl SequenceDef {
 /// Categories, rules (user first) and sequences, validated and compiled.
 #[derive(Debug, Clone)]
 pub struct RuleSet {
+    /// Every category, built-in and the user's.
     pub categories: Vec<CategoryDef>,
+    /// Every rule, the user's first.
     pub rules: Vec<Rule>,
+    /// Every kernel sequence.
     pub sequences: Vec<SequenceDef>,
     /// Id of the `Other` category (the default).
     pub other: u16,

@@ -11,9 +11,13 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Cell {
+    /// No value.
     Empty,
+    /// An integer.
     Int(i64),
+    /// A number with decimals.
     Float(f64),
+    /// Text (always written as text, never as markup or a formula).
     Text(String),
     /// A time in integer nanoseconds, shown as microseconds with exactly 3 decimals.
     #[serde(serialize_with = "micros")]
@@ -131,8 +135,11 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
 /// A table with a name, column names and rows of cells.
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
+    /// The table's name (its CSV file and sheet).
     pub name: String,
+    /// Column names.
     pub columns: Vec<String>,
+    /// Rows, one cell per column.
     pub rows: Vec<Vec<Cell>>,
 }
 

@@ -1,7 +1,7 @@
 //! Forward passes and their phases (prefill, decode, mixed), per pass and per GPU row.
 //!
-//! Steps: [`inference_check`](inference_check) (training / non-LLM → `NotInference`),
-//! [`passes`](passes) (segmentation), [`evidence`](evidence) (what each
+//! Steps: [`inference_check`] (training / non-LLM → `NotInference`),
+//! [`passes`] (segmentation), [`evidence`] (what each
 //! pass shows and each method's vote), then voting here. Every GPU row takes its pass's phase.
 
 pub mod evidence;

@@ -103,7 +103,7 @@ pub struct AnnotationFormat {
 pub enum ShapeKind {
     /// `[..., S, K]` activations: tokens = product of leading dims, seq = dims[-2] if 3-D.
     Linear,
-    /// `[M, K]`: M = dims[0].
+    /// `[M, K]`: M = `dims[0]`.
     Mm,
     /// SDPA query `[B, H, Sq, D]` and key `[B, Hk, Sk, D]`.
     Sdpa,

@@ -1,5 +1,5 @@
 //! Ground-truth files (`*.truth.json.gz`, recorded alongside a trace) and the scoring of the
-//! analysis against them: phases and passes ([`phases`]), layers ([`layers`]), in one place.
+//! analysis against them: phases and passes (`phases.rs`), layers (`layers.rs`), in one place.
 //!
 //! A truth file lists every kernel event with `correlation`, `ts` (µs, trace clock), `dur`, `phase`,
 //! `pass` and `layer`, plus `forward_passes`. Kernels are matched to trace rows by correlation, then
