@@ -24,7 +24,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, builtin_category_rules, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, RankRun, builtin_category_rules, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
 
@@ -108,8 +108,18 @@ function memoryBytes() {
 
 function slotOf(data) {
   const slot = data.slot || 'a';
-  if (slot !== 'a' && slot !== 'b') throw new Error(`unknown slot ${slot}`);
+  // `a` and `b`: the trace shown and the second of a comparison; `r0`, `r1`...: a rank of a run
+  // being read (moved into the run once read, see `runAdd`).
+  if (slot !== 'a' && slot !== 'b' && !/^r\d+$/.test(slot)) throw new Error(`unknown slot ${slot}`);
   return slot;
+}
+
+/** The run of several ranks (a RankRun), or null. */
+let run = null;
+
+function theRun() {
+  if (!run) throw new Error('no run loaded');
+  return run;
 }
 
 function analyzer(data) {
@@ -214,6 +224,40 @@ const ops = {
   },
   memory() {
     return memoryBytes();
+  },
+  // A run of several ranks: each rank is loaded into a slot `rN` like any trace, then moved into
+  // the run (`runAdd`); `runAnalyse` matches the collectives across the ranks.
+  runStart() {
+    if (run) run.free();
+    run = new RankRun();
+    for (const slot of [...analyzers.keys()]) if (slot.startsWith('r')) dropSlot(slot);
+    return null;
+  },
+  runAdd(data) {
+    const slot = slotOf(data);
+    const a = analyzer(data);
+    analyzers.delete(slot);
+    theRun().add(a, String(data.name || slot)); // consumes the analyzer
+    return theRun().len();
+  },
+  runAnalyse({ align }) {
+    return theRun().analyse(align !== false);
+  },
+  runTable({ name }) {
+    return theRun().table(name);
+  },
+  runCsv({ name }) {
+    return theRun().csv(name);
+  },
+  runLanes() {
+    return theRun().lanes();
+  },
+  runWorkbook() {
+    const bytes = theRun().workbook();
+    return new Transfer(bytes.buffer);
+  },
+  runHtml() {
+    return theRun().html_report();
   },
   async load(data, id) {
     ops.start(data);

@@ -28,7 +28,7 @@ USAGE:
   traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
         [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
                                                                  where is A slower than B, and why
-  traceprism ranks FILE... | DIR [--out DIR] [--json] [--no-align]
+  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--json] [--no-align]
                                                                  all ranks of one run: collectives matched,
                                                                  clocks aligned, waits, the straggler by
                                                                  phase and layer

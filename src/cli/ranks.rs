@@ -82,6 +82,14 @@ pub fn run(a: &Args) -> Result<()> {
             }
         }
     }
+    if let Some(file) = a.xlsx.as_deref() {
+        std::fs::write(file, traceprism::table::xlsx::workbook(&tables))
+            .map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
+    }
+    if let Some(file) = a.html.as_deref() {
+        std::fs::write(file, traceprism::report::html::run_html_report(&run))
+            .map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
+    }
     if a.json {
         let value = serde_json::json!({
             "ranks": run.ranks.len(),
@@ -96,7 +104,7 @@ pub fn run(a: &Args) -> Result<()> {
         super::out(&format!("{}\n", serde_json::to_string_pretty(&value).map_err(|e| Error::new(e.to_string()))?));
         return Ok(());
     }
-    if a.out.is_some() && !a.verbose {
+    if (a.out.is_some() || a.xlsx.is_some() || a.html.is_some()) && !a.verbose {
         return Ok(());
     }
     let mut text = format!(

@@ -75,9 +75,14 @@ pub struct Run {
     pub truth: RunTruth,
 }
 
-/// Whether a kernel name is a collective's (NCCL/RCCL, custom all-reduce, DeepEP).
+/// Whether a kernel name is a collective's (NCCL/RCCL, custom all-reduce, DeepEP). A Triton kernel
+/// never is: Inductor names fused kernels after the ops they fuse, and `all_reduce` there is a
+/// reduction over a tensor (`triton_poi_fused_add_all_reduce_...` in the vLLM trace).
 pub fn is_collective(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
+    if n.starts_with("triton_") {
+        return false;
+    }
     ["nccl", "rccl", "cross_device_reduce", "all_reduce", "allreduce", "allgather", "reducescatter", "alltoall", "deep_ep"]
         .iter()
         .any(|k| n.contains(k))

@@ -15,12 +15,14 @@ use wasm_bindgen::prelude::*;
 
 mod compare;
 mod parts;
+mod ranks;
 mod split;
 mod warm_up;
 
 pub use compare::{compare, Comparison};
 use parts::JsBytes;
 pub use parts::{document_form, find_event_start, Inflater, TextPart};
+pub use ranks::RankRun;
 pub use split::TraceSplitter;
 pub use warm_up::{warm_up, warm_up_inflate, warm_up_part, warm_up_rules};
 
@@ -279,6 +281,14 @@ impl Analyzer {
             self.timeline = Some(crate::analysis::lod::TimelineIndex::new(self.analysis()?));
         }
         Ok(self.timeline.as_ref().expect("built above"))
+    }
+
+    /// The finished analysis, moved out (the analyzer is consumed).
+    pub(crate) fn into_analysis(self) -> Result<Analysis, JsValue> {
+        match self.state {
+            State::Done(analysis) => Ok(*analysis),
+            _ => Err(js_error("the analyzer has not finished a trace")),
+        }
     }
 
     pub(crate) fn analysis(&self) -> Result<&Analysis, JsValue> {

@@ -17,6 +17,14 @@ export class Inflater {
   free(): void;
   [method: string]: any;
 }
+export class RankRun {
+  constructor();
+  free(): void;
+  add(analyzer: Analyzer, file: string): void;
+  len(): number;
+  analyse(align: boolean): any;
+  [method: string]: any;
+}
 export function compare(a: Analyzer, b: Analyzer, optionsJson: string): any;
 export function builtin_category_rules(): string;
 export function document_form(head: Uint8Array): string;

@@ -15,9 +15,10 @@ import { report } from './views/report.js';
 import { compare } from './views/compare.js';
 import { timeline } from './views/timeline.js';
 import { rules } from './views/rules.js';
+import { ranks } from './views/ranks.js';
 import { RULES_KEY } from './rules-text.js';
 
-const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare };
+const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare, ranks };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 /** The page's element with that id (any: the page knows what each id is). @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
@@ -39,6 +40,20 @@ let secondToken = 0;
 let comparison = null;
 /** Bumped whenever trace A or B changes, so a cached comparison is never reused across traces. */
 let generation = 0;
+
+/**
+ * A run of several ranks (view "ranks"), analysed in the worker beside trace A: its progress text
+ * while loading, the ranks that could not be read, the run's summary and cached tables.
+ * @typedef {{loading: string|null, failed: string[], summary: any, align: boolean, tables: Map<string, Promise<any>>, csvs: Map<string, Promise<string>>, session: any}} RunState
+ */
+/** @type {RunState} */
+let run = emptyRun(true);
+let runToken = 0;
+
+/** @param {boolean} align @returns {RunState} */
+function emptyRun(align) {
+  return { loading: null, failed: [], summary: null, align, tables: new Map(), csvs: new Map(), session: null };
+}
 
 /** The hash a view wrote for itself last (see `setParams`): its hashchange is not a navigation. */
 let ignoreHash = '';
@@ -125,6 +140,7 @@ async function loadTrace(blob, fileName) {
     prefetchTables(trace, readHash().view);
     setProgress(false);
     $('tabs').hidden = false;
+    updateTabs();
     setState('ready');
     await showView();
   } catch (err) {
@@ -164,6 +180,87 @@ function restartCore() {
   secondToken++;
   comparison = null;
   generation++;
+  // And the run.
+  run = emptyRun(run.align);
+  runToken++;
+}
+
+/** Shows the tabs that have something to show: without a trace, only the run's. */
+function updateTabs() {
+  const hasTrace = Boolean(current && current.summary);
+  for (const a of $('tabs').querySelectorAll('a')) a.hidden = !hasTrace && a.dataset.view !== 'ranks';
+  for (const id of ['export-all', 'download-xlsx', 'download-html']) $(id).hidden = !hasTrace;
+}
+
+/**
+ * Loads the traces of several ranks of one run into the worker (each as any trace is loaded,
+ * then moved into the run) and analyses the run. A rank that cannot be read is named and left
+ * out; the others are still analysed.
+ * @param {File[]} files
+ */
+async function loadRun(files) {
+  if (document.body.dataset.state === 'loading') restartCore();
+  const session = core;
+  const token = ++runToken;
+  run = emptyRun(run.align);
+  run.session = session;
+  run.loading = `reading ${files.length} rank traces…`;
+  showError('');
+  timing.runStart = performance.now();
+  timing.runReady = null;
+  timing.runBytes = files.reduce((t, f) => t + f.size, 0);
+  writeHash('ranks');
+  $('tabs').hidden = false;
+  updateTabs();
+  await showView();
+  const say = (text) => {
+    run.loading = text;
+    const node = document.querySelector('[data-run-progress]');
+    if (node) node.textContent = text;
+  };
+  try {
+    await session.call('runStart');
+    for (let i = 0; i < files.length; i++) {
+      const f = files[i];
+      try {
+        await session.load(f, loadOptions(), ({ bytesRead, total, events }) => {
+          if (token === runToken) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+        }, `r${i}`);
+        await session.call('runAdd', { slot: `r${i}`, name: f.name });
+      } catch (err) {
+        if (err.message === 'cancelled' || token !== runToken) throw err;
+        run.failed.push(`${f.name}: ${err.message} (this rank is left out)`);
+      }
+    }
+    run.summary = await session.call('runAnalyse', { align: run.align });
+  } catch (err) {
+    if (token !== runToken) return;
+    if (err.message !== 'cancelled') showError(`Could not analyse the run: ${err.message}`);
+  }
+  if (token !== runToken) return;
+  run.loading = null;
+  timing.runReady = performance.now();
+  if (readHash().view === 'ranks') await showView();
+}
+
+/** Analyses the loaded run again, clocks aligned or not. */
+async function reanalyseRun(align) {
+  run.align = align;
+  if (!run.session || !run.summary) return;
+  try {
+    run.summary = await run.session.call('runAnalyse', { align });
+    run.tables.clear();
+    run.csvs.clear();
+  } catch (err) {
+    showError(`Could not analyse the run: ${err.message}`);
+  }
+  await showView();
+}
+
+/** The run's CSV of one table (cached). */
+function runCsv(name) {
+  if (!run.csvs.has(name)) run.csvs.set(name, run.session.call('runCsv', { name }));
+  return run.csvs.get(name);
 }
 
 /** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). */
@@ -237,6 +334,11 @@ async function downloadHtml() {
 function cancel() {
   if (!current || document.body.dataset.state !== 'loading') return;
   restartCore();
+}
+
+/** Stands in for trace A when only a run is loaded (the ranks view reads none of it). */
+function noTrace() {
+  return { session: core, fileName: '', blob: null, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
 }
 
 /** The context a view renders with: summary, table names and cached fetchers. */
@@ -325,6 +427,39 @@ function contextFor(trace, view, params = {}) {
         showError(`export of ${name} failed: ${err.message}`);
       }
     },
+    // A run of several ranks (view "ranks").
+    run,
+    loadRun: (files) => loadRun(files),
+    reanalyseRun: (align) => reanalyseRun(align),
+    runCall: (op, data = {}) => run.session.call(op, data),
+    runTable: (name) => {
+      if (!run.tables.has(name)) run.tables.set(name, run.session.call('runTable', { name }));
+      return run.tables.get(name);
+    },
+    exportRunCsv: async (name) => {
+      try {
+        saveFile(`${name}.csv`, await runCsv(name));
+      } catch (err) {
+        showError(`export of ${name} failed: ${err.message}`);
+      }
+    },
+    exportRunZip: async () => {
+      try {
+        const files = [];
+        for (const name of run.summary.tables) files.push({ name: `${name}.csv`, text: await runCsv(name) });
+        saveZip('run-tables.zip', files);
+      } catch (err) {
+        showError(`export failed: ${err.message}`);
+      }
+    },
+    downloadRun: async (kind) => {
+      try {
+        if (kind === 'xlsx') saveFile('run.xlsx', new Uint8Array(await run.session.call('runWorkbook')), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+        else saveFile('run-report.html', await run.session.call('runHtml'), 'text/html;charset=utf-8');
+      } catch (err) {
+        showError(`run export failed: ${err.message}`);
+      }
+    },
     exportCompareZip: async () => {
       try {
         const c = ctxComparison;
@@ -352,15 +487,17 @@ async function compareCsv(session, c, name) {
 
 /** Renders the view named in the URL hash. */
 async function showView() {
-  if (!current || !current.summary) return;
   const { view, args, params } = readHash();
+  const trace = current && current.summary ? current : null;
+  const runShown = view === 'ranks' && (run.summary || run.loading || run.failed.length);
+  if (!trace && !runShown) return;
   writeHash(view, args, params);
   for (const a of $('tabs').querySelectorAll('a')) a.classList.toggle('active', a.dataset.view === view);
   const token = ++renderToken;
   const root = el('div', { attrs: { 'data-view': view } });
   clear($('view')).append(root);
   try {
-    await RENDER[view](contextFor(current, view, params), root, args);
+    await RENDER[view](contextFor(trace || noTrace(), view, params), root, args);
     if (token === renderToken && timing.firstTable === null && root.querySelector('table.data')) timing.firstTable = performance.now();
     if (token === renderToken) root.dataset.rendered = 'true';
   } catch (err) {
@@ -410,12 +547,15 @@ function wireDrop() {
 }
 
 /**
- * Opens dropped or picked files: two files are compared (the first becomes A, the second B); one
- * file dropped on the compare view's B box becomes B; otherwise it replaces trace A.
+ * Opens dropped or picked files: three or more (or any dropped on the ranks view) are the ranks
+ * of one run; two files are compared (the first becomes A, the second B); one file dropped on the
+ * compare view's B box becomes B; otherwise it replaces trace A.
  */
 async function openFiles(files, slot) {
   if (!files.length) return;
-  if (files.length >= 2) {
+  if (slot === 'run' || files.length >= 3) {
+    await loadRun(files);
+  } else if (files.length >= 2) {
     writeHash('compare');
     await loadTrace(files[0], files[0].name);
     if (current && document.body.dataset.state === 'ready') await loadSecond(files[1], files[1].name);
@@ -446,6 +586,12 @@ function main() {
     const files = [...(input.files || [])];
     input.value = '';
     openFiles(files);
+  });
+  $('run-files-input').addEventListener('change', (e) => {
+    const input = /** @type {HTMLInputElement} */ (e.target);
+    const files = [...(input.files || [])];
+    input.value = '';
+    if (files.length) loadRun(files);
   });
   $('example-button').addEventListener('click', loadExample);
   $('cancel-button').addEventListener('click', cancel);
