@@ -136,6 +136,47 @@ fn the_generated_run_gives_back_its_truth() {
         }
     }
     assert!(inside >= 0.9 * all && inside >= 0.97 * want / 1000.0, "rank 0 waits {inside} of {all} µs in decode layers 5–9");
+    // Collectives whose launching op recorded its process group are matched by it, and their size
+    // is that op's message: the all-gathers of the vLLM trace, read here from the raw events.
+    let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(SOURCE)).unwrap();
+    let comms: Vec<&serde_json::Value> = doc["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "record_param_comms" && e["args"]["Collective name"] == "_allgather_base")
+        .collect();
+    assert!(!comms.is_empty());
+    let out_nelems = comms[0]["args"]["Out msg nelems"].as_u64().unwrap();
+    assert_eq!(comms[0]["args"]["dtype"], "BFloat16");
+    let gathers: Vec<_> = run.collectives.iter().filter(|c| c.name.contains("AllGather")).collect();
+    assert_eq!(
+        gathers.len(),
+        doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "kernel" && e["name"].as_str().is_some_and(|n| n.contains("AllGather")))
+            .count()
+    );
+    for c in &gathers {
+        assert_eq!(c.matched_by, "process group");
+        assert_eq!(
+            c.group,
+            format!(
+                "{} {}",
+                comms[0]["args"]["Process Group Name"].as_str().unwrap(),
+                comms[0]["args"]["Process Group Ranks"].as_str().unwrap()
+            )
+        );
+        assert_eq!(c.bytes, Some(out_nelems * 2));
+        let busbw = c.busbw_gbps().unwrap();
+        let algbw = c.algbw_gbps().unwrap();
+        assert!((busbw / algbw - 0.75).abs() < 1e-9, "AllGather over 4 ranks: busbw = algbw × 3/4");
+    }
+    assert!(
+        run.collectives.iter().filter(|c| c.name.contains("cross_device_reduce")).all(|c| c.matched_by == "kernel name"),
+        "graph replays have no op"
+    );
     let ss = tables.iter().find(|t| t.name == "straggler_summary").expect("straggler_summary");
     assert_eq!(
         ss.columns,

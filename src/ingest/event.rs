@@ -56,6 +56,35 @@ pub struct Args<'a> {
     pub python_parent_id: Option<i64>,
     /// `args.name` of metadata (`M`) events.
     pub name: Option<Cow<'a, str>>,
+    /// What a communication op (`record_param_comms`) records about its collective.
+    pub comm: CommArgs<'a>,
+}
+
+/// The `args` of a communication op (`record_param_comms`, `nccl:*`) that tell its collective:
+/// which process group, which collective, how many elements of which type.
+#[derive(Debug, Default)]
+pub struct CommArgs<'a> {
+    /// `Process Group Name`.
+    pub group: Option<Cow<'a, str>>,
+    /// `Process Group Ranks` as raw JSON text (`"[0, 1, 2, 3]"`).
+    pub group_ranks: Option<Cow<'a, str>>,
+    /// `Collective name` (`allreduce`, `_allgather_base`...).
+    pub collective: Option<Cow<'a, str>>,
+    /// `In msg nelems`.
+    pub in_nelems: Option<i64>,
+    /// `Out msg nelems`.
+    pub out_nelems: Option<i64>,
+    /// `Group size`.
+    pub group_size: Option<i64>,
+    /// `dtype` (`BFloat16`...).
+    pub dtype: Option<Cow<'a, str>>,
+}
+
+impl CommArgs<'_> {
+    /// True when the op recorded a process group or a collective name.
+    pub fn is_present(&self) -> bool {
+        self.group.is_some() || self.collective.is_some()
+    }
 }
 
 /// One event, borrowed from the input buffer.
@@ -167,6 +196,13 @@ enum ArgKey {
     PythonId,
     PythonParentId,
     Name,
+    Group,
+    GroupRanks,
+    Collective,
+    InNelems,
+    OutNelems,
+    GroupSize,
+    Dtype,
     Other,
 }
 
@@ -184,6 +220,13 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"Python id" => ArgKey::PythonId,
         b"Python parent id" => ArgKey::PythonParentId,
         b"name" => ArgKey::Name,
+        b"Process Group Name" => ArgKey::Group,
+        b"Process Group Ranks" => ArgKey::GroupRanks,
+        b"Collective name" => ArgKey::Collective,
+        b"In msg nelems" => ArgKey::InNelems,
+        b"Out msg nelems" => ArgKey::OutNelems,
+        b"Group size" => ArgKey::GroupSize,
+        b"dtype" => ArgKey::Dtype,
         _ => ArgKey::Other,
     }
 }
@@ -359,6 +402,16 @@ fn trim(b: &[u8]) -> &[u8] {
     &b[s..e]
 }
 
+/// A string value (anything else is skipped and left unset).
+fn text_field<'a>(buf: &'a [u8], i: usize, out: &mut Option<Cow<'a, str>>) -> Step<usize> {
+    if buf[i] != b'"' {
+        return scan::skip_value(buf, i);
+    }
+    let (s, end) = scan::string(buf, i)?;
+    *out = Some(s);
+    Ok(end)
+}
+
 fn raw_field<'a>(buf: &'a [u8], i: usize, out: &mut Option<&'a [u8]>) -> Step<usize> {
     let end = scan::skip_value(buf, i)?;
     *out = Some(&buf[i..end]);
@@ -384,6 +437,13 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
                 args.name = Some(s);
                 end
             }
+            ArgKey::Group => text_field(buf, i, &mut args.comm.group)?,
+            ArgKey::GroupRanks => text_field(buf, i, &mut args.comm.group_ranks)?,
+            ArgKey::Collective => text_field(buf, i, &mut args.comm.collective)?,
+            ArgKey::Dtype => text_field(buf, i, &mut args.comm.dtype)?,
+            ArgKey::InNelems => int_field(buf, i, &mut args.comm.in_nelems)?,
+            ArgKey::OutNelems => int_field(buf, i, &mut args.comm.out_nelems)?,
+            ArgKey::GroupSize => int_field(buf, i, &mut args.comm.group_size)?,
             ArgKey::Name | ArgKey::Other => scan::skip_value(buf, i)?,
         })
     })

@@ -14,6 +14,6 @@ mod stream;
 
 pub use boundary::{document_form, likely_event_start, DocumentForm};
 pub use ending::{Truncation, OPEN_ARRAY_NOTE};
-pub use event::{Args, Field, Id, RawEvent};
+pub use event::{Args, CommArgs, Field, Id, RawEvent};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 pub use stream::{EventSink, JsonStream, TextEnd};

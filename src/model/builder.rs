@@ -193,6 +193,9 @@ impl TraceBuilder {
                     python_parent_id: a.python_parent_id.unwrap_or(-1),
                     event_index: index32,
                 });
+                if a.comm.is_present() {
+                    self.comm_params(&a.comm);
+                }
             }
             Dest::Launch => {
                 let thread = self.thread(pid, tid);
@@ -221,6 +224,22 @@ impl TraceBuilder {
             Dest::Ignore => unreachable!(),
         }
         Some(true)
+    }
+
+    /// Records the communication parameters of the CPU op just pushed.
+    fn comm_params(&mut self, c: &crate::ingest::CommArgs<'_>) {
+        let mut text = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map_or(NO_NAME, |t| self.trace.names.intern(t));
+        let row = CommParam {
+            op: (self.trace.ops.len() - 1) as u32,
+            group: text(&c.group),
+            group_ranks: text(&c.group_ranks),
+            collective: text(&c.collective),
+            in_nelems: c.in_nelems.unwrap_or(-1),
+            out_nelems: c.out_nelems.unwrap_or(-1),
+            group_size: c.group_size.unwrap_or(-1),
+            dtype: text(&c.dtype),
+        };
+        self.trace.comm.push(row);
     }
 
     fn flow(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<bool> {
@@ -263,13 +282,13 @@ impl TraceBuilder {
         match other {
             PartBuilder::Parsed(o) => {
                 let ids = self.absorb_ids(&o);
-                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset };
+                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset, op_offset: self.trace.ops.len() as u32 };
                 self.absorb_parsed_rows(&o.trace, &to);
                 self.absorb_rest(o, event_offset);
             }
             PartBuilder::InBytes(part) => {
                 let ids = self.absorb_ids(&part.small);
-                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset };
+                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset, op_offset: self.trace.ops.len() as u32 };
                 append_rows(&mut self.trace, &mut part.rows(), part.rows, &to);
                 self.absorb_rest(part.small, event_offset);
             }
@@ -280,7 +299,7 @@ impl TraceBuilder {
     fn absorb_ids(&mut self, o: &TraceBuilder) -> IdMaps {
         let names: Vec<NameId> =
             (0..o.trace.names.len()).map(|i| self.trace.names.intern(o.trace.names.resolve(i as NameId))).collect();
-        let id = |v: i64| Remap { names: &names, threads: &[], event_offset: 0 }.id(v);
+        let id = |v: i64| Remap { names: &names, threads: &[], event_offset: 0, op_offset: 0 }.id(v);
         let threads = o.trace.threads.iter().map(|t| (id(t.pid), id(t.tid))).collect::<Vec<_>>();
         let threads = threads.into_iter().map(|(pid, tid)| self.thread(pid, tid)).collect();
         for (&pid, &n) in &o.process_names {
@@ -295,7 +314,7 @@ impl TraceBuilder {
     /// Appends a part's own columns (parsed in this process): natively, the CPU ops (about half
     /// the bytes) are appended on a second thread while this one appends every other table.
     fn absorb_parsed_rows(&mut self, o: &Trace, to: &Remap) {
-        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, .. } = &mut self.trace;
+        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, .. } = &mut self.trace;
         crate::support::threads::both(
             row_counts(o).iter().sum(),
             || ops.append(&o.ops, to),
@@ -305,6 +324,7 @@ impl TraceBuilder {
                 gpu_annotations.append(&o.gpu_annotations, to);
                 flow_starts.append(&o.flow_starts, to);
                 flow_finishes.append(&o.flow_finishes, to);
+                comm.append(&o.comm, to);
             },
         );
     }

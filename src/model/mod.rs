@@ -222,6 +222,41 @@ impl GpuAnnotations {
     }
 }
 
+table! {
+    /// What communication ops (`record_param_comms`, `nccl:*`) record about their collective: one
+    /// row per CPU op that carries a process group or a collective name (few: a sparse table).
+    pub struct CommParams, row CommParam {
+        /// The CPU op (row in [`CpuOps`]).
+        op: u32 => OpRow,
+        /// `Process Group Name`, or [`NO_NAME`].
+        group: NameId => Name,
+        /// `Process Group Ranks` as its text, or [`NO_NAME`].
+        group_ranks: NameId => Name,
+        /// `Collective name`, or [`NO_NAME`].
+        collective: NameId => Name,
+        /// `In msg nelems`, or -1.
+        in_nelems: i64 => Plain,
+        /// `Out msg nelems`, or -1.
+        out_nelems: i64 => Plain,
+        /// `Group size`, or -1.
+        group_size: i64 => Plain,
+        /// `dtype`, or [`NO_NAME`].
+        dtype: NameId => Name,
+    }
+    links {}
+}
+
+impl CommParams {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.op.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.op.is_empty()
+    }
+}
+
 /// Text process and thread ids (`"pid": "Spans"`) are stored as this plus the text's name id: far
 /// below any numeric id a trace writes, so a negative numeric tid (seen: -1107294656) never
 /// collides with a text one. -1 stands for a missing id.
@@ -350,6 +385,8 @@ pub struct Trace {
     pub launches: Launches,
     /// GPU-side user annotations.
     pub gpu_annotations: GpuAnnotations,
+    /// Communication parameters of the CPU ops that record them.
+    pub comm: CommParams,
     /// CPU threads (process, thread, names).
     pub threads: Vec<ThreadInfo>,
     /// Flow starts and finishes kept for linking (`ac2g` only).

@@ -13,6 +13,7 @@
 //! | [`Thread`]     | a row of `Trace::threads`                | the adopter's row      | below the part's threads|
 //! | [`EventIndex`] | an event's index in `traceEvents`        | shifted by the events before the part | no   |
 //! | [`TextOrNumber`] | a pid/tid: a number or a text's name id | the text's adopter id  | a text id below the part's names |
+//! | [`OpRow`]      | a row of `Trace::ops`                    | shifted by the adopter's ops before the part | below the part's ops |
 //!
 //! Link columns (filled by [`crate::link`]) are declared apart: a builder has not linked anything,
 //! so they are not in the bytes and are [`NONE`](super::NONE) when pushed or appended.
@@ -28,6 +29,8 @@ pub struct Remap<'a> {
     pub threads: &'a [u32],
     /// Events in `traceEvents` before the part's first event.
     pub event_offset: u64,
+    /// CPU ops in the adopter before the part's first op.
+    pub op_offset: u32,
 }
 
 impl Remap<'_> {
@@ -47,6 +50,8 @@ pub struct Limits {
     pub names: usize,
     /// Threads the part saw.
     pub threads: usize,
+    /// CPU ops the part holds.
+    pub ops: usize,
 }
 
 /// A value a column holds, and its form in a part's bytes.
@@ -144,6 +149,19 @@ pub struct Thread;
 pub struct EventIndex;
 /// A process or thread id: a number, or a text's name id (see `model::text_id`).
 pub struct TextOrNumber;
+/// A row of `Trace::ops`.
+pub struct OpRow;
+
+impl Role<u32> for OpRow {
+    const CHECKS: bool = true;
+    #[inline]
+    fn remap(v: u32, to: &Remap) -> u32 {
+        v.saturating_add(to.op_offset)
+    }
+    fn valid(v: u32, limits: &Limits) -> bool {
+        (v as usize) < limits.ops
+    }
+}
 
 impl<T> Role<T> for Plain {
     const CHECKS: bool = false;

@@ -34,8 +34,8 @@ fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -
 }
 
 /// Rows of each of the model's tables, in the order their bytes follow each other: GPU events, CPU
-/// ranges, launches, GPU annotations, flow starts, flow finishes.
-pub type RowCounts = [usize; 6];
+/// ranges, launches, GPU annotations, flow starts, flow finishes, communication parameters.
+pub type RowCounts = [usize; 7];
 
 /// Bytes per row of each table, in [`RowCounts`] order.
 const ROW_BYTES: RowCounts = [
@@ -45,11 +45,20 @@ const ROW_BYTES: RowCounts = [
     GpuAnnotations::WIRE_ROW_BYTES,
     FlowEnds::WIRE_ROW_BYTES,
     FlowEnds::WIRE_ROW_BYTES,
+    CommParams::WIRE_ROW_BYTES,
 ];
 
 /// Rows of each table of `t`.
 pub(super) fn row_counts(t: &Trace) -> RowCounts {
-    [t.gpu.len(), t.ops.len(), t.launches.len(), t.gpu_annotations.len(), t.flow_starts.len(), t.flow_finishes.len()]
+    [
+        t.gpu.len(),
+        t.ops.len(),
+        t.launches.len(),
+        t.gpu_annotations.len(),
+        t.flow_starts.len(),
+        t.flow_finishes.len(),
+        t.comm.len(),
+    ]
 }
 
 /// Writes every table's rows, in [`RowCounts`] order.
@@ -60,6 +69,7 @@ fn write_rows<S: WireSink>(t: &Trace, sink: &mut S) {
     t.gpu_annotations.write_bytes(sink);
     t.flow_starts.write_bytes(sink);
     t.flow_finishes.write_bytes(sink);
+    t.comm.write_bytes(sink);
 }
 
 /// Checks every table's rows in `rows` (`n`: rows per table).
@@ -69,7 +79,8 @@ fn check_rows(rows: &mut RowsInBytes<'_>, n: RowCounts, limits: &Limits) -> std:
     Launches::check_bytes(rows, n[2], limits)?;
     GpuAnnotations::check_bytes(rows, n[3], limits)?;
     FlowEnds::check_bytes(rows, n[4], limits)?;
-    FlowEnds::check_bytes(rows, n[5], limits)
+    FlowEnds::check_bytes(rows, n[5], limits)?;
+    CommParams::check_bytes(rows, n[6], limits)
 }
 
 /// Appends every table's rows in `rows` (checked) to `t`, ids remapped; each column grows once.
@@ -80,6 +91,7 @@ pub(super) fn append_rows(t: &mut Trace, rows: &mut RowsInBytes<'_>, n: RowCount
     t.gpu_annotations.append_bytes(rows, n[3], to);
     t.flow_starts.append_bytes(rows, n[4], to);
     t.flow_finishes.append_bytes(rows, n[5], to);
+    t.comm.append_bytes(rows, n[6], to);
 }
 
 impl TraceBuilder {
@@ -194,7 +206,7 @@ impl TraceBuilder {
             }
             b.thread_names.insert((pid, tid), name);
         }
-        let mut rows = [0; 6];
+        let mut rows: RowCounts = [0; 7];
         for n in &mut rows {
             *n = usize::try_from(r.get::<u64>()?).map_err(|_| malformed("row count too large"))?;
         }
@@ -265,7 +277,7 @@ impl BuilderInBytes {
             Some(total) if total < left => return Err(malformed("trailing data")),
             _ => return Err(malformed("ends early")),
         }
-        let limits = Limits { names: small.trace.names.len(), threads: small.trace.threads.len() };
+        let limits = Limits { names: small.trace.names.len(), threads: small.trace.threads.len(), ops: rows[1] };
         check_rows(&mut RowsInBytes::new(&*bytes, rows_at), rows, &limits).map_err(malformed)?;
         Ok(BuilderInBytes { small, bytes, rows_at, rows })
     }

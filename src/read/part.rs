@@ -36,9 +36,9 @@ pub struct Part {
 }
 
 const MAGIC: &[u8; 8] = b"TPPART\0\0";
-/// Version 4: a header (with its own length), the small tables and row counts, then each table's
-/// columns as plain values (flow ends by column too, since version 4).
-const VERSION: u32 = 4;
+/// Version 5: a header (with its own length), the small tables and row counts, then each table's
+/// columns as plain values (flow ends by column since version 4, communication parameters since 5).
+const VERSION: u32 = 5;
 /// Bytes before the header's other fields: magic, version, header length.
 const FIXED: usize = 8 + 4 + 8;
 

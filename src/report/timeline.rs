@@ -57,7 +57,14 @@ pub fn short_kernels(a: &Analysis) -> Table {
         e.1 += g.dur[i];
     }
     let mut rows: Vec<_> = agg.into_iter().collect();
-    rows.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(y.1 .0.cmp(&x.1 .0)));
+    // Ties (same time and count) by name and parent text, not by map order or name ids.
+    rows.sort_by(|x, y| {
+        y.1 .1
+            .cmp(&x.1 .1)
+            .then(y.1 .0.cmp(&x.1 .0))
+            .then_with(|| a.trace.name(x.0 .0).cmp(a.trace.name(y.0 .0)))
+            .then_with(|| x.0 .1.cmp(&y.0 .1))
+    });
     if a.options.topk > 0 {
         rows.truncate(a.options.topk);
     }

@@ -33,7 +33,7 @@ pub fn all_columns(t: &Trace) -> String {
     let text = |v: &[u32]| v.iter().map(|&n| t.name(n)).collect::<Vec<_>>().join("\u{1}");
     let threads: Vec<_> = t.threads.iter().map(|th| (th.pid, th.tid, t.name(th.process_name), t.name(th.thread_name))).collect();
     format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}",
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}|{}|{}|{:?}",
         g.kind,
         g.ts,
         g.dur,
@@ -67,7 +67,12 @@ pub fn all_columns(t: &Trace) -> String {
         (t.stats.events, t.stats.kept, t.stats.ignored, t.stats.skipped, t.stats.bytes_in, t.stats.json_bytes),
         t.warnings.counts,
         (t.meta.devices.len(), t.meta.vendor, t.meta.object_form, &t.meta.other),
-        t.time_origin_ns
+        t.time_origin_ns,
+        t.comm.op,
+        text(&t.comm.group),
+        text(&t.comm.collective),
+        text(&t.comm.dtype),
+        (&t.comm.in_nelems, &t.comm.out_nelems, &t.comm.group_size)
     )
 }
 

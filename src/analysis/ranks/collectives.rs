@@ -82,7 +82,7 @@ impl Kind {
 }
 
 /// Bytes per element of a PyTorch dtype as the profiler writes it (`c10::BFloat16`, `float`...).
-fn dtype_bytes(t: &str) -> Option<u64> {
+pub(super) fn dtype_bytes(t: &str) -> Option<u64> {
     let t = t.to_ascii_lowercase();
     Some(match () {
         _ if t.contains("bfloat16") || t.contains("half") || t.contains("float16") || t == "short" => 2,

@@ -87,9 +87,18 @@ pub struct Collective {
     pub kind: Kind,
     /// The kernel's name (the first rank's).
     pub name: String,
+    /// What it was matched by across the ranks: the process group and collective
+    /// (`pg 3 · _allgather_base`) or the kernel's name.
+    pub key: String,
+    /// The process group and its ranks (`3 [0, 1, 2, 3]`), when the launching op recorded them.
+    pub group: String,
+    /// `process group` or `kernel name`.
+    pub matched_by: &'static str,
     /// Occurrence of this name on each rank (0 = first).
     pub occurrence: usize,
-    /// Message bytes, when the launching CPU op recorded shapes.
+    /// Message bytes: the larger of `In msg nelems` and `Out msg nelems` × the dtype's size when the
+    /// launching op recorded them (nccl-tests' size: AllGather's output, ReduceScatter's input),
+    /// else its first tensor input's shape.
     pub bytes: Option<u64>,
     /// One side per rank, in [`Run::ranks`] order.
     pub sides: Vec<Side>,
@@ -192,6 +201,57 @@ fn median(mut v: Vec<i64>) -> i64 {
     v[v.len() / 2]
 }
 
+/// The communication parameters of a trace's CPU ops, found from a kernel.
+struct CommLookup {
+    /// CPU op row → row of `Trace::comm`.
+    by_op: HashMap<u32, usize>,
+}
+
+impl CommLookup {
+    fn new(t: &crate::model::Trace) -> Self {
+        CommLookup { by_op: t.comm.op.iter().enumerate().map(|(i, &op)| (op, i)).collect() }
+    }
+
+    /// The comm row of the op that launched GPU row `row`, or of one of its enclosing ops.
+    fn row_of(&self, t: &crate::model::Trace, row: usize) -> Option<usize> {
+        let mut op = t.gpu.cpu_op[row];
+        for _ in 0..4 {
+            if op == NONE {
+                return None;
+            }
+            if let Some(&c) = self.by_op.get(&op) {
+                return Some(c);
+            }
+            op = t.ops.parent[op as usize];
+        }
+        None
+    }
+
+    /// What GPU row `row` is matched by across ranks.
+    fn key(&self, t: &crate::model::Trace, row: usize) -> String {
+        match self.row_of(t, row) {
+            Some(c) => format!("pg {} · {}", t.name(t.comm.group[c]), t.name(t.comm.collective[c])),
+            None => t.name(t.gpu.name[row]).to_string(),
+        }
+    }
+
+    fn group(&self, t: &crate::model::Trace, c: usize) -> String {
+        let ranks = t.name(t.comm.group_ranks[c]);
+        let group = t.name(t.comm.group[c]);
+        if ranks.is_empty() {
+            group.to_string()
+        } else {
+            format!("{group} {ranks}")
+        }
+    }
+
+    fn bytes(&self, t: &crate::model::Trace, c: usize) -> Option<u64> {
+        let n = t.comm.in_nelems[c].max(t.comm.out_nelems[c]);
+        let size = collectives::dtype_bytes(t.name(t.comm.dtype[c]))?;
+        (n >= 0).then(|| n as u64 * size)
+    }
+}
+
 /// Communication kernels of a trace, in time order: (row, name).
 fn collective_rows(a: &Analysis) -> Vec<usize> {
     let mut rows: Vec<usize> = a.trace.kernel_rows().filter(|&i| a.categories.is_communication(i)).collect();
@@ -259,20 +319,23 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     let mut warnings = Vec::new();
     let numbered = number_ranks(traces, &mut warnings)?;
     let n = numbered.len();
-    // Each rank's collectives by name, in time order.
+    // Each rank's collectives by key (process group and collective when the launching op recorded
+    // them, else the kernel's name), in time order.
     let rows: Vec<Vec<usize>> = numbered.iter().map(|(_, _, t)| collective_rows(&t.analysis)).collect();
-    let by_name: Vec<BTreeMap<&str, Vec<usize>>> = numbered
+    let params: Vec<CommLookup> = numbered.iter().map(|(_, _, t)| CommLookup::new(&t.analysis.trace)).collect();
+    let by_name: Vec<BTreeMap<String, Vec<usize>>> = numbered
         .iter()
         .zip(&rows)
-        .map(|((_, _, t), rows)| {
-            let mut m: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        .zip(&params)
+        .map(|(((_, _, t), rows), params)| {
+            let mut m: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for &r in rows {
-                m.entry(t.analysis.trace.name(t.analysis.trace.gpu.name[r])).or_default().push(r);
+                m.entry(params.key(&t.analysis.trace, r)).or_default().push(r);
             }
             m
         })
         .collect();
-    let mut names: Vec<&str> = by_name.iter().flat_map(|m| m.keys().copied()).collect();
+    let mut names: Vec<&str> = by_name.iter().flat_map(|m| m.keys().map(String::as_str)).collect();
     names.sort_unstable();
     names.dedup();
     let mut unmatched = Vec::new();
@@ -341,12 +404,17 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
                 s.wait_ns = latest - s.start_ns;
             }
             let first = &numbered[0].2.analysis.trace;
+            let comm = params[0].row_of(first, rows[0]);
+            let bytes = comm.and_then(|c| params[0].bytes(first, c)).or_else(|| message_bytes(first, rows[0]));
             Collective {
                 index,
+                group: comm.map(|c| params[0].group(first, c)).unwrap_or_default(),
+                matched_by: if comm.is_some() { "process group" } else { "kernel name" },
                 kind: Kind::of(name),
-                name: name.to_string(),
+                key: name.to_string(),
+                name: first.name(first.gpu.name[rows[0]]).to_string(),
                 occurrence,
-                bytes: message_bytes(first, rows[0]),
+                bytes,
                 sides,
             }
         })
