@@ -5,7 +5,7 @@
 // where the main worker's and each helper's time went. Each trace is timed twice: "cold" (picked the instant the page has loaded, while the worker still
 // warms the core up) and "warm" (picked after the worker reports it has warmed up).
 //
-//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N [--big-file PATH]]
+//   node scripts/bench-page.mjs [TRACE ...] [--big-mb N [--big-file PATH]] [--run RANKS [--run-mb MB]]
 //
 // Default traces: fixtures/llama_dense_eager.pt.trace.json.gz and its plain-JSON form. With
 // --big-mb N, also a ~N MB plain-JSON trace built from it by repeating its events shifted in time
@@ -15,6 +15,9 @@
 // workers' console messages that contain TEXT (for timing printed while investigating);
 // BENCH_GZIP_PIPELINE=always|never overrides whether a .gz is inflated by a helper worker (by
 // default only with 3 cores or more), shown as "2 (parts parsed by the helper and kept/blocks)".
+// With --run RANKS, also a run of that many ranks of about --run-mb MB each (default 100), made by
+// `traceprism synth-ranks` from the vLLM TP4 trace repeated to that size: the time from picking the
+// rank files to the analysed run in the page, next to `traceprism ranks` on the same files.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +38,17 @@ const bf = args.indexOf('--big-file');
 if (bf >= 0) {
   bigFile = args[bf + 1];
   args.splice(bf, 2);
+}
+let runRanks = 0, runMb = 100;
+const ri = args.indexOf('--run');
+if (ri >= 0) {
+  runRanks = Number(args[ri + 1]);
+  args.splice(ri, 2);
+}
+const rm = args.indexOf('--run-mb');
+if (rm >= 0) {
+  runMb = Number(args[rm + 1]);
+  args.splice(rm, 2);
 }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-bench-'));
 const base = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
@@ -155,6 +169,29 @@ async function timelineFrames(page) {
   });
 }
 
+/** The rank files of a run of `ranks` ranks of about `mb` MB each (see the header). */
+function buildRun(ranks, mb) {
+  const one = buildBig(path.join(ROOT, 'fixtures/vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz'), mb, path.join(tmp, `vllm_${mb}mb.json`));
+  const dir = path.join(tmp, 'run');
+  execFileSync(cli, ['synth-ranks', one, '--ranks', String(ranks), '--straggler', '1', '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  fs.rmSync(one);
+  return Array.from({ length: ranks }, (_, r) => path.join(dir, `rank${r}.json`));
+}
+
+/** Picks the rank files of a run in a warm page; returns the page's timing marks. */
+async function measureRun(browser, files) {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(server.url, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+    await page.setInputFiles('#run-files-input', files);
+    await page.waitForFunction(() => window.traceprismTiming.runReady, null, { timeout: 30 * 60_000 });
+    return await page.evaluate(() => ({ ...window.traceprismTiming }));
+  } finally {
+    await page.close();
+  }
+}
+
 /** The p-th percentile of `values` (nearest rank). */
 function percentile(values, p) {
   const v = [...values].sort((a, b) => a - b);
@@ -184,6 +221,16 @@ try {
         + (t.frames ? ` | timeline: ${t.frames.intervals.length} frame intervals while zooming/panning p50 ${percentile(t.frames.intervals, 50).toFixed(1)} ms, p95 ${percentile(t.frames.intervals, 95).toFixed(1)} ms; input to fresh buckets (${t.frames.fresh.length}) p50 ${percentile(t.frames.fresh, 50).toFixed(1)} ms, p95 ${percentile(t.frames.fresh, 95).toFixed(1)} ms` : '')
         + (t.parallel?.ms ? ` | worker ms ${JSON.stringify(Object.fromEntries(Object.entries(t.parallel.ms).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v) : v])))}` : ''));
     }
+  }
+  if (runRanks > 0) {
+    const files = buildRun(runRanks, runMb);
+    const bytes = files.reduce((t, f) => t + fs.statSync(f).size, 0);
+    const t0 = process.hrtime.bigint();
+    execFileSync(cli, ['ranks', ...files, '--json'], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 });
+    const native = Number(process.hrtime.bigint() - t0) / 1e9;
+    const t = await measureRun(browser, files);
+    const page = (t.runReady - t.runStart) / 1000;
+    console.log(`run: ${files.length} ranks, ${(bytes / 1e6).toFixed(0)} MB of JSON in all: page ${page.toFixed(3)} s from picking the files to the analysed run (${(bytes / 1e6 / page).toFixed(0)} MB/s; target 8 × 100 MB ≤ 3 s on 4 cores), native \`traceprism ranks\` ${native.toFixed(3)} s, page/native ${(page / native).toFixed(2)}, wasm memory ${(t.memory / 2 ** 20).toFixed(0)} MB; this machine has ${os.cpus().length} cores`);
   }
 } finally {
   await browser.close();

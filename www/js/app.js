@@ -233,6 +233,7 @@ async function loadRun(files) {
       }
     }
     run.summary = await session.call('runAnalyse', { align: run.align });
+    timing.memory = await session.call('memory');
   } catch (err) {
     if (token !== runToken) return;
     if (err.message !== 'cancelled') showError(`Could not analyse the run: ${err.message}`);
