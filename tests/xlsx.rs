@@ -137,3 +137,20 @@ print("OK", len(expect), "sheets")
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_users_rules_are_the_last_sheet() {
+    let rules = "# my rules\n[[rule]]\npattern = 'nvjet_'\ncategory = \"GEMM-cuBLAS\"\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vllm_moe_tp8_eager_b200.json.gz");
+    let a =
+        analyze_path(&path, Options { category_rules: Some(rules.to_string()), ..Options::default() }).expect("loads with rules");
+    let entries = unzip(&workbook(&a));
+    assert_eq!(entries.iter().filter(|e| e.0.starts_with("xl/worksheets/sheet")).count(), TABLES.len() + 1);
+    let wb = String::from_utf8(entries.iter().find(|e| e.0 == "xl/workbook.xml").unwrap().1.clone()).unwrap();
+    assert!(wb.contains("<sheet name=\"category_rules\""));
+    let t = traceprism::report::user_rules(&a).expect("a rules table");
+    assert_eq!(t.rows.len(), rules.lines().count());
+    assert_eq!(t.rows[2], vec![Cell::Int(3), Cell::Text("pattern = 'nvjet_'".into())]);
+    // Without rules, no such sheet.
+    assert!(traceprism::report::user_rules(&load("vllm_moe_tp8_eager_b200.json.gz")).is_none());
+}

@@ -118,8 +118,23 @@ pub fn write_csv(analysis: &Analysis, name: &str, out: impl std::io::Write) -> s
     Ok(Some(t.rows.len()))
 }
 
-/// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order).
+/// Every table as one `.xlsx` workbook (one sheet per table, in [`TABLES`] order), and the user's
+/// category rules as a last sheet when there are any ([`user_rules`]).
 pub fn workbook(analysis: &Analysis) -> Vec<u8> {
-    let tables: Vec<Table> = TABLES.iter().map(|t| (t.build)(analysis)).collect();
+    let mut tables: Vec<Table> = TABLES.iter().map(|t| (t.build)(analysis)).collect();
+    if let Some(rules) = user_rules(analysis) {
+        tables.push(rules);
+    }
     crate::table::xlsx::workbook(&tables)
+}
+
+/// The user's category rules the analysis used (`--rules`, the page's rules view), one row per
+/// line of their TOML, as the workbook's last sheet: an export says how it was categorised.
+pub fn user_rules(analysis: &Analysis) -> Option<Table> {
+    let text = analysis.options.category_rules.as_deref().filter(|t| !t.trim().is_empty())?;
+    let mut t = Table::new("category_rules", &["line", "text"]);
+    for (i, line) in text.lines().enumerate() {
+        t.push(vec![crate::table::Cell::from(i + 1), crate::table::Cell::from(line)]);
+    }
+    Some(t)
 }

@@ -7,6 +7,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { useBrowser } from './harness.mjs';
 import { ROOT, pickFile, waitReady, watchRequests } from './browser.mjs';
+import { execFileSync } from 'node:child_process';
+import { CLI } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz');
 const env = useBrowser('traceprism-timeline-');
@@ -175,6 +177,58 @@ test('a pass split in the page and opened again shows the CLI\'s kernel count fo
   await page.click('#tabs a[data-view="overview"]');
   await page.waitForSelector('[data-view="overview"][data-rendered]');
   assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), want);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/** The CLI's kernels.csv of FIXTURE as rows of cells (header first). */
+function cliKernels() {
+  const out = path.join(env.tmp, 'csv-kernels');
+  if (!fs.existsSync(path.join(out, 'kernels.csv'))) execFileSync(CLI, ['export', FIXTURE, '--out', out]);
+  const lines = fs.readFileSync(path.join(out, 'kernels.csv'), 'utf8').split('\r\n').filter(Boolean);
+  return lines.map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).map((c) => c.replace(/,$/, '')).slice(0, -1));
+}
+
+test('a selection on the timeline filters the kernels table; #layers?pass=&layer= lists that layer; the heat map has axes and a scale', async () => {
+  const rows = cliKernels();
+  const [head, body] = [rows[0], rows.slice(1)];
+  const ts = head.indexOf('ts_us'), passCol = head.indexOf('pass'), layerCol = head.indexOf('layer');
+  const { page, problems } = await opened('timeline');
+  const box = await page.locator('[data-testid="timeline"]').boundingBox();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.click('#tabs a[data-view="kernels"]');
+  await page.waitForSelector('[data-view="kernels"][data-rendered] [data-testid="selection-filter"]', { timeout: 60_000 });
+  const from = Number(await page.getAttribute('[data-testid="selection-filter"]', 'data-from-us'));
+  const to = Number(await page.getAttribute('[data-testid="selection-filter"]', 'data-to-us'));
+  const want = body.filter((r) => Number(r[ts]) >= from && Number(r[ts]) < to).length;
+  assert.ok(want > 0 && want < body.length, `${want} of ${body.length} kernels start in the selection`);
+  const count = await page.textContent('[data-table-box="kernels"] .count');
+  assert.equal(count, `${want.toLocaleString('en-US')} rows`);
+  // Cleared: every kernel again.
+  await page.click('[data-testid="selection-filter"] button');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="selection-filter"]') && document.querySelector('[data-view="kernels"][data-rendered]'));
+  assert.equal(await page.textContent('[data-table-box="kernels"] .count'), `${body.length.toLocaleString('en-US')} rows`);
+
+  // The address names a pass and a layer: the kernels the CLI puts in that layer of that pass.
+  const withLayer = body.find((r) => r[layerCol] !== '' && r[passCol] === '3');
+  assert.ok(withLayer, 'pass 3 has layers');
+  const layer = withLayer[layerCol];
+  const inLayer = body.filter((r) => r[passCol] === '3' && r[layerCol] === layer).length;
+  await page.goto(env.server.url + `#layers?pass=3&layer=${layer}`);
+  await page.waitForSelector('[data-view="layers"][data-rendered] [data-testid="layer-on-timeline"]', { timeout: 60_000 });
+  const shown = await page.$$eval('[data-table-box="kernels"] .count', (c) => c.map((x) => x.textContent));
+  assert.ok(shown.includes(`${inLayer.toLocaleString('en-US')} rows`), `${JSON.stringify(shown)} vs ${inLayer}`);
+  // The heat map: as wide as the view allows, labelled axes and a colour scale.
+  const map = await page.locator('[data-testid="heatmap"] canvas').boundingBox();
+  assert.ok(map.width >= 600, `heat map ${map.width} px wide`);
+  const axes = await page.textContent('[data-testid="heatmap"] .heatmap-titles');
+  assert.ok(axes.includes('forward pass') && axes.includes('layer'), axes);
+  assert.ok((await page.textContent('[data-testid="heatmap-scale"]')).includes('median'));
   assert.deepEqual(problems, []);
   await page.close();
 });

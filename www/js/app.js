@@ -401,6 +401,11 @@ function contextFor(trace, view, params = {}) {
         showError(`split failed: ${err.message}`);
       }
     },
+    // The timeline's selection ({fromUs, toUs} in the trace's clock, as the tables print times):
+    // the per-kernel tables show only the kernels that start inside it until it is cleared.
+    selection: trace.selection || null,
+    setSelection: (s) => { trace.selection = s; },
+    clearSelection: () => { trace.selection = null; showView(); },
     // Goes to another view (a new history entry), e.g. the timeline at a pass or a kernel.
     navigate: (to, params = {}) => { location.hash = formatHash(to, [], params); },
     // A request to the worker about the trace (the timeline's buckets and hit tests).

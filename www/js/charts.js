@@ -84,12 +84,15 @@ export function columnChart(items, { width = 900, height = 160, format = formatU
  * @param {number[][]} values
  * @param {string[]} rowLabels
  * @param {string[]} colLabels
- * @param {{onPick?: (row: number, col: number) => void, cell?: number, format?: (us: number) => string, columnGroups?: string[] | null, spread?: number}} [options]
+ * @param {{onPick?: (row: number, col: number) => void, cell?: number, format?: (us: number) => string, columnGroups?: string[] | null, spread?: number,
+ *   rowTitle?: string, colTitle?: string, groupColour?: (group: string) => string, highlightCol?: number, width?: number}} [options]
  */
-export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, format = formatUs, columnGroups = null, spread = 0.1 } = {}) {
+export function heatMap(values, rowLabels, colLabels, { onPick, cell = 120, format = formatUs, columnGroups = null, spread = 0.1, rowTitle = '', colTitle = '', groupColour = () => '#bab0ac', highlightCol = -1, width = 1100 } = {}) {
   const rows = rowLabels.length, cols = colLabels.length;
-  const cw = Math.max(2, Math.min(cell, Math.floor(1100 / Math.max(1, cols))));
-  const ch = Math.max(4, Math.min(cell, Math.floor(600 / Math.max(1, rows))));
+  const LABEL_W = 76, AXIS_H = 34;
+  // Cells fill the width (up to `cell` px wide); rows share about 520 px.
+  const cw = Math.max(3, Math.min(cell, Math.floor((width - LABEL_W) / Math.max(1, cols))));
+  const ch = Math.max(6, Math.min(22, Math.floor(520 / Math.max(1, rows))));
   const canvas = el('canvas', { width: cols * cw, height: rows * ch });
   const ctx = canvas.getContext('2d');
   const relative = Boolean(columnGroups);
@@ -113,28 +116,64 @@ export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, forma
   }
   const mix = (from, to, t) => from.map((x, k) => Math.round(x + (to[k] - x) * t));
   const WHITE = [247, 247, 247], BLUE = [33, 102, 172], RED = [178, 24, 43];
-  const colour = (v, c) => {
-    if (!relative) {
-      const t = Math.sqrt(v / (top || 1));
-      return [255 - 200 * t, 245 - 160 * t, 255 - 60 * t].map(Math.round);
-    }
-    const d = Math.max(-1, Math.min(1, (v / median.get(groupOf(c)) - 1) / spread));
-    return d < 0 ? mix(WHITE, BLUE, -d) : mix(WHITE, RED, d);
-  };
+  const absolute = (t) => [255 - 200 * Math.sqrt(t), 245 - 160 * Math.sqrt(t), 255 - 60 * Math.sqrt(t)].map(Math.round);
+  const against = (d) => (d < 0 ? mix(WHITE, BLUE, -d) : mix(WHITE, RED, d));
+  const colour = (v, c) => (relative ? against(Math.max(-1, Math.min(1, (v / median.get(groupOf(c)) - 1) / spread))) : absolute(v / (top || 1)));
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const v = values[r][c];
       if (!v) continue;
       const [red, green, blue] = colour(v, c);
       ctx.fillStyle = `rgb(${red}, ${green}, ${blue})`;
-      ctx.fillRect(c * cw, r * ch, cw, ch);
+      ctx.fillRect(c * cw, r * ch, cw - (cw > 6 ? 1 : 0), ch - (ch > 8 ? 1 : 0));
     }
   }
+  if (highlightCol >= 0 && highlightCol < cols) {
+    ctx.strokeStyle = '#222';
+    ctx.lineWidth = 2;
+    ctx.strokeRect(highlightCol * cw + 1, 1, cw - 2, rows * ch - 2);
+  }
+  // Axes: column labels (and each column's group as a coloured strip) above, row labels left,
+  // a label every few cells so they never overlap.
+  const every = (size, room) => Math.max(1, Math.ceil(room / size));
+  const colAxis = svg('svg', { attrs: { width: cols * cw, height: AXIS_H, class: 'heatmap-axis' } });
+  const colStep = every(cw, 46);
+  for (let c = 0; c < cols; c++) {
+    if (columnGroups) colAxis.append(svg('rect', { attrs: { x: c * cw, y: AXIS_H - 7, width: cw, height: 6, fill: groupColour(groupOf(c)) } }));
+    if (c % colStep === 0) colAxis.append(svg('text', { attrs: { x: c * cw + cw / 2, y: AXIS_H - 11, 'text-anchor': 'middle', class: 'ax' }, text: colLabels[c].replace(/^\D+\s/, '') }));
+  }
+  const rowAxis = svg('svg', { attrs: { width: LABEL_W, height: rows * ch, class: 'heatmap-axis' } });
+  const rowStep = every(ch, 13);
+  for (let r = 0; r < rows; r += rowStep) {
+    rowAxis.append(svg('text', { attrs: { x: LABEL_W - 6, y: r * ch + ch / 2 + 4, 'text-anchor': 'end', class: 'ax' }, text: rowLabels[r] }));
+  }
+  const corner = el('div', { class: 'heatmap-titles' }, el('div', { class: 'ax-title', text: colTitle ? `${colTitle} →` : '' }), el('div', { class: 'ax-title', text: rowTitle ? `${rowTitle} ↓` : '' }));
+  // The colour scale, with units.
+  const scaleW = 260;
+  const scale = svg('svg', { attrs: { width: scaleW + 200, height: 30, class: 'heatmap-scale', 'data-testid': 'heatmap-scale' } });
+  for (let k = 0; k < 52; k++) {
+    const t = k / 51;
+    const [red, green, blue] = relative ? against(2 * t - 1) : absolute(t);
+    scale.append(svg('rect', { attrs: { x: (k * scaleW) / 52, y: 2, width: scaleW / 52 + 0.5, height: 12, fill: `rgb(${red}, ${green}, ${blue})` } }));
+  }
+  const tick = (x, text, anchor) => scale.append(svg('text', { attrs: { x, y: 27, 'text-anchor': anchor, class: 'ax' }, text }));
+  if (relative) {
+    tick(0, `−${Math.round(spread * 100)}% (faster)`, 'start');
+    tick(scaleW / 2, 'median of the phase', 'middle');
+    tick(scaleW, `+${Math.round(spread * 100)}% (slower)`, 'end');
+  } else {
+    tick(0, format(0), 'start');
+    tick(scaleW, format(top), 'end');
+  }
+  const groups = columnGroups ? [...new Set(columnGroups)] : [];
+  const legend = groups.length > 1 || (groups.length === 1 && relative)
+    ? el('div', { class: 'legend' }, groups.map((g) => el('span', {}, el('span', { class: 'swatch', style: `background:${groupColour(g)}` }), `${g}${median.has(g) ? ` (median cell ${format(median.get(g))})` : ''}`)))
+    : null;
   const pct = (v, c) => {
     const p = (100 * (v - median.get(groupOf(c)))) / median.get(groupOf(c));
     return ` (${p >= 0 ? '+' : ''}${p.toFixed(1)}% against the ${groupOf(c)} median)`;
   };
-  const hint = 'hover a cell; click to see its kernels';
+  const hint = onPick ? 'hover a cell for its time; click to see its kernels' : 'hover a cell for its time';
   const caption = el('div', { class: 'note', text: hint });
   const key = relative
     ? el('div', { class: 'note heatmap-key', text: `colour: time against the median cell of the same phase — blue faster, red slower, full colour at ±${Math.round(spread * 100)}%` })
@@ -151,7 +190,8 @@ export function heatMap(values, rowLabels, colLabels, { onPick, cell = 14, forma
     caption.textContent = p ? `${rowLabels[p[0]]} · ${colLabels[p[1]]}: ${format(v)}${relative && v ? pct(v, p[1]) : ''}` : hint;
   });
   if (onPick) canvas.addEventListener('click', (e) => { const p = at(e); if (p) onPick(p[0], p[1]); });
-  return el('div', { class: 'chart heatmap', attrs: { 'data-testid': 'heatmap', 'data-scale': relative ? 'vs-median' : 'absolute' } }, canvas, caption, key);
+  const grid = el('div', { class: 'heatmap-grid', style: `grid-template-columns: ${LABEL_W}px ${cols * cw}px` }, corner, colAxis, rowAxis, canvas);
+  return el('div', { class: 'chart heatmap', attrs: { 'data-testid': 'heatmap', 'data-scale': relative ? 'vs-median' : 'absolute' } }, grid, caption, scale, legend, key);
 }
 
 /**

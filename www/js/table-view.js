@@ -19,6 +19,15 @@ function isNameColumn(column) {
 }
 
 /**
+ * Whether a time (µs, the trace's clock) lies in a window `{fromUs, toUs}` (start included).
+ * @param {unknown} tsUs
+ * @param {{fromUs: number, toUs: number}} w
+ */
+export function inWindow(tsUs, w) {
+  return typeof tsUs === 'number' && tsUs >= w.fromUs && tsUs < w.toUs;
+}
+
+/**
  * Builds a table view.
  * @param {object} o
  * @param {string} o.title heading

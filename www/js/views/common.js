@@ -16,9 +16,9 @@ export function titleOf(name) {
  * @param {any} ctx
  * @param {string} view
  * @param {HTMLElement} container
- * @param {{exclude?: string[], onRowClick?: Record<string, (row: any[], columns: string[]) => void>, collapse?: (name: string) => boolean}} [options]
+ * @param {{exclude?: string[], onRowClick?: Record<string, (row: any[], columns: string[]) => void>, collapse?: (name: string) => boolean, where?: Record<string, (row: any[], columns: string[]) => boolean>}} [options]
  */
-export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {}, collapse = (_name) => false } = {}) {
+export async function renderTables(ctx, view, container, { exclude = [], onRowClick = {}, collapse = (_name) => false, where = {} } = {}) {
   const names = ctx.tableNames.filter((n) => ctx.tableViews[n] === view && !exclude.includes(n));
   // Every table is asked for at once (the worker answers in order; one round trip each would add
   // the page's and the worker's message latency once per table) and shown in place as it arrives.
@@ -30,7 +30,10 @@ export async function renderTables(ctx, view, container, { exclude = [], onRowCl
       container.append(slot);
     }
     return ctx.table(name).then(
-      (table) => slot.replaceWith(tableView({ title: titleOf(name), table, onExport: ctx.exportCsv, onRowClick: onRowClick[name] })),
+      (table) => {
+        const keep = where[name];
+        slot.replaceWith(tableView({ title: titleOf(name), table, onExport: ctx.exportCsv, onRowClick: onRowClick[name], where: keep ? (row) => keep(row, table.columns) : undefined }));
+      },
       (err) => { slot.textContent = `${titleOf(name)}: ${err.message}`; });
   });
   await Promise.all(shown);

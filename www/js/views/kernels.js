@@ -2,6 +2,8 @@
 import { el } from '../dom.js';
 import { renderTables } from './common.js';
 import { linkParams } from '../timeline/window.js';
+import { formatUs } from '../format.js';
+import { inWindow } from '../table-view.js';
 
 /** Renders the kernels view. */
 export async function kernels(ctx, root) {
@@ -12,5 +14,13 @@ export async function kernels(ctx, root) {
     const ts = row[cols.indexOf('ts_us')], dur = row[cols.indexOf('dur_us')];
     if (typeof ts === 'number' && typeof dur === 'number') ctx.navigate('timeline', linkParams(ts, dur, 3));
   };
-  await renderTables(ctx, 'kernels', root, { exclude: ctx.tableNames.filter((n) => n !== 'kernels'), onRowClick: { kernels: toTimeline } });
+  // A selection made on the timeline keeps only the kernels that start inside it.
+  const s = ctx.selection;
+  if (s) {
+    root.append(el('div', { class: 'warning', attrs: { 'data-testid': 'selection-filter', 'data-from-us': String(s.fromUs), 'data-to-us': String(s.toUs) } },
+      `Kernels table filtered to the timeline selection: ${formatUs(s.toUs - s.fromUs)} from ${s.fromUs.toFixed(3)} µs. `,
+      el('button', { type: 'button', text: 'Show all kernels', on: { click: () => ctx.clearSelection() } })));
+  }
+  const where = s ? { kernels: (row, cols) => inWindow(row[cols.indexOf('ts_us')], s) } : {};
+  await renderTables(ctx, 'kernels', root, { exclude: ctx.tableNames.filter((n) => n !== 'kernels'), onRowClick: { kernels: toTimeline }, where });
 }

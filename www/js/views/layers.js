@@ -2,20 +2,29 @@
 import { el } from '../dom.js';
 import { heatMap } from '../charts.js';
 import { tableView } from '../table-view.js';
-import { renderTables } from './common.js';
+import { renderTables, phaseColour } from './common.js';
 import { linkParams } from '../timeline/window.js';
 
-/** Renders the layers view; `args` = [layer, pass or "all", phase?] from the URL hash. */
+/**
+ * Renders the layers view. The address names a pass and a layer: `#layers?pass=3` marks pass 3 on
+ * the heat map and lists its kernels by layer, `#layers?pass=3&layer=7` lists that layer's kernels
+ * in that pass (the older path form `#layers/7/3` still works).
+ */
 export async function layers(ctx, root, args) {
+  const params = ctx.params || {};
+  const num = (v) => (v !== undefined && v !== '' && v !== 'all' && Number.isFinite(Number(v)) ? Number(v) : undefined);
+  const wantedPass = num(params.pass) ?? num(args[1]);
+  const wantedLayer = num(params.layer) ?? num(args[0]);
   root.append(el('h2', { text: 'Transformer layers' }));
   const r = await ctx.rollup();
   const passSet = new Set(), layerSet = new Set();
   for (let i = 0; i < r.layer.length; i++) if (r.layer[i] >= 0) { layerSet.add(r.layer[i]); passSet.add(r.pass[i]); }
   const detail = el('div', { class: 'layer-detail' });
   const pick = async (layer, pass, phase) => {
-    const args = [String(layer), pass === undefined || pass === null ? 'all' : String(pass)];
-    if (phase) args.push(phase);
-    ctx.setArgs(args);
+    const next = { layer: String(layer) };
+    if (pass !== undefined && pass !== null) next.pass = String(pass);
+    if (phase) next.phase = phase;
+    ctx.setParams(next, true);
     await showKernels(ctx, detail, layer, pass ?? undefined, phase);
   };
   if (layerSet.size) {
@@ -36,6 +45,10 @@ export async function layers(ctx, root, args) {
       heatMap(values, layersSorted.map((l) => `layer ${l}`), passesSorted.map((p) => `pass ${p}`), {
         onPick: (row, col) => pick(layersSorted[row], passesSorted[col]),
         columnGroups: phaseOfPass.map((p) => p ?? 'unassigned'),
+        groupColour: phaseColour,
+        rowTitle: 'layer',
+        colTitle: 'forward pass',
+        highlightCol: wantedPass === undefined ? -1 : passesSorted.indexOf(wantedPass),
       }));
   } else {
     root.append(el('p', { class: 'note', text: 'No transformer layers were detected in this trace.' }));
@@ -52,9 +65,10 @@ export async function layers(ctx, root, args) {
   const clickers = Object.fromEntries(ctx.tableNames.map((n) => [n, onLayerRow]));
   await renderTables(ctx, 'layers', root, { onRowClick: clickers });
   root.append(detail);
-  if (args.length && Number.isFinite(Number(args[0]))) {
-    const pass = args[1] !== undefined && args[1] !== 'all' && Number.isFinite(Number(args[1])) ? Number(args[1]) : undefined;
-    await showKernels(ctx, detail, Number(args[0]), pass, args[2]);
+  if (wantedLayer !== undefined) {
+    await showKernels(ctx, detail, wantedLayer, wantedPass, params.phase ?? args[2]);
+  } else if (wantedPass !== undefined) {
+    await showKernels(ctx, detail, undefined, wantedPass, undefined);
   }
 }
 
@@ -64,8 +78,11 @@ async function showKernels(ctx, detail, layer, pass, phase) {
   const lc = table.columns.indexOf('layer');
   const pc = table.columns.indexOf('pass');
   const phc = table.columns.indexOf('phase');
-  const where = (row) => row[lc] === layer && (pass === undefined || row[pc] === pass) && (!phase || row[phc] === phase);
-  const title = `kernels of layer ${layer}${pass === undefined ? ` (all ${phase ? `${phase} ` : ''}passes)` : `, pass ${pass}`}`;
+  // No layer: every kernel of the pass that sits in a layer.
+  const where = (row) => (layer === undefined ? row[lc] !== null : row[lc] === layer) && (pass === undefined || row[pc] === pass) && (!phase || row[phc] === phase);
+  const title = layer === undefined
+    ? `kernels of pass ${pass} in its layers`
+    : `kernels of layer ${layer}${pass === undefined ? ` (all ${phase ? `${phase} ` : ''}passes)` : `, pass ${pass}`}`;
   // The layer's stretch of time (first start to last end of its kernels) on the timeline.
   const tc = table.columns.indexOf('ts_us');
   const dc = table.columns.indexOf('dur_us');

@@ -88,7 +88,7 @@ function waitHeatMap(t) {
     if (row[il] === null || row[il] === '') continue;
     values[ranks.indexOf(row[ir])][layers.indexOf(row[il])] += row[iw] || 0;
   }
-  const map = heatMap(values, ranks.map((r) => `rank ${r}`), layers.map((l) => `layer ${l}`), { cell: 18 });
+  const map = heatMap(values, ranks.map((r) => `rank ${r}`), layers.map((l) => `layer ${l}`), { rowTitle: 'rank', colTitle: 'layer' });
   map.dataset.testid = 'rank-heatmap';
   return map;
 }

@@ -255,7 +255,8 @@ export async function timeline(ctx, root) {
     const wasDrag = drag.moved;
     const select = drag.select;
     drag = null;
-    if (wasDrag && select && selection) ctx.setSelection?.(selection);
+    // The selection, in the tables' clock (µs of the trace), filters the per-kernel tables.
+    if (wasDrag && select && selection) ctx.setSelection({ fromUs: (selection.from + meta.origin) / 1e3, toUs: (selection.to + meta.origin) / 1e3 });
     if (wasDrag) return;
     const rect = canvas.getBoundingClientRect();
     const details = await hitAt(e.clientX - rect.left, e.clientY - rect.top);
