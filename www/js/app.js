@@ -17,46 +17,15 @@ import { timeline } from './views/timeline.js';
 import { rules } from './views/rules.js';
 import { ranks } from './views/ranks.js';
 import { RULES_KEY } from './rules-text.js';
+import { Store, emptyRun } from './store.js';
 
 const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare, ranks };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 /** The page's element with that id (any: the page knows what each id is). @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
-/** Everything about the loaded trace; replaced whole when another trace loads. */
-let current = null;
-/**
- * The worker that owns the core. It is started when the page loads, so dropping a trace makes no
- * request at all; it is reused for the next trace and replaced only after a cancel.
- */
-let core = null;
-let renderToken = 0;
-/** The second trace of a comparison: {fileName, summary} once analysed in the worker's slot `b`. */
-let second = null;
-/** Progress text while the second trace loads (null otherwise). */
-let secondLoading = null;
-let secondToken = 0;
-/** The last comparison: {key, promise, tables: Map}; `key` names the two traces and the options. */
-let comparison = null;
-/** Bumped whenever trace A or B changes, so a cached comparison is never reused across traces. */
-let generation = 0;
-
-/**
- * A run of several ranks (view "ranks"), analysed in the worker beside trace A: its progress text
- * while loading, the ranks that could not be read, the run's summary and cached tables.
- * @typedef {{loading: string|null, failed: string[], summary: any, align: boolean, tables: Map<string, Promise<any>>, csvs: Map<string, Promise<string>>, session: any}} RunState
- */
-/** @type {RunState} */
-let run = emptyRun(true);
-let runToken = 0;
-
-/** @param {boolean} align @returns {RunState} */
-function emptyRun(align) {
-  return { loading: null, failed: [], summary: null, align, tables: new Map(), csvs: new Map(), session: null };
-}
-
-/** The hash a view wrote for itself last (see `setParams`): its hashchange is not a navigation. */
-let ignoreHash = '';
+/** Everything the page has loaded and shows, and its generation counter (see store.js). */
+const store = new Store();
 
 /** Timing marks for the benchmark and tests (no trace content). */
 const timing = (window.traceprismTiming = /** @type {Record<string, any>} */ ({}));
@@ -105,12 +74,12 @@ function setProgress(visible, fraction = 0, text = '') {
 
 /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
 async function loadTrace(blob, fileName) {
-  if (current && document.body.dataset.state === 'loading') restartCore();
-  const session = core;
+  if (store.trace && document.body.dataset.state === 'loading') restartCore();
+  const session = store.core;
   const trace = { session, fileName, blob, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
-  current = trace;
-  generation++;
-  comparison = null;
+  store.trace = trace;
+  const stamp = store.begin();
+  store.comparison = null;
   showError('');
   showInputStatus(null);
   $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
@@ -124,11 +93,11 @@ async function loadTrace(blob, fileName) {
   setProgress(true, 0, 'starting…');
   try {
     const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
-      if (current !== trace) return;
+      if (!store.current(stamp)) return;
       if (bytesRead === total) timing.parsed = performance.now();
       setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     });
-    if (current !== trace) return;
+    if (!store.current(stamp)) return;
     timing.analysed = performance.now();
     timing.memory = result.memory;
     // How the file was parsed: {workers, parts, adopted} when the worker read it in ranges.
@@ -144,9 +113,9 @@ async function loadTrace(blob, fileName) {
     setState('ready');
     await showView();
   } catch (err) {
-    if (current !== trace) return;
+    if (!store.current(stamp)) return;
     setProgress(false);
-    current = null;
+    store.trace = null;
     clear($('view'));
     if (err.message === 'cancelled') {
       showError('Loading cancelled.');
@@ -172,22 +141,15 @@ function prefetchTables(trace, view) {
 
 /** Stops the worker (the only way to interrupt the core mid-parse) and starts a fresh one. */
 function restartCore() {
-  if (core) core.close();
+  if (store.core) store.core.close();
   startCore();
-  // The worker held the second trace too.
-  second = null;
-  secondLoading = null;
-  secondToken++;
-  comparison = null;
-  generation++;
-  // And the run.
-  run = emptyRun(run.align);
-  runToken++;
+  // The worker held the second trace and the run too.
+  store.dropWorkerState();
 }
 
 /** Shows the tabs that have something to show: without a trace, only the run's. */
 function updateTabs() {
-  const hasTrace = Boolean(current && current.summary);
+  const hasTrace = Boolean(store.trace && store.trace.summary);
   for (const a of $('tabs').querySelectorAll('a')) a.hidden = !hasTrace && a.dataset.view !== 'ranks';
   for (const id of ['export-all', 'download-xlsx', 'download-html']) $(id).hidden = !hasTrace;
 }
@@ -200,9 +162,9 @@ function updateTabs() {
  */
 async function loadRun(files) {
   if (document.body.dataset.state === 'loading') restartCore();
-  const session = core;
-  const token = ++runToken;
-  run = emptyRun(run.align);
+  const session = store.core;
+  const run = (store.run = emptyRun(store.run.align));
+  const stamp = store.begin();
   run.session = session;
   run.loading = `reading ${files.length} rank traces…`;
   showError('');
@@ -214,7 +176,7 @@ async function loadRun(files) {
   updateTabs();
   await showView();
   const say = (text) => {
-    run.loading = text;
+    store.run.loading = text;
     const node = document.querySelector('[data-run-progress]');
     if (node) node.textContent = text;
   };
@@ -224,34 +186,34 @@ async function loadRun(files) {
       const f = files[i];
       try {
         await session.load(f, loadOptions(), ({ bytesRead, total, events }) => {
-          if (token === runToken) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+          if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
         }, `r${i}`);
         await session.call('runAdd', { slot: `r${i}`, name: f.name });
       } catch (err) {
-        if (err.message === 'cancelled' || token !== runToken) throw err;
-        run.failed.push(`${f.name}: ${err.message} (this rank is left out)`);
+        if (err.message === 'cancelled' || !store.current(stamp)) throw err;
+        store.run.failed.push(`${f.name}: ${err.message} (this rank is left out)`);
       }
     }
-    run.summary = await session.call('runAnalyse', { align: run.align });
+    store.run.summary = await session.call('runAnalyse', { align: store.run.align });
     timing.memory = await session.call('memory');
   } catch (err) {
-    if (token !== runToken) return;
-    if (err.message !== 'cancelled') showError(`Could not analyse the run: ${err.message}`);
+    if (store.current(stamp) && err.message !== 'cancelled') showError(`Could not analyse the run: ${err.message}`);
   }
-  if (token !== runToken) return;
   run.loading = null;
+  // Something else was loaded meanwhile: this run is no longer the one shown.
+  if (!store.current(stamp)) return;
   timing.runReady = performance.now();
   if (readHash().view === 'ranks') await showView();
 }
 
 /** Analyses the loaded run again, clocks aligned or not. */
 async function reanalyseRun(align) {
-  run.align = align;
-  if (!run.session || !run.summary) return;
+  store.run.align = align;
+  if (!store.run.session || !store.run.summary) return;
   try {
-    run.summary = await run.session.call('runAnalyse', { align });
-    run.tables.clear();
-    run.csvs.clear();
+    store.run.summary = await store.run.session.call('runAnalyse', { align });
+    store.run.tables.clear();
+    store.run.csvs.clear();
   } catch (err) {
     showError(`Could not analyse the run: ${err.message}`);
   }
@@ -260,53 +222,52 @@ async function reanalyseRun(align) {
 
 /** The run's CSV of one table (cached). */
 function runCsv(name) {
-  if (!run.csvs.has(name)) run.csvs.set(name, run.session.call('runCsv', { name }));
-  return run.csvs.get(name);
+  if (!store.run.csvs.has(name)) store.run.csvs.set(name, store.run.session.call('runCsv', { name }));
+  return store.run.csvs.get(name);
 }
 
 /** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). */
 async function loadSecond(blob, fileName) {
-  if (!current || document.body.dataset.state !== 'ready') {
+  if (!store.trace || document.body.dataset.state !== 'ready') {
     showError('Load trace A first, then the trace to compare it with.');
     return;
   }
-  const session = core;
-  const token = ++secondToken;
-  second = null;
-  comparison = null;
-  generation++;
-  secondLoading = `reading ${fileName}…`;
+  const session = store.core;
+  const stamp = store.begin();
+  store.second = null;
+  store.comparison = null;
+  store.secondLoading = `reading ${fileName}…`;
   showError('');
   writeHash('compare');
   await showView();
   const say = (text) => {
-    secondLoading = text;
+    store.secondLoading = text;
     const node = document.querySelector('[data-second-progress]');
     if (node) node.textContent = text;
   };
   try {
     const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
-      if (token === secondToken) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+      if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     }, 'b');
-    if (token !== secondToken) return;
-    second = { fileName, summary: result.summary };
+    if (!store.current(stamp)) return;
+    store.second = { fileName, summary: result.summary };
   } catch (err) {
-    if (token !== secondToken) return;
+    if (!store.current(stamp)) return;
     if (err.message !== 'cancelled') showError(`Could not read ${fileName}: ${err.message}`);
   }
-  secondLoading = null;
+  store.secondLoading = null;
   if (readHash().view === 'compare') await showView();
 }
 
 /** The comparison of A and B for `options` (cached while the traces and options stay). */
 function comparisonFor(session, options) {
-  const key = `${generation}\u0000${JSON.stringify(options)}`;
-  if (!comparison || comparison.key !== key) {
+  const key = `${store.generation}\u0000${JSON.stringify(options)}`;
+  if (!store.comparison || store.comparison.key !== key) {
     const entry = { key, tables: new Map(), csvs: new Map() };
-    entry.promise = session.call('compare', { options }).catch((e) => { if (comparison === entry) comparison = null; throw e; });
-    comparison = entry;
+    entry.promise = session.call('compare', { options }).catch((e) => { if (store.comparison === entry) store.comparison = null; throw e; });
+    store.comparison = entry;
   }
-  return comparison;
+  return store.comparison;
 }
 
 function baseName(fileName) {
@@ -314,32 +275,38 @@ function baseName(fileName) {
 }
 
 async function downloadWorkbook() {
-  if (!current?.summary) return;
+  if (!store.trace?.summary) return;
   try {
-    const buffer = await current.session.call('workbook');
-    saveFile(`${baseName(current.fileName)}.xlsx`, new Uint8Array(buffer), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const buffer = await store.trace.session.call('workbook');
+    saveFile(`${baseName(store.trace.fileName)}.xlsx`, new Uint8Array(buffer), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
   } catch (err) {
     showError(`xlsx export failed: ${err.message}`);
   }
 }
 
 async function downloadHtml() {
-  if (!current?.summary) return;
+  if (!store.trace?.summary) return;
   try {
-    saveFile(`${baseName(current.fileName)}-report.html`, await current.session.call('html'), 'text/html;charset=utf-8');
+    saveFile(`${baseName(store.trace.fileName)}-report.html`, await store.trace.session.call('html'), 'text/html;charset=utf-8');
   } catch (err) {
     showError(`HTML report failed: ${err.message}`);
   }
 }
 
 function cancel() {
-  if (!current || document.body.dataset.state !== 'loading') return;
+  if (!store.trace || document.body.dataset.state !== 'loading') return;
+  // A new worker, a new generation: the load's own ending sees it is stale and stays quiet.
   restartCore();
+  store.trace = null;
+  setProgress(false);
+  clear($('view'));
+  showError('Loading cancelled.');
+  setState('cancelled');
 }
 
 /** Stands in for trace A when only a run is loaded (the ranks view reads none of it). */
 function noTrace() {
-  return { session: core, fileName: '', blob: null, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
+  return { session: store.core, fileName: '', blob: null, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
 }
 
 /** The context a view renders with: summary, table names and cached fetchers. */
@@ -369,9 +336,9 @@ function contextFor(trace, view, params = {}) {
     // drawing the view again (`record`: as a new history entry).
     params,
     setParams: (next, record = false) => {
-      ignoreHash = location.hash;
+      store.ignoreHash = location.hash;
       writeHash(view, [], next, record);
-      ignoreHash = location.hash;
+      store.ignoreHash = location.hash;
     },
     // The user's category rules: read, apply (the worker analyses the trace again), built-in text.
     userRules,
@@ -388,6 +355,8 @@ function contextFor(trace, view, params = {}) {
       trace.tables.clear();
       trace.csvs.clear();
       trace.rollup = null;
+      // Trace A's categories changed: a comparison made before is stale.
+      store.begin();
       return result.summary;
     },
     builtinRules: () => trace.session.call('builtinRules'),
@@ -412,8 +381,8 @@ function contextFor(trace, view, params = {}) {
     call: (op, data = {}) => trace.session.call(op, data),
     rerender: () => showView(),
     // Comparison (view "compare").
-    second,
-    secondLoading,
+    second: store.second,
+    secondLoading: store.secondLoading,
     loadMain: (blob, name) => loadTrace(blob, name),
     loadSecond: (blob, name) => loadSecond(blob, name),
     compare: (options) => {
@@ -434,13 +403,13 @@ function contextFor(trace, view, params = {}) {
       }
     },
     // A run of several ranks (view "ranks").
-    run,
+    run: store.run,
     loadRun: (files) => loadRun(files),
     reanalyseRun: (align) => reanalyseRun(align),
-    runCall: (op, data = {}) => run.session.call(op, data),
+    runCall: (op, data = {}) => store.run.session.call(op, data),
     runTable: (name) => {
-      if (!run.tables.has(name)) run.tables.set(name, run.session.call('runTable', { name }));
-      return run.tables.get(name);
+      if (!store.run.tables.has(name)) store.run.tables.set(name, store.run.session.call('runTable', { name }));
+      return store.run.tables.get(name);
     },
     exportRunCsv: async (name) => {
       try {
@@ -452,7 +421,7 @@ function contextFor(trace, view, params = {}) {
     exportRunZip: async () => {
       try {
         const files = [];
-        for (const name of run.summary.tables) files.push({ name: `${name}.csv`, text: await runCsv(name) });
+        for (const name of store.run.summary.tables) files.push({ name: `${name}.csv`, text: await runCsv(name) });
         saveZip('run-tables.zip', files);
       } catch (err) {
         showError(`export failed: ${err.message}`);
@@ -460,8 +429,8 @@ function contextFor(trace, view, params = {}) {
     },
     downloadRun: async (kind) => {
       try {
-        if (kind === 'xlsx') saveFile('run.xlsx', new Uint8Array(await run.session.call('runWorkbook')), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-        else saveFile('run-report.html', await run.session.call('runHtml'), 'text/html;charset=utf-8');
+        if (kind === 'xlsx') saveFile('run.xlsx', new Uint8Array(await store.run.session.call('runWorkbook')), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+        else saveFile('run-report.html', await store.run.session.call('runHtml'), 'text/html;charset=utf-8');
       } catch (err) {
         showError(`run export failed: ${err.message}`);
       }
@@ -472,7 +441,7 @@ function contextFor(trace, view, params = {}) {
         const { tables } = await c.promise;
         const files = [];
         for (const name of tables) files.push({ name: `${name}.csv`, text: await compareCsv(trace.session, c, name) });
-        saveZip(`compare-${baseName(trace.fileName)}-vs-${baseName(second?.fileName || 'b')}.zip`, files);
+        saveZip(`compare-${baseName(trace.fileName)}-vs-${baseName(store.second?.fileName || 'b')}.zip`, files);
       } catch (err) {
         showError(`export failed: ${err.message}`);
       }
@@ -486,7 +455,7 @@ function contextFor(trace, view, params = {}) {
 async function compareCsv(session, c, name) {
   if (!c) throw new Error('no comparison yet');
   await c.promise;
-  if (comparison !== c) throw new Error('the comparison changed; try again');
+  if (store.comparison !== c) throw new Error('the comparison changed; try again');
   if (!c.csvs.has(name)) c.csvs.set(name, session.call('compareCsv', { name }));
   return c.csvs.get(name);
 }
@@ -494,26 +463,26 @@ async function compareCsv(session, c, name) {
 /** Renders the view named in the URL hash. */
 async function showView() {
   const { view, args, params } = readHash();
-  const trace = current && current.summary ? current : null;
-  const runShown = view === 'ranks' && (run.summary || run.loading || run.failed.length);
+  const trace = store.trace && store.trace.summary ? store.trace : null;
+  const runShown = view === 'ranks' && (store.run.summary || store.run.loading || store.run.failed.length);
   if (!trace && !runShown) return;
   writeHash(view, args, params);
   for (const a of $('tabs').querySelectorAll('a')) a.classList.toggle('active', a.dataset.view === view);
-  const token = ++renderToken;
+  const drawing = store.beginDrawing();
   const root = el('div', { attrs: { 'data-view': view } });
   clear($('view')).append(root);
   try {
     await RENDER[view](contextFor(trace || noTrace(), view, params), root, args);
-    if (token === renderToken && timing.firstTable === null && root.querySelector('table.data')) timing.firstTable = performance.now();
-    if (token === renderToken) root.dataset.rendered = 'true';
+    if (drawing() && timing.firstTable === null && root.querySelector('table.data')) timing.firstTable = performance.now();
+    if (drawing()) root.dataset.rendered = 'true';
   } catch (err) {
-    if (token === renderToken && err.message !== 'cancelled') root.append(el('div', { class: 'error', text: `This view failed: ${err.message}` }));
+    if (drawing() && err.message !== 'cancelled') root.append(el('div', { class: 'error', text: `This view failed: ${err.message}` }));
   }
 }
 
 async function exportAll() {
-  if (!current) return;
-  const trace = current;
+  if (!store.trace) return;
+  const trace = store.trace;
   try {
     const files = [];
     for (const name of trace.tableNames) files.push({ name: `${name}.csv`, text: await trace.session.call('csv', { name }) });
@@ -564,7 +533,7 @@ async function openFiles(files, slot) {
   } else if (files.length >= 2) {
     writeHash('compare');
     await loadTrace(files[0], files[0].name);
-    if (current && document.body.dataset.state === 'ready') await loadSecond(files[1], files[1].name);
+    if (store.trace && document.body.dataset.state === 'ready') await loadSecond(files[1], files[1].name);
   } else if (slot === 'b') {
     await loadSecond(files[0], files[0].name);
   } else {
@@ -574,10 +543,10 @@ async function openFiles(files, slot) {
 
 /** Starts a worker; `timing.warm` marks when it has warmed up (the benchmark waits for it). */
 function startCore() {
-  const session = (core = new Session());
+  const session = (store.core = new Session());
   timing.warm = null;
   session.warmed.then((ms) => {
-    if (core === session) {
+    if (store.core === session) {
       timing.warm = performance.now();
       timing.warmUpMs = ms;
     }
@@ -613,7 +582,7 @@ function main() {
   });
   window.addEventListener('hashchange', () => {
     // A hash the current view wrote itself (the timeline's window) needs no new drawing.
-    if (location.hash === ignoreHash) return;
+    if (location.hash === store.ignoreHash) return;
     showView();
   });
   clear($('view')).append(el('div', { class: 'empty', text: 'Drop a trace anywhere on this page, or open one.' }));
