@@ -4,15 +4,41 @@
 # target's executions, coverage and findings. A finding is kept in fuzz/artifacts/<target>/;
 # copy it into fixtures/fuzz/<target>/ and tests/fuzz_regressions.rs replays it in every test run.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/fuzz.sh [SECONDS] [TARGET...]       cargo fuzz, AddressSanitizer, debug assertions
+#   scripts/fuzz.sh --smoke [SECONDS]           what the test command runs: every target for SECONDS
+#                                                (default 8) without cargo-fuzz or ASan (plain cargo with
+#                                                libFuzzer's coverage flags, debug assertions on)
 #
 # libFuzzer needs a nightly compiler's flags; RUSTC_BOOTSTRAP=1 lets the stable one take them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+all_targets="pipeline events rules compare part"
+if [ "${1:-}" = "--smoke" ]; then
+  secs=${2:-8}
+  [ -d fuzz/corpus/pipeline ] || cargo run --quiet --release --example fuzz_seeds -- fuzz/corpus
+  flags="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters"
+  flags="$flags -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions"
+  # With --target, RUSTFLAGS reach only the fuzzed code, not build scripts (as cargo fuzz does).
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  RUSTFLAGS="$flags" cargo build --quiet --release --manifest-path fuzz/Cargo.toml --target "$host" --target-dir fuzz/target/smoke
+  failed=0
+  for t in $all_targets; do
+    mkdir -p "fuzz/artifacts/$t"
+    if "fuzz/target/smoke/$host/release/$t" "fuzz/corpus/$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" >"fuzz/$t.smoke.log" 2>&1; then
+      runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "fuzz/$t.smoke.log" | grep -o '[0-9]*$' | tail -1)
+      echo "fuzz smoke: $t ${runs:-?} executions in ${secs}s, no finding"
+    else
+      echo "fuzz smoke: $t FOUND A CRASH (fuzz/artifacts/$t/):"; grep -m5 -E "panicked|ERROR|SUMMARY" "fuzz/$t.smoke.log" | sed 's/^/    /'
+      failed=1
+    fi
+  done
+  exit "$failed"
+fi
 secs=${1:-60}
 shift || true
-targets=${*:-pipeline events rules compare part}
+targets=${*:-$all_targets}
 export RUSTC_BOOTSTRAP=1
 if ! command -v cargo-fuzz >/dev/null; then
   echo "fuzz: installing cargo-fuzz (crates.io)"

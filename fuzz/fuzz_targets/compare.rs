@@ -1,6 +1,7 @@
 #![no_main]
 //! Fuzz target `compare`: see `fuzz/harness.rs`.
 
+#[allow(dead_code)]
 #[path = "../harness.rs"]
 mod harness;
 
