@@ -41,7 +41,13 @@ fn main() {
         // A slice of whole events from the middle, wrapped as a document.
         let text = String::from_utf8_lossy(&plain);
         if let Some(start) = traceprism::ingest::likely_event_start(&plain, plain.len() / 2) {
-            let end = text[start..].char_indices().filter(|&(_, c)| c == '}').map(|(p, _)| start + p + 1).take(40).last().unwrap_or(start);
+            let end = text[start..]
+                .char_indices()
+                .filter(|&(_, c)| c == '}')
+                .map(|(p, _)| start + p + 1)
+                .take(40)
+                .last()
+                .unwrap_or(start);
             let doc = format!("{{\"traceEvents\": [{}]}}", &text[start..end]);
             write(&out.join("pipeline"), &format!("{i}-slice"), &with_chunk(doc.as_bytes()));
             write(&out.join("compare"), &format!("{i}-pair"), &[doc.as_bytes(), &[0xFF], doc.as_bytes()].concat());
@@ -56,6 +62,10 @@ fn main() {
     for (k, piece) in rules.split("[[rule]]").collect::<Vec<_>>().chunks(12).enumerate() {
         write(&out.join("rules"), &format!("builtin-{k}"), piece.join("[[rule]]").as_bytes());
     }
-    write(&out.join("rules"), "user", b"[[category]]\nname = \"Mine\"\nfamily = \"Other\"\n\n[[rule]]\npattern = 'my_kernel'\ncategory = \"Mine\"\n");
+    write(
+        &out.join("rules"),
+        "user",
+        b"[[category]]\nname = \"Mine\"\nfamily = \"Other\"\n\n[[rule]]\npattern = 'my_kernel'\ncategory = \"Mine\"\n",
+    );
     println!("seeds written under {}", out.display());
 }

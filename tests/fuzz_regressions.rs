@@ -13,8 +13,13 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: &[(&str, Target)] =
-    &[("pipeline", harness::pipeline), ("events", harness::events), ("rules", harness::rules), ("compare", harness::compare), ("part", harness::part)];
+const TARGETS: &[(&str, Target)] = &[
+    ("pipeline", harness::pipeline),
+    ("events", harness::events),
+    ("rules", harness::rules),
+    ("compare", harness::compare),
+    ("part", harness::part),
+];
 
 #[test]
 fn every_kept_finding_replays_without_a_panic() {

@@ -154,3 +154,22 @@ fn the_users_rules_are_the_last_sheet() {
     // Without rules, no such sheet.
     assert!(traceprism::report::user_rules(&load("vllm_moe_tp8_eager_b200.json.gz")).is_none());
 }
+
+#[test]
+fn cells_that_look_like_formulas_stay_text() {
+    // Kernel names, file names and rules come from traces; a spreadsheet must never run them.
+    let mut t = traceprism::table::Table::new("hostile", &["name", "value"]);
+    for text in ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1:A2)", "<b>&amp;</b>"] {
+        t.push(vec![Cell::from(text), Cell::Int(1)]);
+    }
+    let entries = unzip(&xlsx::workbook(&[t]));
+    let sheet = String::from_utf8(entries.iter().find(|e| e.0 == "xl/worksheets/sheet1.xml").unwrap().1.clone()).unwrap();
+    assert!(!sheet.contains("<f>") && !sheet.contains("<f "), "no formula element");
+    for text in ["=HYPERLINK(&quot;http://x&quot;,&quot;y&quot;)", "+1+1", "-2+3", "@SUM(A1:A2)", "&lt;b&gt;&amp;amp;&lt;/b&gt;"]
+    {
+        assert!(
+            sheet.contains(&format!("t=\"inlineStr\"><is><t xml:space=\"preserve\">{text}</t>")),
+            "{text} as an inline string: {sheet}"
+        );
+    }
+}

@@ -24,7 +24,8 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, RankRun, builtin_category_rules, compare, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, RankRun, allocate_for_test, builtin_category_rules, compare, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
 
@@ -140,8 +141,12 @@ function dropSlot(slot) {
   analyzers.delete(slot);
 }
 
+/** Size of the file being read (for the message if the tab's memory runs out), when known. */
+let fileBytes = null;
+
 const ops = {
   start(data) {
+    fileBytes = data.fileBytes ?? data.file?.size ?? null;
     const slot = slotOf(data);
     dropSlot(slot);
     analyzers.set(slot, new Analyzer(JSON.stringify(data.options || {})));
@@ -259,6 +264,11 @@ const ops = {
   runHtml() {
     return theRun().html_report();
   },
+  // Asks the core for `megabytes` at once: the browser test of the memory ceiling (a trace too
+  // large for the tab ends the same way). The page never sends it.
+  testAllocate({ megabytes }) {
+    return allocate_for_test(megabytes);
+  },
   async load(data, id) {
     ops.start(data);
     const a = analyzer(data);
@@ -282,7 +292,14 @@ self.onmessage = async (event) => {
     // (RuntimeError) leaves the module unusable, so say so.
     const trap = err instanceof WebAssembly.RuntimeError;
     const message = (err && err.message) || String(err);
-    self.postMessage({ id, error: trap ? `internal error in the analyzer (${message}); please report it` : message });
+    let failed = 0;
+    try {
+      failed = trap ? failed_allocation_bytes() : 0;
+    } catch {
+      // The module cannot answer: an internal error, as below.
+    }
+    // `trapped`: the module cannot be used again; the page starts a fresh worker for the next trace.
+    self.postMessage({ id, error: trap ? trapMessage(message, failed, memoryBytes(), fileBytes) : message, trapped: trap });
   } finally {
     // A file that arrived before the warm-up ended was read by this worker alone: the helpers
     // start now, for the next one.

@@ -14,12 +14,14 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 mod compare;
+mod memory;
 mod parts;
 mod ranks;
 mod split;
 mod warm_up;
 
 pub use compare::{compare, Comparison};
+pub use memory::{allocate_for_test, failed_allocation_bytes};
 use parts::JsBytes;
 pub use parts::{document_form, find_event_start, Inflater, TextPart};
 pub use ranks::RankRun;

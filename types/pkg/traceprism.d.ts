@@ -27,6 +27,8 @@ export class RankRun {
 }
 export function compare(a: Analyzer, b: Analyzer, optionsJson: string): any;
 export function builtin_category_rules(): string;
+export function failed_allocation_bytes(): number;
+export function allocate_for_test(megabytes: number): number;
 export function document_form(head: Uint8Array): string;
 export function find_event_start(window: Uint8Array, from: number): number;
 export function warm_up(steps: number): void;

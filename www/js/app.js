@@ -27,6 +27,9 @@ const $ = (id) => document.getElementById(id);
 /** Everything the page has loaded and shows, and its generation counter (see store.js). */
 const store = new Store();
 
+/** For the browser tests: a request to the worker (e.g. the memory-ceiling test). */
+window.traceprismTest = { call: (op, data = {}) => store.core.call(op, data) };
+
 /** Timing marks for the benchmark and tests (no trace content). */
 const timing = (window.traceprismTiming = /** @type {Record<string, any>} */ ({}));
 
@@ -74,7 +77,7 @@ function setProgress(visible, fraction = 0, text = '') {
 
 /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
 async function loadTrace(blob, fileName) {
-  if (store.trace && document.body.dataset.state === 'loading') restartCore();
+  if ((store.trace && document.body.dataset.state === 'loading') || store.core.broken) restartCore();
   const session = store.core;
   const trace = { session, fileName, blob, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
   store.trace = trace;
@@ -161,7 +164,7 @@ function updateTabs() {
  * @param {File[]} files
  */
 async function loadRun(files) {
-  if (document.body.dataset.state === 'loading') restartCore();
+  if (document.body.dataset.state === 'loading' || store.core.broken) restartCore();
   const session = store.core;
   const run = (store.run = emptyRun(store.run.align));
   const stamp = store.begin();

@@ -17,6 +17,8 @@ export class Session {
     this.pending = new Map();
     this.nextId = 1;
     this.closed = false;
+    /** True once the core trapped (e.g. the tab's memory ran out): the page replaces the worker. */
+    this.broken = false;
     /** Resolves to the warm-up's duration (ms) once the worker has warmed the core up. */
     this.warmed = new Promise((resolve) => { this.onWarmed = resolve; });
     /** True once warmed: the worker's helper workers are then started (see `load`). */
@@ -33,6 +35,8 @@ export class Session {
         this.onWarmed(e.data.warmed);
         return;
       }
+      // After a trap the worker's core cannot be used again (see `broken`).
+      if (e.data.trapped) this.broken = true;
       const p = this.pending.get(id);
       if (!p) return;
       this.pending.delete(id);
@@ -82,7 +86,7 @@ export class Session {
         onProgress?.({ bytesRead, total, events });
       });
     }
-    await this.call('start', { slot, options });
+    await this.call('start', { slot, options, fileBytes: blob.size });
     const total = blob.size;
     // Two slices in flight: the worker always has the next one queued while the page reads the
     // one after it, so it never waits for the page.
