@@ -1,5 +1,6 @@
 //! `category_summary` and `graph_launch_breakdown`: GPU time by kernel category.
 
+use super::percent;
 use crate::analysis::categories::time_by_category;
 use crate::analysis::Analysis;
 use crate::model::{Trace, NONE};
@@ -95,12 +96,4 @@ pub fn graph_launch_breakdown(a: &Analysis) -> Table {
         }
     }
     table
-}
-
-fn percent(part: i64, whole: i64) -> f64 {
-    if whole > 0 {
-        100.0 * part as f64 / whole as f64
-    } else {
-        0.0
-    }
 }

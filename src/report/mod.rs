@@ -24,6 +24,16 @@ pub use layers::layers_view;
 use crate::analysis::Analysis;
 use crate::table::{write_table, CsvWriter, Table};
 
+/// `part` as a percentage of `whole` (0 when `whole` is not positive): the share columns of every
+/// table.
+pub(crate) fn percent(part: i64, whole: i64) -> f64 {
+    if whole > 0 {
+        100.0 * part as f64 / whole as f64
+    } else {
+        0.0
+    }
+}
+
 /// Builds one table from an analysis.
 pub type BuildTable = fn(&Analysis) -> Table;
 

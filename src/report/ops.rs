@@ -2,6 +2,7 @@
 //!
 //! Each has a `*_where` form taking a GPU-row filter, so per-phase variants reuse them.
 
+use super::percent as pct;
 use crate::analysis::ops::{
     name_label, op_category_ids, op_category_of_family, owner, owner_name, CategoryTimes, Owner, Stats, OP_CATEGORIES,
 };
@@ -16,14 +17,6 @@ pub type RowFilter<'a> = &'a dyn Fn(usize) -> bool;
 
 const MS: f64 = 1e6;
 const US: f64 = 1e3;
-
-fn pct(part: i64, whole: i64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
-}
 
 /// False for kernels without a launch when `Options.include_unlinked` is off.
 pub fn included(a: &Analysis, i: usize) -> bool {

@@ -2,17 +2,10 @@
 //! (`ops_summary_prefill`, …), which reuse the `ops` builders with a row filter.
 
 use super::ops::{kernel_summary_where, ops_summary_where};
+use super::percent as pct;
 use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
-
-fn pct(part: i64, whole: i64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
-}
 
 /// One row per phase: passes, kernels, kernel time and share, mean pass time, tokens per step.
 pub fn phase_summary(a: &Analysis) -> Table {

@@ -2,6 +2,7 @@
 //! collective, the straggler summary (TraceLens' columns), waits by phase, pass and layer, the
 //! excess compute of late ranks, and what did not match.
 
+use super::percent;
 use crate::analysis::categories::time_by_category;
 use crate::analysis::ranks::{ranges, Run};
 use crate::analysis::timeline::{length, merge};
@@ -28,14 +29,6 @@ fn id(v: u32) -> Cell {
         Cell::Empty
     } else {
         Cell::from(v)
-    }
-}
-
-fn percent(part: i64, whole: i64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
     }
 }
 

@@ -1,6 +1,7 @@
 //! Roofline tables: `roofline_summary` (one row per family, with the device roofs) and one
 //! `roofline_<family>` table per op family (one row per unique op call, most GPU time first).
 
+use super::percent as pct;
 use crate::analysis::roofline::{Family, OpRow, Roofline};
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
@@ -27,14 +28,6 @@ pub const COLUMNS: &[&str] = &[
     "bound",
     "% of roofline",
 ];
-
-fn pct(part: i64, whole: i64) -> f64 {
-    if whole > 0 {
-        100.0 * part as f64 / whole as f64
-    } else {
-        0.0
-    }
-}
 
 /// One table row for an op group.
 pub fn row_cells(r: &OpRow, roof: &Roofline) -> Vec<Cell> {
