@@ -24,6 +24,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { ROOT, launch, serve, pickFile, waitReady, staleFrontEnd } from '../tests/browser/browser.mjs';
+import { buildBigTrace } from './big-trace.mjs';
 
 const args = process.argv.slice(2);
 let bigMb = 0;
@@ -58,44 +59,8 @@ if (!args.length) {
   fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(base)));
   traces.push(plain);
 }
-if (bigMb > 0) traces.push(bigFile && fs.existsSync(bigFile) ? bigFile : buildBig(base, bigMb, bigFile ?? undefined));
+if (bigMb > 0) traces.push(bigFile && fs.existsSync(bigFile) ? bigFile : buildBigTrace(base, bigMb, bigFile ?? path.join(tmp, `big_${bigMb}mb.json`)));
 
-/** Repeats the events of `src` until the JSON is about `mb` MB, shifting ts and ids each copy. */
-function buildBig(src, mb, out = path.join(tmp, `big_${mb}mb.json`)) {
-  const trace = JSON.parse(zlib.gunzipSync(fs.readFileSync(src)).toString());
-  const events = trace.traceEvents;
-  let lo = Infinity, hi = -Infinity;
-  for (const e of events) if (typeof e.ts === 'number') { lo = Math.min(lo, e.ts); hi = Math.max(hi, e.ts + (e.dur || 0)); }
-  const span = Math.ceil(hi - lo) + 1000;
-  const fd = fs.openSync(out, 'w');
-  const { traceEvents, ...header } = trace;
-  const head = JSON.stringify(header);
-  fs.writeSync(fd, head.slice(0, -1) + (head.length > 2 ? ',' : '') + '"traceEvents":[');
-  let written = 0, copy = 0, first = true;
-  while (written < mb * 1e6) {
-    const shift = copy * span;
-    const idShift = copy * 10_000_000;
-    let chunk = '';
-    for (const e of events) {
-      const c = { ...e };
-      if (typeof c.ts === 'number') c.ts = c.ts + shift;
-      if (c.args && typeof c.args === 'object') {
-        c.args = { ...c.args };
-        for (const k of ['correlation', 'External id']) if (typeof c.args[k] === 'number' && c.args[k] > 0) c.args[k] += idShift;
-      }
-      if (c.ph === 's' || c.ph === 'f') c.id = typeof c.id === 'number' ? c.id + idShift : c.id;
-      chunk += (first ? '' : ',') + JSON.stringify(c);
-      first = false;
-      if (chunk.length > 8 << 20) { fs.writeSync(fd, chunk); written += chunk.length; chunk = ''; }
-    }
-    fs.writeSync(fd, chunk);
-    written += chunk.length;
-    copy++;
-  }
-  fs.writeSync(fd, ']}');
-  fs.closeSync(fd);
-  return out;
-}
 
 const cli = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
 /** Wall time of `traceprism summary FILE --json` (read + analyse + summary), or null without a CLI build. */
@@ -171,7 +136,7 @@ async function timelineFrames(page) {
 
 /** The rank files of a run of `ranks` ranks of about `mb` MB each (see the header). */
 function buildRun(ranks, mb) {
-  const one = buildBig(path.join(ROOT, 'fixtures/vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz'), mb, path.join(tmp, `vllm_${mb}mb.json`));
+  const one = buildBigTrace(path.join(ROOT, 'fixtures/vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz'), mb, path.join(tmp, `vllm_${mb}mb.json`));
   const dir = path.join(tmp, 'run');
   execFileSync(cli, ['synth-ranks', one, '--ranks', String(ranks), '--straggler', '1', '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
   fs.rmSync(one);
