@@ -6,8 +6,9 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]       cargo fuzz, AddressSanitizer, debug assertions
 #   scripts/fuzz.sh --smoke [SECONDS]           what the test command runs: every target for SECONDS
-#                                                (default 8) without cargo-fuzz or ASan (plain cargo with
-#                                                libFuzzer's coverage flags, debug assertions on)
+#                                                (default 8) without cargo-fuzz or ASan (plain cargo, the
+#                                                dev profile: quick to build, debug assertions on, with
+#                                                libFuzzer's coverage flags)
 #
 # libFuzzer needs a nightly compiler's flags; RUSTC_BOOTSTRAP=1 lets the stable one take them.
 set -euo pipefail
@@ -21,11 +22,11 @@ if [ "${1:-}" = "--smoke" ]; then
   flags="$flags -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions"
   # With --target, RUSTFLAGS reach only the fuzzed code, not build scripts (as cargo fuzz does).
   host=$(rustc -vV | sed -n 's/^host: //p')
-  RUSTFLAGS="$flags" cargo build --quiet --release --manifest-path fuzz/Cargo.toml --target "$host" --target-dir fuzz/target/smoke
+  RUSTFLAGS="$flags" cargo build --quiet --manifest-path fuzz/Cargo.toml --target "$host" --target-dir fuzz/target/smoke
   failed=0
   for t in $all_targets; do
     mkdir -p "fuzz/artifacts/$t"
-    if "fuzz/target/smoke/$host/release/$t" "fuzz/corpus/$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+    if "fuzz/target/smoke/$host/debug/$t" "fuzz/corpus/$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" >"fuzz/$t.smoke.log" 2>&1; then
       runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "fuzz/$t.smoke.log" | grep -o '[0-9]*$' | tail -1)
       echo "fuzz smoke: $t ${runs:-?} executions in ${secs}s, no finding"
