@@ -66,6 +66,8 @@ pub fn select(a: &Analysis, window: &Window) -> Result<Selection> {
         }
         Window::Phase(p) => (0..g.len()).filter(|&i| a.phases.phase_of_row.get(i).copied().flatten() == Some(*p)).collect(),
         Window::Time { from_us, to_us } => {
+            // Written this way so that a NaN bound is refused too.
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
             if !(to_us > from_us) {
                 return Err(Error::new(format!("--from {from_us} --to {to_us}: the window is empty")));
             }

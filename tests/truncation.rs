@@ -404,10 +404,10 @@ fn corruption_before_the_end_stays_an_error_with_its_offset_and_event() {
         let colon = s + text[s..e].iter().position(|&b| b == b':').unwrap();
         let mut bad = text.clone();
         bad[colon] = b'#';
-        let err = read_in_pieces(&bad, 4099).err().expect("a corrupt event is an error");
+        let err = read_in_pieces(&bad, 4099).expect_err("a corrupt event is an error");
         assert_eq!((err.byte_offset, err.event_index), (Some(colon as u64), Some(k as u64)), "{err}");
         // Gzipped, the same.
-        let err = read_in_pieces(&gzip(&bad), 4099).err().expect("gzipped too");
+        let err = read_in_pieces(&gzip(&bad), 4099).expect_err("gzipped too");
         assert_eq!((err.byte_offset, err.event_index), (Some(colon as u64), Some(k as u64)), "{err}");
     }
 }

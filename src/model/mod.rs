@@ -220,6 +220,10 @@ impl GpuAnnotations {
     pub fn len(&self) -> usize {
         self.name.len()
     }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
 }
 
 table! {

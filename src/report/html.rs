@@ -76,10 +76,10 @@ pub fn run_html_report(run: &crate::analysis::ranks::Run) -> String {
         esc(&title)
     );
     for w in &run.warnings {
-        let _ = write!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning:</strong> {}</p>\n", esc(w));
+        let _ = writeln!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning:</strong> {}</p>", esc(w));
     }
     let finding = run.finding().unwrap_or_else(|| "No rank arrives last by more than 1 µs at any collective.".to_string());
-    let _ = write!(h, "<p><strong>Finding:</strong> {}</p>\n", esc(&finding));
+    let _ = writeln!(h, "<p><strong>Finding:</strong> {}</p>", esc(&finding));
     let tables = super::ranks::run_tables(run);
     let find = |name: &str| tables.iter().find(|t| t.name == name);
     if let Some(t) = find("straggler_summary") {
@@ -133,10 +133,10 @@ fn section(h: &mut String, title: &str, body: &str) {
 
 fn overview(h: &mut String, a: &Analysis, s: &Summary) {
     if let Some(cut) = &s.input.truncation {
-        let _ = write!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning:</strong> {}</p>\n", esc(&cut.message()));
+        let _ = writeln!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning:</strong> {}</p>", esc(cut.message()));
     }
     for note in &s.input.notes {
-        let _ = write!(h, "<p class=\"note\">Note: {}</p>\n", esc(note));
+        let _ = writeln!(h, "<p class=\"note\">Note: {}</p>", esc(note));
     }
     h.push_str("<h2>Summary</h2><dl>");
     let mut item = |k: &str, v: String| {

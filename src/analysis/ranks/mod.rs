@@ -486,8 +486,9 @@ impl Run {
                 v
             })
             .collect();
-        let mut per: Vec<(HashMap<String, i64>, Vec<u32>, BTreeMap<String, usize>, usize)> =
-            (0..n).map(|_| (HashMap::new(), Vec::new(), BTreeMap::new(), 0)).collect();
+        // Per rank: excess ns by category, layers, collectives by phase, times last.
+        type Tally = (HashMap<String, i64>, Vec<u32>, BTreeMap<String, usize>, usize);
+        let mut per: Vec<Tally> = (0..n).map(|_| (HashMap::new(), Vec::new(), BTreeMap::new(), 0)).collect();
         for (ci, c) in self.collectives.iter().enumerate() {
             let late = c.last();
             if Self::lateness_ns(c) < LATE_NS {
