@@ -41,3 +41,11 @@ test('dropping the worker forgets the second trace, the comparison and the run, 
   assert.equal(store.run.align, false);
   assert.ok(!store.current(stamp));
 });
+
+test('a read has stalled when bytes remain and no progress came for a minute', async () => {
+  const { readStalled, READ_STALL_MS } = await import('../../www/js/constants.js');
+  assert.equal(READ_STALL_MS, 60_000);
+  assert.ok(readStalled(0, 60_000, 10, 100));
+  assert.ok(!readStalled(0, 59_999, 10, 100), 'not yet a minute');
+  assert.ok(!readStalled(0, 600_000, 100, 100), 'the whole file was read: analysing takes its time');
+});

@@ -18,6 +18,7 @@ import { rules } from './views/rules.js';
 import { ranks } from './views/ranks.js';
 import { RULES_KEY } from './rules-text.js';
 import { Store, emptyRun } from './store.js';
+import { readStalled } from './constants.js';
 
 const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare, ranks };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
@@ -94,12 +95,29 @@ async function loadTrace(blob, fileName) {
   timing.firstTable = null;
   timing.parallel = null;
   setProgress(true, 0, 'starting…');
+  // A read that stops without an error (a worker that stops answering at the tab's memory ceiling)
+  // is noticed: no progress for a minute before the end of the file stops the worker.
+  const read = { at: performance.now(), bytes: 0 };
+  const watchdog = setInterval(() => {
+    if (!store.current(stamp)) return clearInterval(watchdog);
+    if (!readStalled(read.at, performance.now(), read.bytes, blob.size)) return;
+    clearInterval(watchdog);
+    restartCore();
+    store.trace = null;
+    setProgress(false);
+    clear($('view'));
+    showError(`Reading ${fileName} stopped at ${formatBytes(read.bytes)} of ${formatBytes(blob.size)} and did not go on for a minute: the trace is likely too large for a browser tab. The traceprism command-line tool reads it: traceprism summary <file>. The page is ready for another trace.`);
+    setState('error');
+  }, 5000);
   try {
     const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
       if (!store.current(stamp)) return;
+      read.at = performance.now();
+      read.bytes = bytesRead;
       if (bytesRead === total) timing.parsed = performance.now();
       setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     });
+    clearInterval(watchdog);
     if (!store.current(stamp)) return;
     timing.analysed = performance.now();
     timing.memory = result.memory;
@@ -116,6 +134,7 @@ async function loadTrace(blob, fileName) {
     setState('ready');
     await showView();
   } catch (err) {
+    clearInterval(watchdog);
     if (!store.current(stamp)) return;
     setProgress(false);
     store.trace = null;

@@ -69,3 +69,21 @@ export const WORKER_READ_MIN_BYTES = PARALLEL_MIN_BYTES;
  * the worker parses (parallel.js, `readGzip`).
  */
 export const WORKER_READ_MIN_GZIP_BYTES = GZIP_PIPELINE_MIN_BYTES;
+/**
+ * While a file is read, a progress note comes every slice (16-32 MB, well under a second). If none
+ * comes for this long before the whole file is read, the reading has stopped (seen with a 14 GB
+ * trace: a worker stops answering at the tab's memory ceiling without an error): the page stops
+ * the worker and says so.
+ */
+export const READ_STALL_MS = 60_000;
+
+/**
+ * Whether a read has stalled: bytes are still to read and no progress came for `READ_STALL_MS`.
+ * @param {number} lastProgressAt ms (performance.now) of the last progress note
+ * @param {number} now ms
+ * @param {number} bytesRead
+ * @param {number} total
+ */
+export function readStalled(lastProgressAt, now, bytesRead, total) {
+  return bytesRead < total && now - lastProgressAt >= READ_STALL_MS;
+}
