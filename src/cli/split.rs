@@ -18,8 +18,8 @@ pub fn run(a: &Args) -> Result<()> {
     let window = match (a.extra("--pass"), a.extra("--phase"), a.extra("--from"), a.extra("--to")) {
         (Some(n), None, None, None) => Window::Pass(n.parse().map_err(|_| Error::new(format!("--pass: not a pass index: {n}")))?),
         (None, Some(p), None, None) => Window::Phase(match Phase::parse(p) {
-            Some(p @ (Phase::Prefill | Phase::Decode | Phase::Mixed)) => p,
-            _ => return Err(Error::new(format!("--phase: prefill, decode or mixed, not {p}"))),
+            Some(p @ (Phase::Prefill | Phase::Decode | Phase::Mixed | Phase::Denoise | Phase::Stage)) => p,
+            _ => return Err(Error::new(format!("--phase: prefill, decode, mixed, denoise or stage, not {p}"))),
         }),
         (None, None, Some(from), Some(to)) => Window::Time { from_us: number("--from", from)?, to_us: number("--to", to)? },
         _ => {

@@ -139,7 +139,17 @@ pub fn render(path: &str, s: &Summary) -> String {
             ms(t.micro_idle)
         );
     }
+    let _ = writeln!(o, "workload {}: {}", s.workload, s.workload_evidence.join("; "));
     match s.trace_phase.as_deref() {
+        _ if s.workload == "diffusion" => {
+            let steps = s.phases.iter().find(|p| p.phase == "denoise");
+            if let Some(p) = steps {
+                let _ = writeln!(o, "steps    {} denoising steps, {:.3} ms ({:.1}%)", s.passes, p.time_ms, p.pct);
+            }
+            for stage in &s.stages {
+                let _ = writeln!(o, "stage    pass {}: {}, {} kernels, {:.3} ms", stage.pass, stage.label, stage.kernels, stage.time_ms);
+            }
+        }
         Some("not-inference") => {
             let why = s.not_inference_reason.as_deref().unwrap_or("training or non-LLM work");
             let _ = writeln!(o, "phases   not-inference: no prefill/decode ({why})");
@@ -162,7 +172,10 @@ pub fn render(path: &str, s: &Summary) -> String {
         let mut v = s.layers_per_pass.clone();
         v.sort_unstable();
         v.dedup();
-        let _ = writeln!(o, "layers   {:?} per pass", v);
+        let per = if s.workload == "diffusion" { "per step" } else { "per pass" };
+        let kinds: Vec<String> = s.layer_kinds.iter().map(|k| format!("{} {}", k.count, k.kind)).collect();
+        let kinds = if s.layer_kinds.len() > 1 { format!(" ({})", kinds.join(", ")) } else { String::new() };
+        let _ = writeln!(o, "layers   {:?} {per}{kinds}", v);
     }
     let _ = writeln!(o, "\ntop ops (kernel time)");
     for t in &s.top_ops {

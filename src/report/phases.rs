@@ -26,8 +26,7 @@ pub fn phase_summary(a: &Analysis) -> Table {
     let p = &a.phases;
     let g = &a.trace.gpu;
     let whole: i64 = a.trace.kernel_rows().map(|i| g.dur[i]).sum();
-    let order = [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Unknown, Phase::NotInference];
-    for phase in order {
+    for phase in Phase::ALL {
         let (mut kernels, mut time) = (0usize, 0i64);
         for i in a.trace.kernel_rows() {
             if p.phase_of_row[i] == Some(phase) {

@@ -77,6 +77,29 @@ pub struct PhaseShare {
     pub pct: f64,
 }
 
+/// One kind of layer and how many a pass has.
+#[derive(Debug, Clone, Serialize)]
+pub struct LayerKind {
+    /// Layer type (`MHA_FC`, `MHA_FC·14gemm`...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Layers of this type in the pass.
+    pub count: u32,
+}
+
+/// One stage around a diffusion model's steps.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageShare {
+    /// Pass index of the stage (as in the passes table).
+    pub pass: u32,
+    /// What it is ("before the steps: encoders (text encoders)").
+    pub label: String,
+    /// Kernels in it.
+    pub kernels: u32,
+    /// Their time, ms.
+    pub time_ms: f64,
+}
+
 /// Everything the overview shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -110,20 +133,73 @@ pub struct Summary {
     pub trace_phase: Option<String>,
     /// Why a trace was judged not to be inference (training ops, backward kernels...).
     pub not_inference_reason: Option<String>,
-    /// Forward passes seen whole (a truncated trace's last pass is not one of them).
+    /// What kind of workload: `llm_inference`, `diffusion`, `single_pass`, `training` or `unknown`.
+    pub workload: String,
+    /// What the workload verdict rests on, one sentence each.
+    pub workload_evidence: Vec<String>,
+    /// Forward passes seen whole (a truncated trace's last pass is not one of them); for a
+    /// diffusion trace, its denoising steps (the stages around them are in `stages`).
     pub passes: usize,
+    /// The stages around a diffusion model's steps (text encoders, VAE decoder), in time order.
+    pub stages: Vec<StageShare>,
     /// Passes the trace stops inside (truncated traces only; see `input.truncation`).
     pub incomplete_passes: usize,
     /// Kernel time per phase.
     pub phases: Vec<PhaseShare>,
-    /// Layers found in each pass.
+    /// Layers found in each pass (for a diffusion trace: the blocks of each denoising step).
     pub layers_per_pass: Vec<u32>,
+    /// The kinds of layers of a typical pass, in order, with how many of each (a diffusion
+    /// transformer's dual- and single-stream blocks; a hybrid model's attention and linear layers).
+    pub layer_kinds: Vec<LayerKind>,
     /// What was skipped or repaired while reading.
     pub warnings: Warnings,
 }
 
+/// Layers per pass, leaving out the stages around a diffusion model's steps.
+fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
+    let per = &a.layers.layers_per_pass;
+    if a.layers.whole_trace_pass || !a.phases.passes.iter().any(|p| p.phase == Phase::Stage) {
+        return per.clone();
+    }
+    per.iter().zip(&a.phases.passes).filter(|(_, p)| p.phase != Phase::Stage).map(|(&n, _)| n).collect()
+}
+
+/// Layer types of the first complete pass with the most common number of layers.
+fn layer_kinds(a: &Analysis) -> Vec<LayerKind> {
+    let l = &a.layers;
+    let counted: Vec<(usize, u32)> = l
+        .passes
+        .iter()
+        .zip(&l.layers_per_pass)
+        .enumerate()
+        .filter(|(_, (p, &n))| n > 0 && p.phase != Phase::Stage)
+        .filter(|(_, (p, _))| a.phases.passes.get(p.index as usize).is_none_or(|x| !x.incomplete))
+        .map(|(k, (_, &n))| (k, n))
+        .collect();
+    let mut tally: HashMap<u32, usize> = HashMap::default();
+    for (_, n) in &counted {
+        *tally.entry(*n).or_insert(0) += 1;
+    }
+    let Some(common) = tally.into_iter().max_by_key(|&(n, c)| (c, n)).map(|(n, _)| n) else { return Vec::new() };
+    let Some(&(k, _)) = counted.iter().find(|(_, n)| *n == common) else { return Vec::new() };
+    let mut kinds: Vec<LayerKind> = Vec::new();
+    let mut last_layer = NONE;
+    for &row in &l.passes[k].rows {
+        let (layer, kind) = (l.layer_of_row[row as usize], l.layer_type(row as usize));
+        if layer == NONE || layer == last_layer {
+            continue;
+        }
+        last_layer = layer;
+        match kinds.iter_mut().find(|x| x.kind == kind) {
+            Some(x) => x.count += 1,
+            None => kinds.push(LayerKind { kind: kind.to_string(), count: 1 }),
+        }
+    }
+    kinds
+}
+
 /// Every phase, in declaration order (`Phase as usize` indexes this).
-const PHASES: [Phase; 5] = [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Unknown, Phase::NotInference];
+const PHASES: [Phase; 7] = Phase::ALL;
 
 fn top(map: HashMap<String, i64>, whole: i64, n: usize) -> Vec<Share> {
     let mut v: Vec<_> = map.into_iter().collect();
@@ -242,10 +318,25 @@ pub fn summary(a: &Analysis) -> Summary {
         ),
         trace_phase: a.phases.trace_phase.map(|p| p.as_str().to_string()),
         not_inference_reason: a.phases.not_inference_reason.clone(),
-        passes: a.phases.passes.iter().filter(|p| !p.incomplete).count(),
+        workload: a.phases.workload.kind.as_str().to_string(),
+        workload_evidence: a.phases.workload.evidence.clone(),
+        passes: a.phases.passes.iter().filter(|p| !p.incomplete && p.phase != Phase::Stage).count(),
+        stages: a
+            .phases
+            .passes
+            .iter()
+            .filter(|p| p.phase == Phase::Stage)
+            .map(|p| StageShare {
+                pass: p.index,
+                label: p.stage.clone().unwrap_or_default(),
+                kernels: p.kernels,
+                time_ms: p.kernel_time_ns as f64 / 1e6,
+            })
+            .collect(),
         incomplete_passes: a.phases.passes.iter().filter(|p| p.incomplete).count(),
         phases,
-        layers_per_pass: a.layers.layers_per_pass.clone(),
+        layers_per_pass: layers_per_pass_of(a),
+        layer_kinds: layer_kinds(a),
         warnings: t.warnings.clone(),
     }
 }

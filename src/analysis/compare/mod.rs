@@ -73,7 +73,9 @@ impl CompareOptions {
             "prefill" => Ok(Some(Phase::Prefill)),
             "decode" => Ok(Some(Phase::Decode)),
             "mixed" => Ok(Some(Phase::Mixed)),
-            other => Err(Error::new(format!("unknown phase '{other}' (expected prefill, decode, mixed or all)"))),
+            "denoise" => Ok(Some(Phase::Denoise)),
+            "stage" => Ok(Some(Phase::Stage)),
+            other => Err(Error::new(format!("unknown phase '{other}' (expected prefill, decode, mixed, denoise, stage or all)"))),
         }
     }
     /// Checks the thresholds.

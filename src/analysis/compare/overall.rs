@@ -52,6 +52,8 @@ const PHASES: &[(Option<Phase>, &str)] = &[
     (Some(Phase::Prefill), "prefill"),
     (Some(Phase::Decode), "decode"),
     (Some(Phase::Mixed), "mixed"),
+    (Some(Phase::Denoise), "denoise"),
+    (Some(Phase::Stage), "stage"),
     (Some(Phase::Unknown), "unknown"),
     (Some(Phase::NotInference), "not-inference"),
     (None, "no phase"),

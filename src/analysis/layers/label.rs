@@ -90,3 +90,49 @@ mod tests {
         assert_eq!(half_split(&toks[..4], 0..4), None);
     }
 }
+
+/// Tells apart the kinds of blocks of a diffusion transformer's step (Flux runs 19 dual-stream
+/// blocks, then 38 single-stream ones; the kinds launch different numbers of GEMMs). Consecutive
+/// layers with the same GEMM count form a run; a run of one layer (a boundary layer cut a few
+/// kernels off) joins the run before it. With two or more runs, each layer's type gets its run's
+/// GEMM count: `MHA_FC·10gemm`, `MHA_FC·4gemm`.
+pub fn block_kinds(types: &mut [String], gemms: &[u32]) {
+    let mut runs: Vec<(usize, usize, u32)> = Vec::new(); // (first, end, gemms)
+    for (l, &g) in gemms.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if run.2 == g => run.1 = l + 1,
+            _ => runs.push((l, l + 1, g)),
+        }
+    }
+    let mut merged: Vec<(usize, usize, u32)> = Vec::new();
+    for run in runs {
+        match merged.last_mut() {
+            Some(last) if run.1 - run.0 < 2 => last.1 = run.1,
+            Some(last) if last.1 - last.0 < 2 && last.0 == 0 => *last = (last.0, run.1, run.2),
+            Some(last) if last.2 == run.2 => last.1 = run.1,
+            _ => merged.push(run),
+        }
+    }
+    if merged.len() < 2 {
+        return;
+    }
+    for (first, end, g) in merged {
+        for t in &mut types[first..end] {
+            *t = format!("{t}·{g}gemm");
+        }
+    }
+}
+
+#[cfg(test)]
+mod block_tests {
+    #[test]
+    fn two_kinds_of_blocks_are_told_apart_and_a_cut_boundary_layer_joins_its_run() {
+        let mut types = vec!["MHA_FC".to_string(); 7];
+        super::block_kinds(&mut types, &[6, 6, 6, 5, 2, 2, 2]);
+        assert_eq!(types[..4], ["MHA_FC·6gemm"; 4].map(String::from));
+        assert_eq!(types[4..], ["MHA_FC·2gemm"; 3].map(String::from));
+        let mut same = vec!["ATTN".to_string(); 3];
+        super::block_kinds(&mut same, &[4, 4, 4]);
+        assert_eq!(same, ["ATTN"; 3].map(String::from));
+    }
+}

@@ -144,8 +144,12 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
             some.iter().map(|p| detect_with(&mut classifier, trace, categories, &p.rows, options)).collect()
         },
     );
-    for (pass, found) in passes.iter().zip(found) {
+    for (pass, mut found) in passes.iter().zip(found) {
         let rows = &pass.rows[..];
+        if pass.phase == Phase::Denoise {
+            let gemms = gemms_per_layer(categories, rows, &found);
+            label::block_kinds(&mut found.types, &gemms);
+        }
         let ids: Vec<u16> = found.types.iter().map(|t| out.type_id(t)).collect();
         for (k, &row) in rows.iter().enumerate() {
             let r = row as usize;
@@ -159,6 +163,18 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
             }
         }
         out.layers_per_pass.push(found.types.len() as u32);
+    }
+    out
+}
+
+/// GEMM kernels in each layer of a pass.
+fn gemms_per_layer(categories: &KernelCategories, rows: &[u32], found: &PassLayers) -> Vec<u32> {
+    let mut out = vec![0u32; found.types.len()];
+    for (k, &row) in rows.iter().enumerate() {
+        let layer = found.layer_of[k];
+        if layer != NONE && categories.family(row as usize) == "GEMM" {
+            out[layer as usize] += 1;
+        }
     }
     out
 }

@@ -7,8 +7,10 @@
 pub mod evidence;
 pub mod inference_check;
 pub mod passes;
+pub mod repetition;
 pub mod rules;
 pub mod step_annotations;
+pub mod workload;
 
 use super::categories::KernelCategories;
 use super::Options;
@@ -27,6 +29,10 @@ pub enum Phase {
     Prefill,
     Decode,
     Mixed,
+    /// One step of an iterative denoiser (a diffusion model's denoising step).
+    Denoise,
+    /// Work around the repeated steps of a diffusion model (text encoders, VAE decoder).
+    Stage,
     Unknown,
     /// Training or non-LLM work: no prefill/decode.
     NotInference,
@@ -41,11 +47,16 @@ impl Phase {
             Phase::Mixed => "mixed",
             Phase::Unknown => "unknown",
             Phase::NotInference => "not-inference",
+            Phase::Denoise => "denoise",
+            Phase::Stage => "stage",
         }
     }
-    /// Parses a table name (`prefill`, `decode`, `mixed`, `unknown`, `not-inference`).
+    /// Every phase, in the order tables list them (declaration order: `phase as usize` indexes it).
+    pub const ALL: [Phase; 7] =
+        [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Denoise, Phase::Stage, Phase::Unknown, Phase::NotInference];
+    /// Parses a table name (`prefill`, `decode`, `mixed`, `denoise`, `stage`, `unknown`, `not-inference`).
     pub fn parse(s: &str) -> Option<Phase> {
-        [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Unknown, Phase::NotInference].into_iter().find(|p| p.as_str() == s)
+        Phase::ALL.into_iter().find(|p| p.as_str() == s)
     }
 }
 
@@ -75,6 +86,8 @@ pub struct Pass {
     /// The trace stops before this pass's end (it is the last pass of its device in a truncated
     /// trace): its kernels, layers and time are what was read, not the whole pass.
     pub incomplete: bool,
+    /// For a stage around a diffusion model's steps: what it is ("before the steps: encoders…").
+    pub stage: Option<String>,
     /// The votes that decided the phase (method, phase, strength, reason).
     #[serde(skip)]
     pub votes: Vec<Vote>,
@@ -107,6 +120,8 @@ pub struct Phases {
     pub method: String,
     /// Each single method's answer.
     pub methods: Vec<MethodResult>,
+    /// What kind of workload the trace is, with the evidence.
+    pub workload: workload::Workload,
 }
 
 /// Union vote: weighted sum per phase. Confidence = winner's share of the weight, damped when
@@ -212,11 +227,47 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             out.confidence_of_row[i] = 1.0;
         }
         out.trace_phase = Some(Phase::NotInference);
+        out.workload = not_inference_workload(&reason);
         out.not_inference_reason = Some(reason);
         return out;
     }
+    // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
+    // diffusion loop: its passes are those steps and the stages around them.
+    let names = workload::name_evidence(trace, rules);
+    let mut diffusion: Option<Vec<String>> = None;
+    let mut piece_of: Vec<Option<(workload::Piece, f64)>> = vec![None; segs.len()];
+    {
+        let mut devices: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
+        for s in &segs {
+            devices.entry(s.device).or_default().extend_from_slice(&s.rows);
+        }
+        let mut cut_devices = Vec::new();
+        // Annotated steps or engine names already say LLM: no need to look for repetition.
+        let llm_shown = !steps.is_empty() || names.llm.is_some();
+        for (device, mut rows) in devices.into_iter().filter(|_| !llm_shown) {
+            let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
+            let Some(evidence) = workload::diffusion_evidence(trace, categories, &names, !steps.is_empty(), &cut) else { continue };
+            diffusion.get_or_insert(evidence);
+            cut_devices.push((device, cut));
+        }
+        if !cut_devices.is_empty() {
+            let cut_ids: Vec<i32> = cut_devices.iter().map(|(d, _)| *d).collect();
+            segs.retain(|s| !cut_ids.contains(&s.device));
+            piece_of = vec![None; segs.len()];
+            for (_, cut) in cut_devices {
+                for (seg, piece) in cut.segments {
+                    segs.push(seg);
+                    piece_of.push(Some((piece, cut.alignment)));
+                }
+            }
+        }
+    }
     // Passes in time order across devices.
-    segs.sort_by_key(|s| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
+    let mut order: Vec<usize> = (0..segs.len()).collect();
+    order.sort_by_key(|&k| (segs[k].rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), segs[k].device));
+    let mut taken: Vec<Option<passes::Segment>> = segs.into_iter().map(Some).collect();
+    let segs: Vec<passes::Segment> = order.iter().map(|&k| taken[k].take().expect("each once")).collect();
+    let piece_of: Vec<Option<(workload::Piece, f64)>> = order.iter().map(|&k| piece_of[k]).collect();
     // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
     let mut evs: Vec<PassEvidence> = crate::support::threads::map_in_halves(
         &segs,
@@ -231,16 +282,26 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
     for (k, (seg, ev)) in segs.into_iter().zip(&evs).enumerate() {
-        let votes: Vec<Vote> = METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect();
+        let piece = piece_of[k];
+        let votes: Vec<Vote> =
+            if piece.is_some() { Vec::new() } else { METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect() };
         for (mi, &m) in METHODS.iter().enumerate() {
             per_method[mi].push(votes.iter().find(|v| v.method == m).map(|v| v.phase));
         }
-        let (phase, confidence) = match chosen {
-            "hybrid" => hybrid(&votes),
-            other => match Method::parse(other) {
+        let (phase, confidence) = match (piece, chosen) {
+            (Some((workload::Piece::Step, alignment)), _) => (Phase::Denoise, alignment as f32),
+            (Some(_), _) => (Phase::Stage, 1.0),
+            (None, "hybrid") => hybrid(&votes),
+            (None, other) => match Method::parse(other) {
                 Some(m) => single(&votes, m),
                 None => union(&votes, rules),
             },
+        };
+        let stage = match piece.map(|(p, _)| p) {
+            Some(p @ (workload::Piece::Before | workload::Piece::After)) => {
+                Some(workload::stage_label(trace, categories, &seg.rows, p))
+            }
+            _ => None,
         };
         let g = &trace.gpu;
         let start_ns = seg.rows.iter().map(|&r| g.ts[r as usize]).min().unwrap_or(0);
@@ -260,6 +321,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             tokens: ann.and_then(|a| a.tokens).or(ev.gemm_max_tokens),
             batch: ann.and_then(|a| a.batch).or(ev.gemm_batch),
             incomplete: false,
+            stage,
             votes,
             rows: seg.rows,
         };
@@ -280,7 +342,53 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     }
     let first = out.passes.first().map(|p| p.phase);
     out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
+    out.workload = match diffusion {
+        Some(evidence) => workload::Workload { kind: workload::WorkloadKind::Diffusion, evidence },
+        None => inference_workload(&out.passes, &names, !steps.is_empty()),
+    };
     out
+}
+
+/// The workload of a trace that is not inference: training, or one forward of a model with no
+/// attention (a CNN, a recommender).
+fn not_inference_workload(reason: &str) -> workload::Workload {
+    use workload::{Workload, WorkloadKind};
+    let kind = if reason.starts_with("training") { WorkloadKind::Training } else { WorkloadKind::SinglePass };
+    Workload { kind, evidence: vec![reason.to_string()] }
+}
+
+/// LLM inference when the passes show generation (step annotations, embedding / sampling markers,
+/// decode or mixed steps, engine names); one forward with none of that is a single-pass model.
+fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated: bool) -> workload::Workload {
+    use workload::{Workload, WorkloadKind};
+    let mut evidence = Vec::new();
+    if annotated {
+        evidence.push("serving-engine step annotations".to_string());
+    }
+    if let Some((name, n)) = &names.sampling {
+        evidence.push(format!("tokens sampled {n} times ({name})"));
+    }
+    if let Some(name) = &names.llm {
+        evidence.push(format!("LLM engine or generation names: {name}"));
+    }
+    let count = |ph: Phase| passes.iter().filter(|p| p.phase == ph).count();
+    let (prefill, decode, mixed) = (count(Phase::Prefill), count(Phase::Decode), count(Phase::Mixed));
+    if decode + mixed > 0 {
+        evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
+    }
+    if passes.iter().any(|p| p.source == PassSource::Markers) {
+        evidence.push("steps start at the token-embedding lookup or end at token sampling".into());
+    }
+    if !evidence.is_empty() {
+        return Workload { kind: WorkloadKind::LlmInference, evidence };
+    }
+    match passes {
+        [one] if one.phase == Phase::Prefill => Workload {
+            kind: WorkloadKind::SinglePass,
+            evidence: vec!["one forward over the whole input with attention, and nothing of token generation (no decode step, no sampling, no engine)".into()],
+        },
+        _ => Workload { kind: WorkloadKind::Unknown, evidence: vec![format!("{} passes with no sign of token generation or of repeated denoising steps", passes.len())] },
+    }
 }
 
 /// In a trace cut short, marks the passes the cut may have taken kernels from: the pass that ends

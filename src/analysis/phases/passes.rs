@@ -27,6 +27,8 @@ pub enum PassSource {
     Markers,
     /// No boundary found: the whole device.
     Whole,
+    /// Repetition of the kernel sequence (the steps of a diffusion model and the stages around them).
+    Repetition,
 }
 
 impl PassSource {
@@ -36,6 +38,7 @@ impl PassSource {
             PassSource::Annotation => "annotation",
             PassSource::Markers => "markers",
             PassSource::Whole => "whole",
+            PassSource::Repetition => "repetition",
         }
     }
 }

@@ -20,6 +20,31 @@ struct RawRules {
     gemm_tile: Vec<RawGemmTile>,
     gemm_tiles: GemmTiles,
     training: RawTraining,
+    workload: RawWorkload,
+}
+
+#[derive(Deserialize)]
+struct RawWorkload {
+    min_step_kernels: usize,
+    min_step_attention: usize,
+    min_step_alignment: f64,
+    diffusion_names: Vec<String>,
+    llm_names: Vec<String>,
+}
+
+/// How repeated steps and the kind of workload are recognised (`[workload]` of the TOML).
+#[derive(Debug, Clone)]
+pub struct WorkloadRules {
+    /// A step holds at least this many kernels.
+    pub min_step_kernels: usize,
+    /// ... and at least this many attention kernels.
+    pub min_step_attention: usize,
+    /// Share of a step's positions where every step runs the same kernel.
+    pub min_step_alignment: f64,
+    /// Names that show a diffusion pipeline.
+    pub diffusion_names: Vec<Regex>,
+    /// Names that show an LLM engine or generation loop.
+    pub llm_names: Vec<Regex>,
 }
 
 /// Numeric thresholds (see the TOML for meaning).
@@ -155,6 +180,7 @@ pub struct PhaseRules {
     pub training_kernels: Vec<Regex>,
     pub attention_ops: Vec<Regex>,
     pub attention_kernels: Vec<Regex>,
+    pub workload: WorkloadRules,
 }
 
 /// Parses a phase name as used in the rules (`prefill`, `decode`, `mixed`).
@@ -221,6 +247,13 @@ impl PhaseRules {
             training_kernels: compile(&raw.training.kernels)?,
             attention_ops: compile(&raw.training.attention_ops)?,
             attention_kernels: compile(&raw.training.attention_kernels)?,
+            workload: WorkloadRules {
+                min_step_kernels: raw.workload.min_step_kernels.max(2),
+                min_step_attention: raw.workload.min_step_attention,
+                min_step_alignment: raw.workload.min_step_alignment.clamp(0.0, 1.0),
+                diffusion_names: compile(&raw.workload.diffusion_names)?,
+                llm_names: compile(&raw.workload.llm_names)?,
+            },
         })
     }
 
