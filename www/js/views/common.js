@@ -56,5 +56,8 @@ export function groupRollup(r, keyOf) {
 
 /** Colour of a phase. */
 export function phaseColour(phase) {
-  return { prefill: '#4e79a7', decode: '#f28e2b', mixed: '#b07aa1', unknown: '#bab0ac', 'not-inference': '#9c755f' }[phase] || '#bab0ac';
+  return {
+    prefill: '#4e79a7', decode: '#f28e2b', mixed: '#b07aa1', denoise: '#59a14f', stage: '#76b7b2', unknown: '#bab0ac',
+    'not-inference': '#9c755f',
+  }[phase] || '#bab0ac';
 }

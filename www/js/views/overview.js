@@ -22,11 +22,29 @@ function phaseText(s) {
 
 /** {@link phaseText} without the incomplete passes of a truncated trace. */
 function phaseOnly(s, passes) {
+  if (s.workload === 'diffusion') return `${passes} denoising steps${s.stages?.length ? ` + ${s.stages.length} stages` : ''}`;
   if (s.trace_phase) return `${s.trace_phase} · ${passes}`;
   const order = ['prefill', 'decode'];
   const rank = (p) => (order.indexOf(p) + 1 || order.length + 1);
   const parts = (s.phases || []).filter((p) => p.passes > 0).sort((a, b) => rank(a.phase) - rank(b.phase));
   return parts.length ? parts.map((p) => `${p.phase} ${formatCount(p.passes)}`).join(' + ') : `unknown · ${passes}`;
+}
+
+/** The workload's name for people. */
+export function workloadLabel(kind) {
+  return {
+    llm_inference: 'LLM inference', diffusion: 'diffusion (repeated denoising steps)', single_pass: 'single-pass model',
+    training: 'training', unknown: 'unknown',
+  }[kind] || kind || 'unknown';
+}
+
+/** Layers per pass with their kinds: `57 per step: 19 MHA_FC·14gemm + 38 MHA_FC·6gemm`. */
+function layersText(s) {
+  const per = [...new Set(s.layers_per_pass || [])].sort((a, b) => a - b);
+  if (!per.length) return '—';
+  const unit = s.workload === 'diffusion' ? 'per step' : 'per pass';
+  const kinds = (s.layer_kinds || []).length > 1 ? `: ${s.layer_kinds.map((k) => `${k.count} ${k.type}`).join(' + ')}` : '';
+  return `${per.join(', ')} ${unit}${kinds}`;
 }
 
 /** Renders the overview. */
@@ -43,13 +61,25 @@ export async function overview(ctx, root) {
     fact('span', 'GPU span (longest device)', formatUs(span), span),
     fact('kernels', 'kernels', formatCount(c.kernels), c.kernels),
     fact('kernel_time', 'kernel time (sum)', formatUs(s.kernel_time_ms * 1000), s.kernel_time_ms),
-    fact('phase', 'phase · forward passes', phaseText(s), s.passes),
+    fact('workload', 'workload', workloadLabel(s.workload), s.workload),
+    fact('phase', s.workload === 'diffusion' ? 'steps · stages' : 'phase · forward passes', phaseText(s), s.passes),
+    fact('layers', s.workload === 'diffusion' ? 'blocks' : 'layers', layersText(s), (s.layers_per_pass || [])[0]),
     fact('events', 'events read', formatCount(input.events), input.events),
     fact('size', 'file / JSON size', `${formatBytes(input.bytes_in)} / ${formatBytes(input.json_bytes)}`, input.bytes_in),
     fact('cpu_ops', 'CPU ops · runtime calls', `${formatCount(c.cpu_ops)} · ${formatCount(c.runtime_calls)}${c.graph_launches ? ` (${formatCount(c.graph_launches)} graph)` : ''}`, c.cpu_ops),
     fact('memcpy', 'memcpy · memset', `${formatCount(c.memcpy)} · ${formatCount(c.memset)}`, c.memcpy),
     s.links ? fact('links', 'kernels linked to a launch', `${(s.links.launch_link_pct ?? 0).toFixed(1)} %`, s.links.launch_link_pct) : null));
 
+  if (s.workload_evidence?.length) {
+    root.append(el('details', { class: 'evidence', attrs: { 'data-testid': 'workload-evidence' } },
+      el('summary', { text: `Why ${workloadLabel(s.workload)}` }),
+      el('ul', {}, s.workload_evidence.map((e) => el('li', { text: e })))));
+  }
+  if (s.stages?.length) {
+    root.append(el('h3', { text: 'Stages around the steps' }),
+      el('ul', { attrs: { 'data-testid': 'stages' } }, s.stages.map((st) =>
+        el('li', { text: `pass ${st.pass}: ${st.label} — ${formatCount(st.kernels)} kernels, ${formatUs(st.time_ms * 1000)}` }))));
+  }
   for (const t of tl) {
     const us = (ns) => (ns || 0) / 1000;
     const exposed = us(t.exposed_comm), memcpy = us(t.exposed_memcpy);

@@ -39,23 +39,25 @@ export async function phases(ctx, root) {
       perPass.set(r.pass[i], m);
     }
     const mainPhase = (idx) => [...passes.get(idx).phases].sort((a, b) => b[1] - a[1])[0][0];
-    const order = { prefill: 0, mixed: 1, decode: 2 };
+    // Diffusion: steps and stages in time order (stages have no rank, so all rank alike).
+    const order = ctx.summary.workload === 'diffusion' ? {} : { prefill: 0, mixed: 1, decode: 2 };
     const stacks = [...perPass.keys()]
       .sort((a, b) => (order[mainPhase(a)] ?? 3) - (order[mainPhase(b)] ?? 3) || a - b)
       .slice(0, 64)
       .map((idx) => ({ label: `pass ${idx} · ${mainPhase(idx)}`, parts: families.map((f) => ({ label: f, value: perPass.get(idx).get(f) || 0 })) }));
-    root.append(el('h3', { text: 'Kernel time per pass by category family (prefill, then decode)' }), stackedBars(stacks));
+    const diffusion = ctx.summary.workload === 'diffusion';
+    root.append(el('h3', { text: diffusion ? 'Kernel time per denoising step and stage by category family' : 'Kernel time per pass by category family (prefill, then decode)' }), stackedBars(stacks));
   } else {
     root.append(el('p', { class: 'note', text: 'No forward passes were detected in this trace.' }));
   }
   // Split: one pass or one phase as a .json.gz that Perfetto and traceprism open.
-  const passCount = ctx.summary.passes + (ctx.summary.incomplete_passes || 0);
+  const passCount = ctx.summary.passes + (ctx.summary.incomplete_passes || 0) + (ctx.summary.stages?.length || 0);
   if (passCount > 0) {
     const which = el('select', { attrs: { 'aria-label': 'pass to download', 'data-testid': 'split-pass' } },
       Array.from({ length: passCount }, (_, k) => el('option', { attrs: { value: String(k) }, text: `pass ${k}` })));
     const passButton = el('button', { attrs: { type: 'button', 'data-testid': 'split-pass-button' }, text: 'Download pass (.json.gz)' });
     passButton.addEventListener('click', () => ctx.split({ pass: Number(which.value) }, `pass${which.value}`));
-    const phaseButtons = ['prefill', 'decode'].filter((p) => (ctx.summary.phases || []).some((x) => x.phase === p && x.passes > 0)).map((p) => {
+    const phaseButtons = ['prefill', 'decode', 'denoise'].filter((p) => (ctx.summary.phases || []).some((x) => x.phase === p && x.passes > 0)).map((p) => {
       const b = el('button', { attrs: { type: 'button' }, text: `Download all ${p} (.json.gz)` });
       b.addEventListener('click', () => ctx.split({ phase: p }, p));
       return b;

@@ -6,6 +6,7 @@
 // lives in the address (#timeline?from=<µs>&to=<µs>). Everything from the trace is drawn as text.
 import { el } from '../dom.js';
 import { colour } from '../charts.js';
+import { phaseColour } from './common.js';
 import { zoom, pan, clamp, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan } from '../timeline/window.js';
 
 /** Pixel heights of the rows. */
@@ -13,7 +14,6 @@ const BAND_H = 16;
 const LANE_H = 22;
 const LABEL_W = 170;
 const OVERVIEW_H = 36;
-const PHASE_COLOURS = { prefill: '#f28e2b', decode: '#4e79a7', mixed: '#b07aa1' };
 
 /** Renders the timeline view. */
 export async function timeline(ctx, root) {
@@ -30,7 +30,7 @@ export async function timeline(ctx, root) {
   let selection = null;
   const lanes = meta.lanes;
   const bands = [
-    { name: 'phase', items: meta.passes, text: (b) => b.label + (b.incomplete ? ' (incomplete)' : ''), fill: (b) => PHASE_COLOURS[b.label] || '#bab0ac' },
+    { name: 'phase', items: meta.passes, text: (b) => b.label + (b.incomplete ? ' (incomplete)' : ''), fill: (b) => phaseColour(b.label) },
     { name: 'pass', items: meta.passes, text: (b) => `pass ${b.pass}`, fill: (b) => (b.pass % 2 ? '#d5dbe3' : '#e9edf2') },
     { name: 'layer', items: meta.layers, text: (b) => `L${b.layer}`, fill: (b) => (b.layer % 2 ? '#dfe6d5' : '#eef2e8') },
     { name: 'collectives', items: meta.collectives, text: () => '', fill: () => '#e15759' },

@@ -1,0 +1,42 @@
+// The page on a diffusion trace: the overview says what the workload is, counts denoising steps
+// and the stages around them, and names the blocks of a step; the figures equal the CLI's
+// `summary --json` on the same file, and the phases view draws one bar per step and stage.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { useBrowser } from './harness.mjs';
+import { ROOT, dropFile, waitReady } from './browser.mjs';
+import { cli } from './cli-match.mjs';
+
+const FLUX = path.join(ROOT, 'fixtures/xdit_flux1_4steps_mi300x.json.gz');
+const env = useBrowser('traceprism-workload-');
+
+test('a diffusion trace: workload, steps, stages and block kinds as the CLI reports them', async () => {
+  const summary = JSON.parse(cli('summary', FLUX, '--json').toString());
+  assert.equal(summary.workload, 'diffusion');
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview', { waitUntil: 'networkidle' });
+  await dropFile(page, FLUX);
+  await waitReady(page);
+  await page.waitForSelector('[data-view="overview"][data-rendered]', { timeout: 60_000 });
+  const fact = (k) => page.getAttribute(`[data-fact="${k}"]`, 'data-value');
+  assert.equal(await fact('workload'), 'diffusion');
+  assert.equal(Number(await fact('phase')), summary.passes);
+  assert.equal(await page.textContent('[data-fact="phase"] .v'), `${summary.passes} denoising steps + ${summary.stages.length} stages`);
+  const kinds = summary.layer_kinds.map((k) => `${k.count} ${k.type}`).join(' + ');
+  assert.equal(await page.textContent('[data-fact="layers"] .v'), `${summary.layers_per_pass[0]} per step: ${kinds}`);
+  const stages = await page.$$eval('[data-testid="stages"] li', (li) => li.map((x) => x.textContent));
+  assert.equal(stages.length, summary.stages.length);
+  summary.stages.forEach((s, k) => assert.ok(stages[k].includes(s.label), stages[k]));
+  const evidence = await page.$$eval('[data-testid="workload-evidence"] li', (li) => li.map((x) => x.textContent));
+  assert.deepEqual(evidence, summary.workload_evidence);
+
+  await page.goto(env.server.url + '#phases');
+  await page.waitForSelector('[data-view="phases"][data-rendered]', { timeout: 60_000 });
+  const headings = await page.$$eval('[data-view="phases"] h3', (h) => h.map((x) => x.textContent));
+  assert.ok(headings.some((h) => /per denoising step and stage/.test(h)), headings.join(' | '));
+  // The phase bars name the CLI's phases: denoise and stage, no prefill or decode.
+  const text = await page.textContent('[data-view="phases"]');
+  assert.ok(!/\bprefill\b|\bdecode\b/.test(text.replace(/VAE decoder|decoder/g, '')), 'no prefill/decode on a diffusion trace');
+  assert.deepEqual(problems, []);
+});
