@@ -58,6 +58,11 @@ fn main() {
             write(&out.join("part"), &format!("{i}-part"), &part.finish().to_bytes());
         }
     }
+    // The JAX profile whole and cut at a few points (a cut XSpace must be a clear error).
+    let xplane = std::fs::read(fixtures.join("jax_conv_mi300x.xplane.pb")).expect("xplane fixture");
+    for cut in [xplane.len(), 4096, 32 << 10, xplane.len() / 2] {
+        write(&out.join("xplane"), &format!("xplane-{cut}"), &xplane[..cut.min(xplane.len())]);
+    }
     let rules = traceprism::rules::categories::BUILTIN;
     for (k, piece) in rules.split("[[rule]]").collect::<Vec<_>>().chunks(12).enumerate() {
         write(&out.join("rules"), &format!("builtin-{k}"), piece.join("[[rule]]").as_bytes());

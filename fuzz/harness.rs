@@ -36,6 +36,13 @@ impl EventSink for Count {
     fn not_an_object(&mut self, _index: u64, _offset: u64) {}
 }
 
+/// The JAX profile reader (protobuf XSpace) alone, then the whole pipeline when it reads.
+pub fn xplane(data: &[u8]) {
+    if traceprism::ingest::read_xspace(data, &mut Count(0)).is_ok() && traceprism::ingest::looks_like_xspace(data) {
+        pipeline(&[&[255u8][..], data].concat());
+    }
+}
+
 /// The JSON event reader alone, fed in two pieces split where the first byte says.
 pub fn events(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the core: builds every cargo-fuzz target (fuzz/fuzz_targets: pipeline, events, rules,
-# compare, part) and runs each for SECONDS (default 60), seeded from the fixtures; prints each
+# compare, part, xplane) and runs each for SECONDS (default 60), seeded from the fixtures; prints each
 # target's executions, coverage and findings. A finding is kept in fuzz/artifacts/<target>/;
 # copy it into fixtures/fuzz/<target>/ and tests/fuzz_regressions.rs replays it in every test run.
 #
@@ -14,10 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-all_targets="pipeline events rules compare part"
+all_targets="pipeline events rules compare part xplane"
 if [ "${1:-}" = "--smoke" ]; then
   secs=${2:-8}
-  [ -d fuzz/corpus/pipeline ] || cargo run --quiet --release --example fuzz_seeds -- fuzz/corpus
+  [ -d fuzz/corpus/xplane ] || cargo run --quiet --release --example fuzz_seeds -- fuzz/corpus
   flags="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters"
   flags="$flags -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions"
   # With --target, RUSTFLAGS reach only the fuzzed code, not build scripts (as cargo fuzz does).
@@ -45,7 +45,7 @@ if ! command -v cargo-fuzz >/dev/null; then
   echo "fuzz: installing cargo-fuzz (crates.io)"
   cargo install cargo-fuzz --locked 2>/dev/null || cargo install cargo-fuzz
 fi
-if [ ! -d fuzz/corpus/pipeline ]; then
+if [ ! -d fuzz/corpus/xplane ]; then
   cargo run --quiet --release --example fuzz_seeds -- fuzz/corpus
 fi
 cargo fuzz build --release --debug-assertions >/dev/null 2>fuzz/build.log || { tail -30 fuzz/build.log; exit 1; }

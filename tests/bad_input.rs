@@ -23,9 +23,9 @@ fn empty_file() {
 #[test]
 fn not_json() {
     let e = err(b"hello world");
-    assert!(e.contains("not JSON") && e.contains("byte 0"), "{e}");
+    assert!(e.contains("neither Chrome-trace JSON nor a JAX XSpace") && e.contains("byte 0"), "{e}");
     let e = err(b"\x00\x01\x02 binary");
-    assert!(e.contains("not JSON"), "{e}");
+    assert!(e.contains("neither Chrome-trace JSON nor a JAX XSpace"), "{e}");
 }
 
 #[test]

@@ -19,6 +19,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("rules", harness::rules),
     ("compare", harness::compare),
     ("part", harness::part),
+    ("xplane", harness::xplane),
 ];
 
 #[test]
@@ -58,6 +59,16 @@ fn traces_cut_anywhere_and_bytes_flipped_never_panic() {
             harness::pipeline(&[&[3u8][..], &flipped].concat());
         }
         harness::compare(&[head, &[0xFF], head].concat());
+    }
+    // The JAX profile cut at 41 points and with bytes flipped.
+    let xplane = std::fs::read(common::fixture("jax_conv_mi300x.xplane.pb")).unwrap();
+    for k in 0..=40 {
+        harness::xplane(&xplane[..xplane.len() * k / 40]);
+        let mut flipped = xplane.clone();
+        for i in (k..flipped.len()).step_by(499) {
+            flipped[i] ^= 0x5a;
+        }
+        harness::xplane(&flipped);
     }
     let rules = traceprism::rules::categories::BUILTIN.as_bytes();
     for k in 0..=60 {

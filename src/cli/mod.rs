@@ -36,7 +36,8 @@ USAGE:
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
 
-TRACE is a Chrome-trace JSON file, plain or gzip (detected from the bytes); `-` reads standard input.
+TRACE is a Chrome-trace JSON file, plain or gzip, or a JAX profile (*.xplane.pb, protobuf XSpace), told
+apart by its bytes; `-` reads standard input.
 
 OPTIONS (all analysing commands):
   --rules FILE             extra kernel-category rules (TOML), applied before the built-in table

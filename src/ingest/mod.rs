@@ -1,5 +1,5 @@
 //! bytes → events: gzip inflate, then the streaming JSON event reader, which hands each event
-//! to an [`EventSink`] it defines. Nothing here knows the model: [`crate::read`] drives these
+//! to an [`EventSink`] it defines (or, for a JAX profile, the `XSpace` protobuf reader, [`read_xspace`]). Nothing here knows the model: [`crate::read`] drives these
 //! pieces into the model's builder.
 
 mod boundary;
@@ -10,10 +10,13 @@ mod key_order;
 pub(crate) mod number;
 mod scan;
 mod simd16;
+mod sniff;
 mod stream;
+mod xplane;
 
 pub use boundary::{document_form, likely_event_start, DocumentForm};
 pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use event::{Args, CommArgs, Field, Id, RawEvent};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 pub use stream::{EventSink, JsonStream, TextEnd};
+pub use xplane::{looks_like_xspace, read_xspace};

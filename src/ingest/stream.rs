@@ -339,7 +339,7 @@ impl JsonStream {
                     self.state = State::Events { first: true, bare: true };
                     Ok(Some(i + 1))
                 }
-                _ => Err(Stop::Bad("the input is not JSON (expected '{' or '[' at the start)", i)),
+                _ => Err(Stop::Bad(super::sniff::not_a_trace(&buf[i..]), i)),
             },
             State::ObjectKey { first } => {
                 if buf[i] == b'}' {

@@ -49,7 +49,7 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
             // truncates the file while we read, the OS may raise SIGBUS — the same risk every
             // mmap-based reader accepts for speed.
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-                if !is_gzip(&map) {
+                if !is_gzip(&map) && !crate::ingest::looks_like_xspace(&map) {
                     return read_mapped(&map, threads);
                 }
             }

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{
-    document_form, is_gzip, likely_event_start, DocumentForm, GzipDecoder, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE,
+    document_form, is_gzip, likely_event_start, looks_like_xspace, read_xspace, DocumentForm, GzipDecoder, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE,
 };
 use crate::model::{Trace, TraceBuilder};
 
@@ -29,6 +29,8 @@ enum Input {
     Detect,
     Plain,
     Gzip(Box<GzipDecoder>),
+    /// A JAX profile (protobuf `XSpace`): kept whole, decoded at the end.
+    XSpace(Vec<u8>),
 }
 
 /// How far reading has got.
@@ -85,7 +87,13 @@ impl Reader {
             if chunk.len() == 1 && chunk[0] == 0x1f && self.bytes_in == 1 {
                 self.input = Input::Gzip(Box::default());
             } else {
-                self.input = if is_gzip(chunk) { Input::Gzip(Box::default()) } else { Input::Plain };
+                self.input = if is_gzip(chunk) {
+                    Input::Gzip(Box::default())
+                } else if looks_like_xspace(chunk) {
+                    Input::XSpace(Vec::new())
+                } else {
+                    Input::Plain
+                };
             }
         }
         #[cfg(not(target_arch = "wasm32"))]
@@ -95,6 +103,10 @@ impl Reader {
         }
         let Reader { input, json, builder, json_bytes, .. } = self;
         match input {
+            Input::XSpace(bytes) => {
+                bytes.extend_from_slice(chunk);
+                Ok(())
+            }
             Input::Plain => {
                 *json_bytes += chunk.len() as u64;
                 json.feed(chunk, builder)
@@ -203,6 +215,17 @@ impl Reader {
     pub fn finish(mut self) -> Result<Trace> {
         if self.bytes_in == 0 {
             return Err(Error::new("empty input: the file has no bytes"));
+        }
+        if let Input::XSpace(bytes) = &mut self.input {
+            let bytes = std::mem::take(bytes);
+            read_xspace(&bytes, &mut self.builder)?;
+            let mut trace = std::mem::take(&mut self.builder).finish(false);
+            trace.stats.bytes_in = self.bytes_in;
+            trace.stats.notes.push("read as a JAX / XLA profile (protobuf XSpace)".into());
+            if trace.stats.kept == 0 {
+                return Err(Error::new(format!("XSpace with {} events, none of them a GPU kernel or host event", trace.stats.events)));
+            }
+            return Ok(trace);
         }
         let text_end = {
             let Reader { input, json, builder, json_bytes, gzip_cut, .. } = &mut self;

@@ -221,7 +221,10 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         method: options.phase_method.clone(),
         ..Default::default()
     };
-    if let Some(reason) = not_inference_reason(trace, rules, categories, !steps.is_empty()) {
+    // Step annotations that state a phase are an engine's (vLLM, SGLang); others (a JAX module's
+    // executions) only cut passes.
+    let engine_steps = steps.iter().any(|s| s.info.phase.is_some());
+    if let Some(reason) = not_inference_reason(trace, rules, categories, engine_steps) {
         for i in 0..n {
             out.phase_of_row[i] = Some(Phase::NotInference);
             out.confidence_of_row[i] = 1.0;
@@ -243,10 +246,10 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         }
         let mut cut_devices = Vec::new();
         // Annotated steps or engine names already say LLM: no need to look for repetition.
-        let llm_shown = !steps.is_empty() || names.llm.is_some();
+        let llm_shown = engine_steps || names.llm.is_some();
         for (device, mut rows) in devices.into_iter().filter(|_| !llm_shown) {
             let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
-            let Some(evidence) = workload::diffusion_evidence(trace, categories, &names, !steps.is_empty(), &cut) else { continue };
+            let Some(evidence) = workload::diffusion_evidence(trace, categories, &names, engine_steps, &cut) else { continue };
             diffusion.get_or_insert(evidence);
             cut_devices.push((device, cut));
         }
@@ -344,7 +347,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out.workload = match diffusion {
         Some(evidence) => workload::Workload { kind: workload::WorkloadKind::Diffusion, evidence },
-        None => inference_workload(&out.passes, &names, !steps.is_empty()),
+        None => inference_workload(&out.passes, &names, engine_steps),
     };
     out
 }

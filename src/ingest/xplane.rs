@@ -1,0 +1,518 @@
+//! bytes → events for JAX / XLA profiles: the protobuf `XSpace` that `jax.profiler` writes
+//! (`*.xplane.pb`), read straight from the protobuf wire format (no generated code, no Python).
+//!
+//! An `XSpace` holds planes; a plane (`/device:GPU:0`, `/host:CPU`) holds lines (GPU streams, host
+//! threads) of events, and per-plane tables naming each event (`event_metadata`) and each stat
+//! (`stat_metadata`). The messages and field numbers read here (from `xplane.proto`):
+//!
+//! ```text
+//! XSpace         { planes = 1 }
+//! XPlane         { id = 1, name = 2, lines = 3, event_metadata = 4 (map), stat_metadata = 5 (map) }
+//! XLine          { id = 1, name = 2, timestamp_ns = 3, events = 4 }
+//! XEvent         { metadata_id = 1, offset_ps = 2, duration_ps = 3, stats = 4 }
+//! XStat          { metadata_id = 1, double = 2, uint64 = 3, int64 = 4, str = 5, bytes = 6, ref = 7 }
+//! XEventMetadata { id = 1, name = 2, display_name = 4 }
+//! XStatMetadata  { id = 1, name = 2 }
+//! ```
+//!
+//! Each event becomes the event a Chrome trace would hold, handed to the same [`EventSink`]:
+//! events of a `/device:GPU:N` plane are kernels (memcpy / memset on copy lines) of device N on
+//! the stream of their line; host events with a `correlation_id` are runtime launches (so kernels
+//! link to them); other host events are CPU ops. Each run of a device's kernels from one execution
+//! of an HLO module becomes a `user_annotation` named `XlaModule:<module>` over its launches, so
+//! passes follow module executions.
+
+use super::event::{Args, Field, Id, RawEvent};
+use super::stream::EventSink;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Process id given to host planes (device planes use their device number).
+const HOST_PID: i64 = 1 << 20;
+
+/// Whether `bytes` start like a serialized `XSpace`: a plane (field 1, length-delimited) whose
+/// first fields are its id and a name starting with `/` (`/device:GPU:0`, `/host:CPU`).
+pub fn looks_like_xspace(bytes: &[u8]) -> bool {
+    // Only the first bytes are looked at: the first plane may be far longer than what was read.
+    let mut w = Wire::new(bytes, 0);
+    const PLANES: u64 = 1 << 3 | 2;
+    let (Ok(PLANES), Ok(_len)) = (w.varint(), w.varint()) else { return false };
+    for _ in 0..2 {
+        match w.varint() {
+            Ok(k) if k == (1 << 3) => {
+                if w.varint().is_err() {
+                    return false;
+                }
+            }
+            Ok(k) if k == (2 << 3 | 2) => {
+                return w.varint().is_ok() && w.buf.get(w.pos) == Some(&b'/');
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Reads a whole `XSpace` and hands its events to `sink`. Errors name the byte offset of a
+/// field that does not decode.
+pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
+    let mut planes = Vec::new();
+    let mut w = Wire::new(bytes, 0);
+    while let Some((field, value)) = w.next()? {
+        if let (1, Value::Bytes(b, at)) = (field, value) {
+            planes.push(Plane::decode(b, at)?);
+        }
+    }
+    if planes.is_empty() {
+        return Err(Error::new("XSpace with no planes: the profile holds no events"));
+    }
+    let devices: Vec<serde_json::Value> = planes.iter().filter_map(|p| Some(p.device_properties(p.device()?))).collect();
+    sink.header("deviceProperties", serde_json::Value::Array(devices));
+    let mut out = Emitter { sink, index: 0 };
+    // Launch times by correlation id, to place each module execution on the host.
+    let mut launches: HashMap<u64, (i64, i64, i64)> = HashMap::new(); // correlation → (ts, end, tid)
+    for plane in planes.iter().filter(|p| p.device().is_none()) {
+        out.metadata(b"process_name", HOST_PID, 0, plane.name);
+        for line in &plane.lines {
+            out.metadata(b"thread_name", HOST_PID, line.id, line.name);
+            for e in line.events(plane)? {
+                let correlation = e.stat_u64(plane, "correlation_id");
+                let cat: &[u8] = if correlation.is_some() { b"cuda_runtime" } else { b"cpu_op" };
+                if let Some(c) = correlation {
+                    launches.insert(c, (e.ts_ns, e.ts_ns.saturating_add(e.dur_ns), line.id));
+                    // The HLO op a launch runs stands as its CPU op (it encloses the launch).
+                    if let Some(op) = e.stat_str(plane, "hlo_op") {
+                        out.hlo_op(op, &e, HOST_PID, line.id);
+                    }
+                }
+                out.event(cat, &e, HOST_PID, line.id, Args { correlation: correlation.map(|c| c as i64), ..Args::default() });
+            }
+        }
+    }
+    for plane in &planes {
+        let Some(device) = plane.device() else { continue };
+        out.metadata(b"process_name", device, 0, plane.name);
+        for line in &plane.lines {
+            out.metadata(b"thread_name", device, line.id, line.name);
+            let cat: &[u8] = if line.name.contains("Memcpy") {
+                b"gpu_memcpy"
+            } else if line.name.contains("Memset") {
+                b"gpu_memset"
+            } else if line.name.starts_with("XLA") || line.name.contains("Steps") || line.name.contains("Source") {
+                // Derived lines (`XLA Modules`, `XLA Ops`, `Steps`) repeat the kernels' time.
+                continue;
+            } else {
+                b"kernel"
+            };
+            let mut module_run: Option<ModuleRun> = None;
+            for e in line.events(plane)? {
+                let correlation = e.stat_u64(plane, "correlation_id");
+                let (grid, block) = e.stat_str(plane, "kernel_details").map_or((None, None), launch_dims);
+                let args =
+                    Args { correlation: correlation.map(|c| c as i64), device: Some(device), stream: Some(line.id), grid, block, ..Args::default() };
+                out.event(cat, &e, device, line.id, args);
+                // Consecutive kernels of one module execution (same module, same program id).
+                let module = e.stat_str(plane, "hlo_module").map(|m| (m.to_string(), e.stat_i64(plane, "program_id")));
+                let launch = correlation.and_then(|c| launches.get(&c).copied());
+                match (&mut module_run, module, launch) {
+                    (Some(run), Some(m), Some(l)) if run.module == m => run.add(l),
+                    (run, m, l) => {
+                        if let Some(done) = run.take() {
+                            out.module_annotation(&done);
+                        }
+                        *run = m.zip(l).map(|(module, l)| ModuleRun { module, ts: l.0, end: l.1, tid: l.2 });
+                    }
+                }
+            }
+            if let Some(done) = module_run {
+                out.module_annotation(&done);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One execution of an HLO module on one device, as the span of its kernels' launches.
+struct ModuleRun {
+    module: (String, Option<i64>),
+    ts: i64,
+    end: i64,
+    tid: i64,
+}
+
+impl ModuleRun {
+    fn add(&mut self, (ts, end, _): (i64, i64, i64)) {
+        self.ts = self.ts.min(ts);
+        self.end = self.end.max(end);
+    }
+}
+
+/// `grid:1280,1,1 block:256,1,1 …` → grid and block.
+fn launch_dims(details: &str) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
+    let dims = |key: &str| {
+        let rest = details.split_whitespace().find_map(|w| w.strip_prefix(key))?;
+        let v: Vec<u32> = rest.split(',').filter_map(|x| x.parse().ok()).collect();
+        (v.len() == 3).then(|| [v[0], v[1], v[2]])
+    };
+    (dims("grid:"), dims("block:"))
+}
+
+struct Emitter<'s, S: EventSink> {
+    sink: &'s mut S,
+    index: u64,
+}
+
+impl<S: EventSink> Emitter<'_, S> {
+    fn metadata(&mut self, what: &'static [u8], pid: i64, tid: i64, name: &str) {
+        let args = Args { name: Some(Cow::Borrowed(name)), ..Args::default() };
+        let ev = RawEvent { ph: b'M', name: Cow::Borrowed(what), pid: Id::Num(pid), tid: Id::Num(tid), args, ..RawEvent::default() };
+        self.sink.event(&ev, self.index, 0);
+        self.index += 1;
+    }
+
+    fn event(&mut self, cat: &'static [u8], e: &Event<'_>, pid: i64, tid: i64, args: Args<'_>) {
+        let ev = RawEvent {
+            ph: b'X',
+            cat: Cow::Borrowed(cat),
+            name: Cow::Borrowed(e.name.as_bytes()),
+            pid: Id::Num(pid),
+            tid: Id::Num(tid),
+            ts: Field::Value(e.ts_ns),
+            dur: Field::Value(e.dur_ns),
+            id: None,
+            args,
+        };
+        self.sink.event(&ev, self.index, e.offset as u64);
+        self.index += 1;
+    }
+
+    fn hlo_op(&mut self, op: &str, e: &Event<'_>, pid: i64, tid: i64) {
+        let ev = RawEvent {
+            ph: b'X',
+            cat: Cow::Borrowed(b"cpu_op"),
+            name: Cow::Borrowed(op.as_bytes()),
+            pid: Id::Num(pid),
+            tid: Id::Num(tid),
+            ts: Field::Value(e.ts_ns),
+            dur: Field::Value(e.dur_ns),
+            ..RawEvent::default()
+        };
+        self.sink.event(&ev, self.index, e.offset as u64);
+        self.index += 1;
+    }
+
+    fn module_annotation(&mut self, run: &ModuleRun) {
+        let name = format!("XlaModule:{}", run.module.0);
+        let ev = RawEvent {
+            ph: b'X',
+            cat: Cow::Borrowed(b"user_annotation"),
+            name: Cow::Owned(name.into_bytes()),
+            pid: Id::Num(HOST_PID),
+            tid: Id::Num(run.tid),
+            ts: Field::Value(run.ts),
+            dur: Field::Value(run.end.saturating_sub(run.ts)),
+            ..RawEvent::default()
+        };
+        self.sink.event(&ev, self.index, 0);
+        self.index += 1;
+    }
+}
+
+/// One plane: its name, lines (undecoded) and name tables.
+struct Plane<'a> {
+    name: &'a str,
+    /// The plane's own stats (a device's vendor, core count, compute capability).
+    stats: Vec<(i64, Stat<'a>)>,
+    lines: Vec<Line<'a>>,
+    event_names: HashMap<i64, &'a str>,
+    stat_names: HashMap<i64, &'a str>,
+}
+
+impl<'a> Plane<'a> {
+    fn decode(b: &'a [u8], at: usize) -> Result<Plane<'a>> {
+        let mut p = Plane { name: "", stats: Vec::new(), lines: Vec::new(), event_names: HashMap::new(), stat_names: HashMap::new() };
+        let mut w = Wire::new(b, at);
+        while let Some((field, value)) = w.next()? {
+            match (field, value) {
+                (2, Value::Bytes(s, at)) => p.name = text(s, at)?,
+                (3, Value::Bytes(s, at)) => p.lines.push(Line::decode(s, at)?),
+                (6, Value::Bytes(s, at)) => p.stats.push(stat(s, at)?),
+                (4 | 5, Value::Bytes(entry, at)) => {
+                    // map<int64, XEventMetadata | XStatMetadata>: key = 1, value = 2 { id = 1, name = 2, display_name = 4 }.
+                    let (mut key, mut name, mut display) = (0i64, "", "");
+                    let mut e = Wire::new(entry, at);
+                    while let Some((f, v)) = e.next()? {
+                        match (f, v) {
+                            (1, Value::Varint(k)) => key = k as i64,
+                            (2, Value::Bytes(meta, at)) => {
+                                let mut m = Wire::new(meta, at);
+                                while let Some((f, v)) = m.next()? {
+                                    match (f, v) {
+                                        (2, Value::Bytes(s, at)) => name = text(s, at)?,
+                                        (4, Value::Bytes(s, at)) if field == 4 => display = text(s, at)?,
+                                        _ => {}
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    let shown = if display.is_empty() { name } else { display };
+                    if field == 4 {
+                        p.event_names.insert(key, shown);
+                    } else {
+                        p.stat_names.insert(key, name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(p)
+    }
+
+    /// The plane stat `name`.
+    fn stat(&self, name: &str) -> Option<Stat<'a>> {
+        self.stats.iter().find(|(id, _)| self.stat_names.get(id) == Some(&name)).map(|&(_, v)| v)
+    }
+
+    /// This device plane as a `deviceProperties` entry of a Chrome trace.
+    fn device_properties(&self, device: i64) -> serde_json::Value {
+        let int = |name: &str| match self.stat(name) {
+            Some(Stat::Int(v)) => v,
+            Some(Stat::Uint(v)) => v as i64,
+            _ => 0,
+        };
+        let vendor = match self.stat("device_vendor") {
+            Some(Stat::Text(v)) => v,
+            _ => "",
+        };
+        let amd = vendor.eq_ignore_ascii_case("amd");
+        serde_json::json!({
+            "id": device,
+            "name": format!("{} GPU {device} (XLA)", if vendor.is_empty() { "unknown" } else { vendor }),
+            "numSms": int("core_count"),
+            "computeMajor": int("compute_cap_major"),
+            "computeMinor": int("compute_cap_minor"),
+            "warpSize": if amd { 64 } else { 32 },
+        })
+    }
+
+    /// The device number of a `/device:GPU:N` plane.
+    fn device(&self) -> Option<i64> {
+        self.name.strip_prefix("/device:GPU:").and_then(|n| n.parse().ok())
+    }
+}
+
+struct Line<'a> {
+    id: i64,
+    name: &'a str,
+    timestamp_ns: i64,
+    events: Vec<(&'a [u8], usize)>,
+}
+
+impl<'a> Line<'a> {
+    fn decode(b: &'a [u8], at: usize) -> Result<Line<'a>> {
+        let mut l = Line { id: 0, name: "", timestamp_ns: 0, events: Vec::new() };
+        let mut display = "";
+        let mut w = Wire::new(b, at);
+        while let Some((field, value)) = w.next()? {
+            match (field, value) {
+                (1, Value::Varint(v)) => l.id = v as i64,
+                (2, Value::Bytes(s, at)) => l.name = text(s, at)?,
+                (11, Value::Bytes(s, at)) => display = text(s, at)?,
+                (3, Value::Varint(v)) => l.timestamp_ns = v as i64,
+                (4, Value::Bytes(e, at)) => l.events.push((e, at)),
+                _ => {}
+            }
+        }
+        if l.name.is_empty() {
+            l.name = display;
+        }
+        Ok(l)
+    }
+
+    fn events(&self, plane: &Plane<'a>) -> Result<Vec<Event<'a>>> {
+        self.events.iter().map(|&(b, at)| Event::decode(b, at, self.timestamp_ns, plane)).collect()
+    }
+}
+
+/// A stat's value.
+#[derive(Clone, Copy)]
+enum Stat<'a> {
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Text(&'a str),
+    /// A reference to a stat metadata entry whose name is the value.
+    Ref(i64),
+}
+
+struct Event<'a> {
+    name: &'a str,
+    ts_ns: i64,
+    dur_ns: i64,
+    offset: usize,
+    stats: Vec<(i64, Stat<'a>)>,
+}
+
+impl<'a> Event<'a> {
+    fn decode(b: &'a [u8], at: usize, line_ns: i64, plane: &Plane<'a>) -> Result<Event<'a>> {
+        let (mut meta, mut offset_ps, mut dur_ps) = (0i64, 0i64, 0i64);
+        let mut stats = Vec::new();
+        let mut w = Wire::new(b, at);
+        while let Some((field, value)) = w.next()? {
+            match (field, value) {
+                (1, Value::Varint(v)) => meta = v as i64,
+                (2, Value::Varint(v)) => offset_ps = v as i64,
+                (3, Value::Varint(v)) => dur_ps = v as i64,
+                (4, Value::Bytes(s, at)) => stats.push(stat(s, at)?),
+                _ => {}
+            }
+        }
+        let name = plane.event_names.get(&meta).copied().unwrap_or("(unnamed XLA event)");
+        Ok(Event { name, ts_ns: line_ns.saturating_add(offset_ps / 1000), dur_ns: (dur_ps / 1000).max(0), offset: at, stats })
+    }
+
+    fn stat(&self, plane: &Plane<'a>, name: &str) -> Option<Stat<'a>> {
+        self.stats.iter().find(|(id, _)| plane.stat_names.get(id) == Some(&name)).map(|&(_, v)| v)
+    }
+
+    fn stat_u64(&self, plane: &Plane<'a>, name: &str) -> Option<u64> {
+        match self.stat(plane, name)? {
+            Stat::Uint(v) => Some(v),
+            Stat::Int(v) => u64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    fn stat_i64(&self, plane: &Plane<'a>, name: &str) -> Option<i64> {
+        match self.stat(plane, name)? {
+            Stat::Int(v) => Some(v),
+            Stat::Uint(v) => i64::try_from(v).ok(),
+            Stat::Double(v) => Some(v as i64),
+            _ => None,
+        }
+    }
+
+    fn stat_str(&self, plane: &Plane<'a>, name: &str) -> Option<&'a str> {
+        match self.stat(plane, name)? {
+            Stat::Text(s) => Some(s),
+            Stat::Ref(id) => plane.stat_names.get(&id).copied(),
+            _ => None,
+        }
+    }
+}
+
+fn stat(b: &[u8], at: usize) -> Result<(i64, Stat<'_>)> {
+    let (mut id, mut value) = (0i64, Stat::Int(0));
+    let mut w = Wire::new(b, at);
+    while let Some((field, v)) = w.next()? {
+        match (field, v) {
+            (1, Value::Varint(x)) => id = x as i64,
+            (2, Value::Fixed64(x)) => value = Stat::Double(f64::from_bits(x)),
+            (3, Value::Varint(x)) => value = Stat::Uint(x),
+            (4, Value::Varint(x)) => value = Stat::Int(x as i64),
+            (5, Value::Bytes(s, at)) => value = Stat::Text(text(s, at)?),
+            (7, Value::Varint(x)) => value = Stat::Ref(x as i64),
+            _ => {}
+        }
+    }
+    Ok((id, value))
+}
+
+fn text(b: &[u8], at: usize) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|_| Error::at("XSpace: a name is not UTF-8", at as u64))
+}
+
+/// One field's value on the wire.
+enum Value<'a> {
+    Varint(u64),
+    Fixed64(u64),
+    Fixed32,
+    /// Length-delimited bytes and their absolute offset.
+    Bytes(&'a [u8], usize),
+}
+
+/// A cursor over one message's fields.
+struct Wire<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// Absolute offset of `buf[0]` in the file, for errors.
+    base: usize,
+}
+
+impl<'a> Wire<'a> {
+    fn new(buf: &'a [u8], base: usize) -> Self {
+        Wire { buf, pos: 0, base }
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&b) = self.buf.get(self.pos) else { return Err(self.cut("a number")) };
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(Error::at("XSpace: a number longer than 10 bytes", (self.base + self.pos) as u64))
+    }
+
+    fn cut(&self, what: &str) -> Error {
+        Error::at(format!("XSpace: the file ends inside {what} (cut short?)"), (self.base + self.pos) as u64)
+    }
+
+    fn next(&mut self) -> Result<Option<(u32, Value<'a>)>> {
+        if self.pos >= self.buf.len() {
+            return Ok(None);
+        }
+        let at = self.base + self.pos;
+        let key = self.varint()?;
+        let field = (key >> 3) as u32;
+        let value = match key & 7 {
+            0 => Value::Varint(self.varint()?),
+            1 => {
+                let b = self.buf.get(self.pos..self.pos + 8).ok_or_else(|| self.cut("a fixed64 field"))?;
+                self.pos += 8;
+                Value::Fixed64(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            }
+            2 => {
+                let len = self.varint()? as usize;
+                let start = self.pos;
+                let b = self.buf.get(start..start.saturating_add(len)).ok_or_else(|| self.cut("a length-delimited field"))?;
+                self.pos = start + len;
+                Value::Bytes(b, self.base + start)
+            }
+            5 => {
+                self.buf.get(self.pos..self.pos + 4).ok_or_else(|| self.cut("a fixed32 field"))?;
+                self.pos += 4;
+                Value::Fixed32
+            }
+            wire => {
+                return Err(Error::at(format!("XSpace: field {field} has wire type {wire}, which protobuf does not define here (not an XSpace?)"), at as u64))
+            }
+        };
+        Ok(Some((field, value)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_dims_read_kernel_details() {
+        assert_eq!(launch_dims(" grid:1280,1,1 block:256,1,1 private_mem:0"), (Some([1280, 1, 1]), Some([256, 1, 1])));
+        assert_eq!(launch_dims("nothing"), (None, None));
+    }
+
+    #[test]
+    fn json_and_gzip_are_not_xspace() {
+        assert!(!looks_like_xspace(b"{\"traceEvents\": []}"));
+        assert!(!looks_like_xspace(&[0x1f, 0x8b, 8, 0]));
+        // A plane with a name starting with '/': field 1 { field 2 "/h" }.
+        assert!(looks_like_xspace(&[0x0a, 4, 0x12, 2, b'/', b'h']));
+    }
+}

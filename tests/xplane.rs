@@ -1,0 +1,117 @@
+//! JAX / XLA profiles (`*.xplane.pb`, protobuf XSpace) read like Chrome traces.
+//!
+//! Expected figures come from the file itself through a schema-free protobuf walk written here
+//! (planes = field 1 of the space, name = field 2, lines = field 3, events = field 4 of a line,
+//! duration_ps = field 3 of an event), not from the reader under test.
+
+mod common;
+
+use traceprism::report::summary::summary;
+
+const JAX: &str = "jax_conv_mi300x.xplane.pb";
+
+/// Length-delimited and varint fields of one message: (field, varint value, bytes).
+fn fields(b: &[u8]) -> Vec<(u64, u64, &[u8])> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let varint = |i: &mut usize| {
+        let mut v = 0u64;
+        let mut s = 0;
+        loop {
+            let c = b[*i];
+            *i += 1;
+            v |= u64::from(c & 0x7f) << s;
+            s += 7;
+            if c < 0x80 {
+                return v;
+            }
+        }
+    };
+    while i < b.len() {
+        let key = varint(&mut i);
+        match key & 7 {
+            0 => out.push((key >> 3, varint(&mut i), &b[0..0])),
+            1 => i += 8,
+            5 => i += 4,
+            2 => {
+                let len = varint(&mut i) as usize;
+                out.push((key >> 3, 0, &b[i..i + len]));
+                i += len;
+            }
+            w => panic!("wire type {w}"),
+        }
+    }
+    out
+}
+
+/// Per GPU plane (by device number): event count and summed duration (ns).
+fn gpu_events(bytes: &[u8]) -> std::collections::BTreeMap<i32, (usize, i64)> {
+    let mut out = std::collections::BTreeMap::new();
+    for (f, _, plane) in fields(bytes) {
+        if f != 1 {
+            continue;
+        }
+        let pf = fields(plane);
+        let name = pf.iter().find(|x| x.0 == 2).map(|x| std::str::from_utf8(x.2).unwrap()).unwrap_or("");
+        let Some(device) = name.strip_prefix("/device:GPU:") else { continue };
+        let entry = out.entry(device.parse().unwrap()).or_insert((0, 0));
+        for (_, _, line) in pf.iter().filter(|x| x.0 == 3) {
+            for (_, _, event) in fields(line).into_iter().filter(|x| x.0 == 4) {
+                entry.0 += 1;
+                entry.1 += fields(event).iter().find(|x| x.0 == 3).map_or(0, |x| x.1 as i64) / 1000;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_jax_xplane_reads_as_kernels_per_device_with_the_files_counts_and_times() {
+    let bytes = std::fs::read(common::fixture(JAX)).unwrap();
+    let expected = gpu_events(&bytes);
+    assert_eq!(expected.len(), 8, "eight GPU planes");
+    let a = common::analysis(JAX);
+    let g = &a.trace.gpu;
+    for (&device, &(count, dur)) in &expected {
+        let rows: Vec<usize> = (0..g.len()).filter(|&i| g.device[i] == device).collect();
+        assert_eq!(rows.len(), count, "device {device}: events");
+        assert_eq!(rows.iter().map(|&i| g.dur[i]).sum::<i64>(), dur, "device {device}: time");
+    }
+    let s = summary(&a);
+    assert_eq!(s.devices.len(), 8);
+    assert_eq!(s.vendor, traceprism::model::Vendor::Amd, "device_vendor stat says AMD");
+    // Every kernel links to its host launch (correlation_id), and XLA's names find their family.
+    assert_eq!(s.links.kernels_unlinked, 0);
+    for i in a.trace.kernel_rows() {
+        let (name, cat) = (a.trace.name(g.name[i]), a.categories.name(i));
+        let want = if name.starts_with("Im3d2Col") || name.starts_with("Cijk_") {
+            "Conv" // im2col and the GEMM of XLA's cudnn-conv custom call
+        } else if name.contains("transpose_fusion") {
+            "Memory-Reshape"
+        } else if name.starts_with("__amd_rocclr_copyBuffer") {
+            "Memory-Copy"
+        } else {
+            panic!("unexpected kernel {name}")
+        };
+        assert_eq!(cat, want, "{name}");
+    }
+    assert_eq!(s.workload, "single_pass", "{:?}", s.workload_evidence);
+}
+
+#[test]
+fn a_cut_xplane_is_a_clear_error_with_its_offset_never_a_panic() {
+    let bytes = std::fs::read(common::fixture(JAX)).unwrap();
+    for cut in [10, 1000, bytes.len() / 2, bytes.len() - 3] {
+        let err = traceprism::read_trace(&bytes[..cut]).err().unwrap_or_else(|| panic!("cut at {cut} read"));
+        assert!(err.message.contains("XSpace"), "cut at {cut}: {}", err.message);
+        assert!(err.byte_offset.is_some(), "cut at {cut}: no offset in {}", err.message);
+    }
+}
+
+#[test]
+fn files_that_are_no_trace_say_what_they_look_like() {
+    for (bytes, says) in [(&b"PK\x03\x04zipped"[..], "zip"), (b"SQLite format 3\0...", "SQLite"), (b"<html>", "HTML"), (b"hello", "JAX XSpace")] {
+        let err = traceprism::read_trace(bytes).err().expect("an error");
+        assert!(err.message.contains(says), "{}", err.message);
+    }
+}
