@@ -6,8 +6,8 @@ import path from 'node:path';
 import { ROOT, pickFile } from './browser.mjs';
 import { parseCsv, readStoredZip } from './csv.mjs';
 
-/** The native CLI the page is checked against (built by `cargo build --release`). */
-export const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
+/** The native CLI the page is checked against: $TRACEPRISM_CLI (the test command's ci-profile build), else `cargo build --release`'s. */
+export const CLI = process.env.TRACEPRISM_CLI || path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release/traceprism');
 
 /** Runs the CLI with `args`; returns its stdout. */
 export function cli(...args) {

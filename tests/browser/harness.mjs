@@ -17,7 +17,7 @@ import { CLI } from './cli-match.mjs';
 export function useBrowser(prefix, prepare = () => {}) {
   const env = { tmp: fs.mkdtempSync(path.join(os.tmpdir(), prefix)), server: null, browser: null };
   before(async () => {
-    assert.ok(fs.existsSync(CLI), `${CLI} missing: run cargo build --release`);
+    assert.ok(fs.existsSync(CLI), `${CLI} missing: run cargo build --release (or set TRACEPRISM_CLI)`);
     await prepare(env.tmp);
     env.server = await serve();
     env.browser = await launch();

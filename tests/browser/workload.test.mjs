@@ -40,3 +40,18 @@ test('a diffusion trace: workload, steps, stages and block kinds as the CLI repo
   assert.ok(!/\bprefill\b|\bdecode\b/.test(text.replace(/VAE decoder|decoder/g, '')), 'no prefill/decode on a diffusion trace');
   assert.deepEqual(problems, []);
 });
+
+test('a JAX profile (xplane.pb) opens in the page with the CLI\'s devices and kernels', async () => {
+  const XPLANE = path.join(ROOT, 'fixtures/jax_conv_mi300x.xplane.pb');
+  const summary = JSON.parse(cli('summary', XPLANE, '--json').toString());
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview', { waitUntil: 'networkidle' });
+  await dropFile(page, XPLANE);
+  await waitReady(page);
+  await page.waitForSelector('[data-view="overview"][data-rendered]', { timeout: 60_000 });
+  const fact = (k) => page.getAttribute(`[data-fact="${k}"]`, 'data-value');
+  assert.equal(Number(await fact('kernels')), summary.counts.kernels);
+  assert.equal(await fact('device'), summary.device);
+  assert.equal(await fact('workload'), summary.workload);
+  assert.deepEqual(problems, []);
+});
