@@ -31,7 +31,8 @@ pub struct Options {
     pub short_kernel_us: f64,
     /// Number of histogram bins below `short_kernel_us`.
     pub short_kernel_bins: usize,
-    /// GEMM M above this is prefill-like.
+    /// GEMM M above this is prefill-like; 0 (the default) = from the trace's own GEMMs (see
+    /// [`phases::adaptive_threshold`]), never below `phase_signals.toml`'s `decode_threshold`.
     pub decode_threshold: i64,
     /// Phase method: union, kernel_names, gemm_params, attention_patterns, framework_apis, operation_frequency, hybrid.
     pub phase_method: String,
@@ -55,7 +56,7 @@ impl Default for Options {
             micro_idle_us: 10.0,
             short_kernel_us: 10.0,
             short_kernel_bins: 10,
-            decode_threshold: 10,
+            decode_threshold: 0,
             phase_method: "union".into(),
             split_half_layers: false,
             topk: 0,

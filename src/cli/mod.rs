@@ -42,7 +42,8 @@ apart by its bytes; `-` reads standard input.
 OPTIONS (all analysing commands):
   --rules FILE             extra kernel-category rules (TOML), applied before the built-in table
   --phase-method M         union|kernel_names|gemm_params|attention_patterns|framework_apis|operation_frequency|hybrid
-  --decode-threshold N     GEMM M above N is prefill-like (default 10)
+  --decode-threshold N     GEMM M above N is prefill-like (default: from the trace, the largest M
+                           below a 4x gap in its steps' GEMM M, at least 10)
   --micro-idle-us X        idle gaps shorter than X µs are micro-idle (default 10)
   --short-kernel-us X      kernels shorter than X µs are short (default 10)
   --short-kernel-bins N    histogram bins below the short threshold (default 10)

@@ -25,6 +25,9 @@ pub fn run(a: &Args) -> Result<()> {
         if !agreement.is_empty() {
             super::out(&format!("\nphase method '{method}'; agreement of each method with it: {agreement}\n"));
         }
+        if !analysis.phases.decode_threshold_reason.is_empty() {
+            super::out(&format!("decode threshold: {}\n", analysis.phases.decode_threshold_reason));
+        }
         let mb = s.input.json_bytes as f64 / 1e6;
         println!(
             "\nread {:.1} MB of JSON ({} input bytes) in {:.2} s ({:.0} MB/s), {} distinct names",

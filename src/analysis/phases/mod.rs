@@ -122,7 +122,33 @@ pub struct Phases {
     pub methods: Vec<MethodResult>,
     /// What kind of workload the trace is, with the evidence.
     pub workload: workload::Workload,
+    /// GEMM M above which a pass is prefill-like, as used.
+    pub decode_threshold: i64,
+    /// Where that threshold came from.
+    pub decode_threshold_reason: String,
 }
+
+/// The decode threshold a trace's own GEMMs suggest. Each pass's largest GEMM M (tokens in the
+/// step) is taken; decode steps cluster at the batch size and prefill steps far above it. When
+/// the widest ratio between neighbouring values (sorted) is at least [`GAP_RATIO`], the values
+/// below the gap are decode batches: the threshold is the largest of them (never below
+/// `fallback`, so single-token decode keeps the usual threshold). Otherwise `fallback`.
+pub fn adaptive_threshold(evs: &[PassEvidence], fallback: i64) -> (i64, String) {
+    let mut m: Vec<u64> = evs.iter().filter_map(|e| e.gemm_max_tokens).filter(|&m| m > 0).collect();
+    m.sort_unstable();
+    m.dedup();
+    let gap = m.windows(2).map(|w| (w[1] as f64 / w[0] as f64, w[0], w[1])).max_by(|a, b| a.0.total_cmp(&b.0));
+    match gap {
+        Some((ratio, below, above)) if ratio >= GAP_RATIO && below as i64 > fallback => (
+            below as i64,
+            format!("GEMM M above {below} is prefill-like: the trace's steps have M up to {below}, then from {above} (decode batches below the gap)"),
+        ),
+        _ => (fallback, format!("GEMM M above {fallback} is prefill-like (default; the steps' GEMM M show no wider decode batch)")),
+    }
+}
+
+/// Neighbouring GEMM M values this far apart separate decode batches from prefills.
+pub const GAP_RATIO: f64 = 4.0;
 
 /// Union vote: weighted sum per phase. Confidence = winner's share of the weight, damped when
 /// little evidence was seen at all.
@@ -281,7 +307,12 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         },
     );
     relate_passes(&mut evs, rules);
-    let threshold = if options.decode_threshold > 0 { options.decode_threshold } else { rules.thresholds.decode_threshold };
+    let (threshold, threshold_reason) = match options.decode_threshold {
+        t if t > 0 => (t, format!("GEMM M above {t} is prefill-like (set by the user)")),
+        _ => adaptive_threshold(&evs, rules.thresholds.decode_threshold),
+    };
+    out.decode_threshold = threshold;
+    out.decode_threshold_reason = threshold_reason;
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
     for (k, (seg, ev)) in segs.into_iter().zip(&evs).enumerate() {
@@ -449,5 +480,27 @@ fn mark_cut_passes_incomplete(trace: &Trace, passes: &mut [Pass]) {
         if let Some(&k) = by_end.get(at) {
             passes[k].incomplete = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod threshold_tests {
+    use super::{adaptive_threshold, PassEvidence};
+
+    fn passes(m: &[u64]) -> Vec<PassEvidence> {
+        m.iter().map(|&m| PassEvidence { gemm_max_tokens: Some(m), ..Default::default() }).collect()
+    }
+
+    #[test]
+    fn a_large_decode_batch_raises_the_threshold_above_it() {
+        // 64 requests decoding, prefills of 2 000 and 3 000 tokens.
+        assert_eq!(adaptive_threshold(&passes(&[64, 64, 2000, 64, 3000]), 10).0, 64);
+    }
+
+    #[test]
+    fn small_batches_or_no_gap_keep_the_default() {
+        assert_eq!(adaptive_threshold(&passes(&[4, 4, 2048]), 10).0, 10, "single-digit decode batches");
+        assert_eq!(adaptive_threshold(&passes(&[512, 600, 700]), 10).0, 10, "no gap: all prefill");
+        assert_eq!(adaptive_threshold(&[], 10).0, 10);
     }
 }
