@@ -171,9 +171,13 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
             ),
         );
     }
+    item("Workload", format!("{} ({})", s.workload, s.workload_evidence.join("; ")));
     item("Trace phase", s.trace_phase.clone().unwrap_or_else(|| "not determined".into()));
+    for stage in &s.stages {
+        item("Stage", format!("pass {}: {}, {} kernels, {:.3} ms", stage.pass, stage.label, stage.kernels, stage.time_ms));
+    }
     item(
-        "Forward passes",
+        if s.workload == "diffusion" { "Denoising steps" } else { "Forward passes" },
         match s.incomplete_passes {
             0 => s.passes.to_string(),
             n => format!("{} (+ {n} incomplete: the trace stops inside it)", s.passes),
