@@ -51,3 +51,14 @@ test('a link from a table (absolute µs) lands on the same stretch relative to t
   const w = spanFromParams(linkParams(5e12 + 100, 50), origin);
   assert.deepEqual(w, { from: 90_000, to: 160_000 }, '10 µs margins around 100-150 µs after the origin');
 });
+
+test('visibleRange walks only the items that can show in the window', async () => {
+  const { visibleRange } = await import('../../www/js/timeline/window.js');
+  const starts = [0, 10, 20, 30, 40, 50];
+  // Items last up to 5: [20, 25) starts too early to reach 27.
+  assert.deepEqual(visibleRange(starts, 5, { from: 27, to: 42 }), [3, 5]);
+  // A long item (maxDur 30) starting at 0 may still cover 27.
+  assert.deepEqual(visibleRange(starts, 30, { from: 27, to: 42 }), [0, 5]);
+  assert.deepEqual(visibleRange(starts, 5, { from: 100, to: 200 }), [6, 6]);
+  assert.deepEqual(visibleRange([], 5, { from: 0, to: 1 }), [0, 0]);
+});

@@ -116,3 +116,27 @@ export function paramsOfSpan(w) {
   const us = (ns) => String(Math.round(ns) / 1e3);
   return { from: us(w.from), to: us(w.to) };
 }
+
+/**
+ * The index range `[lo, hi)` of a band's items (sorted by `starts`, ascending) that can show in
+ * `view`: those starting after `view.to` cannot, nor those starting before `view.from - maxDur`
+ * (the longest item ends before the window). Painting walks only this range, not every pass and
+ * layer of the trace.
+ * @param {ArrayLike<number>} starts
+ * @param {number} maxDur
+ * @param {Span} view
+ * @returns {[number, number]}
+ */
+export function visibleRange(starts, maxDur, view) {
+  const firstAtOrAfter = (t) => {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid] < t) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  };
+  const hi = firstAtOrAfter(view.to + 1e-9);
+  return [Math.min(firstAtOrAfter(view.from - maxDur), hi), hi];
+}

@@ -7,7 +7,7 @@
 import { el } from '../dom.js';
 import { colour } from '../charts.js';
 import { phaseColour } from './common.js';
-import { zoom, pan, clamp, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan } from '../timeline/window.js';
+import { zoom, pan, clamp, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan, visibleRange } from '../timeline/window.js';
 
 /** Pixel heights of the rows. */
 const BAND_H = 16;
@@ -34,7 +34,13 @@ export async function timeline(ctx, root) {
     { name: 'pass', items: meta.passes, text: (b) => `pass ${b.pass}`, fill: (b) => (b.pass % 2 ? '#d5dbe3' : '#e9edf2') },
     { name: 'layer', items: meta.layers, text: (b) => `L${b.layer}`, fill: (b) => (b.layer % 2 ? '#dfe6d5' : '#eef2e8') },
     { name: 'collectives', items: meta.collectives, text: () => '', fill: () => '#e15759' },
-  ].filter((b) => b.items.length > 0);
+  ].filter((b) => b.items.length > 0).map((band) => {
+    // Sorted by start with the longest duration, so painting walks only the visible items.
+    const items = [...band.items].sort((a, b) => a.start - b.start);
+    const starts = Float64Array.from(items, (b) => b.start);
+    const maxDur = items.reduce((m, b) => Math.max(m, b.end - b.start), 0);
+    return { ...band, items, starts, maxDur };
+  });
 
   root.append(el('h2', { text: 'Timeline' }));
   const legend = el('div', { class: 'legend timeline-legend' });
@@ -126,13 +132,19 @@ export async function timeline(ctx, root) {
     for (const band of bands) {
       g.fillStyle = '#555';
       g.fillText(band.name, 4, y + BAND_H / 2);
-      for (const b of band.items) {
-        if (b.end < view.from || b.start > view.to) continue;
+      const [lo, hi] = visibleRange(band.starts, band.maxDur, view);
+      // Items narrower than a pixel: one per pixel column (zoomed out, thousands share a pixel).
+      let lastPixel = -1;
+      for (let i = lo; i < hi; i++) {
+        const b = band.items[i];
+        if (b.end < view.from) continue;
         const x0 = LABEL_W + Math.max(0, xAt(b.start, cols, view));
         const x1 = LABEL_W + Math.min(cols, xAt(b.end, cols, view));
+        if (x1 - x0 < 1 && Math.floor(x0) === lastPixel) continue;
+        lastPixel = Math.floor(x0);
         g.fillStyle = band.fill(b);
         g.fillRect(x0, y + 1, Math.max(1, x1 - x0), BAND_H - 2);
-        const text = band.text(b);
+        const text = x1 - x0 > 14 ? band.text(b) : '';
         if (text && x1 - x0 > g.measureText(text).width + 6) {
           g.fillStyle = '#222';
           g.fillText(text, x0 + 3, y + BAND_H / 2);
@@ -151,15 +163,19 @@ export async function timeline(ctx, root) {
       const scale = (bucketsFor.to - bucketsFor.from) / (view.to - view.from);
       const shift = xAt(bucketsFor.from, cols, view);
       const cw = bucketsFor.cols;
-      for (let c = 0; c < cw; c++) {
+      // Runs of columns with the same family and busy fraction are one rectangle.
+      for (let c = 0; c < cw;) {
         const fam = buckets[k * cw + c];
-        if (fam === 255 || hidden.has(fam)) continue;
-        const busy = buckets[(n + k) * cw + c] / 255;
-        g.globalAlpha = 0.35 + 0.65 * busy;
-        g.fillStyle = colours[fam] || '#888';
+        const busyByte = buckets[(n + k) * cw + c];
+        let end = c + 1;
+        while (end < cw && buckets[k * cw + end] === fam && buckets[(n + k) * cw + end] === busyByte) end++;
         const x = LABEL_W + shift + c * scale;
-        if (x + scale < LABEL_W || x > W) continue;
-        g.fillRect(Math.max(LABEL_W, x), top + 2, Math.max(1, scale), LANE_H - 4);
+        const w = (end - c) * scale;
+        c = end;
+        if (fam === 255 || hidden.has(fam) || x + w < LABEL_W || x > W) continue;
+        g.globalAlpha = 0.35 + 0.65 * (busyByte / 255);
+        g.fillStyle = colours[fam] || '#888';
+        g.fillRect(Math.max(LABEL_W, x), top + 2, Math.max(1, w - Math.max(0, LABEL_W - x)), LANE_H - 4);
       }
       g.globalAlpha = 1;
     });
