@@ -115,3 +115,15 @@ fn files_that_are_no_trace_say_what_they_look_like() {
         assert!(err.message.contains(says), "{}", err.message);
     }
 }
+
+#[test]
+fn a_jax_trace_in_chrome_json_form_points_to_its_xplane() {
+    // The shape jax.profiler's Chrome-JSON conversion writes: processes named after XLA planes,
+    // events with no `cat`.
+    let text = br#"{"traceEvents":[
+        {"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
+        {"ph":"M","pid":2,"name":"process_name","args":{"name":"/host:CPU"}},
+        {"ph":"X","pid":1,"tid":17,"ts":1.0,"dur":2.0,"name":"loop_add_fusion","args":{"hlo_op":"add.1"}}]}"#;
+    let err = traceprism::read_trace(&text[..]).err().expect("an error");
+    assert!(err.message.contains("JAX") && err.message.contains("xplane.pb"), "{}", err.message);
+}

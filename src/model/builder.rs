@@ -47,6 +47,15 @@ fn device_id(v: i64) -> i32 {
 }
 
 impl TraceBuilder {
+    /// Whether some process is named like an XLA plane (`/device:GPU:0`, `/host:CPU`): a JAX trace
+    /// converted to Chrome JSON, whose events carry no `cat`.
+    pub fn has_xla_process_names(&self) -> bool {
+        self.process_names.values().any(|&n| {
+            let name = self.trace.name(n);
+            name.starts_with("/device:") || name.starts_with("/host:")
+        })
+    }
+
     fn id_value(&mut self, id: &Id<'_>) -> i64 {
         match id {
             Id::Num(n) => *n,

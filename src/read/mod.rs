@@ -246,6 +246,7 @@ impl Reader {
         if self.json.object_form() && !self.json.saw_trace_events() {
             return Err(Error::new("not a trace: the JSON object has no \"traceEvents\" array"));
         }
+        let xla_json = self.builder.has_xla_process_names();
         let mut trace = self.builder.finish(self.json.object_form());
         trace.stats.bytes_in = self.bytes_in;
         trace.stats.json_bytes = self.json_bytes;
@@ -277,6 +278,13 @@ impl Reader {
                 }
                 None => Error::new("not a trace: traceEvents is empty"),
             });
+        }
+        if trace.stats.kept == 0 && xla_json {
+            return Err(Error::new(format!(
+                "a JAX / XLA trace converted to Chrome JSON ({} events in /device: and /host: processes, none with a `cat` \
+                 that says kernel or CPU op): traceprism reads the *.xplane.pb that jax.profiler writes beside it",
+                trace.stats.events
+            )));
         }
         if trace.stats.kept == 0 {
             return Err(Error::new(format!(
