@@ -104,6 +104,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn xla_module_runs_are_steps_with_the_phase_their_name_says() {
+        let r = PhaseRules::builtin();
+        assert_eq!(parse_step_name(r, "XlaModule:jit_decode_step").unwrap().phase, Some(Phase::Decode));
+        assert_eq!(parse_step_name(r, "XlaModule:jit__prefill_fn").unwrap().phase, Some(Phase::Prefill));
+        let conv = parse_step_name(r, "XlaModule:jit_forward_3d_conv").expect("a step");
+        assert_eq!(conv.phase, None, "a module name that says no phase cuts passes only");
+    }
+
+    #[test]
     fn parses_real_annotation_names() {
         let r = PhaseRules::builtin();
         let v = parse_step_name(r, "execute_context_1(888_788544)_generation_0(0)").unwrap();
