@@ -309,3 +309,19 @@ fn eager_vs_fused_build_shows_norm_and_qkv_fusions() {
     });
     assert!(qkv, "QKV GEMM fusion not found");
 }
+
+#[test]
+fn a_diffusion_trace_compares_step_by_step() {
+    // The xDiT Flux trace against itself, denoising steps only: every block lines up, ratio 1,
+    // and the steps' kernels are the four graph replays' (4 × 1573, tests/workload.rs).
+    let f = load("xdit_flux1_4steps_mi300x.json.gz");
+    let options = CompareOptions { phase: "denoise".into(), ..CompareOptions::default() };
+    let c = compare(&f, &f, &options).unwrap();
+    assert!(!c.layers.is_empty(), "the blocks of a step are compared");
+    for r in c.categories.iter().chain(&c.ops).chain(&c.layers) {
+        assert_eq!(r.verdict.ratio, Some(1.0), "{:?}", r.key);
+    }
+    assert_alignment_partitions(&c);
+    assert!(c.alignment.rows.iter().all(|r| r.kind == Kind::Match));
+    assert_eq!(count(&metric(&c, "kernels").a), 4 * 1573);
+}

@@ -38,6 +38,16 @@ test('a diffusion trace: workload, steps, stages and block kinds as the CLI repo
   // The phase bars name the CLI's phases: denoise and stage, no prefill or decode.
   const text = await page.textContent('[data-view="phases"]');
   assert.ok(!/\bprefill\b|\bdecode\b/.test(text.replace(/VAE decoder|decoder/g, '')), 'no prefill/decode on a diffusion trace');
+
+  // Every view draws the diffusion trace without a page error; the heat map has a row per step
+  // and stage with the CLI's block count.
+  for (const view of ['timeline', 'categories', 'layers', 'ops', 'kernels', 'report']) {
+    await page.goto(env.server.url + '#' + view);
+    await page.waitForSelector(`[data-view="${view}"][data-rendered]`, { timeout: 60_000 });
+  }
+  await page.goto(env.server.url + '#layers');
+  await page.waitForSelector('[data-view="layers"][data-rendered]', { timeout: 60_000 });
+  assert.ok(await page.$('[data-testid="heatmap"]'), 'the layer heat map is drawn');
   assert.deepEqual(problems, []);
 });
 
