@@ -42,6 +42,12 @@ fn other_is_at_most_one_percent_of_kernel_time_on_every_fixture() {
 /// '@' restricts the check to rows whose launching CPU op is in the trace — expected category)
 const EXPECTED: &[(&str, &str, &str)] = &[
     // llama_dense_eager: H100, HF eager, cuBLAS nvjet + cuDNN SDPA
+    // xdit_flux: MI300X, xDiT Flux.1 (SageAttention, compiled transformer, eager T5/CLIP and VAE)
+    ("xdit_flux", "sage_fwd", "Attention-Forward"),
+    ("xdit_flux", "sage_quant_kernel", "Quant"),
+    ("xdit_flux", "void (anonymous namespace)::groupnorm_kernel_dispatch_up", "Norm-LayerNorm"),
+    ("xdit_flux", "triton_poi_fused__unsafe_view_addmm_cat_clone_gelu_transpose_view_34", "Activation-GELU"),
+    ("xdit_flux", "@batched_transpose_32x32_half", "Memory-Reshape"),
     ("llama_dense", "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", "GEMM-cuBLAS"),
     ("llama_dense", "nvjet_sm90_tst_176x128_64x5_1x2_h_bz_TNN", "GEMM-cuBLAS"),
     ("llama_dense", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", "GEMM-cuBLAS"),

@@ -143,6 +143,10 @@ fn softmax_and_topk_follow_what_they_rank() {
 #[test]
 fn quant_norm_and_copy_word_traps() {
     let c = Ctx::new(None);
+    // ATen's binary op with broadcasting (the xDiT Flux trace's T5 encoder) is no collective.
+    let mul = "void at::native::elementwise_kernel_manual_unroll<128, 4, at::native::(anonymous namespace)::type_specialized_broadcast_kernel_launcher<1>::apply<at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> > >";
+    assert_eq!(c.cat(mul, Some("aten::mul"), None, &[]), "Elementwise");
+    assert_eq!(c.name("broadcast_kernel"), "Communication-Other");
     let aiter = "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib";
     assert_eq!(c.cat(aiter, Some("aiter::rmsnorm"), None, &[]), "Norm-RMS");
     assert_eq!(c.name(aiter), "Norm-RMS");
