@@ -275,7 +275,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         let llm_shown = engine_steps || names.llm.is_some();
         for (device, mut rows) in devices.into_iter().filter(|_| !llm_shown) {
             let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
-            let Some(evidence) = workload::diffusion_evidence(trace, categories, &names, engine_steps, &cut) else { continue };
+            let Some(evidence) = workload::diffusion_evidence(trace, categories, rules, &names, engine_steps, &cut) else { continue };
             diffusion.get_or_insert(evidence);
             cut_devices.push((device, cut));
         }

@@ -5,9 +5,12 @@
 //! A diffusion model runs the same network once per denoising step, so each step's kernel
 //! sequence repeats exactly ([`super::repetition`]); around the steps run other stages (text
 //! encoders before, the VAE decoder after). What tells such steps from LLM decode steps: no token
-//! is sampled between them (no argmax / multinomial / sampler), no serving engine annotates them,
-//! and no engine or generation loop shows in the names. Diffusion names (`diffusers`, `vae`,
-//! `FluxTransformer`…) and convolutions after the steps are extra evidence, never needed.
+//! is sampled between them (no argmax / multinomial / sampler), no token embedding is looked up
+//! in each, no serving engine annotates them, and no engine or generation loop shows in the names.
+//! Repetition alone could still be a benchmark loop over any model, so a diffusion pipeline must
+//! also show itself: in its names (`diffusers`, `vae`, `FluxTransformer`…) or in the convolutions
+//! of a VAE decoder after the steps (either one is enough: compiled, graph-replayed steps hide
+//! the names).
 
 use super::passes::{op_chain, PassSource, Segment};
 use super::repetition::{find_steps, Repeated};
@@ -74,6 +77,8 @@ pub struct NameEvidence {
     pub diffusion: Option<String>,
     /// A name that shows an LLM engine or generation loop.
     pub llm: Option<String>,
+    /// CPU ops that look up token embeddings (the step-start markers).
+    pub embeddings: usize,
 }
 
 /// Scans CPU op, Python frame and annotation names once.
@@ -90,7 +95,11 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
             (any_match(&rules.end_ops, name) as u8)
                 | ((any_match(&w.diffusion_names, name) as u8) << 1)
                 | ((any_match(&w.llm_names, name) as u8) << 2)
+                | ((any_match(&rules.start_ops, name) as u8) << 3)
         });
+        if class & 8 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
+            out.embeddings += 1;
+        }
         if class & 1 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
             sampling += 1;
             if sampler.is_empty() {
@@ -182,6 +191,7 @@ pub fn cut_steps(trace: &Trace, categories: &KernelCategories, rules: &PhaseRule
 pub fn diffusion_evidence(
     trace: &Trace,
     categories: &KernelCategories,
+    rules: &PhaseRules,
     names: &NameEvidence,
     has_step_annotations: bool,
     cut: &DiffusionCut,
@@ -190,7 +200,26 @@ pub fn diffusion_evidence(
     // A generation loop samples a token after every step; one argmax elsewhere (CLIP's text
     // encoder pools at the end-of-text token with argmax) is no loop.
     let sampled_per_step = names.sampling.as_ref().is_some_and(|(_, n)| *n >= (steps / 2).max(2));
-    if has_step_annotations || sampled_per_step || names.llm.is_some() {
+    // An LLM forward starts by looking up token embeddings; a denoising step does not (the text
+    // encoders before the steps do, once).
+    let embeds_per_step = names.embeddings >= steps && {
+        let depth = rules.thresholds.max_op_depth;
+        let embeds = |rows: &[u32]| {
+            rows.iter().any(|&r| {
+                op_chain(trace, r as usize, depth)
+                    .any(|o| trace.ops.kind[o] == OpKind::CpuOp && any_match(&rules.start_ops, trace.name(trace.ops.name[o])))
+            })
+        };
+        let with = cut.segments.iter().filter(|(seg, piece)| *piece == Piece::Step && embeds(&seg.rows)).count();
+        with * 2 >= steps
+    };
+    if has_step_annotations || sampled_per_step || embeds_per_step || names.llm.is_some() {
+        return None;
+    }
+    // Repetition alone could be a benchmark loop of any model's forward: a diffusion pipeline
+    // also shows in its names or in the convolutions of a VAE decoder after the steps.
+    let vae_after = cut.segments.iter().any(|(seg, piece)| *piece == Piece::After && conv_share(trace, categories, &seg.rows) >= 0.2);
+    if names.diffusion.is_none() && !vae_after {
         return None;
     }
     let mut evidence = vec![
@@ -204,10 +233,8 @@ pub fn diffusion_evidence(
     if let Some(name) = &names.diffusion {
         evidence.push(format!("diffusion pipeline names: {name}"));
     }
-    for (seg, piece) in &cut.segments {
-        if *piece == Piece::After && conv_share(trace, categories, &seg.rows) >= 0.2 {
-            evidence.push("convolutions after the steps (a VAE decoder)".into());
-        }
+    if vae_after {
+        evidence.push("convolutions after the steps (a VAE decoder)".into());
     }
     Some(evidence)
 }
