@@ -111,7 +111,7 @@ fn a_cut_xplane_is_a_clear_error_with_its_offset_never_a_panic() {
 #[test]
 fn files_that_are_no_trace_say_what_they_look_like() {
     for (bytes, says) in [(&b"PK\x03\x04zipped"[..], "zip"), (b"SQLite format 3\0...", "SQLite"), (b"<html>", "HTML"), (b"hello", "JAX XSpace")] {
-        let err = traceprism::read_trace(bytes).err().expect("an error");
+        let Err(err) = traceprism::read_trace(bytes) else { panic!("read without an error") };
         assert!(err.message.contains(says), "{}", err.message);
     }
 }
@@ -124,6 +124,6 @@ fn a_jax_trace_in_chrome_json_form_points_to_its_xplane() {
         {"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
         {"ph":"M","pid":2,"name":"process_name","args":{"name":"/host:CPU"}},
         {"ph":"X","pid":1,"tid":17,"ts":1.0,"dur":2.0,"name":"loop_add_fusion","args":{"hlo_op":"add.1"}}]}"#;
-    let err = traceprism::read_trace(&text[..]).err().expect("an error");
+    let Err(err) = traceprism::read_trace(&text[..]) else { panic!("read without an error") };
     assert!(err.message.contains("JAX") && err.message.contains("xplane.pb"), "{}", err.message);
 }
