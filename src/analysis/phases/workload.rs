@@ -187,7 +187,8 @@ pub fn cut_steps(trace: &Trace, categories: &KernelCategories, rules: &PhaseRule
 }
 
 /// Whether a device's repeated steps are a diffusion loop, with the evidence; `None` when the
-/// trace shows LLM generation instead (then the steps are decode steps, voted on as usual).
+/// trace shows LLM generation instead (then the steps are decode steps, voted on as usual) or
+/// nothing shows a diffusion pipeline (then the passes are voted on as usual too).
 pub fn diffusion_evidence(
     trace: &Trace,
     categories: &KernelCategories,
@@ -218,7 +219,7 @@ pub fn diffusion_evidence(
     }
     // Repetition alone could be a benchmark loop of any model's forward: a diffusion pipeline
     // also shows in its names or in the convolutions of a VAE decoder after the steps.
-    let vae_after = cut.segments.iter().any(|(seg, piece)| *piece == Piece::After && conv_share(trace, categories, &seg.rows) >= 0.2);
+    let vae_after = cut.segments.iter().any(|(seg, piece)| *piece == Piece::After && conv_share(trace, categories, &seg.rows) >= VAE_CONV_SHARE);
     if names.diffusion.is_none() && !vae_after {
         return None;
     }
@@ -238,6 +239,10 @@ pub fn diffusion_evidence(
     }
     Some(evidence)
 }
+
+/// A stage after the steps with at least this share of its kernel time in convolutions is a VAE
+/// decoder (or another convolutional decoder).
+const VAE_CONV_SHARE: f64 = 0.2;
 
 /// Share of kernel time in convolutions.
 fn conv_share(trace: &Trace, categories: &KernelCategories, rows: &[u32]) -> f64 {
@@ -264,7 +269,7 @@ fn conv_share(trace: &Trace, categories: &KernelCategories, rows: &[u32]) -> f64
 pub fn stage_label(trace: &Trace, categories: &KernelCategories, rows: &[u32], piece: Piece) -> String {
     let when = if piece == Piece::Before { "before the steps" } else { "after the steps" };
     let attention = rows.iter().any(|&r| categories.family(r as usize) == "Attention");
-    let what = if conv_share(trace, categories, rows) >= 0.2 {
+    let what = if conv_share(trace, categories, rows) >= VAE_CONV_SHARE {
         "decoder with convolutions (VAE)"
     } else if attention && piece == Piece::Before {
         "encoders (text encoders)"
