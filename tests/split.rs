@@ -85,3 +85,18 @@ fn nothing_to_split_is_a_clear_error() {
     let e = select(&a, &Window::Pass(999)).unwrap_err().to_string();
     assert!(e.contains("no pass 999") && e.contains("33 passes"), "{e}");
 }
+
+#[test]
+fn a_diffusion_trace_splits_to_its_denoising_steps_and_reads_back_as_them() {
+    let name = "xdit_flux1_4steps_mi300x.json.gz";
+    let a = analysis(name);
+    let text = split(name, &a, &Window::Phase(Phase::Denoise));
+    let want = table_kernels(&a, |r, c| r[c.iter().position(|x| x == "phase").unwrap()].text() == "denoise");
+    assert_eq!(kernel_names(&text).0, want);
+    // Read back: the four steps alone (1573 kernels each, tests/workload.rs), still diffusion.
+    let back = Analysis::new(read_bytes(&text).unwrap(), Default::default()).unwrap();
+    let s = traceprism::report::summary::summary(&back);
+    assert_eq!(s.workload, "diffusion", "{:?}", s.workload_evidence);
+    assert_eq!(s.passes, 4);
+    assert_eq!(back.trace.kernel_rows().count(), 4 * 1573);
+}
