@@ -9,6 +9,21 @@ import { titleOf } from './common.js';
 
 /** Compare options the user set in this page session (labels are per pair of files). */
 const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '' };
+
+/**
+ * The phases a comparison can select: `all`, then prefill and decode (always offered, as before),
+ * then mixed, denoise and stage where both traces have them (a diffusion pair compares step by
+ * step), and the current choice.
+ * @param {{phases?: {phase: string}[]}} a
+ * @param {{phases?: {phase: string}[]}} b
+ * @param {string} current
+ * @returns {string[]}
+ */
+export function phaseChoices(a, b, current) {
+  const both = (p) => [a, b].every((s) => (s.phases || []).some((x) => x.phase === p));
+  const out = ['all', 'prefill', 'decode', ...['mixed', 'denoise', 'stage'].filter(both)];
+  return out.includes(current) ? out : [...out, current];
+}
 let labelsFor = '';
 
 function sideBox(slot, info, ctx) {
@@ -52,7 +67,8 @@ export async function compare(ctx, root) {
   const text = (key) => el('input', { type: 'text', value: settings[key], id: `compare-${key}`, on: { change: (e) => { settings[key] = e.target.value; rerender(); } } });
   const num = (key, min, step) => el('input', { type: 'number', value: String(settings[key]), min: String(min), step: String(step), id: `compare-${key}`, on: { change: (e) => { const v = Number(e.target.value); if (Number.isFinite(v)) { settings[key] = v; rerender(); } } } });
   const phase = el('select', { id: 'compare-phase', on: { change: (e) => { settings.phase = e.target.value; rerender(); } } },
-    ['all', 'prefill', 'decode'].map((p) => el('option', { value: p, text: p, selected: p === settings.phase })));
+    // The phases both traces have (prefill / decode for LLM inference, denoise / stage for diffusion).
+    phaseChoices(a.summary, b.summary, settings.phase).map((p) => el('option', { value: p, text: p, selected: p === settings.phase })));
   root.append(el('div', { class: 'compare-options' },
     field('label A', text('label_a')), field('label B', text('label_b')), field('phase', phase),
     field('ratio threshold', num('ratio_threshold', 1, 0.05)), field('min gap (µs/pass)', num('min_gap_us', 0, 1)),
