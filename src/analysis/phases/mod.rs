@@ -271,8 +271,12 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             devices.entry(s.device).or_default().extend_from_slice(&s.rows);
         }
         let mut cut_devices = Vec::new();
-        // Annotated steps or engine names already say LLM: no need to look for repetition.
-        let llm_shown = engine_steps || names.llm.is_some();
+        // Annotated steps, engine names or tokens sampled more than once already say LLM: no
+        // need to look for repetition (it costs a pass over every kernel of a large trace).
+        // (A diffusion pipeline's text encoders may pool with argmax a few times, once per prompt
+        // and encoder, so only many samples count here.)
+        let sampled_often = names.sampling.as_ref().is_some_and(|(_, n)| *n >= 16);
+        let llm_shown = engine_steps || names.llm.is_some() || sampled_often;
         for (device, mut rows) in devices.into_iter().filter(|_| !llm_shown) {
             let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
             let Some(evidence) = workload::diffusion_evidence(trace, categories, rules, &names, engine_steps, &cut) else { continue };

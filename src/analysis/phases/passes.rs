@@ -94,7 +94,7 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
 }
 
 /// CPU time of the call behind GPU row `r`: its launch, else its op.
-fn cpu_time(trace: &Trace, r: usize) -> Option<i64> {
+pub fn cpu_time(trace: &Trace, r: usize) -> Option<i64> {
     let l = trace.gpu.launch[r];
     if l != NONE {
         return Some(trace.launches.ts[l as usize]);

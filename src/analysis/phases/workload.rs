@@ -12,7 +12,7 @@
 //! of a VAE decoder after the steps (either one is enough: compiled, graph-replayed steps hide
 //! the names).
 
-use super::passes::{op_chain, PassSource, Segment};
+use super::passes::{cpu_time, op_chain, PassSource, Segment};
 use super::repetition::{find_steps, Repeated};
 use super::rules::{any_match, PhaseRules};
 use crate::analysis::categories::KernelCategories;
@@ -73,6 +73,8 @@ pub struct Workload {
 pub struct NameEvidence {
     /// CPU ops that sample a token (the step-end markers), by name.
     pub sampling: Option<(String, usize)>,
+    /// When each of those ops started (CPU clock, ns).
+    pub sampling_ts: Vec<i64>,
     /// A name that shows a diffusion pipeline.
     pub diffusion: Option<String>,
     /// A name that shows an LLM engine or generation loop.
@@ -102,6 +104,7 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
         }
         if class & 1 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
             sampling += 1;
+            out.sampling_ts.push(trace.ops.ts[i]);
             if sampler.is_empty() {
                 sampler = trace.name(id).to_string();
             }
@@ -198,9 +201,19 @@ pub fn diffusion_evidence(
     cut: &DiffusionCut,
 ) -> Option<Vec<String>> {
     let steps = cut.segments.iter().filter(|(_, p)| *p == Piece::Step).count();
-    // A generation loop samples a token after every step; one argmax elsewhere (CLIP's text
-    // encoder pools at the end-of-text token with argmax) is no loop.
-    let sampled_per_step = names.sampling.as_ref().is_some_and(|(_, n)| *n >= (steps / 2).max(2));
+    // A generation loop samples a token after every step, while the steps run; an argmax before
+    // them (CLIP's text encoders pool at the end-of-text token with argmax) is no loop.
+    let sampled_per_step = {
+        let cpu: Vec<i64> = cut
+            .segments
+            .iter()
+            .filter(|(_, p)| *p == Piece::Step)
+            .flat_map(|(seg, _)| seg.rows.iter().filter_map(|&r| cpu_time(trace, r as usize)))
+            .collect();
+        let (from, to) = (cpu.iter().min().copied().unwrap_or(0), cpu.iter().max().copied().unwrap_or(-1));
+        let during = names.sampling_ts.iter().filter(|&&t| t >= from && t <= to).count();
+        during >= (steps / 2).max(1)
+    };
     // An LLM forward starts by looking up token embeddings; a denoising step does not (the text
     // encoders before the steps do, once).
     let embeds_per_step = names.embeddings >= steps && {
