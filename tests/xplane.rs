@@ -127,3 +127,16 @@ fn a_jax_trace_in_chrome_json_form_points_to_its_xplane() {
     let Err(err) = traceprism::read_trace(&text[..]) else { panic!("read without an error") };
     assert!(err.message.contains("JAX") && err.message.contains("xplane.pb"), "{}", err.message);
 }
+
+#[test]
+fn a_gzipped_xplane_reads_as_the_plain_one() {
+    let bytes = std::fs::read(common::fixture(JAX)).unwrap();
+    let plain = traceprism::read_trace(&bytes[..]).unwrap();
+    let gz = common::gzip(&bytes);
+    let zipped = traceprism::read_trace(&gz[..]).unwrap();
+    assert_eq!(zipped.gpu.len(), plain.gpu.len());
+    assert_eq!(zipped.gpu.dur, plain.gpu.dur);
+    // Cut short: a clear error, not a panic.
+    let Err(err) = traceprism::read_trace(&gz[..gz.len() / 2]) else { panic!("a cut gzip read") };
+    assert!(err.message.contains("gzip"), "{}", err.message);
+}

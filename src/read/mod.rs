@@ -54,6 +54,8 @@ pub struct Reader {
     parallel_blocks: u64,
     /// What was wrong at the end of a gzip stream inflated elsewhere (see [`Reader::input_cut`]).
     gzip_cut: Option<String>,
+    /// The inflated bytes of a gzipped JAX profile (`*.xplane.pb.gz`), decoded at the end.
+    inflated_xspace: Option<Vec<u8>>,
 }
 
 impl Default for Reader {
@@ -73,6 +75,7 @@ impl Reader {
             json_bytes: 0,
             parallel_blocks: 0,
             gzip_cut: None,
+            inflated_xspace: None,
         }
     }
 
@@ -111,10 +114,10 @@ impl Reader {
                 *json_bytes += chunk.len() as u64;
                 json.feed(chunk, builder)
             }
-            Input::Gzip(gz) => gz.push(chunk, &mut |out| {
-                *json_bytes += out.len() as u64;
-                json.feed(out, builder)
-            }),
+            Input::Gzip(gz) => {
+                let xspace = &mut self.inflated_xspace;
+                gz.push(chunk, &mut |out| inflated(out, json_bytes, xspace, json, builder))
+            }
             Input::Detect => unreachable!(),
         }
     }
@@ -193,8 +196,7 @@ impl Reader {
     pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
         self.input = Input::Plain;
         self.bytes_in += compressed_bytes;
-        self.json_bytes += text.len() as u64;
-        self.json.feed(text, &mut self.builder)
+        inflated(text, &mut self.json_bytes, &mut self.inflated_xspace, &mut self.json, &mut self.builder)
     }
 
     /// Progress so far.
@@ -216,6 +218,22 @@ impl Reader {
         if self.bytes_in == 0 {
             return Err(Error::new("empty input: the file has no bytes"));
         }
+        // A gzip stream ends first: what it held may be a JAX profile.
+        {
+            let Reader { input, json, builder, json_bytes, inflated_xspace, gzip_cut, .. } = &mut self;
+            if let Input::Gzip(gz) = input {
+                let end = gz.finish(&mut |out| inflated(out, json_bytes, inflated_xspace, json, builder))?;
+                if end.is_some() {
+                    *gzip_cut = end;
+                }
+            }
+        }
+        if let Some(bytes) = self.inflated_xspace.take() {
+            if let Some(what) = self.gzip_cut.take() {
+                return Err(Error::new(format!("truncated gzip around a JAX profile: {what}")));
+            }
+            self.input = Input::XSpace(bytes);
+        }
         if let Input::XSpace(bytes) = &mut self.input {
             let bytes = std::mem::take(bytes);
             read_xspace(&bytes, &mut self.builder)?;
@@ -228,16 +246,7 @@ impl Reader {
             return Ok(trace);
         }
         let text_end = {
-            let Reader { input, json, builder, json_bytes, gzip_cut, .. } = &mut self;
-            if let Input::Gzip(gz) = input {
-                let end = gz.finish(&mut |out| {
-                    *json_bytes += out.len() as u64;
-                    json.feed(out, builder)
-                })?;
-                if end.is_some() {
-                    *gzip_cut = end;
-                }
-            }
+            let Reader { json, builder, gzip_cut, .. } = &mut self;
             json.finish(builder).map_err(|e| match gzip_cut {
                 Some(what) => Error { message: format!("truncated gzip: {what}: {}", e.message), ..e },
                 None => e,
@@ -293,5 +302,21 @@ impl Reader {
             )));
         }
         Ok(trace)
+    }
+}
+
+/// Text inflated from a gzip stream (or pushed already inflated): JSON goes to the event stream;
+/// a JAX profile (`*.xplane.pb.gz`), told by its first bytes, is kept whole for the XSpace reader.
+fn inflated(out: &[u8], json_bytes: &mut u64, xspace: &mut Option<Vec<u8>>, json: &mut JsonStream, builder: &mut TraceBuilder) -> Result<()> {
+    if *json_bytes == 0 && xspace.is_none() && looks_like_xspace(out) {
+        *xspace = Some(Vec::new());
+    }
+    *json_bytes += out.len() as u64;
+    match xspace {
+        Some(bytes) => {
+            bytes.extend_from_slice(out);
+            Ok(())
+        }
+        None => json.feed(out, builder),
     }
 }
