@@ -23,7 +23,9 @@ fn flux_raw() -> (Vec<i64>, Vec<(f64, i64, String)>) {
         let corr = e["args"]["correlation"].as_i64();
         let name = e["name"].as_str().unwrap_or("");
         match e["cat"].as_str() {
-            Some("cuda_runtime") | Some("cuda_driver") if name.contains("GraphLaunch") => graphs.push(corr.expect("launch correlation")),
+            Some("cuda_runtime") | Some("cuda_driver") if name.contains("GraphLaunch") => {
+                graphs.push(corr.expect("launch correlation"))
+            }
             Some("kernel") => kernels.push((e["ts"].as_f64().expect("ts"), corr.unwrap_or(-1), name.to_string())),
             _ => {}
         }
@@ -94,9 +96,14 @@ fn flux_steps_have_the_published_blocks_dual_stream_then_single_stream() {
 
 #[test]
 fn llm_and_training_traces_keep_their_kind() {
-    for (name, truth) in [("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"), ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz")] {
+    for (name, truth) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
+    ] {
         let s = summarize(&common::analysis(name));
-        let t: Value = serde_json::from_slice(&traceprism::ingest::gunzip(&std::fs::read(common::fixture(truth)).unwrap()).unwrap()).unwrap();
+        let t: Value =
+            serde_json::from_slice(&traceprism::ingest::gunzip(&std::fs::read(common::fixture(truth)).unwrap()).unwrap())
+                .unwrap();
         assert_eq!(s.workload, "llm_inference", "{name}: {:?}", s.workload_evidence);
         assert_eq!(s.passes as u64, t["forward_passes"].as_u64().unwrap(), "{name}");
     }

@@ -110,7 +110,9 @@ fn a_cut_xplane_is_a_clear_error_with_its_offset_never_a_panic() {
 
 #[test]
 fn files_that_are_no_trace_say_what_they_look_like() {
-    for (bytes, says) in [(&b"PK\x03\x04zipped"[..], "zip"), (b"SQLite format 3\0...", "SQLite"), (b"<html>", "HTML"), (b"hello", "JAX XSpace")] {
+    for (bytes, says) in
+        [(&b"PK\x03\x04zipped"[..], "zip"), (b"SQLite format 3\0...", "SQLite"), (b"<html>", "HTML"), (b"hello", "JAX XSpace")]
+    {
         let Err(err) = traceprism::read_trace(bytes) else { panic!("read without an error") };
         assert!(err.message.contains(says), "{}", err.message);
     }

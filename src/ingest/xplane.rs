@@ -109,8 +109,14 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
             for e in line.events(plane)? {
                 let correlation = e.stat_u64(plane, "correlation_id");
                 let (grid, block) = e.stat_str(plane, "kernel_details").map_or((None, None), launch_dims);
-                let args =
-                    Args { correlation: correlation.map(|c| c as i64), device: Some(device), stream: Some(line.id), grid, block, ..Args::default() };
+                let args = Args {
+                    correlation: correlation.map(|c| c as i64),
+                    device: Some(device),
+                    stream: Some(line.id),
+                    grid,
+                    block,
+                    ..Args::default()
+                };
                 out.event(cat, &e, device, line.id, args);
                 // Consecutive kernels of one module execution (same module, same program id).
                 let module = e.stat_str(plane, "hlo_module").map(|m| (m.to_string(), e.stat_i64(plane, "program_id")));
@@ -166,7 +172,8 @@ struct Emitter<'s, S: EventSink> {
 impl<S: EventSink> Emitter<'_, S> {
     fn metadata(&mut self, what: &'static [u8], pid: i64, tid: i64, name: &str) {
         let args = Args { name: Some(Cow::Borrowed(name)), ..Args::default() };
-        let ev = RawEvent { ph: b'M', name: Cow::Borrowed(what), pid: Id::Num(pid), tid: Id::Num(tid), args, ..RawEvent::default() };
+        let ev =
+            RawEvent { ph: b'M', name: Cow::Borrowed(what), pid: Id::Num(pid), tid: Id::Num(tid), args, ..RawEvent::default() };
         self.sink.event(&ev, self.index, 0);
         self.index += 1;
     }
@@ -231,7 +238,8 @@ struct Plane<'a> {
 
 impl<'a> Plane<'a> {
     fn decode(b: &'a [u8], at: usize) -> Result<Plane<'a>> {
-        let mut p = Plane { name: "", stats: Vec::new(), lines: Vec::new(), event_names: HashMap::new(), stat_names: HashMap::new() };
+        let mut p =
+            Plane { name: "", stats: Vec::new(), lines: Vec::new(), event_names: HashMap::new(), stat_names: HashMap::new() };
         let mut w = Wire::new(b, at);
         while let Some((field, value)) = w.next()? {
             match (field, value) {
@@ -491,7 +499,10 @@ impl<'a> Wire<'a> {
                 Value::Fixed32
             }
             wire => {
-                return Err(Error::at(format!("XSpace: field {field} has wire type {wire}, which protobuf does not define here (not an XSpace?)"), at as u64))
+                return Err(Error::at(
+                    format!("XSpace: field {field} has wire type {wire}, which protobuf does not define here (not an XSpace?)"),
+                    at as u64,
+                ))
             }
         };
         Ok(Some((field, value)))

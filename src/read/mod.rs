@@ -20,7 +20,8 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{
-    document_form, is_gzip, likely_event_start, looks_like_xspace, read_xspace, DocumentForm, GzipDecoder, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE,
+    document_form, is_gzip, likely_event_start, looks_like_xspace, read_xspace, DocumentForm, GzipDecoder, JsonStream, TextEnd,
+    Truncation, OPEN_ARRAY_NOTE,
 };
 use crate::model::{Trace, TraceBuilder};
 
@@ -241,7 +242,10 @@ impl Reader {
             trace.stats.bytes_in = self.bytes_in;
             trace.stats.notes.push("read as a JAX / XLA profile (protobuf XSpace)".into());
             if trace.stats.kept == 0 {
-                return Err(Error::new(format!("XSpace with {} events, none of them a GPU kernel or host event", trace.stats.events)));
+                return Err(Error::new(format!(
+                    "XSpace with {} events, none of them a GPU kernel or host event",
+                    trace.stats.events
+                )));
             }
             return Ok(trace);
         }
@@ -307,7 +311,13 @@ impl Reader {
 
 /// Text inflated from a gzip stream (or pushed already inflated): JSON goes to the event stream;
 /// a JAX profile (`*.xplane.pb.gz`), told by its first bytes, is kept whole for the XSpace reader.
-fn inflated(out: &[u8], json_bytes: &mut u64, xspace: &mut Option<Vec<u8>>, json: &mut JsonStream, builder: &mut TraceBuilder) -> Result<()> {
+fn inflated(
+    out: &[u8],
+    json_bytes: &mut u64,
+    xspace: &mut Option<Vec<u8>>,
+    json: &mut JsonStream,
+    builder: &mut TraceBuilder,
+) -> Result<()> {
     if *json_bytes == 0 && xspace.is_none() && looks_like_xspace(out) {
         *xspace = Some(Vec::new());
     }

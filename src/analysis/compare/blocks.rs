@@ -121,10 +121,9 @@ fn fallback_pass(s: &Side, phase: Option<Phase>) -> (Option<u32>, Vec<usize>) {
 pub fn blocks(a: &Side, b: &Side, phase: Option<Phase>, max_cells: usize) -> Vec<Block> {
     let phases: Vec<Phase> = match phase {
         Some(p) => vec![p],
-        None => Phase::ALL
-            .into_iter()
-            .filter(|&p| passes_in(a.analysis, Some(p)) > 0 && passes_in(b.analysis, Some(p)) > 0)
-            .collect(),
+        None => {
+            Phase::ALL.into_iter().filter(|&p| passes_in(a.analysis, Some(p)) > 0 && passes_in(b.analysis, Some(p)) > 0).collect()
+        }
     };
     let mut out = Vec::new();
     for p in &phases {

@@ -279,7 +279,9 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         let llm_shown = engine_steps || names.llm.is_some() || sampled_often;
         for (device, mut rows) in devices.into_iter().filter(|_| !llm_shown) {
             let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
-            let Some(evidence) = workload::diffusion_evidence(trace, categories, rules, &names, engine_steps, &cut) else { continue };
+            let Some(evidence) = workload::diffusion_evidence(trace, categories, rules, &names, engine_steps, &cut) else {
+                continue;
+            };
             diffusion.get_or_insert(evidence);
             cut_devices.push((device, cut));
         }
@@ -321,8 +323,11 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
     for (k, (seg, ev)) in segs.into_iter().zip(&evs).enumerate() {
         let piece = piece_of[k];
-        let votes: Vec<Vote> =
-            if piece.is_some() { Vec::new() } else { METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect() };
+        let votes: Vec<Vote> = if piece.is_some() {
+            Vec::new()
+        } else {
+            METHODS.iter().filter_map(|&m| method_vote(m, ev, rules, threshold)).collect()
+        };
         for (mi, &m) in METHODS.iter().enumerate() {
             per_method[mi].push(votes.iter().find(|v| v.method == m).map(|v| v.phase));
         }

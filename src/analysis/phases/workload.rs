@@ -153,7 +153,13 @@ pub struct DiffusionCut {
 }
 
 /// Cuts one device's rows (any order) into stages and steps when its kernels repeat as whole steps.
-pub fn cut_steps(trace: &Trace, categories: &KernelCategories, rules: &PhaseRules, device: i32, rows: &mut [u32]) -> Option<DiffusionCut> {
+pub fn cut_steps(
+    trace: &Trace,
+    categories: &KernelCategories,
+    rules: &PhaseRules,
+    device: i32,
+    rows: &mut [u32],
+) -> Option<DiffusionCut> {
     let g = &trace.gpu;
     crate::analysis::rows::sort_by_time(&g.ts, rows);
     let kernels: Vec<u32> = rows.iter().copied().filter(|&r| g.kind[r as usize] == GpuKind::Kernel).collect();
@@ -232,7 +238,10 @@ pub fn diffusion_evidence(
     }
     // Repetition alone could be a benchmark loop of any model's forward: a diffusion pipeline
     // also shows in its names or in the convolutions of a VAE decoder after the steps.
-    let vae_after = cut.segments.iter().any(|(seg, piece)| *piece == Piece::After && conv_share(trace, categories, &seg.rows) >= VAE_CONV_SHARE);
+    let vae_after = cut
+        .segments
+        .iter()
+        .any(|(seg, piece)| *piece == Piece::After && conv_share(trace, categories, &seg.rows) >= VAE_CONV_SHARE);
     if names.diffusion.is_none() && !vae_after {
         return None;
     }
@@ -302,5 +311,10 @@ pub fn stage_label(trace: &Trace, categories: &KernelCategories, rows: &[u32], p
 fn stage_op_hint(trace: &Trace, rows: &[u32]) -> Option<String> {
     let row = *rows.iter().find(|&&r| trace.gpu.cpu_op[r as usize] != crate::model::NONE)? as usize;
     let chain: Vec<usize> = op_chain(trace, row, 64).collect();
-    chain.iter().rev().map(|&o| trace.name(trace.ops.name[o])).find(|n| n.contains("forward") || n.contains("encode") || n.contains("decode")).map(short)
+    chain
+        .iter()
+        .rev()
+        .map(|&o| trace.name(trace.ops.name[o]))
+        .find(|n| n.contains("forward") || n.contains("encode") || n.contains("decode"))
+        .map(short)
 }
