@@ -2,12 +2,19 @@
 //! anywhere) get no prefill/decode labels.
 
 use super::rules::{any_match, PhaseRules};
+use super::workload::WorkloadKind;
 use crate::analysis::categories::KernelCategories;
 use crate::analysis::per_name::PerName;
 use crate::model::{GpuKind, OpKind, Trace};
 
-/// Why a trace is not inference, or `None` if it looks like LLM inference.
-pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &KernelCategories, has_steps: bool) -> Option<String> {
+/// What a trace is instead of inference (training, or one forward of a model with no attention)
+/// and why, or `None` if it looks like LLM inference.
+pub fn not_inference_reason(
+    trace: &Trace,
+    rules: &PhaseRules,
+    categories: &KernelCategories,
+    has_steps: bool,
+) -> Option<(WorkloadKind, String)> {
     // (training op, attention op) per interned name.
     let mut by_name: PerName<(bool, bool)> = PerName::new(trace.names.len());
     let mut training_ops = 0usize;
@@ -41,10 +48,11 @@ pub fn not_inference_reason(trace: &Trace, rules: &PhaseRules, categories: &Kern
     }
     let min = rules.thresholds.min_training_events;
     if training_ops >= min || training_kernels >= min {
-        return Some(format!("training: {training_ops} backward/optimizer ops, {training_kernels} backward kernels"));
+        let why = format!("training: {training_ops} backward/optimizer ops, {training_kernels} backward kernels");
+        return Some((WorkloadKind::Training, why));
     }
     if kernels > 0 && !has_steps && attention_ops == 0 && attention_kernels == 0 {
-        return Some("no attention op or kernel anywhere: not an LLM".into());
+        return Some((WorkloadKind::SinglePass, "no attention op or kernel anywhere: not an LLM".into()));
     }
     None
 }

@@ -238,7 +238,7 @@ pub fn cut_passes(trace: &Trace, rules: &PhaseRules) -> Cut {
 
 /// [`detect_with`] on passes already cut by [`cut_passes`].
 pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options, rules: &PhaseRules, cut: Cut) -> Phases {
-    let Cut { steps, segments: mut segs } = cut;
+    let Cut { steps, segments: segs } = cut;
     let n = trace.gpu.len();
     let mut out = Phases {
         pass_of_row: vec![NONE; n],
@@ -250,66 +250,33 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     // Step annotations that state a phase are an engine's (vLLM, SGLang); others (a JAX module's
     // executions) only cut passes.
     let engine_steps = steps.iter().any(|s| s.info.phase.is_some());
-    if let Some(reason) = not_inference_reason(trace, rules, categories, engine_steps) {
+    if let Some((kind, reason)) = not_inference_reason(trace, rules, categories, engine_steps) {
         for i in 0..n {
             out.phase_of_row[i] = Some(Phase::NotInference);
             out.confidence_of_row[i] = 1.0;
         }
         out.trace_phase = Some(Phase::NotInference);
-        out.workload = not_inference_workload(&reason);
+        out.workload = workload::Workload { kind, evidence: vec![reason.clone()] };
         out.not_inference_reason = Some(reason);
         return out;
     }
     // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
     // diffusion loop: its passes are those steps and the stages around them.
     let names = workload::name_evidence(trace, rules);
-    let mut diffusion: Option<Vec<String>> = None;
-    let mut piece_of: Vec<Option<(workload::Piece, f64)>> = vec![None; segs.len()];
-    {
-        let mut devices: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
-        for s in &segs {
-            devices.entry(s.device).or_default().extend_from_slice(&s.rows);
-        }
-        let mut cut_devices = Vec::new();
-        // Annotated steps, engine names or tokens sampled more than once already say LLM: no
-        // need to look for repetition (it costs a pass over every kernel of a large trace).
-        // (A diffusion pipeline's text encoders may pool with argmax a few times, once per prompt
-        // and encoder, so only many samples count here.)
-        let sampled_often = names.sampling.as_ref().is_some_and(|(_, n)| *n >= 16);
-        let llm_shown = engine_steps || names.llm.is_some() || sampled_often;
-        for (device, mut rows) in devices.into_iter().filter(|_| !llm_shown) {
-            let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
-            let Some(evidence) = workload::diffusion_evidence(trace, categories, rules, &names, engine_steps, &cut) else {
-                continue;
-            };
-            diffusion.get_or_insert(evidence);
-            cut_devices.push((device, cut));
-        }
-        if !cut_devices.is_empty() {
-            let cut_ids: Vec<i32> = cut_devices.iter().map(|(d, _)| *d).collect();
-            segs.retain(|s| !cut_ids.contains(&s.device));
-            piece_of = vec![None; segs.len()];
-            for (_, cut) in cut_devices {
-                for (seg, piece) in cut.segments {
-                    segs.push(seg);
-                    piece_of.push(Some((piece, cut.alignment)));
-                }
-            }
-        }
-    }
+    let (mut segs, diffusion) = if workload::generation_shown(&names, engine_steps) {
+        (segs.into_iter().map(|s| (s, None)).collect(), None)
+    } else {
+        diffusion_segments(trace, categories, rules, &names, segs)
+    };
     // Passes in time order across devices.
-    let mut order: Vec<usize> = (0..segs.len()).collect();
-    order.sort_by_key(|&k| (segs[k].rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), segs[k].device));
-    let mut taken: Vec<Option<passes::Segment>> = segs.into_iter().map(Some).collect();
-    let segs: Vec<passes::Segment> = order.iter().map(|&k| taken[k].take().expect("each once")).collect();
-    let piece_of: Vec<Option<(workload::Piece, f64)>> = order.iter().map(|&k| piece_of[k]).collect();
+    segs.sort_by_key(|(s, _)| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
     // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
     let mut evs: Vec<PassEvidence> = crate::support::threads::map_in_halves(
         &segs,
-        |s| s.rows.len(),
+        |(s, _)| s.rows.len(),
         |some| {
             let mut cache = EvidenceCache::new(trace);
-            some.iter().map(|s| gather(trace, rules, s, &steps, &mut cache)).collect()
+            some.iter().map(|(s, _)| gather(trace, rules, s, &steps, &mut cache)).collect()
         },
     );
     relate_passes(&mut evs, rules);
@@ -321,8 +288,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     out.decode_threshold_reason = threshold_reason;
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
-    for (k, (seg, ev)) in segs.into_iter().zip(&evs).enumerate() {
-        let piece = piece_of[k];
+    for (k, ((seg, piece), ev)) in segs.into_iter().zip(&evs).enumerate() {
         let votes: Vec<Vote> = if piece.is_some() {
             Vec::new()
         } else {
@@ -392,12 +358,33 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     out
 }
 
-/// The workload of a trace that is not inference: training, or one forward of a model with no
-/// attention (a CNN, a recommender).
-fn not_inference_workload(reason: &str) -> workload::Workload {
-    use workload::{Workload, WorkloadKind};
-    let kind = if reason.starts_with("training") { WorkloadKind::Training } else { WorkloadKind::SinglePass };
-    Workload { kind, evidence: vec![reason.to_string()] }
+/// Each device's segments, or for a device whose kernels repeat as a diffusion loop its steps and
+/// the stages around them, each with its piece and the steps' alignment; and the evidence of the
+/// first diffusion device.
+fn diffusion_segments(
+    trace: &Trace,
+    categories: &KernelCategories,
+    rules: &PhaseRules,
+    names: &workload::NameEvidence,
+    segs: Vec<passes::Segment>,
+) -> (Vec<(passes::Segment, Option<(workload::Piece, f64)>)>, Option<Vec<String>>) {
+    let mut devices: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
+    for s in &segs {
+        devices.entry(s.device).or_default().extend_from_slice(&s.rows);
+    }
+    let mut evidence = None;
+    let mut cuts = Vec::new();
+    for (device, mut rows) in devices {
+        let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
+        let Some(found) = workload::diffusion_evidence(trace, categories, rules, names, &cut) else { continue };
+        evidence.get_or_insert(found);
+        cuts.push((device, cut));
+    }
+    let mut out: Vec<_> = segs.into_iter().filter(|s| !cuts.iter().any(|(d, _)| *d == s.device)).map(|s| (s, None)).collect();
+    for (_, cut) in cuts {
+        out.extend(cut.segments.into_iter().map(|(seg, piece)| (seg, Some((piece, cut.alignment)))));
+    }
+    (out, evidence)
 }
 
 /// LLM inference when the passes show generation (step annotations, embedding / sampling markers,
@@ -408,8 +395,8 @@ fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated
     if annotated {
         evidence.push("serving-engine step annotations".to_string());
     }
-    if let Some((name, n)) = &names.sampling {
-        evidence.push(format!("tokens sampled {n} times ({name})"));
+    if let Some(name) = &names.sampler {
+        evidence.push(format!("tokens sampled {} times ({name})", names.sampling_ts.len()));
     }
     if let Some(name) = &names.llm {
         evidence.push(format!("LLM engine or generation names: {name}"));

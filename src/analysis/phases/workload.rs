@@ -48,16 +48,6 @@ impl WorkloadKind {
             WorkloadKind::Unknown => "unknown",
         }
     }
-    /// Words for people ("LLM inference", "diffusion"...).
-    pub fn label(self) -> &'static str {
-        match self {
-            WorkloadKind::LlmInference => "LLM inference",
-            WorkloadKind::Diffusion => "diffusion (repeated denoising steps)",
-            WorkloadKind::SinglePass => "single-pass model",
-            WorkloadKind::Training => "training",
-            WorkloadKind::Unknown => "unknown",
-        }
-    }
 }
 
 /// The verdict and what it rests on.
@@ -71,9 +61,9 @@ pub struct Workload {
 /// What the trace's names say, counted once per trace.
 #[derive(Debug, Clone, Default)]
 pub struct NameEvidence {
-    /// CPU ops that sample a token (the step-end markers), by name.
-    pub sampling: Option<(String, usize)>,
-    /// When each of those ops started (CPU clock, ns).
+    /// The name of the first CPU op that samples a token (a step-end marker), if any.
+    pub sampler: Option<String>,
+    /// When each such op started (CPU clock, ns): one entry per sampled token.
     pub sampling_ts: Vec<i64>,
     /// A name that shows a diffusion pipeline.
     pub diffusion: Option<String>,
@@ -88,8 +78,6 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
     let w = &rules.workload;
     let mut seen: PerName<u8> = PerName::new(trace.names.len());
     let mut out = NameEvidence::default();
-    let mut sampling = 0usize;
-    let mut sampler = String::new();
     for i in 0..trace.ops.len() {
         let id = trace.ops.name[i];
         let class = *seen.get_or_insert_with(id, || {
@@ -103,11 +91,8 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
             out.embeddings += 1;
         }
         if class & 1 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
-            sampling += 1;
             out.sampling_ts.push(trace.ops.ts[i]);
-            if sampler.is_empty() {
-                sampler = trace.name(id).to_string();
-            }
+            out.sampler.get_or_insert_with(|| trace.name(id).to_string());
         }
         if class & 2 != 0 && out.diffusion.is_none() {
             out.diffusion = Some(short(trace.name(id)));
@@ -116,10 +101,16 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
             out.llm = Some(short(trace.name(id)));
         }
     }
-    if sampling > 0 {
-        out.sampling = Some((sampler, sampling));
-    }
     out
+}
+
+/// Whether the names alone already show LLM generation, before any repetition is looked for:
+/// steps annotated by a serving engine, an engine's or generation loop's names, or many tokens
+/// sampled. (A diffusion pipeline's text encoders may pool with argmax a few times, once per
+/// prompt and encoder, so only many samples count here; fewer are judged against the steps in
+/// [`diffusion_evidence`].) The repetition search costs a pass over every kernel of a large trace.
+pub fn generation_shown(names: &NameEvidence, engine_steps: bool) -> bool {
+    engine_steps || names.llm.is_some() || names.sampling_ts.len() >= 16
 }
 
 fn short(name: &str) -> String {
@@ -196,14 +187,14 @@ pub fn cut_steps(
 }
 
 /// Whether a device's repeated steps are a diffusion loop, with the evidence; `None` when the
-/// trace shows LLM generation instead (then the steps are decode steps, voted on as usual) or
-/// nothing shows a diffusion pipeline (then the passes are voted on as usual too).
+/// steps show LLM generation (then they are decode steps, voted on as usual) or nothing shows a
+/// diffusion pipeline (then the passes are voted on as usual too). Asked only when
+/// [`generation_shown`] is false.
 pub fn diffusion_evidence(
     trace: &Trace,
     categories: &KernelCategories,
     rules: &PhaseRules,
     names: &NameEvidence,
-    has_step_annotations: bool,
     cut: &DiffusionCut,
 ) -> Option<Vec<String>> {
     let steps = cut.segments.iter().filter(|(_, p)| *p == Piece::Step).count();
@@ -233,7 +224,7 @@ pub fn diffusion_evidence(
         let with = cut.segments.iter().filter(|(seg, piece)| *piece == Piece::Step && embeds(&seg.rows)).count();
         with * 2 >= steps
     };
-    if has_step_annotations || sampled_per_step || embeds_per_step || names.llm.is_some() {
+    if sampled_per_step || embeds_per_step {
         return None;
     }
     // Repetition alone could be a benchmark loop of any model's forward: a diffusion pipeline
