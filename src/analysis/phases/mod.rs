@@ -358,6 +358,9 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     out
 }
 
+/// A segment and, for a diffusion device, which piece of it it is and the steps' alignment.
+type Placed = (passes::Segment, Option<(workload::Piece, f64)>);
+
 /// Each device's segments, or for a device whose kernels repeat as a diffusion loop its steps and
 /// the stages around them, each with its piece and the steps' alignment; and the evidence of the
 /// first diffusion device.
@@ -367,7 +370,7 @@ fn diffusion_segments(
     rules: &PhaseRules,
     names: &workload::NameEvidence,
     segs: Vec<passes::Segment>,
-) -> (Vec<(passes::Segment, Option<(workload::Piece, f64)>)>, Option<Vec<String>>) {
+) -> (Vec<Placed>, Option<Vec<String>>) {
     let mut devices: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
     for s in &segs {
         devices.entry(s.device).or_default().extend_from_slice(&s.rows);
