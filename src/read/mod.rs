@@ -30,8 +30,6 @@ enum Input {
     Detect,
     Plain,
     Gzip(Box<GzipDecoder>),
-    /// A JAX profile (protobuf `XSpace`): kept whole, decoded at the end.
-    XSpace(Vec<u8>),
 }
 
 /// How far reading has got.
@@ -55,8 +53,9 @@ pub struct Reader {
     parallel_blocks: u64,
     /// What was wrong at the end of a gzip stream inflated elsewhere (see [`Reader::input_cut`]).
     gzip_cut: Option<String>,
-    /// The inflated bytes of a gzipped JAX profile (`*.xplane.pb.gz`), decoded at the end.
-    inflated_xspace: Option<Vec<u8>>,
+    /// A JAX profile (protobuf `XSpace`, plain or inflated from `*.xplane.pb.gz`), told by its
+    /// first bytes and kept whole: it is decoded at the end.
+    xspace: Option<Vec<u8>>,
 }
 
 impl Default for Reader {
@@ -76,7 +75,7 @@ impl Reader {
             json_bytes: 0,
             parallel_blocks: 0,
             gzip_cut: None,
-            inflated_xspace: None,
+            xspace: None,
         }
     }
 
@@ -91,13 +90,14 @@ impl Reader {
             if chunk.len() == 1 && chunk[0] == 0x1f && self.bytes_in == 1 {
                 self.input = Input::Gzip(Box::default());
             } else {
-                self.input = if is_gzip(chunk) {
-                    Input::Gzip(Box::default())
-                } else if looks_like_xspace(chunk) {
-                    Input::XSpace(Vec::new())
-                } else {
-                    Input::Plain
-                };
+                self.input = if is_gzip(chunk) { Input::Gzip(Box::default()) } else { Input::Plain };
+            }
+        }
+        let Reader { input, json, builder, json_bytes, xspace, .. } = self;
+        if let Input::Plain = input {
+            // A JAX profile is kept whole (and never split for parallel parsing).
+            if xspace.is_some() || (*json_bytes == 0 && looks_like_xspace(chunk)) {
+                return inflated(chunk, json_bytes, xspace, json, builder);
             }
         }
         #[cfg(not(target_arch = "wasm32"))]
@@ -105,20 +105,13 @@ impl Reader {
             self.json_bytes += chunk.len() as u64;
             return self.feed_parallel(chunk);
         }
-        let Reader { input, json, builder, json_bytes, .. } = self;
+        let Reader { input, json, builder, json_bytes, xspace, .. } = self;
         match input {
-            Input::XSpace(bytes) => {
-                bytes.extend_from_slice(chunk);
-                Ok(())
-            }
             Input::Plain => {
                 *json_bytes += chunk.len() as u64;
                 json.feed(chunk, builder)
             }
-            Input::Gzip(gz) => {
-                let xspace = &mut self.inflated_xspace;
-                gz.push(chunk, &mut |out| inflated(out, json_bytes, xspace, json, builder))
-            }
+            Input::Gzip(gz) => gz.push(chunk, &mut |out| inflated(out, json_bytes, xspace, json, builder)),
             Input::Detect => unreachable!(),
         }
     }
@@ -197,7 +190,7 @@ impl Reader {
     pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
         self.input = Input::Plain;
         self.bytes_in += compressed_bytes;
-        inflated(text, &mut self.json_bytes, &mut self.inflated_xspace, &mut self.json, &mut self.builder)
+        inflated(text, &mut self.json_bytes, &mut self.xspace, &mut self.json, &mut self.builder)
     }
 
     /// Progress so far.
@@ -221,22 +214,18 @@ impl Reader {
         }
         // A gzip stream ends first: what it held may be a JAX profile.
         {
-            let Reader { input, json, builder, json_bytes, inflated_xspace, gzip_cut, .. } = &mut self;
+            let Reader { input, json, builder, json_bytes, xspace, gzip_cut, .. } = &mut self;
             if let Input::Gzip(gz) = input {
-                let end = gz.finish(&mut |out| inflated(out, json_bytes, inflated_xspace, json, builder))?;
+                let end = gz.finish(&mut |out| inflated(out, json_bytes, xspace, json, builder))?;
                 if end.is_some() {
                     *gzip_cut = end;
                 }
             }
         }
-        if let Some(bytes) = self.inflated_xspace.take() {
+        if let Some(bytes) = self.xspace.take() {
             if let Some(what) = self.gzip_cut.take() {
                 return Err(Error::new(format!("truncated gzip around a JAX profile: {what}")));
             }
-            self.input = Input::XSpace(bytes);
-        }
-        if let Input::XSpace(bytes) = &mut self.input {
-            let bytes = std::mem::take(bytes);
             read_xspace(&bytes, &mut self.builder)?;
             let mut trace = std::mem::take(&mut self.builder).finish(false);
             trace.stats.bytes_in = self.bytes_in;
