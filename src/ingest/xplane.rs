@@ -178,51 +178,46 @@ impl<S: EventSink> Emitter<'_, S> {
         self.index += 1;
     }
 
-    fn event(&mut self, cat: &'static [u8], e: &Event<'_>, pid: i64, tid: i64, args: Args<'_>) {
+    /// One complete (`X`) event.
+    #[allow(clippy::too_many_arguments)]
+    fn complete(
+        &mut self,
+        cat: &'static [u8],
+        name: Cow<'_, [u8]>,
+        pid: i64,
+        tid: i64,
+        ts: i64,
+        dur: i64,
+        offset: usize,
+        args: Args<'_>,
+    ) {
         let ev = RawEvent {
             ph: b'X',
             cat: Cow::Borrowed(cat),
-            name: Cow::Borrowed(e.name.as_bytes()),
+            name,
             pid: Id::Num(pid),
             tid: Id::Num(tid),
-            ts: Field::Value(e.ts_ns),
-            dur: Field::Value(e.dur_ns),
+            ts: Field::Value(ts),
+            dur: Field::Value(dur),
             id: None,
             args,
         };
-        self.sink.event(&ev, self.index, e.offset as u64);
+        self.sink.event(&ev, self.index, offset as u64);
         self.index += 1;
+    }
+
+    fn event(&mut self, cat: &'static [u8], e: &Event<'_>, pid: i64, tid: i64, args: Args<'_>) {
+        self.complete(cat, Cow::Borrowed(e.name.as_bytes()), pid, tid, e.ts_ns, e.dur_ns, e.offset, args);
     }
 
     fn hlo_op(&mut self, op: &str, e: &Event<'_>, pid: i64, tid: i64) {
-        let ev = RawEvent {
-            ph: b'X',
-            cat: Cow::Borrowed(b"cpu_op"),
-            name: Cow::Borrowed(op.as_bytes()),
-            pid: Id::Num(pid),
-            tid: Id::Num(tid),
-            ts: Field::Value(e.ts_ns),
-            dur: Field::Value(e.dur_ns),
-            ..RawEvent::default()
-        };
-        self.sink.event(&ev, self.index, e.offset as u64);
-        self.index += 1;
+        self.complete(b"cpu_op", Cow::Borrowed(op.as_bytes()), pid, tid, e.ts_ns, e.dur_ns, e.offset, Args::default());
     }
 
     fn module_annotation(&mut self, run: &ModuleRun) {
-        let name = format!("XlaModule:{}", run.module.0);
-        let ev = RawEvent {
-            ph: b'X',
-            cat: Cow::Borrowed(b"user_annotation"),
-            name: Cow::Owned(name.into_bytes()),
-            pid: Id::Num(HOST_PID),
-            tid: Id::Num(run.tid),
-            ts: Field::Value(run.ts),
-            dur: Field::Value(run.end.saturating_sub(run.ts)),
-            ..RawEvent::default()
-        };
-        self.sink.event(&ev, self.index, 0);
-        self.index += 1;
+        let name = format!("XlaModule:{}", run.module.0).into_bytes();
+        let dur = run.end.saturating_sub(run.ts);
+        self.complete(b"user_annotation", Cow::Owned(name), HOST_PID, run.tid, run.ts, dur, 0, Args::default());
     }
 }
 
@@ -234,12 +229,20 @@ struct Plane<'a> {
     lines: Vec<Line<'a>>,
     event_names: HashMap<i64, &'a str>,
     stat_names: HashMap<i64, &'a str>,
+    /// `stat_names` the other way: a stat is looked up by its name's id, once per query.
+    stat_ids: HashMap<&'a str, i64>,
 }
 
 impl<'a> Plane<'a> {
     fn decode(b: &'a [u8], at: usize) -> Result<Plane<'a>> {
-        let mut p =
-            Plane { name: "", stats: Vec::new(), lines: Vec::new(), event_names: HashMap::new(), stat_names: HashMap::new() };
+        let mut p = Plane {
+            name: "",
+            stats: Vec::new(),
+            lines: Vec::new(),
+            event_names: HashMap::new(),
+            stat_names: HashMap::new(),
+            stat_ids: HashMap::new(),
+        };
         let mut w = Wire::new(b, at);
         while let Some((field, value)) = w.next()? {
             match (field, value) {
@@ -271,6 +274,7 @@ impl<'a> Plane<'a> {
                         p.event_names.insert(key, shown);
                     } else {
                         p.stat_names.insert(key, name);
+                        p.stat_ids.insert(name, key);
                     }
                 }
                 _ => {}
@@ -281,7 +285,7 @@ impl<'a> Plane<'a> {
 
     /// The plane stat `name`.
     fn stat(&self, name: &str) -> Option<Stat<'a>> {
-        self.stats.iter().find(|(id, _)| self.stat_names.get(id) == Some(&name)).map(|&(_, v)| v)
+        find_stat(&self.stats, self.stat_ids.get(name)?)
     }
 
     /// This device plane as a `deviceProperties` entry of a Chrome trace.
@@ -383,7 +387,7 @@ impl<'a> Event<'a> {
     }
 
     fn stat(&self, plane: &Plane<'a>, name: &str) -> Option<Stat<'a>> {
-        self.stats.iter().find(|(id, _)| plane.stat_names.get(id) == Some(&name)).map(|&(_, v)| v)
+        find_stat(&self.stats, plane.stat_ids.get(name)?)
     }
 
     fn stat_u64(&self, plane: &Plane<'a>, name: &str) -> Option<u64> {
@@ -410,6 +414,11 @@ impl<'a> Event<'a> {
             _ => None,
         }
     }
+}
+
+/// The value of stat `id` among `stats`.
+fn find_stat<'a>(stats: &[(i64, Stat<'a>)], id: &i64) -> Option<Stat<'a>> {
+    stats.iter().find(|(i, _)| i == id).map(|&(_, v)| v)
 }
 
 fn stat(b: &[u8], at: usize) -> Result<(i64, Stat<'_>)> {
