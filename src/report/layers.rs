@@ -228,12 +228,4 @@ pub fn layers_view(a: &Analysis, debug_layers: &[u32]) -> String {
     out
 }
 
-fn short(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    }
-}
+use crate::support::text::ellipsis as short;

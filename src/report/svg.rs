@@ -16,13 +16,7 @@ pub fn esc(t: &str) -> String {
 }
 
 /// Shortens a label to `n` characters with an ellipsis.
-pub fn short(t: &str, n: usize) -> String {
-    if t.chars().count() <= n {
-        t.to_string()
-    } else {
-        t.chars().take(n.saturating_sub(1)).collect::<String>() + "…"
-    }
-}
+pub use crate::support::text::ellipsis as short;
 
 /// One bar: label, value, text shown after the bar, hover text.
 pub struct Bar {

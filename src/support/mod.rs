@@ -1,6 +1,8 @@
 //! Small tools every layer may use, which know nothing of traces: running two pieces of work at
-//! once, the little-endian byte codec of the worker transfer, the gzip trailer's CRC.
+//! once, the little-endian byte codec of the worker transfer, the gzip trailer's CRC, names cut
+//! to a width.
 
 pub mod codec;
 pub mod crc32;
+pub mod text;
 pub mod threads;

@@ -113,12 +113,9 @@ pub fn generation_shown(names: &NameEvidence, engine_steps: bool) -> bool {
     engine_steps || names.llm.is_some() || names.sampling_ts.len() >= 16
 }
 
+/// A name as evidence: at most 81 characters.
 fn short(name: &str) -> String {
-    let mut s: String = name.chars().take(80).collect();
-    if s.len() < name.len() {
-        s.push('…');
-    }
-    s
+    crate::support::text::ellipsis(name, 81)
 }
 
 /// One piece of a device's rows once its steps are known.
