@@ -150,11 +150,7 @@ pub fn render(path: &str, s: &Summary) -> String {
                 let _ = writeln!(o, "steps    {} denoising steps, {:.3} ms ({:.1}%)", s.passes, p.time_ms, p.pct);
             }
             for stage in &s.stages {
-                let _ = writeln!(
-                    o,
-                    "stage    pass {}: {}, {} kernels, {:.3} ms",
-                    stage.pass, stage.label, stage.kernels, stage.time_ms
-                );
+                let _ = writeln!(o, "stage    {stage}");
             }
         }
         Some("not-inference") => {

@@ -174,7 +174,7 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
     item("Workload", format!("{} ({})", s.workload, s.workload_evidence.join("; ")));
     item("Trace phase", s.trace_phase.clone().unwrap_or_else(|| "not determined".into()));
     for stage in &s.stages {
-        item("Stage", format!("pass {}: {}, {} kernels, {:.3} ms", stage.pass, stage.label, stage.kernels, stage.time_ms));
+        item("Stage", stage.to_string());
     }
     item(
         if s.workload == "diffusion" { "Denoising steps" } else { "Forward passes" },

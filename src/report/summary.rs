@@ -100,6 +100,13 @@ pub struct StageShare {
     pub time_ms: f64,
 }
 
+impl std::fmt::Display for StageShare {
+    /// `pass 0: before the steps: encoders …, 1211 kernels, 24.831 ms` (CLI and HTML report).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "pass {}: {}, {} kernels, {:.3} ms", self.pass, self.label, self.kernels, self.time_ms)
+    }
+}
+
 /// Everything the overview shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -158,7 +165,7 @@ pub struct Summary {
 /// Layers per pass, leaving out the stages around a diffusion model's steps.
 fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
     let per = &a.layers.layers_per_pass;
-    if a.layers.whole_trace_pass || !a.phases.passes.iter().any(|p| p.phase == Phase::Stage) {
+    if a.layers.whole_trace_pass {
         return per.clone();
     }
     per.iter().zip(&a.phases.passes).filter(|(_, p)| p.phase != Phase::Stage).map(|(&n, _)| n).collect()

@@ -73,8 +73,11 @@ pub fn find_steps(names: &[u32], is_attention: &[bool], rules: &WorkloadRules) -
     let mut tried = FastMap::<usize, usize>::default();
     let mut checks = 0;
     for anchor in candidates {
+        if checks >= MAX_CHECKS {
+            break;
+        }
         let seen = tried.entry(anchor.len()).or_insert(0);
-        if *seen >= ANCHORS_PER_COUNT || checks >= MAX_CHECKS {
+        if *seen >= ANCHORS_PER_COUNT {
             continue;
         }
         *seen += 1;
@@ -128,7 +131,7 @@ fn steps_from(names: &[u32], anchor: &[usize], attention_before: &[usize], rules
     let mut len = min_gap.min(n - last);
     if let Some(stop) = (0..len).rev().find(|&k| names[last + k] == names[before + k]) {
         // Keep up to the last position that still matches.
-        len = len.min(stop + 1);
+        len = stop + 1;
     }
     let mut steps: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
     steps.push(last..last + len);
