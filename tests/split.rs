@@ -35,6 +35,15 @@ fn kernel_names(text: &[u8]) -> (Vec<String>, usize) {
     (v, events.iter().filter(|e| e["ph"] == "M").count())
 }
 
+/// Splits fixture `name` (analysed as `a`) to `phase`: the split holds exactly the kernels the
+/// kernels table lists for that phase. Returns the split's text.
+fn assert_phase_split(name: &str, a: &Analysis, phase: Phase) -> Vec<u8> {
+    let text = split(name, a, &Window::Phase(phase));
+    let want = table_kernels(a, |r, c| r[c.iter().position(|x| x == "phase").unwrap()].text() == phase.as_str());
+    assert_eq!(kernel_names(&text).0, want, "{name}: the {} split", phase.as_str());
+    text
+}
+
 fn metadata_events(name: &str) -> usize {
     let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).unwrap();
     doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "M").count()
@@ -64,9 +73,7 @@ fn a_split_pass_reads_back_with_exactly_its_kernels() {
 fn a_phase_and_a_time_window_split_to_their_kernels() {
     let name = "llama_dense_eager.pt.trace.json.gz";
     let a = analysis(name);
-    let text = split(name, &a, &Window::Phase(Phase::Decode));
-    let want = table_kernels(&a, |r, c| r[c.iter().position(|x| x == "phase").unwrap()].text() == "decode");
-    assert_eq!(kernel_names(&text).0, want);
+    assert_phase_split(name, &a, Phase::Decode);
     // A time window: the kernels table's rows starting in it (ts_us is on the trace clock).
     let origin_us = a.trace.time_origin_ns as f64 / 1e3;
     let (from, to) = (200_000.0, 450_000.0);
@@ -90,9 +97,7 @@ fn nothing_to_split_is_a_clear_error() {
 fn a_diffusion_trace_splits_to_its_denoising_steps_and_reads_back_as_them() {
     let name = "xdit_flux1_4steps_mi300x.json.gz";
     let a = analysis(name);
-    let text = split(name, &a, &Window::Phase(Phase::Denoise));
-    let want = table_kernels(&a, |r, c| r[c.iter().position(|x| x == "phase").unwrap()].text() == "denoise");
-    assert_eq!(kernel_names(&text).0, want);
+    let text = assert_phase_split(name, &a, Phase::Denoise);
     // Read back: the four steps alone (1573 kernels each, tests/workload.rs), still diffusion.
     let back = Analysis::new(read_bytes(&text).unwrap(), Default::default()).unwrap();
     let s = traceprism::report::summary::summary(&back);

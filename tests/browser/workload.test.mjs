@@ -11,15 +11,21 @@ import { cli } from './cli-match.mjs';
 const FLUX = path.join(ROOT, 'fixtures/xdit_flux1_4steps_mi300x.json.gz');
 const env = useBrowser('traceprism-workload-');
 
-test('a diffusion trace: workload, steps, stages and block kinds as the CLI reports them', async () => {
-  const summary = JSON.parse(cli('summary', FLUX, '--json').toString());
-  assert.equal(summary.workload, 'diffusion');
+/** Drops `file` on a fresh page showing the overview; `fact(key)` reads an overview fact's value. */
+async function openOverview(file) {
   const { page, problems } = await env.browser.newPage();
   await page.goto(env.server.url + '#overview', { waitUntil: 'networkidle' });
-  await dropFile(page, FLUX);
+  await dropFile(page, file);
   await waitReady(page);
   await page.waitForSelector('[data-view="overview"][data-rendered]', { timeout: 60_000 });
   const fact = (k) => page.getAttribute(`[data-fact="${k}"]`, 'data-value');
+  return { page, problems, fact };
+}
+
+test('a diffusion trace: workload, steps, stages and block kinds as the CLI reports them', async () => {
+  const summary = JSON.parse(cli('summary', FLUX, '--json').toString());
+  assert.equal(summary.workload, 'diffusion');
+  const { page, problems, fact } = await openOverview(FLUX);
   assert.equal(await fact('workload'), 'diffusion');
   assert.equal(Number(await fact('phase')), summary.passes);
   assert.equal(await page.textContent('[data-fact="phase"] .v'), `${summary.passes} denoising steps + ${summary.stages.length} stages`);
@@ -54,12 +60,7 @@ test('a diffusion trace: workload, steps, stages and block kinds as the CLI repo
 test('a JAX profile (xplane.pb) opens in the page with the CLI\'s devices and kernels', async () => {
   const XPLANE = path.join(ROOT, 'fixtures/jax_conv_mi300x.xplane.pb');
   const summary = JSON.parse(cli('summary', XPLANE, '--json').toString());
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url + '#overview', { waitUntil: 'networkidle' });
-  await dropFile(page, XPLANE);
-  await waitReady(page);
-  await page.waitForSelector('[data-view="overview"][data-rendered]', { timeout: 60_000 });
-  const fact = (k) => page.getAttribute(`[data-fact="${k}"]`, 'data-value');
+  const { page, problems, fact } = await openOverview(XPLANE);
   assert.equal(Number(await fact('kernels')), summary.counts.kernels);
   assert.equal(await fact('device'), summary.device);
   assert.equal(await fact('workload'), summary.workload);
