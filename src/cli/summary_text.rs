@@ -30,8 +30,9 @@ pub fn run(a: &Args) -> Result<()> {
         }
         let mb = s.input.json_bytes as f64 / 1e6;
         println!(
-            "\nread {:.1} MB of JSON ({} input bytes) in {:.2} s ({:.0} MB/s), {} distinct names",
+            "\nread {:.1} MB of {} ({} input bytes) in {:.2} s ({:.0} MB/s), {} distinct names",
             mb,
+            s.input.format.label(),
             s.input.bytes_in,
             elapsed.as_secs_f64(),
             mb / elapsed.as_secs_f64().max(1e-9),
@@ -39,9 +40,10 @@ pub fn run(a: &Args) -> Result<()> {
         );
         if let Some(kb) = peak_memory_kb() {
             println!(
-                "peak memory {:.1} MB ({:.2}× the JSON size)",
+                "peak memory {:.1} MB ({:.2}× the {} size)",
                 kb as f64 / 1024.0,
-                kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64
+                kb as f64 * 1024.0 / s.input.json_bytes.max(1) as f64,
+                s.input.format.label()
             );
         }
     }

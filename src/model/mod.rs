@@ -411,8 +411,10 @@ pub struct Trace {
 pub struct ReadStats {
     /// Input bytes (compressed size for `.gz`).
     pub bytes_in: u64,
-    /// Decompressed JSON bytes.
+    /// Decompressed bytes: the JSON text, or the XSpace protobuf of a JAX profile.
     pub json_bytes: u64,
+    /// What those bytes were: `chrome_json` (Kineto / Chrome trace) or `xspace` (JAX profile).
+    pub format: InputFormat,
     /// Events in `traceEvents`.
     pub events: u64,
     /// Events kept in the model.
@@ -427,6 +429,27 @@ pub struct ReadStats {
     pub truncation: Option<crate::ingest::Truncation>,
     /// Remarks on how the input was read that are not problems (an open event array...).
     pub notes: Vec<String>,
+}
+
+/// The file format a trace was read from.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputFormat {
+    /// Chrome trace JSON, as Kineto / `torch.profiler` writes it.
+    #[default]
+    ChromeJson,
+    /// A JAX / XLA profile: protobuf `XSpace` (`*.xplane.pb`).
+    Xspace,
+}
+
+impl InputFormat {
+    /// How the CLI names the decompressed text: `JSON` or `XSpace protobuf`.
+    pub fn label(self) -> &'static str {
+        match self {
+            InputFormat::ChromeJson => "JSON",
+            InputFormat::Xspace => "XSpace protobuf",
+        }
+    }
 }
 
 impl Trace {

@@ -229,6 +229,8 @@ impl Reader {
             read_xspace(&bytes, &mut self.builder)?;
             let mut trace = std::mem::take(&mut self.builder).finish(false);
             trace.stats.bytes_in = self.bytes_in;
+            trace.stats.json_bytes = self.json_bytes;
+            trace.stats.format = crate::model::InputFormat::Xspace;
             trace.stats.notes.push("read as a JAX / XLA profile (protobuf XSpace)".into());
             if trace.stats.kept == 0 {
                 return Err(Error::new(format!(
