@@ -170,6 +170,9 @@ pub fn render(path: &str, s: &Summary) -> String {
                 n => format!(" (+ {n} incomplete: the trace stops inside it)"),
             };
             let _ = writeln!(o, "phases   {} forward passes{incomplete}: {}", s.passes, parts.join("; "));
+            if let Some(m) = &s.mixed {
+                let _ = writeln!(o, "mixed    {m}");
+            }
         }
         _ => {}
     }

@@ -183,6 +183,9 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
             n => format!("{} (+ {n} incomplete: the trace stops inside it)", s.passes),
         },
     );
+    if let Some(m) = &s.mixed {
+        item("Mixed steps", m.to_string());
+    }
     if !s.layers_per_pass.is_empty() {
         let mut l = s.layers_per_pass.clone();
         l.dedup();

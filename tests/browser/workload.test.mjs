@@ -66,3 +66,16 @@ test('a JAX profile (xplane.pb) opens in the page with the CLI\'s devices and ke
   assert.equal(await fact('workload'), summary.workload);
   assert.deepEqual(problems, []);
 });
+
+test('a mixed step: the overview draws its prefill / decode split as the CLI states it', async () => {
+  const MIXED = path.join(ROOT, 'fixtures/vllm_gptoss_mixed_piecewise_mi300x.json.gz');
+  const summary = JSON.parse(cli('summary', MIXED, '--json').toString());
+  assert.equal(summary.mixed.steps, 1);
+  const { page, problems } = await openOverview(MIXED);
+  const split = await page.textContent('[data-testid="mixed-split"]');
+  assert.ok(split.includes(`prefill (${summary.mixed.prefill_tokens.toLocaleString('en-US')} tokens)`), split);
+  assert.ok(split.includes(`decode (${summary.mixed.decode_tokens} tokens)`), split);
+  const pct = (100 * summary.mixed.prefill_tokens / (summary.mixed.prefill_tokens + summary.mixed.decode_tokens)).toFixed(1);
+  assert.ok(split.includes(`${pct} % of the mixed steps' tokens are prefill`), split);
+  assert.deepEqual(problems, []);
+});

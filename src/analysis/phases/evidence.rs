@@ -82,6 +82,12 @@ pub struct PassEvidence {
     pub gemm_max_seq: Option<u64>,
     /// Batch of that activation (B of `[B, S, K]`).
     pub gemm_batch: Option<u64>,
+    /// Largest T of packed `[T, heads, head_dim]` attention / KV-cache inputs (vLLM, FlashAttention
+    /// varlen): the step's tokens, seen even when the GEMMs are replayed from a graph.
+    pub varlen_tokens: Option<u64>,
+    /// The widest GEMM of the pass (largest N, the LM head when it runs once): N, its largest M,
+    /// and how many GEMM ops had that N.
+    pub widest_gemm: Option<WidestGemm>,
     /// SDPA calls with one query token, with more, and the largest query length.
     pub sdpa_q1: usize,
     pub sdpa_qn: usize,
@@ -102,6 +108,34 @@ pub struct PassEvidence {
     pub time_ratio: Option<f64>,
     /// True when most passes on the device replay graphs but this one runs eagerly.
     pub eager_among_graphs: bool,
+}
+
+/// The GEMM with the most output columns in a pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WidestGemm {
+    /// Output columns (N).
+    pub n: u64,
+    /// Rows (M): for the LM head, the rows whose logits are computed, one per sampled request.
+    pub m: u64,
+    /// GEMM ops with this N in the pass (1 for an LM head).
+    pub ops: u32,
+}
+
+impl PassEvidence {
+    /// Tokens in the step as its shapes show them: the larger of the GEMM M and the packed
+    /// attention inputs' T.
+    pub fn shape_tokens(&self) -> Option<u64> {
+        match (self.gemm_max_tokens, self.varlen_tokens) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Rows the LM head computes logits for (one per request that samples a token): the M of the
+    /// widest GEMM when it runs once in the pass and is not the only GEMM seen.
+    pub fn sampled_rows(&self) -> Option<u64> {
+        self.widest_gemm.filter(|w| w.ops == 1 && w.m > 0).map(|w| w.m)
+    }
 }
 
 /// Caches of per-name decisions shared by all passes.
@@ -162,12 +196,24 @@ pub fn gather(
         if l != crate::model::NONE && trace.launches.is_graph[l as usize] {
             ev.graph_kernels += 1;
         }
+        // One GEMM is often several nested ops (linear > matmul > mm): only the innermost one
+        // with shapes counts towards the widest GEMM.
+        let mut gemm_counted = false;
         for o in op_chain(trace, r, rules.thresholds.max_op_depth) {
             if trace.ops.kind[o] != OpKind::CpuOp || cache.op_seen_in[o] == pass {
                 continue;
             }
             cache.op_seen_in[o] = pass;
-            shape_evidence(trace, rules, o, cache, &mut ev);
+            if let Some((n, m)) = shape_evidence(trace, rules, o, cache, &mut ev) {
+                if !gemm_counted {
+                    gemm_counted = true;
+                    ev.widest_gemm = match ev.widest_gemm {
+                        Some(w) if w.n > n => Some(w),
+                        Some(w) if w.n == n => Some(WidestGemm { m: w.m.max(m), ops: w.ops + 1, ..w }),
+                        _ => Some(WidestGemm { n, m, ops: 1 }),
+                    };
+                }
+            }
         }
         let name_id = g.name[r];
         let hints = cache.hints.get_or_insert_with(name_id, || {
@@ -204,31 +250,34 @@ pub fn gather(
     ev
 }
 
-fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut EvidenceCache, ev: &mut PassEvidence) {
+/// Records what op `o`'s shapes say; returns `(N, M)` when it is a GEMM.
+fn shape_evidence(
+    trace: &Trace,
+    rules: &PhaseRules,
+    o: usize,
+    cache: &mut EvidenceCache,
+    ev: &mut PassEvidence,
+) -> Option<(u64, u64)> {
     let name_id = trace.ops.name[o];
-    let Some(k) = *cache.shape_op.get_or_insert_with(name_id, || {
+    let k = (*cache.shape_op.get_or_insert_with(name_id, || {
         let n = trace.name(name_id);
         rules.shape_ops.iter().position(|s| s.regex.is_match(n))
-    }) else {
-        return;
-    };
+    }))?;
     let spec = &rules.shape_ops[k];
     let dims_id = trace.ops.input_dims[o];
     let dims = cache.dims.get_or_insert_with(dims_id, || crate::analysis::shapes::parse_dims(trace.name(dims_id)));
-    let Some(x) = dims.get(spec.input) else { return };
+    let x = dims.get(spec.input)?;
     let pos = |v: i64| u64::try_from(v).ok();
     match spec.kind {
         ShapeKind::Linear => {
             // Activations [.., S, K] times a 2-D weight sharing K (skips RoPE and attention matmuls).
-            let Some(w) = dims.get(spec.input + 1) else { return };
-            let Some(&k_dim) = x.last() else { return };
+            let w = dims.get(spec.input + 1)?;
+            let &k_dim = x.last()?;
             if !(2..=3).contains(&x.len()) || w.len() != 2 || (w[0] != k_dim && w[1] != k_dim) {
-                return;
+                return None;
             }
-            let tokens: i64 = x[..x.len() - 1].iter().product();
-            if let Some(t) = pos(tokens) {
-                ev.gemm_max_tokens = Some(ev.gemm_max_tokens.map_or(t, |m| m.max(t)));
-            }
+            let tokens = pos(x[..x.len() - 1].iter().product())?;
+            ev.gemm_max_tokens = Some(ev.gemm_max_tokens.map_or(tokens, |m| m.max(tokens)));
             if x.len() == 3 {
                 if let (Some(b), Some(s)) = (pos(x[0]), pos(x[1])) {
                     if ev.gemm_max_seq.is_none_or(|m| s > m) {
@@ -237,20 +286,30 @@ fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut Evide
                     }
                 }
             }
+            // linear's weight is [N, K]; matmul's is [K, N].
+            let n = if w[1] == k_dim { w[0] } else { w[1] };
+            Some((pos(n)?, tokens))
         }
         ShapeKind::Mm => {
-            let Some(w) = dims.get(spec.input + 1) else { return };
+            let w = dims.get(spec.input + 1)?;
             if x.len() != 2 || w.len() != 2 || x[1] != w[0] {
-                return;
+                return None;
             }
-            if let Some(t) = pos(x[0]) {
-                ev.gemm_max_tokens = Some(ev.gemm_max_tokens.map_or(t, |m| m.max(t)));
+            let t = pos(x[0])?;
+            ev.gemm_max_tokens = Some(ev.gemm_max_tokens.map_or(t, |m| m.max(t)));
+            Some((pos(w[1])?, t))
+        }
+        ShapeKind::Varlen => {
+            if x.len() == 3 {
+                let t = pos(x[0])?;
+                ev.varlen_tokens = Some(ev.varlen_tokens.map_or(t, |m| m.max(t)));
             }
+            None
         }
         ShapeKind::Sdpa => {
-            let Some(key) = dims.get(spec.input + 1) else { return };
+            let key = dims.get(spec.input + 1)?;
             if x.len() != 4 || key.len() != 4 {
-                return;
+                return None;
             }
             let (sq, sk) = (x[2].max(0) as u64, key[2].max(0) as u64);
             if sq == 1 {
@@ -262,6 +321,7 @@ fn shape_evidence(trace: &Trace, rules: &PhaseRules, o: usize, cache: &mut Evide
                 ev.sdpa_q_eq_k += 1;
             }
             ev.sdpa_max_q = ev.sdpa_max_q.max(sq);
+            None
         }
     }
 }
@@ -310,12 +370,13 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                     return vote(method, Phase::Decode, strength, format!("GEMM activations [B, S={s}, K]"));
                 }
             }
-            let m = ev.gemm_max_tokens?;
+            let m = ev.shape_tokens()?;
+            let what = if ev.gemm_max_tokens == Some(m) { "GEMM M" } else { "tokens of the packed attention inputs" };
             // 2-D M = batch x sequence: a large decode batch looks like a short prompt, so weaker.
             if m > thr {
-                vote(method, Phase::Prefill, 0.5, format!("GEMM M = {m} > {thr}"))
+                vote(method, Phase::Prefill, 0.5, format!("{what} = {m} > {thr}"))
             } else {
-                vote(method, Phase::Decode, 0.7, format!("GEMM M = {m} <= {thr}"))
+                vote(method, Phase::Decode, 0.7, format!("{what} = {m} <= {thr}"))
             }
         }
         Method::AttentionPatterns => {

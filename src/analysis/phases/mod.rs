@@ -6,6 +6,7 @@
 
 pub mod evidence;
 pub mod inference_check;
+pub mod mix;
 pub mod passes;
 pub mod repetition;
 pub mod rules;
@@ -88,6 +89,9 @@ pub struct Pass {
     pub incomplete: bool,
     /// For a stage around a diffusion model's steps: what it is ("before the steps: encoders…").
     pub stage: Option<String>,
+    /// For a mixed step: its prefill and decode shares, every estimate the trace allows, best
+    /// first (the step annotation's counts, then the shapes' bound).
+    pub mix: Vec<mix::MixSplit>,
     /// The votes that decided the phase (method, phase, strength, reason).
     #[serde(skip)]
     pub votes: Vec<Vote>,
@@ -134,7 +138,7 @@ pub struct Phases {
 /// below the gap are decode batches: the threshold is the largest of them (never below
 /// `fallback`, so single-token decode keeps the usual threshold). Otherwise `fallback`.
 pub fn adaptive_threshold(evs: &[PassEvidence], fallback: i64) -> (i64, String) {
-    let mut m: Vec<u64> = evs.iter().filter_map(|e| e.gemm_max_tokens).filter(|&m| m > 0).collect();
+    let mut m: Vec<u64> = evs.iter().filter_map(|e| e.shape_tokens()).filter(|&m| m > 0).collect();
     m.sort_unstable();
     m.dedup();
     let gap = m.windows(2).map(|w| (w[1] as f64 / w[0] as f64, w[0], w[1])).max_by(|a, b| a.0.total_cmp(&b.0));
@@ -288,6 +292,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     out.decode_threshold_reason = threshold_reason;
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
+    let mut named = mix::NamedPhase::new(trace);
     for (k, ((seg, piece), ev)) in segs.into_iter().zip(&evs).enumerate() {
         let votes: Vec<Vote> = if piece.is_some() {
             Vec::new()
@@ -327,10 +332,11 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             kernels: ev.kernels as u32,
             kernel_time_ns: ev.kernel_time_ns,
             busy_ns: busy_time(trace, &seg.rows),
-            tokens: ann.and_then(|a| a.tokens).or(ev.gemm_max_tokens),
+            tokens: ann.and_then(|a| a.tokens).or(ev.shape_tokens()),
             batch: ann.and_then(|a| a.batch).or(ev.gemm_batch),
             incomplete: false,
             stage,
+            mix: if phase == Phase::Mixed { mix::estimate(trace, rules, &seg.rows, ev, &mut named) } else { Vec::new() },
             votes,
             rows: seg.rows,
         };

@@ -132,6 +132,8 @@ pub enum ShapeKind {
     Mm,
     /// SDPA query `[B, H, Sq, D]` and key `[B, Hk, Sk, D]`.
     Sdpa,
+    /// Packed tokens `[T, heads, head_dim]` (varlen attention, KV-cache writes): T = `dims[0]`.
+    Varlen,
 }
 
 /// One op whose shapes carry phase evidence.
@@ -224,6 +226,7 @@ impl PhaseRules {
                         "linear" => ShapeKind::Linear,
                         "mm" => ShapeKind::Mm,
                         "sdpa" => ShapeKind::Sdpa,
+                        "varlen" => ShapeKind::Varlen,
                         other => return Err(format!("unknown shape kind {other:?}")),
                     };
                     Ok(ShapeOp { regex: re(&s.regex)?, kind, input: s.input })

@@ -16,6 +16,9 @@ pub struct StepInfo {
     pub tokens: Option<u64>,
     /// Requests in the step (context + generation, or `bs=`), when stated.
     pub batch: Option<u64>,
+    /// Prefill (context) tokens and decode (generation) tokens, when the name states both
+    /// (vLLM's `context_9(sq8155…)_generation_37(sq37…)`).
+    pub split: Option<(u64, u64)>,
 }
 
 /// One step window on the CPU timeline.
@@ -44,7 +47,7 @@ fn detail_tokens(detail: &str) -> Option<u64> {
 pub fn parse_step_name(rules: &PhaseRules, name: &str) -> Option<StepInfo> {
     for format in &rules.annotations {
         let Some(c) = format.regex.captures(name) else { continue };
-        let mut info = StepInfo { tokens: num(&c, "tokens"), batch: num(&c, "bs"), phase: None };
+        let mut info = StepInfo { tokens: num(&c, "tokens"), batch: num(&c, "bs"), ..Default::default() };
         if let Some(kind) = c.name("kind") {
             info.phase = rules.annotation_kinds.get(kind.as_str()).copied();
         } else if let (Some(ctx), Some(gen)) = (num(&c, "ctx"), num(&c, "gen")) {
@@ -55,10 +58,15 @@ pub fn parse_step_name(rules: &PhaseRules, name: &str) -> Option<StepInfo> {
                 (false, false) => None,
             };
             info.batch = info.batch.or(Some(ctx + gen));
+            // `context_1(888_788544)`, `context_9(sq8155sk…)`: the first number in a detail is its
+            // query tokens; a generation without one has a token per request.
+            let ctx_tokens = c.name("ctx_detail").and_then(|d| detail_tokens(d.as_str()));
+            let gen_tokens = c.name("gen_detail").and_then(|d| detail_tokens(d.as_str())).unwrap_or(gen);
             if info.tokens.is_none() {
-                // `context_1(888_788544)`: the first number in the detail is the context tokens.
-                let ctx_tokens = c.name("ctx_detail").and_then(|d| detail_tokens(d.as_str())).unwrap_or(0);
-                info.tokens = Some(ctx_tokens + gen);
+                info.tokens = Some(ctx_tokens.unwrap_or(0) + gen);
+            }
+            if let Some(ctx_tokens) = ctx_tokens {
+                info.split = Some((if ctx > 0 { ctx_tokens } else { 0 }, if gen > 0 { gen_tokens } else { 0 }));
             }
         }
         return Some(info);
@@ -92,6 +100,7 @@ pub fn find_steps(trace: &Trace, rules: &PhaseRules) -> Vec<StepAnnotation> {
                 outer.info.phase = outer.info.phase.or(s.info.phase);
                 outer.info.tokens = outer.info.tokens.or(s.info.tokens);
                 outer.info.batch = outer.info.batch.or(s.info.batch);
+                outer.info.split = outer.info.split.or(s.info.split);
             }
             _ => merged.push(s),
         }
@@ -129,6 +138,14 @@ mod tests {
         assert_eq!(parse_step_name(r, "step[DECODE bs=16]").unwrap().phase, Some(Phase::Decode));
         assert_eq!(parse_step_name(r, "step[MIXED bs=3 toks=700]").unwrap().phase, Some(Phase::Mixed));
         assert_eq!(parse_step_name(r, "execute_4_context_1(sq3sk3)_generation_3(x)").unwrap().phase, Some(Phase::Mixed));
+        let v = parse_step_name(
+            r,
+            "execute_8192_context_9(sq8155sk8430sqsq7475785sqsk7671310)_generation_37(sq37sk34489sqsq37sqsk34489)",
+        )
+        .unwrap();
+        assert_eq!((v.phase, v.tokens, v.batch, v.split), (Some(Phase::Mixed), Some(8192), Some(46), Some((8155, 37))));
+        let v = parse_step_name(r, "execute_context_1(888_788544)_generation_0(0)").unwrap();
+        assert_eq!(v.split, Some((888, 0)));
         assert!(parse_step_name(r, "nccl:_all_gather_base").is_none());
         assert!(parse_step_name(r, "ProfilerStep#1").is_none());
     }

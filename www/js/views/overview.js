@@ -3,7 +3,7 @@
 import { el } from '../dom.js';
 import { formatUs, formatCount, formatBytes } from '../format.js';
 import { shareBar } from '../charts.js';
-import { renderTables } from './common.js';
+import { renderTables, phaseColour } from './common.js';
 
 function fact(key, label, shown, value) {
   return el('div', { class: 'fact', attrs: { 'data-fact': key, 'data-value': value ?? '' } },
@@ -79,6 +79,17 @@ export async function overview(ctx, root) {
     root.append(el('h3', { text: 'Stages around the steps' }),
       el('ul', { attrs: { 'data-testid': 'stages' } }, s.stages.map((st) =>
         el('li', { text: `pass ${st.pass}: ${st.label} — ${formatCount(st.kernels)} kernels, ${formatUs(st.time_ms * 1000)}` }))));
+  }
+  const mixed = s.mixed;
+  if (mixed?.estimated) {
+    const tokens = mixed.prefill_tokens + mixed.decode_tokens;
+    root.append(el('h3', { text: `Mixed steps: ${formatCount(mixed.steps)} step${mixed.steps === 1 ? '' : 's'} batching prefill with decode (kernel time, from the ${mixed.sources.join(' and the ')})` }),
+      el('div', { attrs: { 'data-testid': 'mixed-split' } },
+        shareBar([
+          { label: `prefill (${formatCount(mixed.prefill_tokens)} tokens)`, value: mixed.prefill_time_ms * 1000, colour: phaseColour('prefill') },
+          { label: `decode (${formatCount(mixed.decode_tokens)} tokens)`, value: mixed.decode_time_ms * 1000, colour: phaseColour('decode') },
+        ]),
+        el('p', { class: 'note', text: `${(100 * mixed.prefill_tokens / Math.max(1, tokens)).toFixed(1)} % of the mixed steps' tokens are prefill; kernel time follows the tokens, except attention kernels whose names say prefill or decode.` })));
   }
   for (const t of tl) {
     const us = (ns) => (ns || 0) / 1000;
