@@ -119,9 +119,8 @@ fn files_that_are_no_trace_say_what_they_look_like() {
 }
 
 #[test]
-fn a_jax_trace_in_chrome_json_form_points_to_its_xplane() {
-    // The shape jax.profiler's Chrome-JSON conversion writes: processes named after XLA planes,
-    // events with no `cat`.
+fn a_jax_trace_in_chrome_json_form_with_no_stream_events_points_to_its_xplane() {
+    // Processes named after XLA planes, events with no `cat`, but none on a `Stream` thread.
     let text = br#"{"traceEvents":[
         {"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
         {"ph":"M","pid":2,"name":"process_name","args":{"name":"/host:CPU"}},
@@ -141,4 +140,124 @@ fn a_gzipped_xplane_reads_as_the_plain_one() {
     // Cut short: a clear error, not a panic.
     let Err(err) = traceprism::read_trace(&gz[..gz.len() / 2]) else { panic!("a cut gzip read") };
     assert!(err.message.contains("gzip"), "{}", err.message);
+}
+
+/// xprof's Chrome-JSON export of the same profile (`xspace_to_tool_data([pb], "trace_viewer@^")`,
+/// xprof 2.20.1, the converter TraceLens loads JAX profiles with).
+const JAX_JSON: &str = "jax_conv_mi300x.trace.json.gz";
+
+/// From the JSON text: per device (from the process name `… /device:GPU:N`), the events on its
+/// `Stream #…` threads and their summed duration in ns.
+fn stream_events(text: &[u8]) -> std::collections::BTreeMap<i32, (usize, i64)> {
+    let v: serde_json::Value = serde_json::from_slice(text).expect("json");
+    let events = v["traceEvents"].as_array().expect("events");
+    let meta = |what: &str| -> std::collections::HashMap<(i64, i64), String> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "M" && e["name"] == what)
+            .map(|e| {
+                ((e["pid"].as_i64().unwrap(), e["tid"].as_i64().unwrap_or(0)), e["args"]["name"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let (processes, threads) = (meta("process_name"), meta("thread_name"));
+    let mut out = std::collections::BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        let (pid, tid) = (e["pid"].as_i64().unwrap(), e["tid"].as_i64().unwrap());
+        let Some(device) = processes.get(&(pid, 0)).and_then(|p| p.split_once("/device:GPU:")) else { continue };
+        if !threads.get(&(pid, tid)).is_some_and(|t| t.starts_with("Stream")) {
+            continue;
+        }
+        let entry = out.entry(device.1.parse::<i32>().unwrap()).or_insert((0usize, 0i64));
+        entry.0 += 1;
+        entry.1 += (e["dur"].as_f64().unwrap() * 1000.0).round() as i64;
+    }
+    out
+}
+
+#[test]
+fn a_jax_trace_in_chrome_json_reads_like_its_xplane() {
+    let expected = stream_events(&common::plain_fixture(JAX_JSON));
+    assert_eq!(expected.len(), 8, "eight GPU processes");
+    let json = common::analysis(JAX_JSON);
+    let g = &json.trace.gpu;
+    for (&device, &(count, dur)) in &expected {
+        let rows: Vec<usize> = (0..g.len()).filter(|&i| g.device[i] == device).collect();
+        assert_eq!(rows.len(), count, "device {device}: events");
+        let ours: i64 = rows.iter().map(|&i| g.dur[i]).sum();
+        assert!((ours - dur).abs() <= count as i64, "device {device}: time {ours} ns against {dur} ns");
+    }
+    // The same profile read from its XSpace: the same kernels, each in the same category and
+    // linked the same way, and the same module executions as passes.
+    let pb = common::analysis(JAX);
+    let kernels = |a: &traceprism::Analysis| {
+        let g = &a.trace.gpu;
+        let mut v: Vec<(i32, i32, i64, i64, String, String, String)> = a
+            .trace
+            .kernel_rows()
+            .map(|i| {
+                let launch = g.launch[i];
+                let launcher = if launch == traceprism::model::NONE {
+                    String::new()
+                } else {
+                    a.trace.name(a.trace.launches.name[launch as usize]).to_string()
+                };
+                (
+                    g.device[i],
+                    g.stream[i],
+                    g.ts[i] - a.trace.time_origin_ns,
+                    g.dur[i],
+                    a.trace.name(g.name[i]).to_string(),
+                    a.categories.name(i).to_string(),
+                    launcher,
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (from_json, from_pb) = (kernels(&json), kernels(&pb));
+    assert_eq!(from_json.len(), 235);
+    let mismatched: Vec<_> = from_json
+        .iter()
+        .zip(&from_pb)
+        .filter(|(a, b)| {
+            (a.0, a.1, &a.4, &a.5, &a.6) != (b.0, b.1, &b.4, &b.5, &b.6) || (a.3 - b.3).abs() > 1 || (a.2 - b.2).abs() > 1_000
+        })
+        .collect();
+    assert!(mismatched.is_empty(), "{} kernels differ, first {:?}", mismatched.len(), mismatched.first());
+    let (sj, sp) = (summary(&json), summary(&pb));
+    assert_eq!(sj.links.kernels_unlinked, 0);
+    assert_eq!(sj.vendor, traceprism::model::Vendor::Amd, "hip launches say AMD");
+    assert_eq!(sj.devices.len(), 8);
+    assert_eq!(
+        (sj.passes, &sj.workload, &sj.top_ops.iter().map(|o| &o.name).collect::<Vec<_>>()),
+        (sp.passes, &sp.workload, &sp.top_ops.iter().map(|o| &o.name).collect::<Vec<_>>())
+    );
+    assert_eq!(json.phases.passes.len(), pb.phases.passes.len(), "one pass per module execution, as from the XSpace");
+    assert!(sj.input.notes.iter().any(|n| n.contains("Chrome JSON")));
+}
+
+#[test]
+fn a_jax_transformer_training_step_reads_with_its_attention_backward() {
+    // JAX 0.8 + Transformer Engine 2.8 on ROCm (MI355X, gfx950): a 2-layer model's forward and
+    // value_and_grad, TE fused attention with dropout (TraceLens' te_fused_attn fixture).
+    let a = common::analysis("jax_te_fused_attn_train_mi355.xplane.pb");
+    let s = summary(&a);
+    assert_eq!(s.workload, "training", "{:?}", s.workload_evidence);
+    let g = &a.trace.gpu;
+    for i in a.trace.kernel_rows() {
+        let name = a.trace.name(g.name[i]);
+        let cat = a.categories.name(i);
+        if name.contains("FmhaBwd") {
+            assert_eq!(cat, "Attention-Backward", "{name}");
+        } else if name.contains("FmhaFwd") {
+            assert_eq!(cat, "Attention-Forward", "{name}");
+        } else if name.starts_with("gemm_fusion_dot") || name.starts_with("Cijk_") {
+            assert!(cat.starts_with("GEMM"), "{name}: {cat}");
+        } else if name.contains("reduce_fusion") {
+            assert_eq!(cat, "Reduce", "{name}");
+        }
+        assert_ne!(cat, "Other", "{name}");
+    }
 }

@@ -58,6 +58,20 @@ pub struct Args<'a> {
     pub name: Option<Cow<'a, str>>,
     /// What a communication op (`record_param_comms`) records about its collective.
     pub comm: CommArgs<'a>,
+    /// What a JAX trace in Chrome JSON (no `cat`) says of a kernel or launch.
+    pub xla: XlaArgs<'a>,
+}
+
+/// The `args` of an event in a JAX trace converted to Chrome JSON: the HLO op and module a kernel
+/// or launch runs, and its launch dimensions (`kernel_details`: `grid:… block:…`).
+#[derive(Debug, Default)]
+pub struct XlaArgs<'a> {
+    /// `hlo_op`.
+    pub hlo_op: Option<Cow<'a, str>>,
+    /// `hlo_module`.
+    pub hlo_module: Option<Cow<'a, str>>,
+    /// `kernel_details`.
+    pub kernel_details: Option<Cow<'a, str>>,
 }
 
 /// The `args` of a communication op (`record_param_comms`, `nccl:*`) that tell its collective:
@@ -203,6 +217,9 @@ enum ArgKey {
     OutNelems,
     GroupSize,
     Dtype,
+    HloOp,
+    HloModule,
+    KernelDetails,
     Other,
 }
 
@@ -227,6 +244,11 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"Out msg nelems" => ArgKey::OutNelems,
         b"Group size" => ArgKey::GroupSize,
         b"dtype" => ArgKey::Dtype,
+        // JAX traces in Chrome JSON (xprof's export).
+        b"correlation_id" => ArgKey::Correlation,
+        b"hlo_op" => ArgKey::HloOp,
+        b"hlo_module" => ArgKey::HloModule,
+        b"kernel_details" => ArgKey::KernelDetails,
         _ => ArgKey::Other,
     }
 }
@@ -444,6 +466,9 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
             ArgKey::InNelems => int_field(buf, i, &mut args.comm.in_nelems)?,
             ArgKey::OutNelems => int_field(buf, i, &mut args.comm.out_nelems)?,
             ArgKey::GroupSize => int_field(buf, i, &mut args.comm.group_size)?,
+            ArgKey::HloOp => text_field(buf, i, &mut args.xla.hlo_op)?,
+            ArgKey::HloModule => text_field(buf, i, &mut args.xla.hlo_module)?,
+            ArgKey::KernelDetails => text_field(buf, i, &mut args.xla.kernel_details)?,
             ArgKey::Name | ArgKey::Other => scan::skip_value(buf, i)?,
         })
     })

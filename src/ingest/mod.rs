@@ -16,7 +16,7 @@ mod xplane;
 
 pub use boundary::{document_form, likely_event_start, DocumentForm};
 pub use ending::{Truncation, OPEN_ARRAY_NOTE};
-pub use event::{Args, CommArgs, Field, Id, RawEvent};
+pub use event::{Args, CommArgs, Field, Id, RawEvent, XlaArgs};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 pub use stream::{EventSink, JsonStream, TextEnd};
-pub use xplane::{looks_like_xspace, read_xspace};
+pub use xplane::{launch_dims, looks_like_xspace, read_xspace};

@@ -154,8 +154,8 @@ impl ModuleRun {
     }
 }
 
-/// `grid:1280,1,1 block:256,1,1 …` → grid and block.
-fn launch_dims(details: &str) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
+/// `grid:1280,1,1 block:256,1,1 …` → grid and block (XLA's `kernel_details`).
+pub fn launch_dims(details: &str) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
     let dims = |key: &str| {
         let rest = details.split_whitespace().find_map(|w| w.strip_prefix(key))?;
         let v: Vec<u32> = rest.split(',').filter_map(|x| x.parse().ok()).collect();

@@ -12,6 +12,8 @@ pub struct TraceBuilder {
     pub(super) threads: FastMap<(i64, i64), u32>,
     pub(super) process_names: FastMap<i64, NameId>,
     pub(super) thread_names: FastMap<(i64, i64), NameId>,
+    /// Set when the trace is a JAX trace in Chrome JSON (processes named like XLA planes).
+    pub(super) xla: Option<Box<super::xla_json::XlaJson>>,
 }
 
 /// What an event becomes in the model.
@@ -20,6 +22,8 @@ enum Dest {
     Op(OpKind),
     Launch,
     GpuAnnotation,
+    /// A kernel, memcpy or memset of a JAX trace's device (its number from the process name).
+    XlaGpu(GpuKind, i32),
     Ignore,
 }
 
@@ -47,13 +51,23 @@ fn device_id(v: i64) -> i32 {
 }
 
 impl TraceBuilder {
-    /// Whether some process is named like an XLA plane (`/device:GPU:0`, `/host:CPU`): a JAX trace
-    /// converted to Chrome JSON, whose events carry no `cat`.
+    /// Whether some process is named like an XLA plane (`… /device:GPU:0`, `… /host:CPU`): a JAX
+    /// trace in Chrome JSON, whose events carry no `cat` (see [`super::xla_json`]). Such a trace
+    /// is read in order: a part parsed apart never saw the process names.
     pub fn has_xla_process_names(&self) -> bool {
-        self.process_names.values().any(|&n| {
-            let name = self.trace.name(n);
-            name.starts_with("/device:") || name.starts_with("/host:")
-        })
+        self.xla.as_ref().is_some_and(|x| x.seen())
+    }
+
+    /// Where a `cat`-less event goes: somewhere only in a JAX trace.
+    fn xla_dest(&self, ev: &RawEvent<'_>, pid: i64, tid: i64) -> Dest {
+        let Some(xla) = &self.xla else { return Dest::Ignore };
+        let thread = self.thread_names.get(&(pid, tid)).map_or("", |&n| self.trace.name(n));
+        match xla.dest(pid, thread, ev.args.correlation.is_some()) {
+            super::xla_json::XlaDest::Gpu(kind, device) => Dest::XlaGpu(kind, device),
+            super::xla_json::XlaDest::Launch => Dest::Launch,
+            super::xla_json::XlaDest::CpuOp => Dest::Op(OpKind::CpuOp),
+            super::xla_json::XlaDest::Ignore => Dest::Ignore,
+        }
     }
 
     fn id_value(&mut self, id: &Id<'_>) -> i64 {
@@ -113,6 +127,13 @@ impl TraceBuilder {
             t.process_name = self.process_names.get(&t.pid).copied().unwrap_or(NO_NAME);
             t.thread_name = self.thread_names.get(&(t.pid, t.tid)).copied().unwrap_or(NO_NAME);
         }
+        if let Some(xla) = self.xla.take().filter(|x| x.seen()) {
+            xla.module_annotations(&mut self.trace);
+            if self.trace.meta.devices.is_empty() {
+                let devices = xla.device_properties(&self.trace);
+                self.trace.meta.absorb("deviceProperties", &devices);
+            }
+        }
         let t = &mut self.trace;
         t.meta.object_form = object_form;
         if t.ops.kind.contains(&OpKind::PythonFunction) {
@@ -157,7 +178,12 @@ impl EventSink for TraceBuilder {
 impl TraceBuilder {
     /// `Some(true)` kept, `Some(false)` skipped as malformed, `None` not modelled.
     fn complete_event(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<bool> {
-        let dest = dest_of_x(&ev.cat);
+        let dest = if ev.cat.is_empty() && self.xla.is_some() {
+            let (pid, tid) = (self.id_value(&ev.pid), self.id_value(&ev.tid));
+            self.xla_dest(ev, pid, tid)
+        } else {
+            dest_of_x(&ev.cat)
+        };
         if let Dest::Ignore = dest {
             return None;
         }
@@ -208,6 +234,24 @@ impl TraceBuilder {
             }
             Dest::Launch => {
                 let thread = self.thread(pid, tid);
+                if let Some(op) = &a.xla.hlo_op {
+                    // A JAX launch: the HLO op it runs stands as its CPU op (it encloses the launch).
+                    let op = self.trace.names.intern(op);
+                    self.trace.ops.push(CpuOp {
+                        kind: OpKind::CpuOp,
+                        name: op,
+                        ts,
+                        dur,
+                        thread,
+                        external_id: -1,
+                        input_dims: NO_NAME,
+                        input_types: NO_NAME,
+                        concrete_inputs: NO_NAME,
+                        python_id: -1,
+                        python_parent_id: -1,
+                        event_index: index32,
+                    });
+                }
                 let n: &[u8] = &ev.name;
                 let is_graph = n.starts_with(b"cudaGraphLaunch") || n.starts_with(b"hipGraphLaunch") || n == b"cuGraphLaunch";
                 self.trace.launches.push(Launch {
@@ -220,6 +264,26 @@ impl TraceBuilder {
                     event_index: index32,
                     is_graph,
                 });
+            }
+            Dest::XlaGpu(kind, device) => {
+                let (grid, block) = a.xla.kernel_details.as_deref().map_or((None, None), crate::ingest::launch_dims);
+                self.trace.gpu.push(GpuEvent {
+                    kind,
+                    name,
+                    ts,
+                    dur,
+                    device,
+                    stream: device_id(tid),
+                    correlation: a.correlation.unwrap_or(-1),
+                    external_id: -1,
+                    grid: grid.unwrap_or([0; 3]),
+                    block: block.unwrap_or([0; 3]),
+                    event_index: index32,
+                });
+                let module = a.xla.hlo_module.as_deref().map(|m| self.trace.names.intern(m));
+                if let Some(xla) = self.xla.as_mut() {
+                    xla.kernel(self.trace.gpu.len() - 1, module, a.correlation.unwrap_or(-1));
+                }
             }
             Dest::GpuAnnotation => {
                 self.trace.gpu_annotations.push(GpuAnnotation {
@@ -272,6 +336,10 @@ impl TraceBuilder {
             b"process_name" => {
                 let id = self.trace.names.intern(value);
                 self.process_names.insert(pid, id);
+                let xla = self.xla.get_or_insert_with(Default::default);
+                if !xla.process_name(pid, value) && !xla.seen() {
+                    self.xla = None;
+                }
             }
             b"thread_name" => {
                 let tid = self.id_value(&ev.tid);

@@ -9,6 +9,7 @@ mod interner;
 pub mod meta;
 pub mod schema;
 pub mod transfer;
+mod xla_json;
 
 pub use builder::TraceBuilder;
 pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};

@@ -166,6 +166,8 @@ impl Reader {
     /// counted for it (the part's own byte count is text).
     pub(crate) fn adopt_part_counted(&mut self, part: Part, compressed_bytes: u64) -> bool {
         if !matches!(self.input, Input::Plain)
+            // A JAX trace in Chrome JSON is read in order (a part never saw its process names).
+            || self.builder.has_xla_process_names()
             || self.json.position() != part.start
             || self.json.at_event_boundary() != Some(part.form)
         {
@@ -285,10 +287,13 @@ impl Reader {
         }
         if trace.stats.kept == 0 && xla_json {
             return Err(Error::new(format!(
-                "a JAX / XLA trace converted to Chrome JSON ({} events in /device: and /host: processes, none with a `cat` \
-                 that says kernel or CPU op): traceprism reads the *.xplane.pb that jax.profiler writes beside it",
+                "a JAX / XLA trace in Chrome JSON with {} events, none on a `Stream` thread of a /device: process or on \
+                 the /host: process: traceprism also reads the *.xplane.pb that jax.profiler writes beside it",
                 trace.stats.events
             )));
+        }
+        if xla_json {
+            trace.stats.notes.push("read as a JAX / XLA trace in Chrome JSON (processes named after XLA planes)".into());
         }
         if trace.stats.kept == 0 {
             return Err(Error::new(format!(

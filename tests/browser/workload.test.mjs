@@ -57,15 +57,17 @@ test('a diffusion trace: workload, steps, stages and block kinds as the CLI repo
   assert.deepEqual(problems, []);
 });
 
-test('a JAX profile (xplane.pb) opens in the page with the CLI\'s devices and kernels', async () => {
-  const XPLANE = path.join(ROOT, 'fixtures/jax_conv_mi300x.xplane.pb');
-  const summary = JSON.parse(cli('summary', XPLANE, '--json').toString());
-  const { page, problems, fact } = await openOverview(XPLANE);
-  assert.equal(Number(await fact('kernels')), summary.counts.kernels);
-  assert.equal(await fact('device'), summary.device);
-  assert.equal(await fact('workload'), summary.workload);
-  assert.deepEqual(problems, []);
-});
+for (const file of ['jax_conv_mi300x.xplane.pb', 'jax_conv_mi300x.trace.json.gz']) {
+  test(`a JAX profile (${file}) opens in the page with the CLI's devices and kernels`, async () => {
+    const jax = path.join(ROOT, 'fixtures', file);
+    const summary = JSON.parse(cli('summary', jax, '--json').toString());
+    const { page, problems, fact } = await openOverview(jax);
+    assert.equal(Number(await fact('kernels')), summary.counts.kernels);
+    assert.equal(await fact('device'), summary.device);
+    assert.equal(await fact('workload'), summary.workload);
+    assert.deepEqual(problems, []);
+  });
+}
 
 test('a mixed step: the overview draws its prefill / decode split as the CLI states it', async () => {
   const MIXED = path.join(ROOT, 'fixtures/vllm_gptoss_mixed_piecewise_mi300x.json.gz');
