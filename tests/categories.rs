@@ -42,6 +42,17 @@ fn other_is_at_most_one_percent_of_kernel_time_on_every_fixture() {
 /// '@' restricts the check to rows whose launching CPU op is in the trace — expected category)
 const EXPECTED: &[(&str, &str, &str)] = &[
     // llama_dense_eager: H100, HF eager, cuBLAS nvjet + cuDNN SDPA
+    // xdit_sd35: MI300X, xDiT Stable Diffusion 3.5 Large (compiled MMDiT, MIOpen VAE convolutions)
+    ("xdit_sd35", "attn_fwd", "Attention-Forward"),
+    ("xdit_sd35", "triton_poi_fused_addmm_gelu_view_15", "Activation-GELU"),
+    ("xdit_sd35", "igemm_fwd_gtcx3_nhwc_bf16", "Conv"),
+    ("xdit_sd35", "batched_transpose_32x32_half", "Memory-Reshape"),
+    // jax_te_fused_attn: JAX + Transformer Engine on MI355X (XLA fusions, ck_tile attention)
+    ("jax_te_fused_attn", "~FmhaBwdDQDKDVKernel", "Attention-Backward"),
+    ("jax_te_fused_attn", "~FmhaFwdKernel", "Attention-Forward"),
+    ("jax_te_fused_attn", "gemm_fusion_dot", "GEMM-Triton"),
+    ("jax_te_fused_attn", "loop_reduce_fusion", "Reduce"),
+    ("jax_te_fused_attn", "wrapped_convert", "Memory-Reshape"),
     // xdit_flux: MI300X, xDiT Flux.1 (SageAttention, compiled transformer, eager T5/CLIP and VAE)
     ("xdit_flux", "sage_fwd", "Attention-Forward"),
     ("xdit_flux", "sage_quant_kernel", "Quant"),

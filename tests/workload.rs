@@ -127,3 +127,94 @@ fn summary_json_states_the_workload() {
     assert_eq!(v["passes"], 4);
     assert!(v["workload_evidence"].as_array().is_some_and(|e| !e.is_empty()));
 }
+
+const SD35: &str = "xdit_sd35_large_4steps_mi300x.json.gz";
+
+#[test]
+fn sd35_steps_each_hold_one_transformer_call_with_its_38_joint_blocks() {
+    // Stable Diffusion 3.5 Large through xDiT (the first example): CLIP and T5 encoders,
+    // the compiled MMDiT transformer once per denoising step, the VAE decoder. Independent facts
+    // from the raw trace: `nn.Module: SD3Transformer2DModel_0` frames (one per transformer call)
+    // and the image stream's MLP up-projection, a [8192, 2432] x [2432, 9728] GEMM, once per
+    // joint block (hidden 2432 = 38 heads x 64: the Large model, whose published config has 38
+    // blocks).
+    let a = common::analysis(SD35);
+    let s = summarize(&a);
+    assert_eq!(s.workload, "diffusion", "{:?}", s.workload_evidence);
+    let t = &a.trace;
+    let calls: Vec<(i64, i64)> = (0..t.ops.len())
+        .filter(|&i| t.name(t.ops.name[i]).starts_with("nn.Module: SD3Transformer2DModel"))
+        .map(|i| (t.ops.ts[i], t.ops.end(i)))
+        .collect();
+    assert_eq!(calls.len(), 4, "four transformer calls in the trace");
+    assert_eq!(s.passes, calls.len(), "a denoising step per transformer call");
+    let steps: Vec<_> = a.phases.passes.iter().filter(|p| p.phase == Phase::Denoise).collect();
+    let g = &t.gpu;
+    for (step, &(from, to)) in steps.iter().zip(&calls) {
+        // The kernels launched inside the call are the step's (a few launched just around it,
+        // like the scheduler's, may fall either side).
+        let launched_in: BTreeSet<u32> = (0..g.len() as u32)
+            .filter(|&r| {
+                let l = g.launch[r as usize];
+                l != traceprism::model::NONE && (from..to).contains(&t.launches.ts[l as usize])
+            })
+            .collect();
+        let in_step: BTreeSet<u32> = step.rows.iter().copied().collect();
+        let shared = launched_in.intersection(&in_step).count();
+        assert!(
+            shared + 20 >= launched_in.len().max(in_step.len()),
+            "step {}: {} kernels, {} launched in the call, {shared} both",
+            step.index,
+            in_step.len(),
+            launched_in.len()
+        );
+        let fc1 = step
+            .rows
+            .iter()
+            .filter(|&&r| {
+                let op = g.cpu_op[r as usize];
+                op != traceprism::model::NONE && t.name(t.ops.input_dims[op as usize]).starts_with("[[8192, 2432], [2432, 9728]")
+            })
+            .count();
+        assert_eq!(fc1, 38, "step {}: the image MLP's up-projection runs once per block", step.index);
+    }
+    assert_eq!(s.layers_per_pass, vec![38; 4], "38 joint blocks per step");
+    assert_eq!(s.stages.len(), 2, "encoders before, VAE after: {:?}", s.stages);
+}
+
+#[test]
+fn one_forward_with_no_lm_head_is_a_single_pass_model_even_from_an_embedding_lookup() {
+    // BERT-small (4 layers) and Qwen1.5-0.5B loaded as a base model (24 layers, no LM head),
+    // each run once by TraceLens' model tests: an encoder forward, not token generation.
+    for (name, layers) in [("hf_bert_small_forward_h100.json.gz", 4), ("hf_qwen15_05b_base_forward_h100.json.gz", 24)] {
+        let s = summarize(&common::analysis(name));
+        assert_eq!(s.workload, "single_pass", "{name}: {:?}", s.workload_evidence);
+        assert_eq!((s.passes, s.layers_per_pass.clone()), (1, vec![layers]), "{name}");
+    }
+}
+
+#[test]
+fn a_pass_the_profiler_started_inside_is_incomplete() {
+    // The Qwen1.5 trace starts with 436 kernels of an earlier forward: their launches happened
+    // before the profiler started, so none of them has a runtime call with its correlation id.
+    let name = "hf_qwen15_05b_base_forward_h100.json.gz";
+    let v: Value = serde_json::from_slice(&common::plain_fixture(name)).expect("json");
+    let events = v["traceEvents"].as_array().expect("events");
+    let launched: BTreeSet<i64> = events
+        .iter()
+        .filter(|e| e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver")
+        .filter_map(|e| e["args"]["correlation"].as_i64())
+        .collect();
+    let orphans: Vec<f64> = events
+        .iter()
+        .filter(|e| e["cat"] == "kernel" && !e["args"]["correlation"].as_i64().is_some_and(|c| launched.contains(&c)))
+        .map(|e| e["ts"].as_f64().unwrap())
+        .collect();
+    assert_eq!(orphans.len(), 436);
+    let a = common::analysis(name);
+    let first = &a.phases.passes[0];
+    assert!(first.incomplete, "the pass the trace starts inside");
+    assert_eq!(first.kernels as usize, orphans.len(), "it holds exactly the kernels launched before the trace");
+    assert!(a.phases.passes[1..].iter().all(|p| !p.incomplete));
+    assert_eq!(summarize(&a).incomplete_passes, 1);
+}

@@ -167,7 +167,7 @@ pub fn render(path: &str, s: &Summary) -> String {
                 .collect();
             let incomplete = match s.incomplete_passes {
                 0 => String::new(),
-                n => format!(" (+ {n} incomplete: the trace stops inside it)"),
+                n => format!(" (+ {n} incomplete: the trace starts or stops inside it)"),
             };
             let _ = writeln!(o, "phases   {} forward passes{incomplete}: {}", s.passes, parts.join("; "));
             if let Some(m) = &s.mixed {

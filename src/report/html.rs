@@ -180,7 +180,7 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
         if s.workload == "diffusion" { "Denoising steps" } else { "Forward passes" },
         match s.incomplete_passes {
             0 => s.passes.to_string(),
-            n => format!("{} (+ {n} incomplete: the trace stops inside it)", s.passes),
+            n => format!("{} (+ {n} incomplete: the trace starts or stops inside it)", s.passes),
         },
     );
     if let Some(m) = &s.mixed {

@@ -226,7 +226,7 @@ pub struct Summary {
     pub phases: Vec<PhaseShare>,
     /// How the mixed steps divide between prefill and decode (`None` without mixed steps).
     pub mixed: Option<MixedSplit>,
-    /// Layers found in each pass (for a diffusion trace: the blocks of each denoising step).
+    /// Layers found in each whole pass (for a diffusion trace: the blocks of each denoising step).
     pub layers_per_pass: Vec<u32>,
     /// The kinds of layers of a typical pass, in order, with how many of each (a diffusion
     /// transformer's dual- and single-stream blocks; a hybrid model's attention and linear layers).
@@ -235,13 +235,20 @@ pub struct Summary {
     pub warnings: Warnings,
 }
 
-/// Layers per pass, leaving out the stages around a diffusion model's steps.
+/// Layers per pass, leaving out the stages around a diffusion model's steps and the passes the
+/// trace holds only part of.
 fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
     let per = &a.layers.layers_per_pass;
     if a.layers.whole_trace_pass {
         return per.clone();
     }
-    per.iter().zip(&a.phases.passes).filter(|(_, p)| p.phase != Phase::Stage).map(|(&n, _)| n).collect()
+    // A pass the trace holds only part of counts when there is no whole one.
+    let whole = a.phases.passes.iter().any(|p| !p.incomplete && p.phase != Phase::Stage);
+    per.iter()
+        .zip(&a.phases.passes)
+        .filter(|(_, p)| p.phase != Phase::Stage && (!whole || !p.incomplete))
+        .map(|(&n, _)| n)
+        .collect()
 }
 
 /// Layer types of the first complete pass with the most common number of layers.

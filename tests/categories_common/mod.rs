@@ -12,7 +12,7 @@ pub fn fixture_names() -> Vec<String> {
         .expect("fixtures dir")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().to_string())
-        .filter(|n| (n.ends_with(".json.gz") || n.ends_with(".json")) && !n.contains(".truth."))
+        .filter(|n| (n.ends_with(".json.gz") || n.ends_with(".json") || n.ends_with(".xplane.pb")) && !n.contains(".truth."))
         .collect();
     names.sort();
     names

@@ -84,9 +84,14 @@ pub struct Pass {
     pub tokens: Option<u64>,
     /// Requests in the step, when revealed.
     pub batch: Option<u64>,
-    /// The trace stops before this pass's end (it is the last pass of its device in a truncated
-    /// trace): its kernels, layers and time are what was read, not the whole pass.
+    /// The trace holds only part of this pass: it stops before the pass's end (the last pass of
+    /// its device in a truncated trace), or it starts after the pass began (the first pass, whose
+    /// kernels were all launched before the profiler started). Its kernels, layers and time are
+    /// what was recorded, not the whole pass.
     pub incomplete: bool,
+    /// Output columns of the pass's LM head when its shapes show one (its widest GEMM, run once):
+    /// the vocabulary (or this rank's share of it).
+    pub lm_head_columns: Option<u64>,
     /// For a stage around a diffusion model's steps: what it is ("before the steps: encoders…").
     pub stage: Option<String>,
     /// For a mixed step: its prefill and decode shares, every estimate the trace allows, best
@@ -335,6 +340,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             tokens: ann.and_then(|a| a.tokens).or(ev.shape_tokens()),
             batch: ann.and_then(|a| a.batch).or(ev.gemm_batch),
             incomplete: false,
+            lm_head_columns: ev.widest_gemm.filter(|w| w.ops == 1).map(|w| w.n),
             stage,
             mix: if phase == Phase::Mixed { mix::estimate(trace, rules, &seg.rows, ev, &mut named) } else { Vec::new() },
             votes,
@@ -355,6 +361,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     if trace.stats.truncation.as_ref().is_some_and(|cut| !cut.document_whole) {
         mark_cut_passes_incomplete(trace, &mut out.passes);
     }
+    mark_passes_begun_before_the_trace(trace, &mut out.passes);
     let first = out.passes.first().map(|p| p.phase);
     out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out.workload = match diffusion {
@@ -396,6 +403,10 @@ fn diffusion_segments(
     (out, evidence)
 }
 
+/// Fewest output columns of a GEMM read as an LM head over a vocabulary (Llama 2 has 32000;
+/// BERT's 30522-word masked-LM head and an encoder's pooler stay below).
+const VOCABULARY_MIN: u64 = 32_000;
+
 /// LLM inference when the passes show generation (step annotations, embedding / sampling markers,
 /// decode or mixed steps, engine names); one forward with none of that is a single-pass model.
 fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated: bool) -> workload::Workload {
@@ -415,13 +426,24 @@ fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated
     if decode + mixed > 0 {
         evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
     }
-    if passes.iter().any(|p| p.source == PassSource::Markers) {
+    // One forward that starts at a token-embedding lookup is an encoder (BERT) as much as a
+    // prompt: the markers count only when they cut several steps.
+    let complete: Vec<&Pass> = passes.iter().filter(|p| !p.incomplete).collect();
+    if complete.len() > 1 && passes.iter().any(|p| p.source == PassSource::Markers) {
         evidence.push("steps start at the token-embedding lookup or end at token sampling".into());
     }
     if !evidence.is_empty() {
         return Workload { kind: WorkloadKind::LlmInference, evidence };
     }
-    match passes {
+    match complete[..] {
+        [one] if one.phase == Phase::Prefill && one.lm_head_columns.is_some_and(|n| n >= VOCABULARY_MIN) => Workload {
+            kind: WorkloadKind::LlmInference,
+            evidence: vec![format!(
+                "one forward over the prompt that ends in an LM head over {} columns (a vocabulary): a language \
+                 model's prefill, with no token sampled in the trace",
+                one.lm_head_columns.unwrap_or(0)
+            )],
+        },
         [one] if one.phase == Phase::Prefill => Workload {
             kind: WorkloadKind::SinglePass,
             evidence: vec!["one forward over the whole input with attention, and nothing of token generation (no decode step, no sampling, no engine)".into()],
@@ -429,6 +451,38 @@ fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated
         _ => Workload { kind: WorkloadKind::Unknown, evidence: vec![format!("{} passes with no sign of token generation or of repeated denoising steps", passes.len())] },
     }
 }
+
+/// Marks the first pass of a device incomplete when the profiler started inside it: its kernels
+/// (at least [`BEGUN_UNLINKED_SHARE`] of them) have no launch in the trace, because they were
+/// launched before the trace began, while the device's other kernels do link to theirs (so a
+/// GPU-only trace, which has no launches at all, is left alone).
+fn mark_passes_begun_before_the_trace(trace: &Trace, passes: &mut [Pass]) {
+    let g = &trace.gpu;
+    let unlinked = |p: &Pass| {
+        let kernels = p.rows.iter().filter(|&&r| g.kind[r as usize] == GpuKind::Kernel);
+        let (n, none) = kernels.fold((0usize, 0usize), |(n, none), &r| (n + 1, none + usize::from(g.launch[r as usize] == NONE)));
+        (n, none)
+    };
+    let mut devices: Vec<i32> = passes.iter().map(|p| p.device).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    for d in devices {
+        let on: Vec<usize> = (0..passes.len()).filter(|&k| passes[k].device == d).collect();
+        let Some(&first) = on.iter().min_by_key(|&&k| passes[k].start_ns) else { continue };
+        let (n, none) = unlinked(&passes[first]);
+        let (rest_n, rest_none) =
+            on.iter().filter(|&&k| k != first).map(|&k| unlinked(&passes[k])).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let begun = n > 0 && none as f64 >= BEGUN_UNLINKED_SHARE * n as f64;
+        let others_link = rest_n > 0 && (rest_n - rest_none) as f64 >= BEGUN_UNLINKED_SHARE * rest_n as f64;
+        if begun && others_link {
+            passes[first].incomplete = true;
+        }
+    }
+}
+
+/// Share of a first pass's kernels with no launch in the trace that says the profiler started
+/// inside that pass (and of the other passes' kernels that must link, for the comparison to hold).
+const BEGUN_UNLINKED_SHARE: f64 = 0.9;
 
 /// In a trace cut short, marks the passes the cut may have taken kernels from: the pass that ends
 /// last on each device (a writer that keeps time order loses the end) and every pass that a lost

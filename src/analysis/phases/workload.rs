@@ -295,14 +295,29 @@ pub fn stage_label(trace: &Trace, categories: &KernelCategories, rows: &[u32], p
     }
 }
 
-/// The outermost Python frame or CPU op of a stage's first linked kernel, when it says something.
+/// The outermost Python frame or CPU op of a stage's first linked kernel that says something and
+/// belongs to the stage: it lasts at most half again the stage's own time (launch of its first
+/// kernel to end of its last), so a frame around the whole pipeline (`__call__`,
+/// `check_naive_forward`) is passed over for the encoder's or decoder's own.
 fn stage_op_hint(trace: &Trace, rows: &[u32]) -> Option<String> {
-    let row = *rows.iter().find(|&&r| trace.gpu.cpu_op[r as usize] != crate::model::NONE)? as usize;
+    let g = &trace.gpu;
+    let start = rows
+        .iter()
+        .map(|&r| match g.launch[r as usize] {
+            crate::model::NONE => g.ts[r as usize],
+            l => trace.launches.ts[l as usize],
+        })
+        .min()?;
+    let end = rows.iter().map(|&r| g.end(r as usize)).max()?;
+    let longest = (end - start).saturating_mul(3) / 2;
+    let row = *rows.iter().find(|&&r| g.cpu_op[r as usize] != crate::model::NONE)? as usize;
     let chain: Vec<usize> = op_chain(trace, row, 64).collect();
     chain
         .iter()
         .rev()
+        .filter(|&&o| trace.ops.dur[o] <= longest)
         .map(|&o| trace.name(trace.ops.name[o]))
         .find(|n| n.contains("forward") || n.contains("encode") || n.contains("decode"))
-        .map(short)
+        // A Python frame's file, not its whole path: `pipeline_flux.py(311): encode_prompt`.
+        .map(|n| short(n.rsplit_once('/').filter(|(_, file)| file.contains(".py(")).map_or(n, |(_, file)| file)))
 }

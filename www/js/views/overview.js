@@ -16,7 +16,7 @@ function fact(key, label, shown, value) {
  */
 function phaseText(s) {
   const passes = formatCount(s.passes ?? 0);
-  const incomplete = s.incomplete_passes ? ` (+ ${formatCount(s.incomplete_passes)} incomplete: the trace stops inside it)` : '';
+  const incomplete = s.incomplete_passes ? ` (+ ${formatCount(s.incomplete_passes)} incomplete: the trace starts or stops inside it)` : '';
   return phaseOnly(s, passes) + incomplete;
 }
 
