@@ -42,6 +42,10 @@ fn other_is_at_most_one_percent_of_kernel_time_on_every_fixture() {
 /// '@' restricts the check to rows whose launching CPU op is in the trace — expected category)
 const EXPECTED: &[(&str, &str, &str)] = &[
     // llama_dense_eager: H100, HF eager, cuBLAS nvjet + cuDNN SDPA
+    // hf_timesformer: H100, TimeSformer (eager attention: softmax over [B, H, Sq, Sk] scores, the
+    // JSON re-indented so that `Input Dims` span lines)
+    ("hf_timesformer", "@void at::native::(anonymous namespace)::cunn_SoftMaxForward", "Attention-Forward"),
+    ("hf_timesformer", "@void (anonymous namespace)::softmax_warp_forward", "Attention-Forward"),
     // xdit_sd35: MI300X, xDiT Stable Diffusion 3.5 Large (compiled MMDiT, MIOpen VAE convolutions)
     ("xdit_sd35", "attn_fwd", "Attention-Forward"),
     ("xdit_sd35", "triton_poi_fused_addmm_gelu_view_15", "Activation-GELU"),

@@ -41,6 +41,28 @@ fn dest_of_x(cat: &[u8]) -> Dest {
     }
 }
 
+/// `Input Dims` in Kineto's own spelling, `[[8, 12, 3137, 3137], [], []]`, whatever whitespace a
+/// writer that re-indented the JSON put in (rules match the text with regexes such as
+/// `^\[\[\d+,\s*\d+`). Dims hold only numbers, brackets and commas, so dropping every
+/// whitespace byte and writing one space after each comma is lossless.
+fn canonical_dims(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    // Cheap test (this runs for every CPU op): writers re-indent with newlines, or write compact
+    // JSON with no space after any comma; Kineto's text has neither.
+    let first_comma = raw.iter().position(|&b| b == b',');
+    let canonical = !raw.contains(&b'\n') && first_comma.is_none_or(|i| raw.get(i + 1) == Some(&b' '));
+    if canonical {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    for &b in raw.iter().filter(|b| !b.is_ascii_whitespace()) {
+        out.push(b);
+        if b == b',' {
+            out.push(b' ');
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A device or stream number as stored (i32): a text pid/tid standing in for it, or a number out
 /// of range, is -1 (unknown).
 fn device_id(v: i64) -> i32 {
@@ -121,12 +143,36 @@ impl TraceBuilder {
         Some((ts, dur))
     }
 
+    /// Respells every distinct `Input Dims` text as Kineto writes it ([`canonical_dims`]): once per
+    /// distinct text, after parsing, so that reading pays nothing for it.
+    fn canonical_input_dims(&mut self) {
+        let names = &mut self.trace.names;
+        let mut respelled: Vec<NameId> = Vec::new();
+        for d in self.trace.ops.input_dims.iter_mut() {
+            if *d == NO_NAME {
+                continue;
+            }
+            let k = *d as usize;
+            if k >= respelled.len() {
+                respelled.resize(names.len().max(k + 1), NO_NAME);
+            }
+            if respelled[k] == NO_NAME {
+                respelled[k] = match canonical_dims(names.resolve(*d).as_bytes()) {
+                    std::borrow::Cow::Borrowed(_) => *d,
+                    std::borrow::Cow::Owned(text) => names.intern_bytes(&text),
+                };
+            }
+            *d = respelled[k];
+        }
+    }
+
     /// Ends building: attaches names to threads and fixes the time origin.
     pub fn finish(mut self, object_form: bool) -> Trace {
         for t in self.trace.threads.iter_mut() {
             t.process_name = self.process_names.get(&t.pid).copied().unwrap_or(NO_NAME);
             t.thread_name = self.thread_names.get(&(t.pid, t.tid)).copied().unwrap_or(NO_NAME);
         }
+        self.canonical_input_dims();
         if let Some(xla) = self.xla.take().filter(|x| x.seen()) {
             xla.module_annotations(&mut self.trace);
             if self.trace.meta.devices.is_empty() {
@@ -424,4 +470,17 @@ impl TraceBuilder {
 struct IdMaps {
     names: Vec<NameId>,
     threads: Vec<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_dims;
+
+    #[test]
+    fn dims_are_spelled_as_kineto_writes_them() {
+        assert_eq!(&*canonical_dims(b"[[8, 12, 3137, 3137], [], []]"), b"[[8, 12, 3137, 3137], [], []]");
+        let indented = b"[\n  [\n    8,\n    12,\n    3137,\n    3137\n  ],\n  [],\n  []\n]";
+        assert_eq!(&*canonical_dims(indented), b"[[8, 12, 3137, 3137], [], []]");
+        assert_eq!(&*canonical_dims(b"[[4,2]]"), b"[[4, 2]]");
+    }
 }
