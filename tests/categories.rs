@@ -42,6 +42,12 @@ fn other_is_at_most_one_percent_of_kernel_time_on_every_fixture() {
 /// '@' restricts the check to rows whose launching CPU op is in the trace — expected category)
 const EXPECTED: &[(&str, &str, &str)] = &[
     // llama_dense_eager: H100, HF eager, cuBLAS nvjet + cuDNN SDPA
+    // hta_cnn_train: V100, a CNN's training step with cuDNN's own kernels (scudnn, dgrad/wgrad engines)
+    ("hta_cnn_train", "cudnn_infer_volta_scudnn_128x64_relu_medium_nn_v1", "Conv"),
+    ("hta_cnn_train", "cudnn_train_volta_scudnn_128x128_stridedB_splitK_medium_nn_v1", "Conv"),
+    ("hta_cnn_train", "void cudnn::detail::dgrad_engine", "Conv"),
+    ("hta_cnn_train", "void wgrad_alg0_engine", "Conv"),
+    ("hta_cnn_train", "void cudnn::ops::nchwToNhwcKernel", "Memory-Reshape"),
     // hf_timesformer: H100, TimeSformer (eager attention: softmax over [B, H, Sq, Sk] scores, the
     // JSON re-indented so that `Input Dims` span lines)
     ("hf_timesformer", "@void at::native::(anonymous namespace)::cunn_SoftMaxForward", "Attention-Forward"),

@@ -34,6 +34,14 @@ pub struct DeviceInfo {
     pub warp_size: i64,
 }
 
+impl DeviceInfo {
+    /// An NVIDIA GPU by what CUPTI writes: a 32-wide warp or an NVIDIA product name.
+    fn looks_nvidia(&self) -> bool {
+        let n = self.name.to_ascii_lowercase();
+        self.warp_size == 32 || ["nvidia", "tesla", "geforce", "quadro"].iter().any(|v| n.contains(v))
+    }
+}
+
 /// Header facts of a trace.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct TraceMeta {
@@ -78,7 +86,9 @@ impl TraceMeta {
                     }
                     if self.devices.iter().any(|d| d.warp_size == 64) {
                         self.vendor = Vendor::Amd;
-                    } else if self.vendor == Vendor::Unknown && !self.devices.is_empty() {
+                    } else if self.vendor == Vendor::Unknown && self.devices.iter().any(|d| d.looks_nvidia()) {
+                        // Not every accelerator is a GPU of one of two vendors (Meta's MTIA
+                        // writes `ARTEMIS` with no warp size): NVIDIA only when it says so.
                         self.vendor = Vendor::Nvidia;
                     }
                 }
