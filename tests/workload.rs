@@ -218,3 +218,18 @@ fn a_pass_the_profiler_started_inside_is_incomplete() {
     assert!(a.phases.passes[1..].iter().all(|p| !p.incomplete));
     assert_eq!(summarize(&a).incomplete_passes, 1);
 }
+
+#[test]
+fn an_argmax_over_token_ids_is_pooling_not_sampling() {
+    // CLIP's text encoder (in Flux's pipeline) pools the end-of-text token with argmax over the
+    // integer ids ([1, 77], `Input type` int); the H100 Llama run samples 33 tokens with argmax
+    // over bf16 logits ([4, 1, 32000]), once per forward (its truth file's forward_passes).
+    use traceprism::analysis::phases::{rules::PhaseRules, workload::name_evidence};
+    let rules = PhaseRules::builtin();
+    let flux = common::trace(FLUX);
+    let argmax_ops = (0..flux.ops.len()).filter(|&i| flux.name(flux.ops.name[i]) == "aten::argmax").count();
+    assert!(argmax_ops >= 1, "Flux's CLIP pooling runs argmax");
+    assert!(name_evidence(&flux, rules).sampling_ts.is_empty(), "no token sampled in a diffusion pipeline");
+    let llama = common::trace("llama_dense_eager.pt.trace.json.gz");
+    assert_eq!(name_evidence(&llama, rules).sampling_ts.len(), 33);
+}

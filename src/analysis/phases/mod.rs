@@ -426,29 +426,38 @@ fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated
     if decode + mixed > 0 {
         evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
     }
-    // One forward that starts at a token-embedding lookup is an encoder (BERT) as much as a
-    // prompt: the markers count only when they cut several steps.
-    let complete: Vec<&Pass> = passes.iter().filter(|p| !p.incomplete).collect();
-    if complete.len() > 1 && passes.iter().any(|p| p.source == PassSource::Markers) {
-        evidence.push("steps start at the token-embedding lookup or end at token sampling".into());
-    }
     if !evidence.is_empty() {
         return Workload { kind: WorkloadKind::LlmInference, evidence };
     }
-    match complete[..] {
-        [one] if one.phase == Phase::Prefill && one.lm_head_columns.is_some_and(|n| n >= VOCABULARY_MIN) => Workload {
+    // Forwards cut at embedding lookups, with nothing decoded or sampled: prompts of a language
+    // model when they end in an LM head over a vocabulary, else an encoder's inputs (BERT, a
+    // CLIP or OWL-ViT text and image tower).
+    let complete: Vec<&Pass> = passes.iter().filter(|p| !p.incomplete).collect();
+    let all_prefill = !complete.is_empty() && complete.iter().all(|p| p.phase == Phase::Prefill);
+    let lm_head = complete.iter().filter_map(|p| p.lm_head_columns).filter(|&n| n >= VOCABULARY_MIN).max();
+    let forwards = match complete.len() {
+        1 => "one forward".to_string(),
+        n => format!("{n} forwards"),
+    };
+    match (all_prefill, lm_head) {
+        (true, Some(n)) => Workload {
             kind: WorkloadKind::LlmInference,
             evidence: vec![format!(
-                "one forward over the prompt that ends in an LM head over {} columns (a vocabulary): a language \
-                 model's prefill, with no token sampled in the trace",
-                one.lm_head_columns.unwrap_or(0)
+                "{forwards} over prompts that end in an LM head over {n} columns (a vocabulary): a language model's \
+                 prefill, with no token sampled in the trace"
             )],
         },
-        [one] if one.phase == Phase::Prefill => Workload {
+        (true, None) => Workload {
             kind: WorkloadKind::SinglePass,
-            evidence: vec!["one forward over the whole input with attention, and nothing of token generation (no decode step, no sampling, no engine)".into()],
+            evidence: vec![format!(
+                "{forwards} over whole inputs with attention, and nothing of token generation (no decode step, no \
+                 sampling, no LM head over a vocabulary, no engine)"
+            )],
         },
-        _ => Workload { kind: WorkloadKind::Unknown, evidence: vec![format!("{} passes with no sign of token generation or of repeated denoising steps", passes.len())] },
+        _ => Workload {
+            kind: WorkloadKind::Unknown,
+            evidence: vec![format!("{} passes with no sign of token generation or of repeated denoising steps", passes.len())],
+        },
     }
 }
 

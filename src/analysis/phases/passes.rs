@@ -177,6 +177,8 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
     for &r in &kernels {
         let r = r as usize;
         let (mut s, mut e) = (Mark::None, Mark::None);
+        // An argmax over token ids (CLIP's pooling) ends no step, by its op or by its kernel.
+        let mut pooling = false;
         for o in op_chain(trace, r, depth) {
             if trace.ops.kind[o] != OpKind::CpuOp {
                 continue;
@@ -186,15 +188,19 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
             if s == Mark::None && *cache.start.get_or_insert_with(id, || any_match(&rules.start_ops, name)) {
                 s = Mark::Op(o);
             }
-            if e == Mark::None && *cache.end.get_or_insert_with(id, || any_match(&rules.end_ops, name)) {
-                e = Mark::Op(o);
+            if e == Mark::None && !pooling && *cache.end.get_or_insert_with(id, || any_match(&rules.end_ops, name)) {
+                if rules.end_op_picks_an_index(trace, o) {
+                    pooling = true;
+                } else {
+                    e = Mark::Op(o);
+                }
             }
         }
         let l = g.launch[r];
         if s == Mark::None && per_graph.get(&l).is_some_and(|&n| n >= rules.full_graph_min_kernels) {
             s = Mark::Graph(l);
         }
-        if e == Mark::None {
+        if e == Mark::None && !pooling {
             let id = g.name[r];
             if *cache.end_kernel.get_or_insert_with(id, || any_match(&rules.end_kernels, trace.name(id))) {
                 e = Mark::Kernel(r);

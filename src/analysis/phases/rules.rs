@@ -78,6 +78,8 @@ struct RawAnnotation {
 struct RawMarkers {
     start_ops: Vec<String>,
     end_ops: Vec<String>,
+    #[serde(default)]
+    end_ops_not_on: Vec<String>,
     end_kernels: Vec<String>,
     full_graph_min_kernels: usize,
 }
@@ -171,6 +173,9 @@ pub struct PhaseRules {
     pub annotation_kinds: BTreeMap<String, super::Phase>,
     pub start_ops: Vec<Regex>,
     pub end_ops: Vec<Regex>,
+    /// `Input type` texts on which an end op picks an index, not a token (CLIP's argmax over
+    /// integer token ids): such an op ends no step.
+    pub end_ops_not_on: Vec<Regex>,
     pub end_kernels: Vec<Regex>,
     /// A graph replay with at least this many kernels starts a step.
     pub full_graph_min_kernels: usize,
@@ -201,6 +206,13 @@ fn compile(list: &[String]) -> Result<Vec<Regex>, String> {
 }
 
 impl PhaseRules {
+    /// Whether end op `o` (one of [`PhaseRules::end_ops`] by name) picks an index rather than a
+    /// token: its `Input type` says its input is integer ids ([`PhaseRules::end_ops_not_on`]).
+    pub fn end_op_picks_an_index(&self, trace: &crate::model::Trace, o: usize) -> bool {
+        let types = trace.name(trace.ops.input_types[o]);
+        self.end_ops_not_on.iter().any(|r| r.is_match(types))
+    }
+
     /// Parses rule text in the format of `rules/phase_signals.toml`.
     pub fn parse(text: &str) -> Result<PhaseRules, String> {
         let raw: RawRules = toml::from_str(text).map_err(|e| format!("phase rules: {e}"))?;
@@ -216,6 +228,7 @@ impl PhaseRules {
             annotation_kinds: raw.annotation_kinds.iter().filter_map(|(k, v)| Some((k.clone(), parse_phase(v)?))).collect(),
             start_ops: compile(&raw.markers.start_ops)?,
             end_ops: compile(&raw.markers.end_ops)?,
+            end_ops_not_on: compile(&raw.markers.end_ops_not_on)?,
             end_kernels: compile(&raw.markers.end_kernels)?,
             full_graph_min_kernels: raw.markers.full_graph_min_kernels,
             shape_ops: raw

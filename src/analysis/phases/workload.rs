@@ -90,7 +90,7 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
         if class & 8 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
             out.embeddings += 1;
         }
-        if class & 1 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
+        if class & 1 != 0 && trace.ops.kind[i] == OpKind::CpuOp && !rules.end_op_picks_an_index(trace, i) {
             out.sampling_ts.push(trace.ops.ts[i]);
             out.sampler.get_or_insert_with(|| trace.name(id).to_string());
         }
