@@ -283,20 +283,7 @@ impl TraceBuilder {
                 if let Some(op) = &a.xla.hlo_op {
                     // A JAX launch: the HLO op it runs stands as its CPU op (it encloses the launch).
                     let op = self.trace.names.intern(op);
-                    self.trace.ops.push(CpuOp {
-                        kind: OpKind::CpuOp,
-                        name: op,
-                        ts,
-                        dur,
-                        thread,
-                        external_id: -1,
-                        input_dims: NO_NAME,
-                        input_types: NO_NAME,
-                        concrete_inputs: NO_NAME,
-                        python_id: -1,
-                        python_parent_id: -1,
-                        event_index: index32,
-                    });
+                    self.trace.ops.push(CpuOp::bare(OpKind::CpuOp, op, ts, dur, thread, index32));
                 }
                 let n: &[u8] = &ev.name;
                 let is_graph = n.starts_with(b"cudaGraphLaunch") || n.starts_with(b"hipGraphLaunch") || n == b"cuGraphLaunch";

@@ -145,6 +145,27 @@ table! {
     }
 }
 
+impl CpuOp {
+    /// A range with only a kind, a name and a span: no shapes, ids or Python links (what a JAX
+    /// trace's HLO ops and module runs become).
+    pub fn bare(kind: OpKind, name: NameId, ts: i64, dur: i64, thread: u32, event_index: u32) -> CpuOp {
+        CpuOp {
+            kind,
+            name,
+            ts,
+            dur,
+            thread,
+            external_id: -1,
+            input_dims: NO_NAME,
+            input_types: NO_NAME,
+            concrete_inputs: NO_NAME,
+            python_id: -1,
+            python_parent_id: -1,
+            event_index,
+        }
+    }
+}
+
 impl CpuOps {
     /// Number of rows.
     pub fn len(&self) -> usize {

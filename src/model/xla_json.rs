@@ -173,20 +173,7 @@ impl XlaJson {
         }
         for run in runs {
             let name = trace.names.intern(&format!("XlaModule:{}", trace.names.resolve(run.module)));
-            trace.ops.push(CpuOp {
-                kind: OpKind::UserAnnotation,
-                name,
-                ts: run.ts,
-                dur: run.end - run.ts,
-                thread: run.thread,
-                external_id: -1,
-                input_dims: NO_NAME,
-                input_types: NO_NAME,
-                concrete_inputs: NO_NAME,
-                python_id: -1,
-                python_parent_id: -1,
-                event_index: u32::MAX,
-            });
+            trace.ops.push(CpuOp::bare(OpKind::UserAnnotation, name, run.ts, run.end - run.ts, run.thread, u32::MAX));
         }
     }
 }
