@@ -261,3 +261,19 @@ fn a_jax_transformer_training_step_reads_with_its_attention_backward() {
         assert_ne!(cat, "Other", "{name}");
     }
 }
+
+#[test]
+fn an_unnamed_device_is_named_from_its_compute_units_and_architecture() {
+    // ROCm leaves `name` empty in the vLLM trace's deviceProperties (304 CUs, gfx 9.4, 192 GiB:
+    // an MI300X by AMD's data sheet); the JAX profile's plane stats give the same counts.
+    let v: serde_json::Value =
+        serde_json::from_slice(&common::plain_fixture("vllm_gptoss_mixed_piecewise_mi300x.json.gz")).unwrap();
+    let d = &v["deviceProperties"][0];
+    assert_eq!((d["name"].as_str(), d["numSms"].as_i64(), d["computeMajor"].as_i64()), (Some(""), Some(304), Some(9)));
+    for name in ["vllm_gptoss_mixed_piecewise_mi300x.json.gz", JAX] {
+        let s = summary(&common::analysis(name));
+        assert!(s.device.starts_with("AMD Instinct MI300X (by its 304 CUs"), "{name}: {}", s.device);
+    }
+    // A named device keeps its own name.
+    assert_eq!(summary(&common::analysis("sglang_qwen3-8b_decode_graph_mi300x.json.gz")).device, "AMD Instinct MI300X");
+}

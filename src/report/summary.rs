@@ -235,6 +235,23 @@ pub struct Summary {
     pub warnings: Warnings,
 }
 
+/// The first device's name; a device the trace leaves unnamed (ROCm often writes `""`, a JAX
+/// profile only `AMD GPU 0 (XLA)`) is named from the device table when its compute units and
+/// architecture match one entry.
+fn device_label(meta: &crate::model::TraceMeta) -> String {
+    // A JAX profile names its planes only `AMD GPU 0 (XLA)`.
+    if meta.devices.iter().any(|d| !d.name.is_empty() && !d.name.ends_with("(XLA)")) {
+        return meta.device_label();
+    }
+    match (crate::analysis::roofline::devices::select(&meta.devices, None), meta.devices.first()) {
+        (Some(peaks), Some(d)) => {
+            let units = if meta.vendor == Vendor::Amd { "CUs" } else { "SMs" };
+            format!("{} (by its {} {units}, architecture {}.{})", peaks.label, d.num_sms, d.compute_major, d.compute_minor)
+        }
+        _ => meta.device_label(),
+    }
+}
+
 /// Layers per pass, leaving out the stages around a diffusion model's steps and the passes the
 /// trace holds only part of.
 fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
@@ -377,7 +394,7 @@ pub fn summary(a: &Analysis) -> Summary {
         .collect();
     phases.sort_by(|a, b| a.phase.cmp(&b.phase));
     Summary {
-        device: t.meta.device_label(),
+        device: device_label(&t.meta),
         vendor: t.meta.vendor,
         devices: t.meta.devices.clone(),
         rank: t.meta.rank,
