@@ -21,8 +21,10 @@ pub struct Lane {
     /// `gpu` (a stream of a device) or `cpu` (a thread).
     pub kind: &'static str,
     /// Device (GPU lanes) or process id (CPU lanes).
+    #[serde(serialize_with = "crate::support::ids::js_safe")]
     pub device: i64,
     /// Stream (GPU lanes) or thread id (CPU lanes).
+    #[serde(serialize_with = "crate::support::ids::js_safe")]
     pub stream: i64,
     /// What the page prints beside the lane.
     pub label: String,
@@ -331,7 +333,10 @@ pub struct Details {
     pub layer: i64,
     pub start_us: f64,
     pub dur_us: f64,
+    /// Device and stream (GPU rows), or process and thread (CPU rows).
+    #[serde(serialize_with = "crate::support::ids::js_safe")]
     pub device: i64,
+    #[serde(serialize_with = "crate::support::ids::js_safe")]
     pub stream: i64,
     /// The CPU op that launched the kernel, and the runtime call that did.
     pub cpu_op: String,

@@ -1,8 +1,9 @@
 //! Small tools every layer may use, which know nothing of traces: running two pieces of work at
 //! once, the little-endian byte codec of the worker transfer, the gzip trailer's CRC, names cut
-//! to a width.
+//! to a width, ids as JavaScript can hold them.
 
 pub mod codec;
 pub mod crc32;
+pub mod ids;
 pub mod text;
 pub mod threads;
