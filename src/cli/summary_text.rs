@@ -163,7 +163,11 @@ pub fn render(path: &str, s: &Summary) -> String {
             let parts: Vec<String> = s
                 .phases
                 .iter()
-                .map(|p| format!("{} {} passes, {:.3} ms ({:.1}%)", p.phase, p.passes, p.time_ms, p.pct))
+                .map(|p| match p.passes {
+                    // Kernels of passes the trace holds only part of.
+                    0 => format!("{} {:.3} ms ({:.1}%) in incomplete passes", p.phase, p.time_ms, p.pct),
+                    n => format!("{} {n} passes, {:.3} ms ({:.1}%)", p.phase, p.time_ms, p.pct),
+                })
                 .collect();
             let incomplete = match s.incomplete_passes {
                 0 => String::new(),
