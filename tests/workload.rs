@@ -233,3 +233,18 @@ fn an_argmax_over_token_ids_is_pooling_not_sampling() {
     let llama = common::trace("llama_dense_eager.pt.trace.json.gz");
     assert_eq!(name_evidence(&llama, rules).sampling_ts.len(), 33);
 }
+
+#[test]
+fn a_block_with_two_attentions_and_one_mlp_is_one_layer() {
+    // TimeSformer-base: 12 blocks (its published config, num_hidden_layers = 12), each with a
+    // time attention, a space attention and one MLP. The trace's own count: 24 attention softmaxes
+    // ([8, 12, 3137, 3137] and [3136, 12, 8, 8]), 12 GELUs.
+    let name = "hf_timesformer_forward_h100.json.gz";
+    let a = common::analysis(name);
+    let t = &a.trace;
+    let count = |pred: &dyn Fn(&str) -> bool| t.kernel_rows().filter(|&i| pred(t.name(t.gpu.name[i]))).count();
+    assert_eq!(count(&|n| n.contains("SoftMax") || n.contains("softmax")), 24);
+    assert_eq!(count(&|n| n.contains("GeluCUDAKernelImpl")), 12);
+    let s = summarize(&a);
+    assert_eq!(s.layers_per_pass, vec![12], "{:?}", s.layer_kinds);
+}

@@ -14,6 +14,9 @@ pub enum Marker {
     Communication,
     Moe,
     Gemm,
+    /// The feed-forward's activation (GELU, SiLU-and-mul...): it tells a block's MLP apart from
+    /// its attention projections.
+    Activation,
     /// No marker matched.
     Plain,
 }
@@ -28,12 +31,17 @@ impl Marker {
             "communication" => Marker::Communication,
             "moe" => Marker::Moe,
             "gemm" => Marker::Gemm,
+            "activation" => Marker::Activation,
             _ => return None,
         })
     }
     /// True for the attention-like markers (attention, MLA, GDN).
     pub fn is_mixer(self) -> bool {
         matches!(self, Marker::Attention | Marker::Mla | Marker::Gdn)
+    }
+    /// True for the markers of a feed-forward (an activation, or an MoE's kernels).
+    pub fn is_ffn(self) -> bool {
+        matches!(self, Marker::Activation | Marker::Moe)
     }
 }
 

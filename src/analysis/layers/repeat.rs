@@ -155,18 +155,35 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> 
 /// of what the best cycle explains.
 const MIXER_FLOOR: f64 = 0.25;
 
-/// Number of token-mixer blocks: runs of attention-like kernels, a run ending at a GEMM or MoE kernel.
+/// Number of token-mixer blocks: runs of attention-like kernels, a run ending at a GEMM or MoE
+/// kernel. When exactly two such runs share each feed-forward (a video transformer's time and
+/// space attention, a decoder's self and cross attention), a block is the pair: the runs are
+/// counted again with a new block only after a feed-forward (activation or MoE) since the last.
 fn mixer_blocks(tokens: &[Token]) -> usize {
-    let mut blocks = 0;
-    let mut inside = false;
+    let runs = mixer_runs(tokens, false);
+    let with_ffn = mixer_runs(tokens, true);
+    if with_ffn >= MIN_LAYERS && runs == 2 * with_ffn {
+        with_ffn
+    } else {
+        runs
+    }
+}
+
+/// Runs of attention-like kernels; with `need_ffn`, a run starts a block only if a feed-forward
+/// kernel came since the previous block (or none came in the whole pass).
+fn mixer_runs(tokens: &[Token], need_ffn: bool) -> usize {
+    let need_ffn = need_ffn && tokens.iter().any(|t| t.marker.is_ffn());
+    let (mut blocks, mut inside, mut ffn_since) = (0, false, true);
     for t in tokens {
         if t.marker.is_mixer() {
-            if !inside {
+            if !inside && (ffn_since || !need_ffn) {
                 blocks += 1;
+                ffn_since = false;
             }
             inside = true;
-        } else if matches!(t.marker, Marker::Gemm | Marker::Moe) {
+        } else if matches!(t.marker, Marker::Gemm | Marker::Moe | Marker::Activation) {
             inside = false;
+            ffn_since |= t.marker.is_ffn();
         }
     }
     blocks
@@ -324,6 +341,35 @@ fn last_layer_end(tokens: &[Token], starts: &[usize], members: &[u32], positions
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn two_attentions_sharing_one_mlp_count_as_one_block() {
+        use super::super::markers::Marker as M;
+        let tok = |id: u32, marker: M| Token { id, marker };
+        // Per block: norm, qkv, attention (time), proj, norm, qkv, attention (space), proj,
+        // norm, fc1, GELU, fc2.
+        let block = [
+            tok(1, M::Norm),
+            tok(2, M::Gemm),
+            tok(3, M::Attention),
+            tok(4, M::Gemm),
+            tok(1, M::Norm),
+            tok(2, M::Gemm),
+            tok(3, M::Attention),
+            tok(4, M::Gemm),
+            tok(1, M::Norm),
+            tok(5, M::Gemm),
+            tok(6, M::Activation),
+            tok(7, M::Gemm),
+        ];
+        let tokens: Vec<Token> = (0..4).flat_map(|_| block).collect();
+        assert_eq!(mixer_runs(&tokens, false), 8);
+        assert_eq!(mixer_blocks(&tokens), 4);
+        // A decoder layer (one attention, one MLP) keeps one block per attention.
+        let layer: Vec<Token> = block[4..].to_vec();
+        let tokens: Vec<Token> = (0..4).flat_map(|_| layer.clone()).collect();
+        assert_eq!(mixer_blocks(&tokens), 4);
+    }
+
     use super::*;
 
     fn toks(s: &str) -> Vec<Token> {
