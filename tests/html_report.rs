@@ -115,3 +115,16 @@ fn fixture_report_is_self_contained_and_renders() {
     assert!(!log.contains("Content Security Policy") && !log.contains("Refused to"), "CSP violation: {log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_mixed_step_is_drawn_as_its_prefill_and_decode_work() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vllm_gptoss_mixed_piecewise_mi300x.json.gz");
+    let a = analyze_path(&path, Options::default()).unwrap();
+    let html = html_report(&a);
+    assert_self_contained(&html);
+    let m = traceprism::report::summary::summary(&a).mixed.expect("a mixed step");
+    // One bar each, labelled with the tokens the step's annotation states.
+    assert!(html.contains(&format!("mixed steps: prefill ({} tokens)", m.prefill_tokens)), "prefill bar");
+    assert!(html.contains(&format!("mixed steps: decode ({} tokens)", m.decode_tokens)), "decode bar");
+    assert!(html.contains("Mixed steps"), "the overview line");
+}

@@ -242,7 +242,22 @@ fn phase_overview(a: &Analysis, s: &Summary) -> String {
         })
         .collect();
     let _ = a;
-    hbars(&bars, super::svg::PALETTE[0])
+    let mut out = hbars(&bars, super::svg::PALETTE[0]);
+    // The mixed steps' kernel time, split between their prefill and decode work.
+    if let Some(m) = s.mixed.as_ref().filter(|m| m.estimated > 0) {
+        let split = [("prefill", m.prefill_time_ms, m.prefill_tokens), ("decode", m.decode_time_ms, m.decode_tokens)];
+        let bars: Vec<Bar> = split
+            .iter()
+            .map(|&(phase, time_ms, tokens)| Bar {
+                label: format!("mixed steps: {phase} ({tokens} tokens)"),
+                value: time_ms,
+                text: format!("{time_ms:.3} ms"),
+                hover: format!("{phase} work in the mixed steps, from the {}", m.sources.join(" and the ")),
+            })
+            .collect();
+        out.push_str(&hbars(&bars, super::svg::PALETTE[1]));
+    }
+    out
 }
 
 fn per_phase_distribution(a: &Analysis) -> String {
