@@ -132,7 +132,7 @@ impl PassEvidence {
     }
 
     /// Rows the LM head computes logits for (one per request that samples a token): the M of the
-    /// widest GEMM when it runs once in the pass and is not the only GEMM seen.
+    /// widest GEMM when it runs once in the pass (a GEMM of every layer runs many times).
     pub fn sampled_rows(&self) -> Option<u64> {
         self.widest_gemm.filter(|w| w.ops == 1 && w.m > 0).map(|w| w.m)
     }
