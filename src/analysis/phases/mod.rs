@@ -467,10 +467,10 @@ fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated
 /// GPU-only trace, which has no launches at all, is left alone).
 fn mark_passes_begun_before_the_trace(trace: &Trace, passes: &mut [Pass]) {
     let g = &trace.gpu;
+    // (kernels, kernels with no launch in the trace) of a pass.
     let unlinked = |p: &Pass| {
         let kernels = p.rows.iter().filter(|&&r| g.kind[r as usize] == GpuKind::Kernel);
-        let (n, none) = kernels.fold((0usize, 0usize), |(n, none), &r| (n + 1, none + usize::from(g.launch[r as usize] == NONE)));
-        (n, none)
+        kernels.fold((0usize, 0usize), |(n, none), &r| (n + 1, none + usize::from(g.launch[r as usize] == NONE)))
     };
     let mut devices: Vec<i32> = passes.iter().map(|p| p.device).collect();
     devices.sort_unstable();
