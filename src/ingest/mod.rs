@@ -19,4 +19,4 @@ pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use event::{Args, CommArgs, Field, Id, RawEvent, XlaArgs};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 pub use stream::{EventSink, JsonStream, TextEnd};
-pub use xplane::{launch_dims, looks_like_xspace, read_xspace};
+pub use xplane::{launch_dims, looks_like_xspace, read_xspace, ModuleRun, ModuleRuns};

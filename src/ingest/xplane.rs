@@ -105,7 +105,7 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
             } else {
                 b"kernel"
             };
-            let mut module_run: Option<ModuleRun> = None;
+            let mut runs = ModuleRuns::default();
             for e in line.events(plane)? {
                 let correlation = e.stat_u64(plane, "correlation_id");
                 let (grid, block) = e.stat_str(plane, "kernel_details").map_or((None, None), launch_dims);
@@ -121,36 +121,64 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
                 // Consecutive kernels of one module execution (same module, same program id).
                 let module = e.stat_str(plane, "hlo_module").map(|m| (m.to_string(), e.stat_i64(plane, "program_id")));
                 let launch = correlation.and_then(|c| launches.get(&c).copied());
-                match (&mut module_run, module, launch) {
-                    (Some(run), Some(m), Some(l)) if run.module == m => run.add(l),
-                    (run, m, l) => {
-                        if let Some(done) = run.take() {
-                            out.module_annotation(&done);
-                        }
-                        *run = m.zip(l).map(|(module, l)| ModuleRun { module, ts: l.0, end: l.1, tid: l.2 });
-                    }
-                }
+                runs.push(module, launch);
             }
-            if let Some(done) = module_run {
-                out.module_annotation(&done);
+            for run in runs.into_runs() {
+                out.module_annotation(&run);
             }
         }
     }
     Ok(())
 }
 
-/// One execution of an HLO module on one device, as the span of its kernels' launches.
-struct ModuleRun {
-    module: (String, Option<i64>),
-    ts: i64,
-    end: i64,
-    tid: i64,
+/// One execution of an HLO module, as the span of its kernels' launches on the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModuleRun<M, T> {
+    /// The module (with whatever else must match for kernels to be one run).
+    pub module: M,
+    /// Start of its first launch, ns.
+    pub ts: i64,
+    /// End of its last launch, ns.
+    pub end: i64,
+    /// The host thread of its first launch.
+    pub thread: T,
 }
 
-impl ModuleRun {
-    fn add(&mut self, (ts, end, _): (i64, i64, i64)) {
-        self.ts = self.ts.min(ts);
-        self.end = self.end.max(end);
+/// Module executions from a stream's kernels in order: consecutive kernels of one module form one
+/// run; a kernel with no module, or whose launch is not in the trace, ends the run before it.
+/// Used by the XSpace reader and for a JAX trace in Chrome JSON (`model::xla_json`).
+#[derive(Debug)]
+pub struct ModuleRuns<M, T> {
+    runs: Vec<ModuleRun<M, T>>,
+    open: bool,
+}
+
+impl<M, T> Default for ModuleRuns<M, T> {
+    fn default() -> Self {
+        ModuleRuns { runs: Vec::new(), open: false }
+    }
+}
+
+impl<M: PartialEq, T> ModuleRuns<M, T> {
+    /// The next kernel: its module and its launch (start, end, host thread), when known.
+    pub fn push(&mut self, module: Option<M>, launch: Option<(i64, i64, T)>) {
+        let (Some(module), Some((ts, end, thread))) = (module, launch) else {
+            self.open = false;
+            return;
+        };
+        match self.runs.last_mut() {
+            Some(run) if self.open && run.module == module => {
+                run.ts = run.ts.min(ts);
+                run.end = run.end.max(end);
+            }
+            _ => self.runs.push(ModuleRun { module, ts, end, thread }),
+        }
+        self.open = true;
+    }
+
+    /// The runs, in the order they started.
+    pub fn into_runs(self) -> Vec<ModuleRun<M, T>> {
+        self.runs
     }
 }
 
@@ -214,10 +242,10 @@ impl<S: EventSink> Emitter<'_, S> {
         self.complete(b"cpu_op", Cow::Borrowed(op.as_bytes()), pid, tid, e.ts_ns, e.dur_ns, e.offset, Args::default());
     }
 
-    fn module_annotation(&mut self, run: &ModuleRun) {
+    fn module_annotation(&mut self, run: &ModuleRun<(String, Option<i64>), i64>) {
         let name = format!("XlaModule:{}", run.module.0).into_bytes();
         let dur = run.end.saturating_sub(run.ts);
-        self.complete(b"user_annotation", Cow::Owned(name), HOST_PID, run.tid, run.ts, dur, 0, Args::default());
+        self.complete(b"user_annotation", Cow::Owned(name), HOST_PID, run.thread, run.ts, dur, 0, Args::default());
     }
 }
 

@@ -12,7 +12,7 @@ pub struct TraceBuilder {
     pub(super) threads: FastMap<(i64, i64), u32>,
     pub(super) process_names: FastMap<i64, NameId>,
     pub(super) thread_names: FastMap<(i64, i64), NameId>,
-    /// Set when the trace is a JAX trace in Chrome JSON (processes named like XLA planes).
+    /// Set once a process is named like an XLA plane: a JAX trace in Chrome JSON.
     pub(super) xla: Option<Box<super::xla_json::XlaJson>>,
 }
 
@@ -77,7 +77,7 @@ impl TraceBuilder {
     /// trace in Chrome JSON, whose events carry no `cat` (see [`super::xla_json`]). Such a trace
     /// is read in order: a part parsed apart never saw the process names.
     pub fn has_xla_process_names(&self) -> bool {
-        self.xla.as_ref().is_some_and(|x| x.seen())
+        self.xla.is_some()
     }
 
     /// Where a `cat`-less event goes: somewhere only in a JAX trace.
@@ -173,7 +173,7 @@ impl TraceBuilder {
             t.thread_name = self.thread_names.get(&(t.pid, t.tid)).copied().unwrap_or(NO_NAME);
         }
         self.canonical_input_dims();
-        if let Some(xla) = self.xla.take().filter(|x| x.seen()) {
+        if let Some(xla) = self.xla.take() {
             xla.module_annotations(&mut self.trace);
             if self.trace.meta.devices.is_empty() {
                 let devices = xla.device_properties(&self.trace);
@@ -369,9 +369,8 @@ impl TraceBuilder {
             b"process_name" => {
                 let id = self.trace.names.intern(value);
                 self.process_names.insert(pid, id);
-                let xla = self.xla.get_or_insert_with(Default::default);
-                if !xla.process_name(pid, value) && !xla.seen() {
-                    self.xla = None;
+                if let Some(plane) = super::xla_json::plane_named(value) {
+                    self.xla.get_or_insert_with(Default::default).add_plane(pid, plane);
                 }
             }
             b"thread_name" => {

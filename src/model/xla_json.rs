@@ -18,22 +18,20 @@ use super::*;
 
 /// What a process of a JAX trace is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Plane {
+pub(super) enum Plane {
     /// `/device:GPU:N`: device N.
     Device(i32),
     /// `/host:CPU`.
     Host,
 }
 
-/// One execution of an HLO module on one stream, as the span of its kernels' launches.
-struct ModuleRun {
-    module: NameId,
-    /// (device, stream).
-    stream: (i32, i32),
-    ts: i64,
-    end: i64,
-    /// The host thread of its first launch.
-    thread: u32,
+/// The plane a process name (`<host> /device:GPU:N`, `<host> /host:CPU`) names, if any.
+pub(super) fn plane_named(name: &str) -> Option<Plane> {
+    match name.rsplit_once("/device:") {
+        Some((_, dev)) => dev.rsplit(':').next().and_then(|d| d.parse::<i32>().ok()).map(Plane::Device),
+        None if name.contains("/host:") => Some(Plane::Host),
+        None => None,
+    }
 }
 
 /// What a `cat`-less event of a JAX trace becomes.
@@ -58,28 +56,9 @@ pub(super) struct XlaJson {
 }
 
 impl XlaJson {
-    /// Whether some process was named like an XLA plane.
-    pub(super) fn seen(&self) -> bool {
-        !self.planes.is_empty()
-    }
-
-    /// Notes a process name; true if it names a plane.
-    pub(super) fn process_name(&mut self, pid: i64, name: &str) -> bool {
-        let plane = match name.rsplit_once("/device:") {
-            Some((_, dev)) => {
-                let n = dev.rsplit(':').next().and_then(|d| d.parse::<i32>().ok());
-                n.map(Plane::Device)
-            }
-            None if name.contains("/host:") => Some(Plane::Host),
-            None => None,
-        };
-        match plane {
-            Some(p) => {
-                self.planes.insert(pid, p);
-                true
-            }
-            None => false,
-        }
+    /// Notes that process `pid` is `plane`.
+    pub(super) fn add_plane(&mut self, pid: i64, plane: Plane) {
+        self.planes.insert(pid, plane);
     }
 
     /// Where a `cat`-less complete event on `pid` (thread named `thread`) goes.
@@ -151,28 +130,17 @@ impl XlaJson {
             let r = *row as usize;
             (trace.gpu.device[r], trace.gpu.stream[r])
         });
-        // A row with no module, or whose launch is missing, ends the run it follows.
-        let mut runs: Vec<ModuleRun> = Vec::new();
-        let mut open = false;
+        // The stream is part of what must match: a run never spans two streams.
+        let mut runs = crate::ingest::ModuleRuns::default();
         for &&(row, module, corr) in &rows {
             let r = row as usize;
             let stream = (trace.gpu.device[r], trace.gpu.stream[r]);
-            let (Some(module), Some(&l)) = (module, launch_of.get(&corr)) else {
-                open = false;
-                continue;
-            };
-            let (ts, end) = (trace.launches.ts[l], trace.launches.ts[l] + trace.launches.dur[l]);
-            match runs.last_mut() {
-                Some(run) if open && run.module == module && run.stream == stream => {
-                    run.ts = run.ts.min(ts);
-                    run.end = run.end.max(end);
-                }
-                _ => runs.push(ModuleRun { module, stream, ts, end, thread: trace.launches.thread[l] }),
-            }
-            open = true;
+            let l = &trace.launches;
+            let launch = launch_of.get(&corr).map(|&i| (l.ts[i], l.ts[i] + l.dur[i], l.thread[i]));
+            runs.push(module.map(|m| (m, stream)), launch);
         }
-        for run in runs {
-            let name = trace.names.intern(&format!("XlaModule:{}", trace.names.resolve(run.module)));
+        for run in runs.into_runs() {
+            let name = trace.names.intern(&format!("XlaModule:{}", trace.names.resolve(run.module.0)));
             trace.ops.push(CpuOp::bare(OpKind::UserAnnotation, name, run.ts, run.end - run.ts, run.thread, u32::MAX));
         }
     }
@@ -185,10 +153,10 @@ mod tests {
     #[test]
     fn process_names_tell_devices_and_the_host() {
         let mut x = XlaJson::default();
-        assert!(x.process_name(1, "jax_conv_mi300x /device:GPU:3"));
-        assert!(x.process_name(2, "/device:TPU:0"));
-        assert!(x.process_name(701, "myhost /host:CPU"));
-        assert!(!x.process_name(9, "python3"));
+        for (pid, name) in [(1, "jax_conv_mi300x /device:GPU:3"), (2, "/device:TPU:0"), (701, "myhost /host:CPU")] {
+            x.add_plane(pid, plane_named(name).expect(name));
+        }
+        assert_eq!(plane_named("python3"), None);
         assert!(matches!(x.dest(1, "Stream #15(Kernel)", true), XlaDest::Gpu(GpuKind::Kernel, 3)));
         assert!(matches!(x.dest(1, "Stream #16(MemcpyD2H)", true), XlaDest::Gpu(GpuKind::Memcpy, 3)));
         assert!(matches!(x.dest(1, "XLA Ops", false), XlaDest::Ignore));

@@ -301,13 +301,7 @@ pub fn stage_label(trace: &Trace, categories: &KernelCategories, rows: &[u32], p
 /// `check_naive_forward`) is passed over for the encoder's or decoder's own.
 fn stage_op_hint(trace: &Trace, rows: &[u32]) -> Option<String> {
     let g = &trace.gpu;
-    let start = rows
-        .iter()
-        .map(|&r| match g.launch[r as usize] {
-            crate::model::NONE => g.ts[r as usize],
-            l => trace.launches.ts[l as usize],
-        })
-        .min()?;
+    let start = rows.iter().map(|&r| cpu_time(trace, r as usize).unwrap_or(g.ts[r as usize])).min()?;
     let end = rows.iter().map(|&r| g.end(r as usize)).max()?;
     let longest = (end - start).saturating_mul(3) / 2;
     let row = *rows.iter().find(|&&r| g.cpu_op[r as usize] != crate::model::NONE)? as usize;
