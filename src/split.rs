@@ -6,7 +6,9 @@
 //! index in `traceEvents`) and which stretch of CPU time goes with them (from the earliest launch of
 //! a chosen kernel to the end of the window). [`Splitter`] then reads the source bytes again (an
 //! export, not an analysis: the model never holds the text) and copies each kept event's text as
-//! it is, compressing as it goes; only the kept events are ever held.
+//! it is, compressing as it goes; only the kept events are ever held. What it writes passes a
+//! [`crate::support::secrets::Redactor`]: metadata values under secret-looking keys and strings
+//! shaped like credentials come out as `REDACTED`.
 
 use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
@@ -117,6 +119,10 @@ pub struct Splitter {
     started: bool,
     scan: Scan,
     out: flate2::write::GzEncoder<Vec<u8>>,
+    /// Writes secret-looking metadata values as `REDACTED` (issue 30: a split is shared).
+    redactor: crate::support::secrets::Redactor,
+    /// The redactor's output, reused.
+    redacted: Vec<u8>,
     /// Events seen and kept.
     pub events: u64,
     /// Events kept (the window's and the metadata).
@@ -153,6 +159,8 @@ impl Splitter {
             started: false,
             scan: Scan::default(),
             out: flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6)),
+            redactor: Default::default(),
+            redacted: Vec::new(),
             events: 0,
             kept: 0,
         }
@@ -190,8 +198,15 @@ impl Splitter {
         self.out.finish().map_err(|e| Error::new(format!("cannot compress: {e}")))
     }
 
+    /// Strings written as `REDACTED` so far (values under secret-looking keys, credentials).
+    pub fn redacted(&self) -> u64 {
+        self.redactor.redacted
+    }
+
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out.write_all(bytes).map_err(|e| Error::new(format!("cannot compress: {e}")))
+        self.redacted.clear();
+        self.redactor.push(bytes, &mut self.redacted);
+        self.out.write_all(&self.redacted).map_err(|e| Error::new(format!("cannot compress: {e}")))
     }
 
     /// Scans decompressed text: copies what lies outside the event array, collects each element.

@@ -41,9 +41,13 @@ pub fn run(a: &Args) -> Result<()> {
         }
         splitter.push(&buf[..n])?;
     }
-    let (events, kept) = (splitter.events, splitter.kept);
+    let (events, kept, redacted) = (splitter.events, splitter.kept, splitter.redacted());
     let bytes = splitter.finish()?;
     std::fs::write(file, &bytes).map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
-    eprintln!("wrote {file}: {kept} of {events} events ({kernels} kernels), {} bytes", bytes.len());
+    let redacted = match redacted {
+        0 => String::new(),
+        n => format!("; {n} secret-looking metadata value{} written as REDACTED", if n == 1 { "" } else { "s" }),
+    };
+    eprintln!("wrote {file}: {kept} of {events} events ({kernels} kernels), {} bytes{redacted}", bytes.len());
     Ok(())
 }

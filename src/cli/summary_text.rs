@@ -98,12 +98,25 @@ fn ms(v: i64) -> String {
     format!("{:.3} ms", v as f64 / 1e6)
 }
 
+/// The warning for secret-looking metadata: the keys (never the values).
+pub fn secret_warning(keys: &[String]) -> String {
+    let shown: Vec<&str> = keys.iter().take(5).map(String::as_str).collect();
+    let more = if keys.len() > shown.len() { format!(" and {} more", keys.len() - shown.len()) } else { String::new() };
+    format!(
+        "the trace holds secret-looking metadata ({}{more}): redact it before sharing the trace itself (traceprism's outputs never copy it)",
+        shown.join(", ")
+    )
+}
+
 /// The terminal rendering of a summary.
 pub fn render(path: &str, s: &Summary) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "trace    {path}");
     if let Some(cut) = &s.input.truncation {
         let _ = writeln!(o, "WARNING  {}", cut.message());
+    }
+    if !s.secret_metadata.is_empty() {
+        let _ = writeln!(o, "WARNING  {}", secret_warning(&s.secret_metadata));
     }
     for note in &s.input.notes {
         let _ = writeln!(o, "note     {note}");

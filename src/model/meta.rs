@@ -61,14 +61,23 @@ pub struct TraceMeta {
     pub record_shapes: bool,
     /// Whether the input was the object form (`{"traceEvents": ...}`) or a bare array.
     pub object_form: bool,
-    /// Other top-level keys with scalar values (versions, trace id...), as text.
+    /// Other top-level keys with scalar values (versions, trace id...), as text; the value of a
+    /// secret-looking key is [`crate::support::secrets::REDACTED`].
     pub other: Vec<(String, String)>,
+    /// Where the header holds secret-looking metadata (`metadata.env.HF_TOKEN`): the paths of
+    /// values under a key named like a credential, or shaped like one. Never the values.
+    pub secret_keys: Vec<String>,
 }
 
 impl TraceMeta {
     /// Reads a top-level key/value pair of the trace object.
     pub fn absorb(&mut self, key: &str, value: &serde_json::Value) {
+        use crate::support::secrets::{holds_value, key_looks_secret, secret_paths};
         use serde_json::Value;
+        match value {
+            Value::String(s) if key_looks_secret(key) && holds_value(s) => self.secret_keys.push(key.to_string()),
+            _ => secret_paths(key, value, &mut self.secret_keys),
+        }
         match key {
             "deviceProperties" => {
                 if let Value::Array(items) = value {
@@ -110,6 +119,9 @@ impl TraceMeta {
 
     fn push_other(&mut self, key: &str, value: &serde_json::Value) {
         let text = match value {
+            serde_json::Value::String(_) if !self.secret_keys.is_empty() && self.secret_keys.last().is_some_and(|k| k == key) => {
+                crate::support::secrets::REDACTED.to_string()
+            }
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Array(_) | serde_json::Value::Object(_) => return,
             other => other.to_string(),
@@ -131,6 +143,11 @@ impl TraceMeta {
         self.with_stack |= other.with_stack;
         self.record_shapes |= other.record_shapes;
         self.other.extend(other.other);
+        for k in other.secret_keys {
+            if !self.secret_keys.contains(&k) {
+                self.secret_keys.push(k);
+            }
+        }
     }
 
     /// A short device label: the first device's name, or the vendor.

@@ -310,6 +310,10 @@ fn encode_meta(m: &TraceMeta, w: &mut WireWriter) {
         w.str(k);
         w.str(v);
     }
+    w.put(m.secret_keys.len() as u64);
+    for k in &m.secret_keys {
+        w.str(k);
+    }
 }
 
 fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
@@ -334,6 +338,10 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         let k = r.str()?.to_string();
         let v = r.str()?.to_string();
         m.other.push((k, v));
+    }
+    let n = r.count(1)?;
+    for _ in 0..n {
+        m.secret_keys.push(r.str()?.to_string());
     }
     Ok(m)
 }

@@ -233,6 +233,9 @@ pub struct Summary {
     pub layer_kinds: Vec<LayerKind>,
     /// What was skipped or repaired while reading.
     pub warnings: Warnings,
+    /// Where the trace's header holds secret-looking metadata (`metadata.env.HF_TOKEN`): key
+    /// paths only, never values, so a user knows before sharing the trace itself.
+    pub secret_metadata: Vec<String>,
 }
 
 /// The first device's name; a device the trace leaves unnamed (ROCm often writes `""`, a JAX
@@ -443,6 +446,7 @@ pub fn summary(a: &Analysis) -> Summary {
         layers_per_pass: layers_per_pass_of(a),
         layer_kinds: layer_kinds(a),
         warnings: t.warnings.clone(),
+        secret_metadata: t.meta.secret_keys.clone(),
     }
 }
 

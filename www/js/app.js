@@ -44,12 +44,26 @@ function showError(message) {
   box.hidden = !message;
 }
 
+/**
+ * The banner for secret-looking metadata: the key paths (never the values), as the CLI's WARNING says it.
+ * @param {string[]} keys
+ */
+function secretWarning(keys) {
+  const shown = keys.slice(0, 5).join(', ');
+  const more = keys.length > 5 ? ` and ${keys.length - 5} more` : '';
+  return `Warning: the trace holds secret-looking metadata (${shown}${more}): redact it before sharing the trace itself (traceprism's outputs never copy it)`;
+}
+
 /** Shows how the input ended (a truncation warning, notes), or hides both when `summary` is null. */
 function showInputStatus(summary) {
   const input = (summary && summary.input) || {};
   const warning = $('input-warning');
   warning.textContent = input.truncation ? `Warning: ${input.truncation.message}` : '';
   warning.hidden = !input.truncation;
+  const secrets = (summary && summary.secret_metadata) || [];
+  const secretBox = $('input-secrets');
+  secretBox.textContent = secrets.length ? secretWarning(secrets) : '';
+  secretBox.hidden = !secrets.length;
   const note = $('input-note');
   note.textContent = (input.notes || []).map((n) => `Note: ${n}`).join('\n');
   note.hidden = !(input.notes || []).length;
