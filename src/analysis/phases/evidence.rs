@@ -108,6 +108,22 @@ pub struct PassEvidence {
     pub time_ratio: Option<f64>,
     /// True when most passes on the device replay graphs but this one runs eagerly.
     pub eager_among_graphs: bool,
+    /// Distinct attention kernel names of the pass (ids, sorted).
+    pub attention_names: Vec<u32>,
+    /// How the pass's attention kernels compare with those most passes on its device run (set by
+    /// [`relate_passes`]).
+    pub attention_contrast: Option<AttentionContrast>,
+}
+
+/// A pass's attention kernels against those of the alike passes on its device (the decode run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionContrast {
+    /// Kernels the alike passes never run, and not all of theirs (a prefill's own attention path;
+    /// generic kernels both paths share, such as KV-cache writes, may be there).
+    OwnInstead,
+    /// Kernels of its own beside every one of the alike passes' (prefill work batched with decodes,
+    /// or decode kernels launched with nothing to do).
+    OwnAndRuns,
 }
 
 /// The GEMM with the most output columns in a pass.
@@ -145,6 +161,7 @@ pub struct EvidenceCache {
     shape_op: PerName<Option<usize>>,
     hints: PerName<Vec<usize>>,
     tile: PerName<Option<u32>>,
+    attention: PerName<bool>,
     /// Per CPU op: the number of the last pass that looked at it (each op counts once per pass).
     op_seen_in: Vec<u32>,
     /// Passes gathered so far.
@@ -160,6 +177,7 @@ impl EvidenceCache {
             shape_op: PerName::new(names),
             hints: PerName::new(names),
             tile: PerName::new(names),
+            attention: PerName::new(names),
             op_seen_in: vec![0; trace.ops.len()],
             passes: 0,
         }
@@ -175,6 +193,8 @@ pub fn gather(
     rules: &PhaseRules,
     seg: &Segment,
     steps: &[StepAnnotation],
+    attention_category: &[bool],
+    categories: &crate::analysis::categories::KernelCategories,
     cache: &mut EvidenceCache,
 ) -> PassEvidence {
     let g = &trace.gpu;
@@ -230,6 +250,11 @@ pub fn gather(
                 ev.hint_names.push(format!("{} ~ {}", h.regex.as_str(), h.phase.as_str()));
             }
         }
+        let attention = attention_category.get(categories.of_row.get(r).copied().unwrap_or(u16::MAX) as usize) == Some(&true)
+            || *cache.attention.get_or_insert_with(name_id, || super::rules::any_match(&rules.attention_kernels, trace.name(name_id)));
+        if attention {
+            ev.attention_names.push(name_id);
+        }
         let tile = *cache.tile.get_or_insert_with(name_id, || {
             let n = trace.name(name_id);
             rules.gemm_tile_patterns.iter().find_map(|t| {
@@ -247,6 +272,8 @@ pub fn gather(
             }
         }
     }
+    ev.attention_names.sort_unstable();
+    ev.attention_names.dedup();
     ev
 }
 
@@ -393,7 +420,7 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                 }
                 return vote(method, Phase::Decode, 0.5, format!("SDPA query length {q} against a longer cache (speculative?)"));
             }
-            hint_vote(method, ev.attention_hint, "attention kernels")
+            contrast_vote(ev, rules).or_else(|| hint_vote(method, ev.attention_hint, "attention kernels"))
         }
         Method::KernelNames => {
             let names = hint_vote(method, ev.name_hint, "kernel names");
@@ -436,12 +463,67 @@ pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
         let median = times[times.len() / 2].max(1) as f64;
         let graphed = |e: &PassEvidence| e.kernels > 0 && e.graph_kernels * 2 >= e.kernels;
         let graph_passes = idx.iter().filter(|&&i| graphed(&evs[i])).count();
+        let run = attention_run(evs, &idx, rules);
         for &i in &idx {
+            evs[i].attention_contrast = run.as_ref().and_then(|run| {
+                let names = &evs[i].attention_names;
+                let own = names.iter().any(|n| run.binary_search(n).is_err());
+                let all_of_run = run.iter().all(|n| names.binary_search(n).is_ok());
+                match (own, all_of_run) {
+                    (true, false) => Some(AttentionContrast::OwnInstead),
+                    (true, true) => Some(AttentionContrast::OwnAndRuns),
+                    _ => None,
+                }
+            });
             evs[i].eager_among_graphs = graph_passes * 2 > idx.len() && evs[i].graph_kernels * 10 < evs[i].kernels;
             evs[i].passes_on_device = idx.len();
             evs[i].time_ratio =
                 (idx.len() >= rules.thresholds.min_passes_for_frequency).then(|| evs[i].kernel_time_ns as f64 / median);
         }
+    }
+}
+
+/// The attention kernel names that more than half the passes `idx` run, as one set (the decode
+/// run's), when there are enough passes to speak of a run and they run any attention at all.
+fn attention_run(evs: &[PassEvidence], idx: &[usize], rules: &PhaseRules) -> Option<Vec<u32>> {
+    if idx.len() < rules.thresholds.min_passes_for_frequency {
+        return None;
+    }
+    let mut sets: Vec<&Vec<u32>> = idx.iter().map(|&i| &evs[i].attention_names).collect();
+    sets.sort_unstable();
+    let mut best: (usize, Option<&Vec<u32>>) = (0, None);
+    for group in sets.chunk_by(|a, b| a == b) {
+        if group.len() > best.0 {
+            best = (group.len(), Some(group[0]));
+        }
+    }
+    let run = best.1.filter(|set| best.0 * 2 > idx.len() && !set.is_empty())?;
+    Some(run.clone())
+}
+
+/// attention_patterns without shapes: a pass heavier than the alike passes whose attention kernels
+/// are not theirs is a prefill (or mixed, with theirs beside).
+fn contrast_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
+    let ratio = ev.time_ratio?;
+    if ratio < rules.thresholds.attention_contrast_ratio {
+        return None;
+    }
+    let runs = ev.passes_on_device;
+    match ev.attention_contrast? {
+        AttentionContrast::OwnInstead => vote(
+            Method::AttentionPatterns,
+            Phase::Prefill,
+            0.8,
+            format!("attention kernels of its own instead of those most of the {runs} passes run, kernel time {ratio:.1}x the median pass"),
+        ),
+        // The run's decode kernels may have had decodes to do, or been launched with none (vLLM's
+        // ROCm backend launches paged attention in every step): prefill, less sure.
+        AttentionContrast::OwnAndRuns => vote(
+            Method::AttentionPatterns,
+            Phase::Prefill,
+            0.6,
+            format!("attention kernels of its own beside those the alike passes run (mixed, or decode kernels with no work?), kernel time {ratio:.1}x the median pass"),
+        ),
     }
 }
 

@@ -279,13 +279,15 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     };
     // Passes in time order across devices.
     segs.sort_by_key(|(s, _)| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
+    let attention_category: Vec<bool> =
+        categories.categories.iter().map(|c| rules.attention_families.iter().any(|f| *f == c.family)).collect();
     // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
     let mut evs: Vec<PassEvidence> = crate::support::threads::map_in_halves(
         &segs,
         |(s, _)| s.rows.len(),
         |some| {
             let mut cache = EvidenceCache::new(trace);
-            some.iter().map(|(s, _)| gather(trace, rules, s, &steps, &mut cache)).collect()
+            some.iter().map(|(s, _)| gather(trace, rules, s, &steps, &attention_category, categories, &mut cache)).collect()
         },
     );
     relate_passes(&mut evs, rules);

@@ -57,6 +57,19 @@ pub struct Thresholds {
     pub min_passes_for_frequency: usize,
     pub min_training_events: usize,
     pub max_op_depth: usize,
+    /// A pass whose attention kernels are not those of its device's alike passes is prefill-like
+    /// (or mixed, with theirs beside its own) when its kernel time is at least this multiple of
+    /// the median pass (see `attention_contrast_ratio` in the TOML).
+    #[serde(default = "default_contrast_ratio")]
+    pub attention_contrast_ratio: f64,
+}
+
+fn default_attention_families() -> Vec<String> {
+    vec!["Attention".into()]
+}
+
+fn default_contrast_ratio() -> f64 {
+    1.2
 }
 
 /// Voting weight of each method in `union`.
@@ -116,6 +129,9 @@ struct RawTraining {
     kernels: Vec<String>,
     attention_ops: Vec<String>,
     attention_kernels: Vec<String>,
+    /// Kernel-category families whose kernels are attention (`categories.toml`'s `family`).
+    #[serde(default = "default_attention_families")]
+    attention_families: Vec<String>,
 }
 
 /// A step-annotation format.
@@ -187,6 +203,8 @@ pub struct PhaseRules {
     pub training_kernels: Vec<Regex>,
     pub attention_ops: Vec<Regex>,
     pub attention_kernels: Vec<Regex>,
+    /// Kernel-category families of attention kernels (beside the `attention_kernels` names).
+    pub attention_families: Vec<String>,
     pub workload: WorkloadRules,
 }
 
@@ -263,6 +281,7 @@ impl PhaseRules {
             training_kernels: compile(&raw.training.kernels)?,
             attention_ops: compile(&raw.training.attention_ops)?,
             attention_kernels: compile(&raw.training.attention_kernels)?,
+            attention_families: raw.training.attention_families.clone(),
             workload: WorkloadRules {
                 min_step_kernels: raw.workload.min_step_kernels.max(2),
                 min_step_attention: raw.workload.min_step_attention,
