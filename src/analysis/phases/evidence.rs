@@ -251,7 +251,9 @@ pub fn gather(
             }
         }
         let attention = attention_category.get(categories.of_row.get(r).copied().unwrap_or(u16::MAX) as usize) == Some(&true)
-            || *cache.attention.get_or_insert_with(name_id, || super::rules::any_match(&rules.attention_kernels, trace.name(name_id)));
+            || *cache
+                .attention
+                .get_or_insert_with(name_id, || super::rules::any_match(&rules.attention_kernels, trace.name(name_id)));
         if attention {
             ev.attention_names.push(name_id);
         }
