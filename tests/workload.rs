@@ -248,3 +248,21 @@ fn a_block_with_two_attentions_and_one_mlp_is_one_layer() {
     let s = summarize(&a);
     assert_eq!(s.layers_per_pass, vec![12], "{:?}", s.layer_kinds);
 }
+
+#[test]
+fn a_micro_benchmark_with_no_sign_of_generation_is_not_an_llm() {
+    // A JAX attention micro-benchmark (TraceLens' jax08_attention): 75 module runs of attention
+    // kernels, nothing sampled, no embedding, no KV cache, no LM head, no engine. GEMM tiles and
+    // run lengths alone once made it "llm_inference, 20 prefill, 22 decode".
+    let a = common::analysis("jax_attention_bench_mi300x.xplane.pb");
+    let s = summarize(&a);
+    assert_ne!(s.workload, "llm_inference", "{:?}", s.workload_evidence);
+    assert!(s.workload_evidence.iter().any(|e| e.contains("no sign of token generation")), "{:?}", s.workload_evidence);
+    assert!(a.phases.passes.len() > 1, "the module runs stay passes");
+    for p in &a.phases.passes {
+        assert!(![Phase::Prefill, Phase::Decode, Phase::Mixed].contains(&p.phase), "pass {} is {:?}", p.index, p.phase);
+    }
+    assert!(
+        (0..a.trace.gpu.len()).all(|i| !matches!(a.phases.phase_of_row[i], Some(Phase::Prefill | Phase::Decode | Phase::Mixed)))
+    );
+}

@@ -364,12 +364,23 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         mark_cut_passes_incomplete(trace, &mut out.passes);
     }
     mark_passes_begun_before_the_trace(trace, &mut out.passes);
-    let first = out.passes.first().map(|p| p.phase);
-    out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out.workload = match diffusion {
         Some(evidence) => workload::Workload { kind: workload::WorkloadKind::Diffusion, evidence },
-        None => inference_workload(&out.passes, &names, engine_steps),
+        None => {
+            let kernels = generation_kernels(trace, categories, rules);
+            let workload = inference_workload(&mut out.passes, &names, engine_steps, kernels);
+            // Passes the verdict took the labels of: their rows follow.
+            for p in out.passes.iter().filter(|p| p.phase == Phase::Unknown) {
+                for &r in &p.rows {
+                    out.phase_of_row[r as usize] = Some(Phase::Unknown);
+                    out.confidence_of_row[r as usize] = 0.0;
+                }
+            }
+            workload
+        }
     };
+    let first = out.passes.first().map(|p| p.phase);
+    out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out
 }
 
@@ -409,9 +420,36 @@ fn diffusion_segments(
 /// BERT's 30522-word masked-LM head and an encoder's pooler stay below).
 const VOCABULARY_MIN: u64 = 32_000;
 
-/// LLM inference when the passes show generation (step annotations, embedding / sampling markers,
-/// decode or mixed steps, engine names); one forward with none of that is a single-pass model.
-fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated: bool) -> workload::Workload {
+/// Kernels whose category shows token generation ([`workload::WorkloadRules::generation_categories`]):
+/// the first such category with kernels, and how many kernels it has.
+fn generation_kernels(trace: &Trace, categories: &KernelCategories, rules: &PhaseRules) -> Option<(String, usize)> {
+    let wanted = &rules.workload.generation_categories;
+    let ids: Vec<u16> = wanted.iter().filter_map(|c| categories.id(c)).collect();
+    if ids.is_empty() {
+        return None;
+    }
+    let mut counts = vec![0usize; categories.categories.len()];
+    for i in trace.kernel_rows() {
+        if let Some(&c) = categories.of_row.get(i) {
+            if let Some(n) = counts.get_mut(c as usize) {
+                *n += 1;
+            }
+        }
+    }
+    ids.iter().find(|&&c| counts[c as usize] > 0).map(|&c| (categories.categories[c as usize].name.clone(), counts[c as usize]))
+}
+
+/// LLM inference when the trace shows generation positively: a serving engine's step annotations,
+/// tokens sampled, an engine's or generation loop's names, kernels that write a KV cache or attend
+/// over a paged or decode cache, or an LM head over a vocabulary. Decode votes from kernel names or
+/// run frequency alone are no such sign: a run with nothing else is not called an LLM (its passes
+/// lose their prefill/decode labels). One forward over whole inputs is a single-pass model.
+fn inference_workload(
+    passes: &mut [Pass],
+    names: &workload::NameEvidence,
+    annotated: bool,
+    generation_kernels: Option<(String, usize)>,
+) -> workload::Workload {
     use workload::{Workload, WorkloadKind};
     let mut evidence = Vec::new();
     if annotated {
@@ -423,25 +461,42 @@ fn inference_workload(passes: &[Pass], names: &workload::NameEvidence, annotated
     if let Some(name) = &names.llm {
         evidence.push(format!("LLM engine or generation names: {name}"));
     }
+    if let Some((category, n)) = &generation_kernels {
+        evidence.push(format!("{n} {category} kernels"));
+    }
+    let complete: Vec<&Pass> = passes.iter().filter(|p| !p.incomplete).collect();
+    let lm_head = complete.iter().filter_map(|p| p.lm_head_columns).filter(|&n| n >= VOCABULARY_MIN).max();
     let count = |ph: Phase| passes.iter().filter(|p| p.phase == ph).count();
     let (prefill, decode, mixed) = (count(Phase::Prefill), count(Phase::Decode), count(Phase::Mixed));
-    if decode + mixed > 0 {
-        evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
-    }
     if !evidence.is_empty() {
+        if decode + mixed > 0 {
+            evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
+        }
         return Workload { kind: WorkloadKind::LlmInference, evidence };
     }
-    // Forwards cut at embedding lookups, with nothing decoded or sampled: prompts of a language
-    // model when they end in an LM head over a vocabulary, else an encoder's inputs (BERT, a
-    // CLIP or OWL-ViT text and image tower).
-    let complete: Vec<&Pass> = passes.iter().filter(|p| !p.incomplete).collect();
     let all_prefill = !complete.is_empty() && complete.iter().all(|p| p.phase == Phase::Prefill);
-    let lm_head = complete.iter().filter_map(|p| p.lm_head_columns).filter(|&n| n >= VOCABULARY_MIN).max();
     let forwards = match complete.len() {
         1 => "one forward".to_string(),
         n => format!("{n} forwards"),
     };
+    if decode + mixed > 0 {
+        // Only weak votes said decode: no sign of generation backs them.
+        let reason = format!(
+            "{} passes, {decode} of them decode-like and {mixed} mixed by kernel names or run frequency alone, with no sign \
+             of token generation (no token sampled, no KV-cache write, no paged or decode attention, no LM head over a \
+             vocabulary, no engine): not called LLM inference",
+            passes.len()
+        );
+        for p in passes.iter_mut() {
+            p.phase = Phase::Unknown;
+            p.confidence = 0.0;
+        }
+        return Workload { kind: WorkloadKind::Unknown, evidence: vec![reason] };
+    }
     match (all_prefill, lm_head) {
+        // Forwards cut at embedding lookups, with nothing decoded or sampled: prompts of a language
+        // model when they end in an LM head over a vocabulary, else an encoder's inputs (BERT, a
+        // CLIP or OWL-ViT text and image tower).
         (true, Some(n)) => Workload {
             kind: WorkloadKind::LlmInference,
             evidence: vec![format!(

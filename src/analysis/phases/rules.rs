@@ -30,6 +30,8 @@ struct RawWorkload {
     min_step_alignment: f64,
     diffusion_names: Vec<String>,
     llm_names: Vec<String>,
+    #[serde(default)]
+    generation_categories: Vec<String>,
 }
 
 /// How repeated steps and the kind of workload are recognised (`[workload]` of the TOML).
@@ -45,6 +47,8 @@ pub struct WorkloadRules {
     pub diffusion_names: Vec<Regex>,
     /// Names that show an LLM engine or generation loop.
     pub llm_names: Vec<Regex>,
+    /// Kernel categories that show token generation (KV-cache writes, paged or decode attention).
+    pub generation_categories: Vec<String>,
 }
 
 /// Numeric thresholds (see the TOML for meaning).
@@ -288,6 +292,7 @@ impl PhaseRules {
                 min_step_alignment: raw.workload.min_step_alignment.clamp(0.0, 1.0),
                 diffusion_names: compile(&raw.workload.diffusion_names)?,
                 llm_names: compile(&raw.workload.llm_names)?,
+                generation_categories: raw.workload.generation_categories.clone(),
             },
         })
     }
