@@ -102,7 +102,15 @@ fn embedding_all_reduce_and_sum_traps() {
     );
     assert_eq!(
         c.name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"),
-        "Communication-Other"
+        "Communication-P2P"
+    );
+    for p2p in ["ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_Send(x)", "ncclDevKernel_Recv(x)", "recv_kernel"] {
+        assert_eq!(c.name(p2p), "Communication-P2P", "{p2p}");
+    }
+    // The op says when SendRecv builds an all-to-all (the all-to-all rule stays first).
+    assert_eq!(
+        c.cat("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", Some("record_param_comms"), None, &["c10d::alltoall_base_"]),
+        "Communication-AllToAll"
     );
     assert_eq!(c.name("void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortExclusiveSumKernel<int>(int*)"), "Sort");
     let generic = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)";
@@ -300,6 +308,7 @@ fn builtin_table_loads_and_every_family_is_known() {
         "Communication-AllGather",
         "Communication-ReduceScatter",
         "Communication-AllToAll",
+        "Communication-P2P",
         "Communication-Other",
         "Memory-Copy",
         "Memory-Set",
