@@ -100,16 +100,23 @@ fn embedding_all_reduce_and_sum_traps() {
         c.name("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"),
         "Communication-AllReduce"
     );
-    assert_eq!(
-        c.name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"),
-        "Communication-P2P"
-    );
-    for p2p in ["ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_Send(x)", "ncclDevKernel_Recv(x)", "recv_kernel"] {
+    assert_eq!(c.name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"), "Communication-P2P");
+    for p2p in [
+        "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+        "ncclDevKernel_Send(x)",
+        "ncclDevKernel_Recv(x)",
+        "recv_kernel",
+    ] {
         assert_eq!(c.name(p2p), "Communication-P2P", "{p2p}");
     }
     // The op says when SendRecv builds an all-to-all (the all-to-all rule stays first).
     assert_eq!(
-        c.cat("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", Some("record_param_comms"), None, &["c10d::alltoall_base_"]),
+        c.cat(
+            "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+            Some("record_param_comms"),
+            None,
+            &["c10d::alltoall_base_"]
+        ),
         "Communication-AllToAll"
     );
     assert_eq!(c.name("void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortExclusiveSumKernel<int>(int*)"), "Sort");
@@ -378,4 +385,34 @@ fn families_beyond_the_fixtures() {
         })
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn tensorflow_kernels() {
+    let c = Ctx::new(None);
+    let eigen = |expr: &str| {
+        format!("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<Eigen::half, 1, 1, long>, 16, Eigen::MakePointer>, {expr}>, Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<x>, long)")
+    };
+    assert_eq!(c.name(&eigen("Eigen::TensorConversionOp<Eigen::half, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, long>, 16, Eigen::MakePointer> const> const")), "Elementwise");
+    assert_eq!(
+        c.name(&eigen(
+            "Eigen::TensorCwiseBinaryOp<Eigen::internal::scalar_product_op<Eigen::half, Eigen::half>, x const, y const> const"
+        )),
+        "Elementwise"
+    );
+    assert_eq!(c.name(&eigen("Eigen::TensorBroadcastingOp<Eigen::DSizes<long, 2> const, x const> const")), "Memory-Reshape");
+    assert_eq!(c.name(&eigen("Eigen::TensorReductionOp<Eigen::internal::SumReducer<float>, x const> const")), "Reduce");
+    assert_eq!(c.name("void Eigen::internal::FullReductionKernel<256, 128, Eigen::TensorEvaluator<x>, Eigen::internal::SumReducer<float>, long>(x)"), "Reduce");
+    assert_eq!(c.name("void tensorflow::functor::ColumnReduceKernel<float const*, float*, cub::Sum>(float const*, float*, int, int, cub::Sum, float)"), "Reduce");
+    assert_eq!(c.name("void tensorflow::functor::FillPhiloxRandomKernelLaunch<tensorflow::random::UniformDistribution<tensorflow::random::PhiloxRandom, Eigen::half> >(unsigned long, unsigned long, tensorflow::random::PhiloxRandom, Eigen::half*, long, tensorflow::random::UniformDistribution<tensorflow::random::PhiloxRandom, Eigen::half>)"), "Elementwise");
+    assert_eq!(c.name("void tensorflow::functor::SwapDimension1And2InTensor3UsingTiles<unsigned int, 256, 32, 32, false>(unsigned int const*, tensorflow::functor::Dimension<3>, unsigned int*)"), "Memory-Reshape");
+    assert_eq!(
+        c.name("void tensorflow::BiasNHWCKernel<Eigen::half>(int, Eigen::half const*, Eigen::half const*, Eigen::half*, int)"),
+        "Elementwise"
+    );
+    assert_eq!(c.name("void tensorflow::GatherOpKernel<Eigen::half, int, true>(Eigen::half const*, int const*, Eigen::half*, long, long, long, long)"), "Indexing");
+    // cuBLAS / cuDNN as TensorFlow runs them.
+    assert!(c.name("volta_h884gemm_64x64_ldg8_nn").starts_with("GEMM"), "{}", c.name("volta_h884gemm_64x64_ldg8_nn"));
+    assert!(c.name("turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_nn").starts_with("GEMM"));
+    assert_eq!(c.name("void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)"), "Conv");
 }

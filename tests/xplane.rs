@@ -277,3 +277,65 @@ fn an_unnamed_device_is_named_from_its_compute_units_and_architecture() {
     // A named device keeps its own name.
     assert_eq!(summary(&common::analysis("sglang_qwen3-8b_decode_graph_mi300x.json.gz")).device, "AMD Instinct MI300X");
 }
+
+/// Per GPU plane line: (device, line name, event count, summed duration in ns).
+fn gpu_lines(bytes: &[u8]) -> Vec<(i32, String, usize, i64)> {
+    let mut out = Vec::new();
+    for (f, _, plane) in fields(bytes) {
+        if f != 1 {
+            continue;
+        }
+        let pf = fields(plane);
+        let name = pf.iter().find(|x| x.0 == 2).map(|x| std::str::from_utf8(x.2).unwrap()).unwrap_or("");
+        let Some(device) = name.strip_prefix("/device:GPU:") else { continue };
+        for (_, _, line) in pf.iter().filter(|x| x.0 == 3) {
+            let lf = fields(line);
+            let line_name = lf.iter().find(|x| x.0 == 2).map(|x| String::from_utf8_lossy(x.2).into_owned()).unwrap_or_default();
+            let events: Vec<_> = lf.iter().filter(|x| x.0 == 4).collect();
+            let dur = events.iter().map(|(_, _, e)| fields(e).iter().find(|x| x.0 == 3).map_or(0, |x| x.1 as i64) / 1000).sum();
+            out.push((device.parse().unwrap(), line_name, events.len(), dur));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_tensorflow_xspace_reads_only_its_stream_lines_as_device_events() {
+    // tensorflow/profiler's demo profile of a GPU training step: its GPU planes hold `Stream #…`
+    // lines and the lines derived from them (`TensorFlow Ops`, `TensorFlow Name Scope`, `Steps`),
+    // which were once read as kernels too (340 ms of "kernel time", 82% "Other").
+    let name = "tf_gpu_multi_worker.xplane.pb";
+    let lines = gpu_lines(&std::fs::read(common::fixture(name)).unwrap());
+    let stream = |l: &&(i32, String, usize, i64)| l.1.starts_with("Stream");
+    let copies = |l: &&(i32, String, usize, i64)| l.1.contains("Memcpy") || l.1.contains("Memset");
+    let kernels: Vec<_> = lines.iter().filter(stream).filter(|l| !copies(l)).collect();
+    let derived: Vec<_> = lines.iter().filter(|l| !stream(l)).collect();
+    assert!(derived.iter().any(|l| l.1 == "TensorFlow Ops") && derived.iter().any(|l| l.1 == "Steps"), "{derived:?}");
+    let (want_kernels, want_time): (usize, i64) = (kernels.iter().map(|l| l.2).sum(), kernels.iter().map(|l| l.3).sum());
+    let want_copies: usize = lines.iter().filter(stream).filter(copies).map(|l| l.2).sum();
+
+    let a = common::analysis(name);
+    let s = summary(&a);
+    assert_eq!(s.counts.kernels, want_kernels);
+    assert_eq!(s.counts.memcpy + s.counts.memset, want_copies);
+    assert_eq!(a.trace.kernel_rows().map(|i| a.trace.gpu.dur[i]).sum::<i64>(), want_time);
+    // Per device too.
+    for device in kernels.iter().map(|l| l.0).collect::<std::collections::BTreeSet<_>>() {
+        let want: i64 = kernels.iter().filter(|l| l.0 == device).map(|l| l.3).sum();
+        let got: i64 = a.trace.kernel_rows().filter(|&i| a.trace.gpu.device[i] == device).map(|i| a.trace.gpu.dur[i]).sum();
+        assert_eq!(got, want, "device {device}");
+    }
+    let derived_events: usize = derived.iter().map(|l| l.2).sum();
+    assert!(
+        s.input
+            .notes
+            .iter()
+            .any(|n| n.starts_with(&format!("{derived_events} events of {} derived device lines", derived.len()))),
+        "{:?}",
+        s.input.notes
+    );
+    // TensorFlow's Eigen expression kernels and Philox generators find their families.
+    for i in a.trace.kernel_rows() {
+        assert_ne!(a.categories.name(i), "Other", "{}", a.trace.name(a.trace.gpu.name[i]));
+    }
+}

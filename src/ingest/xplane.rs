@@ -54,9 +54,35 @@ pub fn looks_like_xspace(bytes: &[u8]) -> bool {
     false
 }
 
-/// Reads a whole `XSpace` and hands its events to `sink`. Errors name the byte offset of a
-/// field that does not decode.
-pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
+/// Device-plane lines not read as device events: lines derived from the streams (op, module,
+/// name-scope and step lines of XLA or TensorFlow), which repeat the streams' time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DerivedLines {
+    /// Such lines over all device planes.
+    pub lines: usize,
+    /// Their events.
+    pub events: u64,
+    /// Their distinct names, in the order met.
+    pub names: Vec<String>,
+}
+
+impl DerivedLines {
+    /// A note for the summary, or `None` when there were none.
+    pub fn note(&self) -> Option<String> {
+        (self.lines > 0).then(|| {
+            format!(
+                "{} events of {} derived device lines ({}) not read as kernels: they repeat the Stream lines' events",
+                self.events,
+                self.lines,
+                self.names.join(", ")
+            )
+        })
+    }
+}
+
+/// Reads a whole `XSpace` and hands its events to `sink`; returns the derived lines it left out.
+/// Errors name the byte offset of a field that does not decode.
+pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> {
     let mut planes = Vec::new();
     let mut w = Wire::new(bytes, 0);
     while let Some((field, value)) = w.next()? {
@@ -90,20 +116,22 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
             }
         }
     }
+    let mut derived = DerivedLines::default();
     for plane in &planes {
         let Some(device) = plane.device() else { continue };
         out.metadata(b"process_name", device, 0, plane.name);
         for line in &plane.lines {
             out.metadata(b"thread_name", device, line.id, line.name);
-            let cat: &[u8] = if line.name.contains("Memcpy") {
-                b"gpu_memcpy"
-            } else if line.name.contains("Memset") {
-                b"gpu_memset"
-            } else if line.name.starts_with("XLA") || line.name.contains("Steps") || line.name.contains("Source") {
-                // Derived lines (`XLA Modules`, `XLA Ops`, `Steps`) repeat the kernels' time.
+            // Only stream lines (`Stream #16(Kernel)`, `Stream #134(Compute)`, `Stream #135(MemcpyH2D)`)
+            // hold device events; every other line (`XLA Ops`, `XLA Modules`, `TensorFlow Ops`,
+            // `TensorFlow Name Scope`, `Framework …`, `Steps`, `Source code`) is derived from them.
+            let Some(cat) = stream_line_kind(line.name) else {
+                derived.lines += 1;
+                derived.events += line.events.len() as u64;
+                if !derived.names.iter().any(|n| n == line.name) {
+                    derived.names.push(line.name.to_string());
+                }
                 continue;
-            } else {
-                b"kernel"
             };
             let mut runs = ModuleRuns::default();
             for e in line.events(plane)? {
@@ -128,7 +156,22 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(derived)
+}
+
+/// What a device plane's line holds: kernels, copies or sets on a `Stream …` line, `None` for a
+/// line derived from them (op, module, name-scope and step lines of XLA or TensorFlow).
+fn stream_line_kind(name: &str) -> Option<&'static [u8]> {
+    if !name.starts_with("Stream") {
+        return None;
+    }
+    Some(if name.contains("Memcpy") {
+        b"gpu_memcpy"
+    } else if name.contains("Memset") {
+        b"gpu_memset"
+    } else {
+        b"kernel"
+    })
 }
 
 /// One execution of an HLO module, as the span of its kernels' launches on the host.

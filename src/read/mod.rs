@@ -228,12 +228,13 @@ impl Reader {
             if let Some(what) = self.gzip_cut.take() {
                 return Err(Error::new(format!("truncated gzip around a JAX profile: {what}")));
             }
-            read_xspace(&bytes, &mut self.builder)?;
+            let derived = read_xspace(&bytes, &mut self.builder)?;
             let mut trace = std::mem::take(&mut self.builder).finish(false);
             trace.stats.bytes_in = self.bytes_in;
             trace.stats.json_bytes = self.json_bytes;
             trace.stats.format = crate::model::InputFormat::Xspace;
             trace.stats.notes.push("read as a JAX / XLA profile (protobuf XSpace)".into());
+            trace.stats.notes.extend(derived.note());
             if trace.stats.kept == 0 {
                 return Err(Error::new(format!(
                     "XSpace with {} events, none of them a GPU kernel or host event",
