@@ -8,8 +8,9 @@
 
 mod common;
 use common::*;
+use traceprism::analysis::phases::rules::{PhaseRules, PHASE_SIGNALS_TOML};
 use traceprism::analysis::phases::Phase;
-use traceprism::analysis::truth::{load_truth, score_phases};
+use traceprism::analysis::truth::{load_truth, score_phases, Calibration};
 use traceprism::{Analysis, Options};
 
 /// The truth traces and their truth files.
@@ -111,4 +112,56 @@ fn vllm_mi300x_eager_first_step_is_the_prefill() {
         );
     }
     assert_eq!(prompt_pass, 0, "the prompt is processed first");
+}
+
+#[test]
+fn confidence_is_calibrated_and_no_wrong_pass_goes_undoubted() {
+    let (mut with, mut without) = (Calibration::default(), Calibration::default());
+    for (trace, truth) in TRUTH {
+        let t = load_truth(&fixture(truth)).unwrap();
+        with.add(&analysis(trace), &t);
+        without.add(&analyse_bytes(&as_recorded(trace).0), &t);
+    }
+    eprintln!("truth traces with shapes:\n{with}\ntruth traces as recorded (no shapes, no stacks):\n{without}");
+    for (what, c) in [("with shapes", &with), ("as recorded", &without)] {
+        assert_eq!(c.passes(), 33 + 25 + 13, "{what}: every truth pass judged");
+        assert_eq!(c.wrong_unflagged(), 0, "{what}: a wrong pass without doubt\n{c}");
+        // Flags stay rare on right passes: at most one in twenty.
+        assert!(c.right_doubted() * 20 <= c.passes(), "{what}: {} right passes doubted\n{c}", c.right_doubted());
+    }
+}
+
+/// The built-in phase rules with the attention contrast switched off: the analyzer as it was
+/// before it read traces without shapes.
+fn rules_without_contrast() -> PhaseRules {
+    let text = PHASE_SIGNALS_TOML
+        .replace("attention_contrast_ratio = 1.2", "attention_contrast_ratio = 1e9")
+        .replace("attention_families = ['Attention']", "attention_families = []");
+    assert_ne!(text, PHASE_SIGNALS_TOML);
+    PhaseRules::parse(&text).unwrap()
+}
+
+#[test]
+fn the_mistakes_of_the_analyzer_without_contrast_are_all_doubted() {
+    // Without the attention contrast, the stripped llama_small_stack's prefill and the MI300X
+    // trace's eager first step were called decode: whatever is still wrong must carry a doubt.
+    let rules = rules_without_contrast();
+    let mut wrong = 0;
+    let mut calibration = Calibration::default();
+    for (trace, truth) in TRUTH {
+        let t = load_truth(&fixture(truth)).unwrap();
+        let mut a = analyse_bytes(&as_recorded(trace).0);
+        a.phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
+        calibration.add(&a, &t);
+        wrong += usize::from(score_phases(&a, &t).phase_accuracy() < 0.999);
+    }
+    let mut a = analysis("vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz");
+    a.phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
+    let first = &a.phases.passes[0];
+    assert_eq!(first.phase, Phase::Decode, "the old verdict");
+    let doubt = first.doubt.as_deref().expect("the old wrong verdict is doubted");
+    assert!(doubt.contains("conflicting"), "{doubt}");
+    eprintln!("without the contrast, as recorded:\n{calibration}\nMI300X pass 0: {doubt}");
+    assert!(wrong > 0, "the old rules were wrong somewhere (else this test shows nothing)");
+    assert_eq!(calibration.wrong_unflagged(), 0, "{calibration}");
 }

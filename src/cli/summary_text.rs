@@ -52,8 +52,15 @@ pub fn run(a: &Args) -> Result<()> {
         let truth = traceprism::analysis::truth::load_truth(std::path::Path::new(path))?;
         let phases = traceprism::analysis::truth::score_phases(analysis, &truth);
         let layers = traceprism::analysis::truth::score_layers(analysis, &truth);
+        let mut calibration = traceprism::analysis::truth::Calibration::default();
+        calibration.add(analysis, &truth);
         let indent = |t: String| t.trim_end().replace('\n', "\n  ");
-        super::out(&format!("\naccuracy against {path}\n  {}\n  {}\n", indent(phases.to_string()), indent(layers.to_string())));
+        super::out(&format!(
+            "\naccuracy against {path}\n  {}\n  {}\n  calibration of passes (confidence bucket: passes, right, doubted)\n  {}\n",
+            indent(phases.to_string()),
+            indent(layers.to_string()),
+            indent(calibration.to_string())
+        ));
     }
     Ok(())
 }
@@ -189,6 +196,14 @@ pub fn render(path: &str, s: &Summary) -> String {
             let _ = writeln!(o, "phases   {} forward passes{incomplete}: {}", s.passes, parts.join("; "));
             if let Some(m) = &s.mixed {
                 let _ = writeln!(o, "mixed    {m}");
+            }
+            if s.doubtful_passes > 0 {
+                let _ = writeln!(
+                    o,
+                    "doubt    {} of {} passes on thin or conflicting evidence (the passes table's doubt column says why)",
+                    s.doubtful_passes,
+                    s.passes + s.incomplete_passes
+                );
             }
         }
         _ => {}

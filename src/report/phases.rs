@@ -82,6 +82,7 @@ pub fn passes(a: &Analysis) -> Table {
             "split_from",
             "complete",
             "evidence",
+            "doubt",
         ],
     );
     for x in &a.phases.passes {
@@ -112,6 +113,7 @@ pub fn passes(a: &Analysis) -> Table {
             // "no": the trace stops inside this pass (truncated traces only).
             Cell::from(if x.incomplete { "no" } else { "yes" }),
             Cell::from(evidence.join("; ")),
+            Cell::from(x.doubt.as_deref()),
         ]);
     }
     t

@@ -224,6 +224,8 @@ pub struct Summary {
     pub incomplete_passes: usize,
     /// Kernel time per phase.
     pub phases: Vec<PhaseShare>,
+    /// Passes whose phase is doubted (thin or conflicting evidence; the `doubt` column of `passes`).
+    pub doubtful_passes: usize,
     /// How the mixed steps divide between prefill and decode (`None` without mixed steps).
     pub mixed: Option<MixedSplit>,
     /// Layers found in each whole pass (for a diffusion trace: the blocks of each denoising step).
@@ -442,6 +444,7 @@ pub fn summary(a: &Analysis) -> Summary {
             .collect(),
         incomplete_passes: a.phases.passes.iter().filter(|p| p.incomplete).count(),
         phases,
+        doubtful_passes: a.phases.passes.iter().filter(|p| p.doubt.is_some()).count(),
         mixed: mixed_split(a),
         layers_per_pass: layers_per_pass_of(a),
         layer_kinds: layer_kinds(a),

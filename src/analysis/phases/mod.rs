@@ -4,6 +4,7 @@
 //! [`passes`] (segmentation), [`evidence`] (what each
 //! pass shows and each method's vote), then voting here. Every GPU row takes its pass's phase.
 
+pub mod doubt;
 pub mod evidence;
 pub mod inference_check;
 pub mod mix;
@@ -100,6 +101,9 @@ pub struct Pass {
     /// The votes that decided the phase (method, phase, strength, reason).
     #[serde(skip)]
     pub votes: Vec<Vote>,
+    /// Why the phase may be wrong, in words, when the evidence is thin or conflicting
+    /// ([`doubt::doubt`]); `None` when it is firm.
+    pub doubt: Option<String>,
 }
 
 /// Phase answer of one method alone, per pass (for the `phase_methods` table).
@@ -345,6 +349,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             lm_head_columns: ev.widest_gemm.filter(|w| w.ops == 1).map(|w| w.n),
             stage,
             mix: if phase == Phase::Mixed { mix::estimate(trace, rules, &seg.rows, ev, &mut named) } else { Vec::new() },
+            doubt: if piece.is_some() { None } else { doubt::doubt(phase, &votes, rules) },
             votes,
             rows: seg.rows,
         };
@@ -369,7 +374,11 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         None => {
             let kernels = generation_kernels(trace, categories, rules);
             let workload = inference_workload(&mut out.passes, &names, engine_steps, kernels);
-            // Passes the verdict took the labels of: their rows follow.
+            // Passes the verdict took the labels of: their rows follow, and nothing is doubted of a
+            // run that is not an LLM's.
+            if workload.kind != workload::WorkloadKind::LlmInference {
+                out.passes.iter_mut().filter(|p| p.phase == Phase::Unknown).for_each(|p| p.doubt = None);
+            }
             for p in out.passes.iter().filter(|p| p.phase == Phase::Unknown) {
                 for &r in &p.rows {
                     out.phase_of_row[r as usize] = Some(Phase::Unknown);

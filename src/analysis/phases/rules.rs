@@ -21,6 +21,23 @@ struct RawRules {
     gemm_tiles: GemmTiles,
     training: RawTraining,
     workload: RawWorkload,
+    #[serde(default)]
+    doubt: Doubt,
+}
+
+/// When a pass's phase is doubted (`[doubt]` of the TOML; see `doubt.rs`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Doubt {
+    /// Another phase's weighted support at least this share of the chosen phase's: conflicting.
+    pub conflict_ratio: f64,
+    /// The chosen phase's weighted support below this: thin.
+    pub min_support: f64,
+}
+
+impl Default for Doubt {
+    fn default() -> Self {
+        Doubt { conflict_ratio: 0.5, min_support: 1.0 }
+    }
 }
 
 #[derive(Deserialize)]
@@ -210,6 +227,8 @@ pub struct PhaseRules {
     /// Kernel-category families of attention kernels (beside the `attention_kernels` names).
     pub attention_families: Vec<String>,
     pub workload: WorkloadRules,
+    /// When a pass's phase is doubted.
+    pub doubt: Doubt,
 }
 
 /// Parses a phase name as used in the rules (`prefill`, `decode`, `mixed`).
@@ -286,6 +305,7 @@ impl PhaseRules {
             attention_ops: compile(&raw.training.attention_ops)?,
             attention_kernels: compile(&raw.training.attention_kernels)?,
             attention_families: raw.training.attention_families.clone(),
+            doubt: raw.doubt.clone(),
             workload: WorkloadRules {
                 min_step_kernels: raw.workload.min_step_kernels.max(2),
                 min_step_attention: raw.workload.min_step_attention,

@@ -1,5 +1,6 @@
 //! Ground-truth files (`*.truth.json.gz`, recorded alongside a trace) and the scoring of the
-//! analysis against them: phases and passes (`phases.rs`), layers (`layers.rs`), in one place.
+//! analysis against them: phases and passes (`phases.rs`), layers (`layers.rs`), and whether
+//! confidence and doubt mean something (`calibration.rs`), in one place.
 //!
 //! A truth file lists every kernel event with `correlation`, `ts` (µs, trace clock), `dur`, `phase`,
 //! `pass` and `layer`, plus `forward_passes`. Kernels are matched to trace rows by correlation, then
@@ -12,8 +13,11 @@ use crate::model::GpuKind;
 use serde::Deserialize;
 use std::collections::HashMap;
 
+mod calibration;
 mod layers;
 mod phases;
+
+pub use calibration::{Bucket, Calibration, BUCKETS};
 
 pub use layers::{score_layers, LayerScore};
 pub use phases::{score_phases, PhaseScore};

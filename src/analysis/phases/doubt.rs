@@ -1,0 +1,74 @@
+//! When to doubt a pass's phase: the evidence is thin (little weight behind the winner) or
+//! conflicting (much weight behind another phase). A doubted pass says why in words (the `doubt`
+//! column of `passes`); a firm one says nothing. The thresholds are `[doubt]` of
+//! `phase_signals.toml`.
+
+use super::evidence::Vote;
+use super::rules::PhaseRules;
+use super::Phase;
+
+/// Why `phase` may be wrong given `votes`, or `None` when the evidence is firm.
+///
+/// - No vote at all: the phase is a guess.
+/// - Thin: the weighted support of the chosen phase (Σ weight × strength) is below `min_support`
+///   (one weak method alone: run frequency, a GEMM tile, a graph replay).
+/// - Conflicting: the weighted support of another phase is at least `conflict_ratio` of the
+///   chosen one's.
+pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String> {
+    if !matches!(phase, Phase::Prefill | Phase::Decode | Phase::Mixed | Phase::Unknown) {
+        return None;
+    }
+    if votes.is_empty() {
+        return Some("no phase evidence at all".into());
+    }
+    let d = &rules.doubt;
+    let weight = |v: &Vote| v.method.weight(rules) * v.strength;
+    let support: f64 = votes.iter().filter(|v| v.phase == phase).map(weight).sum();
+    let mut against: Vec<(Phase, f64, Vec<&Vote>)> = Vec::new();
+    for v in votes.iter().filter(|v| v.phase != phase) {
+        match against.iter_mut().find(|a| a.0 == v.phase) {
+            Some(a) => {
+                a.1 += weight(v);
+                a.2.push(v);
+            }
+            None => against.push((v.phase, weight(v), vec![v])),
+        }
+    }
+    against.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut why = Vec::new();
+    if let Some((other, w, vs)) = against.first() {
+        if *w >= d.conflict_ratio * support {
+            let methods: Vec<String> = vs.iter().map(|v| format!("{} ({})", v.method.as_str(), v.why)).collect();
+            why.push(format!("conflicting: {} says {} ({w:.2} against {support:.2})", methods.join(", "), other.as_str()));
+        }
+    }
+    if support < d.min_support {
+        let methods: Vec<&str> = votes.iter().filter(|v| v.phase == phase).map(|v| v.method.as_str()).collect();
+        let by = if methods.is_empty() { "nothing".to_string() } else { methods.join(", ") };
+        why.push(format!("thin: {} backed by {by} only (weight {support:.2} < {})", phase.as_str(), d.min_support));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::evidence::Method;
+    use super::*;
+
+    fn v(method: Method, phase: Phase, strength: f64) -> Vote {
+        Vote { method, phase, strength, why: "x".into() }
+    }
+
+    #[test]
+    fn firm_thin_and_conflicting() {
+        let r = PhaseRules::builtin();
+        let firm = [v(Method::AttentionPatterns, Phase::Decode, 1.0), v(Method::OperationFrequency, Phase::Prefill, 0.5)];
+        assert_eq!(doubt(Phase::Decode, &firm, r), None);
+        let thin = [v(Method::OperationFrequency, Phase::Decode, 0.5)];
+        assert!(doubt(Phase::Decode, &thin, r).unwrap().starts_with("thin: decode backed by operation_frequency only"));
+        let conflict = [v(Method::AttentionPatterns, Phase::Decode, 0.8), v(Method::OperationFrequency, Phase::Prefill, 0.9)];
+        assert!(doubt(Phase::Decode, &conflict, r).unwrap().starts_with("conflicting: operation_frequency (x) says prefill"));
+        assert_eq!(doubt(Phase::Unknown, &[], r).as_deref(), Some("no phase evidence at all"));
+        assert_eq!(doubt(Phase::Denoise, &[], r), None);
+    }
+}
