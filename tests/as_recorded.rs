@@ -165,3 +165,24 @@ fn the_mistakes_of_the_analyzer_without_contrast_are_all_doubted() {
     assert!(wrong > 0, "the old rules were wrong somewhere (else this test shows nothing)");
     assert_eq!(calibration.wrong_unflagged(), 0, "{calibration}");
 }
+
+#[test]
+fn the_mi300x_prefill_cut_out_alone_is_doubted() {
+    // Cut out alone, the eager first step has no alike passes to stand against: its paged
+    // attention says decode, its wide GEMM tiles say prefill. Whatever the verdict, it is doubted.
+    use traceprism::split::{select, Splitter, Window};
+    let name = "vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz";
+    let a = analysis(name);
+    let mut s = Splitter::new(select(&a, &Window::Pass(0)).unwrap());
+    for piece in std::fs::read(fixture(name)).unwrap().chunks(1 << 20) {
+        s.push(piece).unwrap();
+    }
+    let alone = Analysis::new(read_bytes(&s.finish().unwrap()).unwrap(), Options::default()).unwrap();
+    assert_eq!(alone.phases.passes.len(), 1);
+    let p = &alone.phases.passes[0];
+    assert_eq!(p.kernels, a.phases.passes[0].kernels);
+    if p.phase != Phase::Prefill {
+        assert!(p.doubt.is_some(), "called {:?} with no doubt: {:?}", p.phase, p.votes);
+    }
+    assert_eq!(traceprism::report::summary::summary(&alone).doubtful_passes, usize::from(p.doubt.is_some()));
+}

@@ -3,7 +3,7 @@
 //! column of `passes`); a firm one says nothing. The thresholds are `[doubt]` of
 //! `phase_signals.toml`.
 
-use super::evidence::Vote;
+use super::evidence::{Basis, Vote};
 use super::rules::PhaseRules;
 use super::Phase;
 
@@ -14,6 +14,8 @@ use super::Phase;
 ///   (one weak method alone: run frequency, a GEMM tile, a graph replay).
 /// - Conflicting: the weighted support of another phase is at least `conflict_ratio` of the
 ///   chosen one's.
+/// - Names only: every vote for the chosen phase rests on names (kernel-name words, tiles,
+///   attention kernel kinds, a graph replay) and some vote says otherwise.
 pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String> {
     if !matches!(phase, Phase::Prefill | Phase::Decode | Phase::Mixed | Phase::Unknown) {
         return None;
@@ -42,6 +44,18 @@ pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String>
             why.push(format!("conflicting: {} says {} ({w:.2} against {support:.2})", methods.join(", "), other.as_str()));
         }
     }
+    let names_only = votes.iter().filter(|v| v.phase == phase).all(|v| v.basis == Basis::Names);
+    if names_only && why.is_empty() {
+        if let Some(v) = votes.iter().find(|v| v.phase != phase) {
+            why.push(format!(
+                "{} rests on kernel names only, and {} says {} ({})",
+                phase.as_str(),
+                v.method.as_str(),
+                v.phase.as_str(),
+                v.why
+            ));
+        }
+    }
     if support < d.min_support {
         let methods: Vec<&str> = votes.iter().filter(|v| v.phase == phase).map(|v| v.method.as_str()).collect();
         let by = if methods.is_empty() { "nothing".to_string() } else { methods.join(", ") };
@@ -56,7 +70,7 @@ mod tests {
     use super::*;
 
     fn v(method: Method, phase: Phase, strength: f64) -> Vote {
-        Vote { method, phase, strength, why: "x".into() }
+        Vote { method, phase, strength, why: "x".into(), basis: Basis::Measured }
     }
 
     #[test]

@@ -56,6 +56,17 @@ impl Method {
     }
 }
 
+/// What a vote rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// Something the trace states or measures: a step annotation, GEMM or attention shapes.
+    Measured,
+    /// The pass against the other passes: run frequency, attention kernels the run lacks.
+    Relative,
+    /// Names alone: kernel-name words, GEMM tiles, attention kernel kinds, a graph replay.
+    Names,
+}
+
 /// One method's vote on one pass.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Vote {
@@ -65,6 +76,8 @@ pub struct Vote {
     pub strength: f64,
     /// Human-readable reason.
     pub why: String,
+    /// What the vote rests on.
+    pub basis: Basis,
 }
 
 /// What one pass shows.
@@ -356,7 +369,17 @@ fn shape_evidence(
 }
 
 fn vote(method: Method, phase: Phase, strength: f64, why: String) -> Option<Vote> {
-    Some(Vote { method, phase, strength: strength.clamp(0.0, 1.0), why })
+    let basis = match method {
+        Method::GemmParams | Method::FrameworkApis | Method::AttentionPatterns => Basis::Measured,
+        Method::OperationFrequency => Basis::Relative,
+        Method::KernelNames => Basis::Names,
+    };
+    Some(Vote { method, phase, strength: strength.clamp(0.0, 1.0), why, basis })
+}
+
+/// `v` resting on `basis` instead of its method's usual one.
+fn on(basis: Basis, v: Option<Vote>) -> Option<Vote> {
+    v.map(|v| Vote { basis, ..v })
 }
 
 /// Prefill vs decode from two hint strengths: both strong → mixed.
@@ -385,7 +408,10 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
             // its neighbours (a compiled prefill) gets no such hint.
             let heavy = ev.time_ratio.is_some_and(|r| r >= rules.thresholds.prefill_time_ratio);
             if ev.kernels > 0 && ev.graph_kernels * 2 >= ev.kernels && !heavy {
-                return vote(method, Phase::Decode, 0.3, "replayed from a CUDA/HIP graph (engines capture decode)".into());
+                return on(
+                    Basis::Names,
+                    vote(method, Phase::Decode, 0.3, "replayed from a CUDA/HIP graph (engines capture decode)".into()),
+                );
             }
             None
         }
@@ -422,7 +448,8 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                 }
                 return vote(method, Phase::Decode, 0.5, format!("SDPA query length {q} against a longer cache (speculative?)"));
             }
-            contrast_vote(ev, rules).or_else(|| hint_vote(method, ev.attention_hint, "attention kernels"))
+            on(Basis::Relative, contrast_vote(ev, rules))
+                .or_else(|| on(Basis::Names, hint_vote(method, ev.attention_hint, "attention kernels")))
         }
         Method::KernelNames => {
             let names = hint_vote(method, ev.name_hint, "kernel names");

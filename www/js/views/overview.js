@@ -70,6 +70,10 @@ export async function overview(ctx, root) {
     fact('memcpy', 'memcpy · memset', `${formatCount(c.memcpy)} · ${formatCount(c.memset)}`, c.memcpy),
     s.links ? fact('links', 'kernels linked to a launch', `${(s.links.launch_link_pct ?? 0).toFixed(1)} %`, s.links.launch_link_pct) : null));
 
+  if (s.doubtful_passes) {
+    root.append(el('p', { class: 'warning', attrs: { 'data-testid': 'doubtful-passes', 'data-value': s.doubtful_passes } },
+      `${formatCount(s.doubtful_passes)} of ${formatCount((s.passes ?? 0) + (s.incomplete_passes ?? 0))} passes have a doubtful phase (thin or conflicting evidence): the passes table's doubt column says why.`));
+  }
   if (s.workload_evidence?.length) {
     root.append(el('details', { class: 'evidence', attrs: { 'data-testid': 'workload-evidence' } },
       el('summary', { text: `Why ${workloadLabel(s.workload)}` }),
