@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{document_form, is_gzip, likely_event_start, DocumentForm};
 use crate::model::Trace;
+use super::source::read_some;
 
 /// Threads [`read_path_on`] uses: one per core, up to [`MAX_READ_THREADS`].
 pub fn default_read_threads() -> usize {
@@ -216,17 +217,4 @@ fn read_plain_threaded(mut reader: Reader, first: Vec<u8>, mut source: impl std:
         io_result?;
         reader.finish()
     })
-}
-
-pub(crate) fn read_some(source: &mut impl std::io::Read, buf: &mut [u8]) -> Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match source.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::new(format!("cannot read input: {e}"))),
-        }
-    }
-    Ok(filled)
 }

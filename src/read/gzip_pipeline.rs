@@ -5,7 +5,7 @@
 //! only if its own stream stops exactly at that boundary; otherwise it parses the rest of the block
 //! again, in order, so the model and any error message never depend on the guess.
 
-use super::files::read_some;
+use super::source::read_some;
 use super::{Part, PartReader, Reader};
 use crate::error::{Error, Result};
 use crate::ingest::{document_form, likely_event_start, DocumentForm, GzipDecoder, Output};

@@ -10,6 +10,7 @@ pub mod files;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod gzip_pipeline;
 pub mod part;
+mod source;
 
 pub use files::{default_read_threads, read_path_on, read_trace, MAX_READ_THREADS};
 #[cfg(not(target_arch = "wasm32"))]
