@@ -224,7 +224,7 @@ fn an_argmax_over_token_ids_is_pooling_not_sampling() {
     // CLIP's text encoder (in Flux's pipeline) pools the end-of-text token with argmax over the
     // integer ids ([1, 77], `Input type` int); the H100 Llama run samples 33 tokens with argmax
     // over bf16 logits ([4, 1, 32000]), once per forward (its truth file's forward_passes).
-    use traceprism::analysis::phases::{rules::PhaseRules, workload::name_evidence};
+    use traceprism::analysis::steps::{generation::name_evidence, rules::PhaseRules};
     let rules = PhaseRules::builtin();
     let flux = common::trace(FLUX);
     let argmax_ops = (0..flux.ops.len()).filter(|&i| flux.name(flux.ops.name[i]) == "aten::argmax").count();

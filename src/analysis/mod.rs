@@ -12,8 +12,10 @@ pub mod roofline;
 pub mod rows;
 pub mod shapes;
 pub mod short_kernels;
+pub mod steps;
 pub mod timeline;
 pub mod truth;
+pub mod workload;
 
 use crate::error::Result;
 use crate::model::Trace;

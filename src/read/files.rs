@@ -8,10 +8,10 @@ use super::Sharing;
 use super::{PartReader, Reader};
 use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
+use super::source::read_some;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{document_form, is_gzip, likely_event_start, DocumentForm};
 use crate::model::Trace;
-use super::source::read_some;
 
 /// Threads [`read_path_on`] uses: one per core, up to [`MAX_READ_THREADS`].
 pub fn default_read_threads() -> usize {

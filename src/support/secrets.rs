@@ -93,11 +93,7 @@ pub fn secret_paths(path: &str, value: &serde_json::Value, out: &mut Vec<String>
                 secret_paths(&format!("{path}[{i}]"), v, out);
             }
         }
-        Value::String(s) => {
-            if find(s.as_bytes()).is_some() {
-                out.push(path.to_string());
-            }
-        }
+        Value::String(s) if find(s.as_bytes()).is_some() => out.push(path.to_string()),
         _ => {}
     }
 }

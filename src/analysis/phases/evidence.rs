@@ -7,11 +7,11 @@
 //! - `kernel_names`: explicit words (`_decode_`, `_prefill_`) and skinny GEMM tiles.
 //! - `operation_frequency`: decode steps are many, short and alike; prefill stands out.
 
-use super::passes::{op_chain, Segment};
 use super::rules::{PhaseRules, ShapeKind};
-use super::step_annotations::{StepAnnotation, StepInfo};
 use super::Phase;
 use crate::analysis::per_name::PerName;
+use crate::analysis::steps::annotations::{StepAnnotation, StepInfo};
+use crate::analysis::steps::passes::{op_chain, Segment};
 use crate::model::{GpuKind, OpKind, Trace};
 
 /// A phase-detection method.
@@ -401,8 +401,14 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
     let thr = decode_threshold.max(0) as u64;
     match method {
         Method::FrameworkApis => {
-            if let Some(p) = ev.annotation.as_ref().and_then(|a| a.phase) {
-                return vote(method, p, 1.0, "step annotation".into());
+            if let Some(a) = ev.annotation.as_ref() {
+                match a.phase {
+                    Some(p) if a.module_run => {
+                        return on(Basis::Names, vote(method, p, 0.5, format!("the compiled module's name says {}", p.as_str())))
+                    }
+                    Some(p) => return vote(method, p, 1.0, "step annotation".into()),
+                    None => {}
+                }
             }
             // Engines capture graphs for decode batch sizes; a graph-replayed pass far heavier than
             // its neighbours (a compiled prefill) gets no such hint.

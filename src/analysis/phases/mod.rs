@@ -1,66 +1,27 @@
 //! Forward passes and their phases (prefill, decode, mixed), per pass and per GPU row.
 //!
-//! Steps: [`inference_check`] (training / non-LLM → `NotInference`),
-//! [`passes`] (segmentation), [`evidence`] (what each
-//! pass shows and each method's vote), then voting here. Every GPU row takes its pass's phase.
+//! Steps: [`crate::analysis::workload::inference_check`] (training / non-LLM → `NotInference`),
+//! [`crate::analysis::steps::passes`] (segmentation), [`crate::analysis::workload`] (diffusion loops),
+//! [`evidence`] (what each pass shows and each method's vote), then voting here, [`doubt`], and the
+//! workload verdict. Every GPU row takes its pass's phase.
 
 pub mod doubt;
 pub mod evidence;
-pub mod inference_check;
 pub mod mix;
-pub mod passes;
-pub mod repetition;
-pub mod rules;
-pub mod step_annotations;
-pub mod workload;
+
+pub use crate::analysis::steps::{rules, Phase};
 
 use super::categories::KernelCategories;
 use super::Options;
+use crate::analysis::steps::annotations::find_steps;
+use crate::analysis::steps::generation::{generation_kernels, name_evidence};
+use crate::analysis::steps::passes::{segment, PassSource};
+use crate::analysis::workload::inference_check::not_inference_reason;
+use crate::analysis::workload::{self, PassFacts};
 use crate::model::{GpuKind, Trace, NONE};
 use evidence::{gather, method_vote, relate_passes, EvidenceCache, Method, PassEvidence, Vote, METHODS};
-use inference_check::not_inference_reason;
-use passes::{segment, PassSource};
 use rules::PhaseRules;
 use serde::Serialize;
-use step_annotations::find_steps;
-
-/// Phase of a forward pass or kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Phase {
-    Prefill,
-    Decode,
-    Mixed,
-    /// One step of an iterative denoiser (a diffusion model's denoising step).
-    Denoise,
-    /// Work around the repeated steps of a diffusion model (text encoders, VAE decoder).
-    Stage,
-    Unknown,
-    /// Training or non-LLM work: no prefill/decode.
-    NotInference,
-}
-
-impl Phase {
-    /// Lower-case name as used in tables.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Prefill => "prefill",
-            Phase::Decode => "decode",
-            Phase::Mixed => "mixed",
-            Phase::Unknown => "unknown",
-            Phase::NotInference => "not-inference",
-            Phase::Denoise => "denoise",
-            Phase::Stage => "stage",
-        }
-    }
-    /// Every phase, in the order tables list them (declaration order: `phase as usize` indexes it).
-    pub const ALL: [Phase; 7] =
-        [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Denoise, Phase::Stage, Phase::Unknown, Phase::NotInference];
-    /// Parses a table name (`prefill`, `decode`, `mixed`, `denoise`, `stage`, `unknown`, `not-inference`).
-    pub fn parse(s: &str) -> Option<Phase> {
-        Phase::ALL.into_iter().find(|p| p.as_str() == s)
-    }
-}
 
 /// One forward pass (one model step).
 #[derive(Debug, Clone, Serialize)]
@@ -238,8 +199,8 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
 /// the passes cut from them (or from markers). Natively, [`crate::Analysis::new`] cuts them while
 /// another thread sorts kernels into categories.
 pub struct Cut {
-    steps: Vec<step_annotations::StepAnnotation>,
-    segments: Vec<passes::Segment>,
+    steps: Vec<crate::analysis::steps::annotations::StepAnnotation>,
+    segments: Vec<crate::analysis::steps::passes::Segment>,
 }
 
 /// Finds the step annotations and cuts every device's rows into passes.
@@ -262,7 +223,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     };
     // Step annotations that state a phase are an engine's (vLLM, SGLang); others (a JAX module's
     // executions) only cut passes.
-    let engine_steps = steps.iter().any(|s| s.info.phase.is_some());
+    let engine_steps = steps.iter().any(|s| s.info.phase.is_some() && !s.info.module_run);
     if let Some((kind, reason)) = not_inference_reason(trace, rules, categories, engine_steps) {
         for i in 0..n {
             out.phase_of_row[i] = Some(Phase::NotInference);
@@ -275,16 +236,16 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     }
     // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
     // diffusion loop: its passes are those steps and the stages around them.
-    let names = workload::name_evidence(trace, rules);
-    let (mut segs, diffusion) = if workload::generation_shown(&names, engine_steps) {
+    let names = name_evidence(trace, rules);
+    let (mut segs, diffusion) = if crate::analysis::steps::generation::generation_shown(&names, engine_steps) {
         (segs.into_iter().map(|s| (s, None)).collect(), None)
     } else {
-        diffusion_segments(trace, categories, rules, &names, segs)
+        workload::diffusion_segments(trace, categories, rules, &names, segs)
     };
     // Passes in time order across devices.
     segs.sort_by_key(|(s, _)| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
     let attention_category: Vec<bool> =
-        categories.categories.iter().map(|c| rules.attention_families.iter().any(|f| *f == c.family)).collect();
+        categories.categories.iter().map(|c| rules.attention_families.contains(&c.family)).collect();
     // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
     let mut evs: Vec<PassEvidence> = crate::support::threads::map_in_halves(
         &segs,
@@ -373,7 +334,18 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         Some(evidence) => workload::Workload { kind: workload::WorkloadKind::Diffusion, evidence },
         None => {
             let kernels = generation_kernels(trace, categories, rules);
-            let workload = inference_workload(&mut out.passes, &names, engine_steps, kernels);
+            let facts: Vec<PassFacts> = out
+                .passes
+                .iter()
+                .map(|p| PassFacts { phase: p.phase, incomplete: p.incomplete, lm_head_columns: p.lm_head_columns })
+                .collect();
+            let (workload, unlabel) = workload::verdict(&facts, &names, engine_steps, kernels);
+            if unlabel {
+                for p in out.passes.iter_mut() {
+                    p.phase = Phase::Unknown;
+                    p.confidence = 0.0;
+                }
+            }
             // Passes the verdict took the labels of: their rows follow, and nothing is doubted of a
             // run that is not an LLM's.
             if workload.kind != workload::WorkloadKind::LlmInference {
@@ -391,140 +363,6 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     let first = out.passes.first().map(|p| p.phase);
     out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out
-}
-
-/// A segment and, for a diffusion device, which piece of it it is and the steps' alignment.
-type Placed = (passes::Segment, Option<(workload::Piece, f64)>);
-
-/// Each device's segments, or for a device whose kernels repeat as a diffusion loop its steps and
-/// the stages around them, each with its piece and the steps' alignment; and the evidence of the
-/// first diffusion device.
-fn diffusion_segments(
-    trace: &Trace,
-    categories: &KernelCategories,
-    rules: &PhaseRules,
-    names: &workload::NameEvidence,
-    segs: Vec<passes::Segment>,
-) -> (Vec<Placed>, Option<Vec<String>>) {
-    let mut devices: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
-    for s in &segs {
-        devices.entry(s.device).or_default().extend_from_slice(&s.rows);
-    }
-    let mut evidence = None;
-    let mut cuts = Vec::new();
-    for (device, mut rows) in devices {
-        let Some(cut) = workload::cut_steps(trace, categories, rules, device, &mut rows) else { continue };
-        let Some(found) = workload::diffusion_evidence(trace, categories, rules, names, &cut) else { continue };
-        evidence.get_or_insert(found);
-        cuts.push((device, cut));
-    }
-    let mut out: Vec<_> = segs.into_iter().filter(|s| !cuts.iter().any(|(d, _)| *d == s.device)).map(|s| (s, None)).collect();
-    for (_, cut) in cuts {
-        out.extend(cut.segments.into_iter().map(|(seg, piece)| (seg, Some((piece, cut.alignment)))));
-    }
-    (out, evidence)
-}
-
-/// Fewest output columns of a GEMM read as an LM head over a vocabulary (Llama 2 has 32000;
-/// BERT's 30522-word masked-LM head and an encoder's pooler stay below).
-const VOCABULARY_MIN: u64 = 32_000;
-
-/// Kernels whose category shows token generation ([`workload::WorkloadRules::generation_categories`]):
-/// the first such category with kernels, and how many kernels it has.
-fn generation_kernels(trace: &Trace, categories: &KernelCategories, rules: &PhaseRules) -> Option<(String, usize)> {
-    let wanted = &rules.workload.generation_categories;
-    let ids: Vec<u16> = wanted.iter().filter_map(|c| categories.id(c)).collect();
-    if ids.is_empty() {
-        return None;
-    }
-    let mut counts = vec![0usize; categories.categories.len()];
-    for i in trace.kernel_rows() {
-        if let Some(&c) = categories.of_row.get(i) {
-            if let Some(n) = counts.get_mut(c as usize) {
-                *n += 1;
-            }
-        }
-    }
-    ids.iter().find(|&&c| counts[c as usize] > 0).map(|&c| (categories.categories[c as usize].name.clone(), counts[c as usize]))
-}
-
-/// LLM inference when the trace shows generation positively: a serving engine's step annotations,
-/// tokens sampled, an engine's or generation loop's names, kernels that write a KV cache or attend
-/// over a paged or decode cache, or an LM head over a vocabulary. Decode votes from kernel names or
-/// run frequency alone are no such sign: a run with nothing else is not called an LLM (its passes
-/// lose their prefill/decode labels). One forward over whole inputs is a single-pass model.
-fn inference_workload(
-    passes: &mut [Pass],
-    names: &workload::NameEvidence,
-    annotated: bool,
-    generation_kernels: Option<(String, usize)>,
-) -> workload::Workload {
-    use workload::{Workload, WorkloadKind};
-    let mut evidence = Vec::new();
-    if annotated {
-        evidence.push("serving-engine step annotations".to_string());
-    }
-    if let Some(name) = &names.sampler {
-        evidence.push(format!("tokens sampled {} times ({name})", names.sampling_ts.len()));
-    }
-    if let Some(name) = &names.llm {
-        evidence.push(format!("LLM engine or generation names: {name}"));
-    }
-    if let Some((category, n)) = &generation_kernels {
-        evidence.push(format!("{n} {category} kernels"));
-    }
-    let complete: Vec<&Pass> = passes.iter().filter(|p| !p.incomplete).collect();
-    let lm_head = complete.iter().filter_map(|p| p.lm_head_columns).filter(|&n| n >= VOCABULARY_MIN).max();
-    let count = |ph: Phase| passes.iter().filter(|p| p.phase == ph).count();
-    let (prefill, decode, mixed) = (count(Phase::Prefill), count(Phase::Decode), count(Phase::Mixed));
-    if !evidence.is_empty() {
-        if decode + mixed > 0 {
-            evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
-        }
-        return Workload { kind: WorkloadKind::LlmInference, evidence };
-    }
-    let all_prefill = !complete.is_empty() && complete.iter().all(|p| p.phase == Phase::Prefill);
-    let forwards = match complete.len() {
-        1 => "one forward".to_string(),
-        n => format!("{n} forwards"),
-    };
-    if decode + mixed > 0 {
-        // Only weak votes said decode: no sign of generation backs them.
-        let reason = format!(
-            "{} passes, {decode} of them decode-like and {mixed} mixed by kernel names or run frequency alone, with no sign \
-             of token generation (no token sampled, no KV-cache write, no paged or decode attention, no LM head over a \
-             vocabulary, no engine): not called LLM inference",
-            passes.len()
-        );
-        for p in passes.iter_mut() {
-            p.phase = Phase::Unknown;
-            p.confidence = 0.0;
-        }
-        return Workload { kind: WorkloadKind::Unknown, evidence: vec![reason] };
-    }
-    match (all_prefill, lm_head) {
-        // Forwards cut at embedding lookups, with nothing decoded or sampled: prompts of a language
-        // model when they end in an LM head over a vocabulary, else an encoder's inputs (BERT, a
-        // CLIP or OWL-ViT text and image tower).
-        (true, Some(n)) => Workload {
-            kind: WorkloadKind::LlmInference,
-            evidence: vec![format!(
-                "{forwards} over prompts that end in an LM head over {n} columns (a vocabulary): a language model's \
-                 prefill, with no token sampled in the trace"
-            )],
-        },
-        (true, None) => Workload {
-            kind: WorkloadKind::SinglePass,
-            evidence: vec![format!(
-                "{forwards} over whole inputs with attention, and nothing of token generation (no decode step, no \
-                 sampling, no LM head over a vocabulary, no engine)"
-            )],
-        },
-        _ => Workload {
-            kind: WorkloadKind::Unknown,
-            evidence: vec![format!("{} passes with no sign of token generation or of repeated denoising steps", passes.len())],
-        },
-    }
 }
 
 /// Marks the first pass of a device incomplete when the profiler started inside it: its kernels

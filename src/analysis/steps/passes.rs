@@ -10,8 +10,8 @@
 //!    and after each end marker; pieces with no layer stack (few kernels) are merged back.
 //! 3. Otherwise the whole device is one pass.
 
+use super::annotations::StepAnnotation;
 use super::rules::{any_match, PhaseRules};
-use super::step_annotations::StepAnnotation;
 use crate::analysis::per_name::PerName;
 use crate::model::FastMap;
 use crate::model::{GpuKind, OpKind, Trace, NONE};

@@ -1,6 +1,7 @@
 //! Framework step annotations (vLLM `execute_…context_…generation_…`, SGLang `step[EXTEND|DECODE|MIXED …]`).
 //!
-//! Each top-level matching `user_annotation` range is one engine step; nested matches (SGLang writes
+//! Each top-level matching `user_annotation` range is one engine step (or, for a format marked
+//! `module_runs`, one run of a compiled module: a pass, never an engine's statement of its phase); nested matches (SGLang writes
 //! both formats, one inside the other) are merged into the outer one.
 
 use super::rules::PhaseRules;
@@ -19,6 +20,8 @@ pub struct StepInfo {
     /// Prefill (context) tokens and decode (generation) tokens, when the name states both
     /// (vLLM's `context_9(sq8155…)_generation_37(sq37…)`).
     pub split: Option<(u64, u64)>,
+    /// The annotation is a compiled module's run (JAX `XlaModule:`), not an engine's step.
+    pub module_run: bool,
 }
 
 /// One step window on the CPU timeline.
@@ -47,7 +50,8 @@ fn detail_tokens(detail: &str) -> Option<u64> {
 pub fn parse_step_name(rules: &PhaseRules, name: &str) -> Option<StepInfo> {
     for format in &rules.annotations {
         let Some(c) = format.regex.captures(name) else { continue };
-        let mut info = StepInfo { tokens: num(&c, "tokens"), batch: num(&c, "bs"), ..Default::default() };
+        let mut info =
+            StepInfo { tokens: num(&c, "tokens"), batch: num(&c, "bs"), module_run: format.module_runs, ..Default::default() };
         if let Some(kind) = c.name("kind") {
             info.phase = rules.annotation_kinds.get(kind.as_str()).copied();
         } else if let (Some(ctx), Some(gen)) = (num(&c, "ctx"), num(&c, "gen")) {

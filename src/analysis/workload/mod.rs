@@ -3,7 +3,7 @@
 //! decode are only said of LLM inference.
 //!
 //! A diffusion model runs the same network once per denoising step, so each step's kernel
-//! sequence repeats exactly ([`super::repetition`]); around the steps run other stages (text
+//! sequence repeats exactly ([`repetition`]); around the steps run other stages (text
 //! encoders before, the VAE decoder after). What tells such steps from LLM decode steps: no token
 //! is sampled between them (no argmax / multinomial / sampler), no token embedding is looked up
 //! in each, no serving engine annotates them, and no engine or generation loop shows in the names.
@@ -11,13 +11,22 @@
 //! also show itself: in its names (`diffusers`, `vae`, `FluxTransformer`…) or in the convolutions
 //! of a VAE decoder after the steps (either one is enough: compiled, graph-replayed steps hide
 //! the names).
+//!
+//! Module order: [`crate::analysis::steps`] (rules, pass cutting, the evidence of generation) is
+//! below this module and [`crate::analysis::phases`]; phases ask this module whether a device is
+//! a diffusion loop before they vote, and for the [`verdict`] after; this module never reads phases.
+//! [`inference_check`] tells training and non-LLM work before either.
 
-use super::passes::{cpu_time, op_chain, PassSource, Segment};
-use super::repetition::{find_steps, Repeated};
-use super::rules::{any_match, PhaseRules};
+pub mod inference_check;
+pub mod repetition;
+
 use crate::analysis::categories::KernelCategories;
-use crate::analysis::per_name::PerName;
+use crate::analysis::steps::generation::{short, NameEvidence};
+use crate::analysis::steps::passes::{cpu_time, op_chain, PassSource, Segment};
+use crate::analysis::steps::rules::{any_match, PhaseRules};
+use crate::analysis::steps::Phase;
 use crate::model::{GpuKind, OpKind, Trace};
+use repetition::{find_steps, Repeated};
 use serde::Serialize;
 
 /// The kind of workload (`summary --json` field `workload`).
@@ -56,66 +65,6 @@ pub struct Workload {
     pub kind: WorkloadKind,
     /// One sentence per piece of evidence, strongest first.
     pub evidence: Vec<String>,
-}
-
-/// What the trace's names say, counted once per trace.
-#[derive(Debug, Clone, Default)]
-pub struct NameEvidence {
-    /// The name of the first CPU op that samples a token (a step-end marker), if any.
-    pub sampler: Option<String>,
-    /// When each such op started (CPU clock, ns): one entry per sampled token.
-    pub sampling_ts: Vec<i64>,
-    /// A name that shows a diffusion pipeline.
-    pub diffusion: Option<String>,
-    /// A name that shows an LLM engine or generation loop.
-    pub llm: Option<String>,
-    /// CPU ops that look up token embeddings (the step-start markers).
-    pub embeddings: usize,
-}
-
-/// Scans CPU op, Python frame and annotation names once.
-pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
-    let w = &rules.workload;
-    let mut seen: PerName<u8> = PerName::new(trace.names.len());
-    let mut out = NameEvidence::default();
-    for i in 0..trace.ops.len() {
-        let id = trace.ops.name[i];
-        let class = *seen.get_or_insert_with(id, || {
-            let name = trace.name(id);
-            (any_match(&rules.end_ops, name) as u8)
-                | ((any_match(&w.diffusion_names, name) as u8) << 1)
-                | ((any_match(&w.llm_names, name) as u8) << 2)
-                | ((any_match(&rules.start_ops, name) as u8) << 3)
-        });
-        if class & 8 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
-            out.embeddings += 1;
-        }
-        if class & 1 != 0 && trace.ops.kind[i] == OpKind::CpuOp && !rules.end_op_picks_an_index(trace, i) {
-            out.sampling_ts.push(trace.ops.ts[i]);
-            out.sampler.get_or_insert_with(|| trace.name(id).to_string());
-        }
-        if class & 2 != 0 && out.diffusion.is_none() {
-            out.diffusion = Some(short(trace.name(id)));
-        }
-        if class & 4 != 0 && out.llm.is_none() {
-            out.llm = Some(short(trace.name(id)));
-        }
-    }
-    out
-}
-
-/// Whether the names alone already show LLM generation, before any repetition is looked for:
-/// steps annotated by a serving engine, an engine's or generation loop's names, or many tokens
-/// sampled. (A diffusion pipeline's text encoders may pool with argmax a few times, once per
-/// prompt and encoder, so only many samples count here; fewer are judged against the steps in
-/// [`diffusion_evidence`].) The repetition search costs a pass over every kernel of a large trace.
-pub fn generation_shown(names: &NameEvidence, engine_steps: bool) -> bool {
-    engine_steps || names.llm.is_some() || names.sampling_ts.len() >= 16
-}
-
-/// A name as evidence: at most 81 characters.
-fn short(name: &str) -> String {
-    crate::support::text::ellipsis(name, 81)
 }
 
 /// One piece of a device's rows once its steps are known.
@@ -314,4 +263,128 @@ fn stage_op_hint(trace: &Trace, rows: &[u32]) -> Option<String> {
         .find(|n| n.contains("forward") || n.contains("encode") || n.contains("decode"))
         // A Python frame's file, not its whole path: `pipeline_flux.py(311): encode_prompt`.
         .map(|n| short(n.rsplit_once('/').filter(|(_, file)| file.contains(".py(")).map_or(n, |(_, file)| file)))
+}
+
+/// A segment and, for a diffusion device, which piece of it it is and the steps' alignment.
+pub type Placed = (Segment, Option<(Piece, f64)>);
+
+/// Each device's segments, or for a device whose kernels repeat as a diffusion loop its steps and
+/// the stages around them, each with its piece and the steps' alignment; and the evidence of the
+/// first diffusion device.
+pub fn diffusion_segments(
+    trace: &Trace,
+    categories: &KernelCategories,
+    rules: &PhaseRules,
+    names: &NameEvidence,
+    segs: Vec<Segment>,
+) -> (Vec<Placed>, Option<Vec<String>>) {
+    let mut devices: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
+    for s in &segs {
+        devices.entry(s.device).or_default().extend_from_slice(&s.rows);
+    }
+    let mut evidence = None;
+    let mut cuts = Vec::new();
+    for (device, mut rows) in devices {
+        let Some(cut) = cut_steps(trace, categories, rules, device, &mut rows) else { continue };
+        let Some(found) = diffusion_evidence(trace, categories, rules, names, &cut) else { continue };
+        evidence.get_or_insert(found);
+        cuts.push((device, cut));
+    }
+    let mut out: Vec<_> = segs.into_iter().filter(|s| !cuts.iter().any(|(d, _)| *d == s.device)).map(|s| (s, None)).collect();
+    for (_, cut) in cuts {
+        out.extend(cut.segments.into_iter().map(|(seg, piece)| (seg, Some((piece, cut.alignment)))));
+    }
+    (out, evidence)
+}
+
+/// What the verdict needs of a pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PassFacts {
+    /// The phase the votes gave it.
+    pub phase: Phase,
+    /// The trace starts or stops inside it.
+    pub incomplete: bool,
+    /// Output columns of its LM head, when one ran once in it.
+    pub lm_head_columns: Option<u64>,
+}
+
+/// Fewest output columns of a GEMM read as an LM head over a vocabulary (Llama 2 has 32000;
+/// BERT's 30522-word masked-LM head and an encoder's pooler stay below).
+pub const VOCABULARY_MIN: u64 = 32_000;
+
+/// LLM inference when the trace shows generation positively: a serving engine's step annotations,
+/// tokens sampled, an engine's or generation loop's names, kernels that write a KV cache or attend
+/// over a paged or decode cache, or an LM head over a vocabulary. Decode votes from kernel names or
+/// run frequency alone are no such sign: a run with nothing else is not called an LLM (its passes
+/// lose their prefill/decode labels). One forward over whole inputs is a single-pass model.
+///
+/// Returns the verdict, and whether the passes' phases must be dropped (set to unknown).
+pub fn verdict(
+    passes: &[PassFacts],
+    names: &NameEvidence,
+    annotated: bool,
+    generation_kernels: Option<(String, usize)>,
+) -> (Workload, bool) {
+    let mut evidence = Vec::new();
+    if annotated {
+        evidence.push("serving-engine step annotations".to_string());
+    }
+    if let Some(name) = &names.sampler {
+        evidence.push(format!("tokens sampled {} times ({name})", names.sampling_ts.len()));
+    }
+    if let Some(name) = &names.llm {
+        evidence.push(format!("LLM engine or generation names: {name}"));
+    }
+    if let Some((category, n)) = &generation_kernels {
+        evidence.push(format!("{n} {category} kernels"));
+    }
+    let complete: Vec<&PassFacts> = passes.iter().filter(|p| !p.incomplete).collect();
+    let lm_head = complete.iter().filter_map(|p| p.lm_head_columns).filter(|&n| n >= VOCABULARY_MIN).max();
+    let count = |ph: Phase| passes.iter().filter(|p| p.phase == ph).count();
+    let (prefill, decode, mixed) = (count(Phase::Prefill), count(Phase::Decode), count(Phase::Mixed));
+    if !evidence.is_empty() {
+        if decode + mixed > 0 {
+            evidence.push(format!("{prefill} prefill, {decode} decode and {mixed} mixed steps"));
+        }
+        return (Workload { kind: WorkloadKind::LlmInference, evidence }, false);
+    }
+    let all_prefill = !complete.is_empty() && complete.iter().all(|p| p.phase == Phase::Prefill);
+    let forwards = match complete.len() {
+        1 => "one forward".to_string(),
+        n => format!("{n} forwards"),
+    };
+    if decode + mixed > 0 {
+        // Only weak votes said decode: no sign of generation backs them.
+        let reason = format!(
+            "{} passes, {decode} of them decode-like and {mixed} mixed by kernel names or run frequency alone, with no sign \
+             of token generation (no token sampled, no KV-cache write, no paged or decode attention, no LM head over a \
+             vocabulary, no engine): not called LLM inference",
+            passes.len()
+        );
+        return (Workload { kind: WorkloadKind::Unknown, evidence: vec![reason] }, true);
+    }
+    let workload = match (all_prefill, lm_head) {
+        // Forwards cut at embedding lookups, with nothing decoded or sampled: prompts of a language
+        // model when they end in an LM head over a vocabulary, else an encoder's inputs (BERT, a
+        // CLIP or OWL-ViT text and image tower).
+        (true, Some(n)) => Workload {
+            kind: WorkloadKind::LlmInference,
+            evidence: vec![format!(
+                "{forwards} over prompts that end in an LM head over {n} columns (a vocabulary): a language model's \
+                 prefill, with no token sampled in the trace"
+            )],
+        },
+        (true, None) => Workload {
+            kind: WorkloadKind::SinglePass,
+            evidence: vec![format!(
+                "{forwards} over whole inputs with attention, and nothing of token generation (no decode step, no \
+                 sampling, no LM head over a vocabulary, no engine)"
+            )],
+        },
+        _ => Workload {
+            kind: WorkloadKind::Unknown,
+            evidence: vec![format!("{} passes with no sign of token generation or of repeated denoising steps", passes.len())],
+        },
+    };
+    (workload, false)
 }

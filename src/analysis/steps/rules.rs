@@ -107,6 +107,8 @@ pub struct Weights {
 struct RawAnnotation {
     name: String,
     regex: String,
+    #[serde(default)]
+    module_runs: bool,
 }
 #[derive(Deserialize)]
 struct RawMarkers {
@@ -160,6 +162,9 @@ struct RawTraining {
 pub struct AnnotationFormat {
     pub name: String,
     pub regex: Regex,
+    /// Runs of a compiled module (the XSpace reader's `XlaModule:` ranges), not an engine's steps:
+    /// they cut passes, but a phase word in the module's name is only a hint.
+    pub module_runs: bool,
 }
 
 /// How a shape op's `Input Dims` are read.
@@ -264,7 +269,7 @@ impl PhaseRules {
             annotations: raw
                 .annotation
                 .iter()
-                .map(|a| Ok(AnnotationFormat { name: a.name.clone(), regex: re(&a.regex)? }))
+                .map(|a| Ok(AnnotationFormat { name: a.name.clone(), regex: re(&a.regex)?, module_runs: a.module_runs }))
                 .collect::<Result<_, String>>()?,
             annotation_kinds: raw.annotation_kinds.iter().filter_map(|(k, v)| Some((k.clone(), parse_phase(v)?))).collect(),
             start_ops: compile(&raw.markers.start_ops)?,
@@ -333,7 +338,7 @@ pub fn any_match(list: &[Regex], s: &str) -> bool {
 mod tests {
     #[test]
     fn builtin_rules_parse() {
-        let r = super::super::PhaseRules::builtin();
+        let r = super::PhaseRules::builtin();
         assert!(r.annotations.len() >= 3);
         assert!(r.thresholds.decode_threshold > 0);
     }

@@ -1,10 +1,10 @@
 //! Is this trace LLM inference at all? Training (backward, optimizer) and non-LLM work (no attention
 //! anywhere) get no prefill/decode labels.
 
-use super::rules::{any_match, PhaseRules};
-use super::workload::WorkloadKind;
+use super::WorkloadKind;
 use crate::analysis::categories::KernelCategories;
 use crate::analysis::per_name::PerName;
+use crate::analysis::steps::rules::{any_match, PhaseRules};
 use crate::model::{GpuKind, OpKind, Trace};
 
 /// What a trace is instead of inference (training, or one forward of a model with no attention)

@@ -17,7 +17,7 @@
 //!    before the first one is other work (text encoders), so the walk stops at the real start.
 //!    The last step is as long as the others and no longer than what still matches.
 
-use super::rules::WorkloadRules;
+use crate::analysis::steps::rules::WorkloadRules;
 use crate::model::FastMap;
 use std::ops::Range;
 
