@@ -580,3 +580,21 @@ pub fn frequency_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_module_name_is_a_weak_name_hint_and_an_engine_annotation_a_statement() {
+        let r = PhaseRules::builtin();
+        let pass = |name: &str| PassEvidence {
+            annotation: crate::analysis::steps::annotations::parse_step_name(r, name),
+            ..Default::default()
+        };
+        let module = method_vote(Method::FrameworkApis, &pass("XlaModule:jit_decode_step"), r, 10).unwrap();
+        assert_eq!((module.phase, module.strength, module.basis), (Phase::Decode, 0.5, Basis::Names));
+        let engine = method_vote(Method::FrameworkApis, &pass("step[DECODE bs=16]"), r, 10).unwrap();
+        assert_eq!((engine.phase, engine.strength, engine.basis), (Phase::Decode, 1.0, Basis::Measured));
+    }
+}

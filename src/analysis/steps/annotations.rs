@@ -123,6 +123,9 @@ mod tests {
         assert_eq!(parse_step_name(r, "XlaModule:jit__prefill_fn").unwrap().phase, Some(Phase::Prefill));
         let conv = parse_step_name(r, "XlaModule:jit_forward_3d_conv").expect("a step");
         assert_eq!(conv.phase, None, "a module name that says no phase cuts passes only");
+        // Module runs, never an engine's steps.
+        assert!(parse_step_name(r, "XlaModule:jit_decode_step").unwrap().module_run);
+        assert!(!parse_step_name(r, "step[DECODE bs=16]").unwrap().module_run);
     }
 
     #[test]
