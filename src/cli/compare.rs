@@ -38,11 +38,7 @@ fn options(a: &Args) -> Result<CompareOptions> {
 /// Keeps some columns of a table (in the given order) for the terminal.
 fn project(t: &Table, cols: &[&str]) -> Table {
     let idx: Vec<usize> = cols.iter().filter_map(|c| t.column(c)).collect();
-    let mut out = Table::new(&t.name, &idx.iter().map(|&i| t.columns[i].as_str()).collect::<Vec<_>>());
-    for r in &t.rows {
-        out.push(idx.iter().map(|&i| r[i].clone()).collect());
-    }
-    out
+    t.project(&idx)
 }
 
 /// Runs `compare`.

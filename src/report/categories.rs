@@ -8,7 +8,8 @@ use crate::table::{Cell, Table};
 use std::collections::HashMap;
 
 /// Columns of `category_summary`.
-pub const SUMMARY_COLUMNS: &[&str] = &["category", "family", "count", "total_us", "pct_of_gpu_time", "cumulative_pct"];
+pub const SUMMARY_COLUMNS: &[&str] =
+    &["category", "family", "count:int", "total_us:us", "pct_of_gpu_time:float", "cumulative_pct:float"];
 
 /// One row per category over every GPU row (kernels, memcpy, memset), largest total first.
 /// `pct_of_gpu_time` is the share of the summed duration of all GPU rows; `cumulative_pct` runs
@@ -36,7 +37,8 @@ pub fn category_summary(a: &Analysis) -> Table {
 }
 
 /// Columns of `graph_launch_breakdown`.
-pub const GRAPH_COLUMNS: &[&str] = &["graph_op", "graph_launches", "category", "family", "count", "total_us", "pct_of_op_time"];
+pub const GRAPH_COLUMNS: &[&str] =
+    &["graph_op", "graph_launches:int", "category", "family", "count:int", "total_us:us", "pct_of_op_time:float"];
 
 /// Name under which a graph launch is reported: the CPU op around the `cudaGraphLaunch` /
 /// `hipGraphLaunch`, else its python frame, else the runtime call itself.

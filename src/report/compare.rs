@@ -51,12 +51,12 @@ fn value_cell(v: &Value) -> Cell {
     }
 }
 
-const VERDICT_COLUMNS: &[&str] = &["ratio", "gap_per_pass_us", "status"];
+const VERDICT_COLUMNS: &[&str] = &["ratio:float", "gap_per_pass_us:us", "status"];
 
 fn summary(c: &Comparison) -> Table {
     let mut t = Table::new(
         "compare_summary",
-        &["metric", "a", "b", "a_per_pass_us", "b_per_pass_us", "ratio", "gap_per_pass_us", "status"],
+        &["metric", "a", "b", "a_per_pass_us:us", "b_per_pass_us:us", "ratio:float", "gap_per_pass_us:us", "status"],
     );
     for m in &c.overall.metrics {
         let (pa, pb) = match (&m.a, &m.b, &m.verdict) {
@@ -67,7 +67,9 @@ fn summary(c: &Comparison) -> Table {
             Some(v) => (ratio_cell(v), Cell::Float(v.gap_ns / 1000.0), Cell::from(v.status.as_str())),
             None => (Cell::Empty, Cell::Empty, Cell::Empty),
         };
-        t.push(vec![Cell::from(m.name.as_str()), value_cell(&m.a), value_cell(&m.b), pa, pb, r, g, s]);
+        // `a` and `b` hold metrics of several kinds (times, counts, names): the columns are text.
+        let text = |v: &Value| Cell::Text(value_cell(v).text());
+        t.push(vec![Cell::from(m.name.as_str()), text(&m.a), text(&m.b), pa, pb, r, g, s]);
     }
     let al = &c.alignment;
     for (k, blk) in al.blocks.iter().enumerate() {
@@ -96,13 +98,14 @@ fn summary(c: &Comparison) -> Table {
         let kb: usize = rows.iter().map(|r| r.b_rows.len()).sum();
         t.push(vec![
             Cell::from(format!("alignment rows: {} (kernels per side)", kind.as_str())),
-            Cell::from(ka),
-            Cell::from(kb),
+            Cell::Text(ka.to_string()),
+            Cell::Text(kb.to_string()),
             Cell::Empty,
             Cell::Empty,
             Cell::Empty,
-            Cell::Int(rows.len() as i64),
             Cell::Empty,
+            // The count of rows, once in the µs column; the status column says it in words.
+            Cell::Text(format!("{} rows", rows.len())),
         ]);
     }
     t
@@ -111,7 +114,7 @@ fn summary(c: &Comparison) -> Table {
 /// A level table: key columns, counts, totals, per-pass means, verdict, notes.
 fn level(name: &str, key_cols: &[&str], rows: &[LevelRow], note: &str) -> Table {
     let mut cols: Vec<String> = key_cols.iter().map(|s| s.to_string()).collect();
-    for c in ["a_count", "b_count", "a_time_us", "b_time_us", "a_per_pass_us", "b_per_pass_us"] {
+    for c in ["a_count:int", "b_count:int", "a_time_us:us", "b_time_us:us", "a_per_pass_us:us", "b_per_pass_us:us"] {
         cols.push(c.into());
     }
     cols.extend(VERDICT_COLUMNS.iter().map(|s| s.to_string()));
@@ -160,18 +163,18 @@ fn alignment(c: &Comparison, a: &Side, b: &Side) -> Table {
         "compare_alignment",
         &[
             "block",
-            "position",
+            "position:int",
             "kind",
-            "a_count",
-            "b_count",
+            "a_count:int",
+            "b_count:int",
             "a_category",
             "b_category",
             "a_kernel",
             "b_kernel",
-            "a_time_us",
-            "b_time_us",
-            "ratio",
-            "gap_us",
+            "a_time_us:us",
+            "b_time_us:us",
+            "ratio:float",
+            "gap_us:us",
             "status",
         ],
     );
@@ -207,13 +210,13 @@ fn fusions(c: &Comparison, a: &Side, b: &Side) -> Table {
             "fused_label",
             "fused_kernel",
             "fused_category",
-            "fused_time_us",
-            "unfused_count",
+            "fused_time_us:us",
+            "unfused_count:int",
             "unfused_kernels",
             "unfused_categories",
-            "unfused_time_us",
-            "ratio",
-            "gap_us",
+            "unfused_time_us:us",
+            "ratio:float",
+            "gap_us:us",
             "status",
         ],
     );

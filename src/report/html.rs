@@ -421,11 +421,7 @@ fn roofline_chart(roof: &Roofline) -> String {
 
 fn drop_columns(t: &Table, drop: &[&str]) -> Table {
     let keep: Vec<usize> = (0..t.columns.len()).filter(|&i| !drop.contains(&t.columns[i].as_str())).collect();
-    Table {
-        name: t.name.clone(),
-        columns: keep.iter().map(|&i| t.columns[i].clone()).collect(),
-        rows: t.rows.iter().map(|r| keep.iter().map(|&i| r[i].clone()).collect()).collect(),
-    }
+    t.project(&keep)
 }
 
 /// Appends a table (first `max_rows` rows) as escaped HTML.

@@ -10,7 +10,8 @@ use crate::table::{Cell, Table};
 pub fn trace_input(a: &Analysis) -> Table {
     let s = &a.trace.stats;
     let mut t = Table::new("trace_input", &["item", "value"]);
-    let mut row = |item: &str, value: Cell| t.push(vec![Cell::from(item), value]);
+    // Facts of several kinds in one column: all text (the column is declared text).
+    let mut row = |item: &str, value: Cell| t.push(vec![Cell::from(item), Cell::Text(value.text())]);
     let status = match (&s.truncation, s.notes.is_empty()) {
         (Some(_), _) => "truncated: analysed up to the last complete event",
         (None, true) => "complete",

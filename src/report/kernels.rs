@@ -6,20 +6,20 @@ use crate::table::{Cell, Table};
 
 /// Column names of `kernels.csv` (a contract: other tools read these).
 pub const COLUMNS: &[&str] = &[
-    "index",
-    "ts_us",
-    "dur_us",
+    "index:int",
+    "ts_us:us",
+    "dur_us:us",
     "name",
     "category",
-    "device",
-    "stream",
-    "correlation",
+    "device:int",
+    "stream:int",
+    "correlation:int",
     "launcher",
     "cpu_op",
     "phase",
-    "phase_confidence",
-    "pass",
-    "layer",
+    "phase_confidence:float",
+    "pass:int",
+    "layer:int",
     "layer_type",
 ];
 

@@ -57,8 +57,8 @@ fn time(a: &Analysis, rows: &[u32]) -> i64 {
 pub fn layers(a: &Analysis) -> Table {
     let fams = families(a);
     let mut cols: Vec<String> =
-        ["pass", "phase", "role", "layer", "type", "kernels", "time_us"].iter().map(|s| s.to_string()).collect();
-    cols.extend(fams.iter().map(|f| format!("{f}_us")));
+        ["pass:int", "phase", "role", "layer:int", "type", "kernels:int", "time_us:us"].iter().map(|s| s.to_string()).collect();
+    cols.extend(fams.iter().map(|f| format!("{f}_us:us")));
     cols.push("first_kernel".into());
     cols.push("last_kernel".into());
     let col_refs: Vec<&str> = cols.iter().map(|s| s.as_str()).collect();
@@ -129,8 +129,10 @@ fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
 
 /// `layer_summary`: per layer index across the passes of one phase: mean/min/max time, share of pass time.
 pub fn layer_summary(a: &Analysis) -> Table {
-    let mut table =
-        Table::new("layer_summary", &["phase", "layer", "type", "passes", "mean_us", "min_us", "max_us", "share_of_pass_pct"]);
+    let mut table = Table::new(
+        "layer_summary",
+        &["phase", "layer:int", "type", "passes:int", "mean_us:us", "min_us:us", "max_us:us", "share_of_pass_pct:float"],
+    );
     for ((_, layer), s) in layer_stats(a) {
         let n = s.times.len();
         let mean = s.times.iter().sum::<i64>() / n.max(1) as i64;

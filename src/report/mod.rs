@@ -115,7 +115,7 @@ pub fn table(analysis: &Analysis, name: &str) -> Option<Table> {
 /// `table(..).to_csv()`.
 pub fn write_csv(analysis: &Analysis, name: &str, out: impl std::io::Write) -> std::io::Result<Option<usize>> {
     if name == "kernels" {
-        let mut w = CsvWriter::new(out, kernels::COLUMNS)?;
+        let mut w = CsvWriter::new(out, &crate::table::column_names(kernels::COLUMNS))?;
         for row in kernels::kernel_rows(analysis) {
             w.row(&row)?;
         }

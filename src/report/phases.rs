@@ -13,14 +13,14 @@ pub fn phase_summary(a: &Analysis) -> Table {
         "phase_summary",
         &[
             "phase",
-            "passes",
-            "kernels",
-            "kernel_time_us",
-            "pct_kernel_time",
-            "mean_pass_time_us",
-            "mean_pass_kernel_time_us",
-            "mean_confidence",
-            "tokens_per_step",
+            "passes:int",
+            "kernels:int",
+            "kernel_time_us:us",
+            "pct_kernel_time:float",
+            "mean_pass_time_us:us",
+            "mean_pass_kernel_time_us:us",
+            "mean_confidence:float",
+            "tokens_per_step:float",
         ],
     );
     let p = &a.phases;
@@ -63,24 +63,24 @@ pub fn passes(a: &Analysis) -> Table {
     let mut t = Table::new(
         "passes",
         &[
-            "index",
-            "device",
+            "index:int",
+            "device:int",
             "phase",
-            "confidence",
+            "confidence:float",
             "delimited_by",
-            "start_us",
-            "duration_us",
-            "kernels",
-            "kernel_time_us",
-            "gpu_busy_pct",
-            "tokens",
-            "batch",
-            "prefill_tokens",
-            "decode_tokens",
-            "prefill_time_us_est",
-            "decode_time_us_est",
+            "start_us:us",
+            "duration_us:us",
+            "kernels:int",
+            "kernel_time_us:us",
+            "gpu_busy_pct:float",
+            "tokens:int",
+            "batch:int",
+            "prefill_tokens:int",
+            "decode_tokens:int",
+            "prefill_time_us_est:us",
+            "decode_time_us_est:us",
             "split_from",
-            "complete",
+            "complete:bool",
             "evidence",
             "doubt",
         ],
@@ -110,8 +110,8 @@ pub fn passes(a: &Analysis) -> Table {
             x.mix.first().map_or(Cell::Empty, |m| Cell::Micros(m.prefill_time_ns)),
             x.mix.first().map_or(Cell::Empty, |m| Cell::Micros(m.decode_time_ns)),
             Cell::from(x.mix.first().map(|m| m.source.as_str())),
-            // "no": the trace stops inside this pass (truncated traces only).
-            Cell::from(if x.incomplete { "no" } else { "yes" }),
+            // false: the trace stops inside this pass (truncated traces only).
+            Cell::Bool(!x.incomplete),
             Cell::from(evidence.join("; ")),
             Cell::from(x.doubt.as_deref()),
         ]);
@@ -124,7 +124,15 @@ pub fn passes(a: &Analysis) -> Table {
 pub fn phase_methods(a: &Analysis) -> Table {
     let mut t = Table::new(
         "phase_methods",
-        &["method", "weight", "passes_voted", "coverage_pct", "agreement_pct_of_voted", "agreement_pct_of_all", "final_method"],
+        &[
+            "method",
+            "weight:float",
+            "passes_voted:int",
+            "coverage_pct:float",
+            "agreement_pct_of_voted:float",
+            "agreement_pct_of_all:float",
+            "final_method",
+        ],
     );
     let p = &a.phases;
     let all: i64 = p.passes.iter().map(|x| x.kernel_time_ns).sum();

@@ -37,17 +37,17 @@ pub fn ranks(run: &Run) -> Table {
     let mut t = Table::new(
         "ranks",
         &[
-            "rank",
+            "rank:int",
             "rank_from",
             "file",
-            "clock_offset_us",
-            "offset_residual_us",
-            "kernel_time_us",
-            "busy_us",
-            "idle_us",
-            "comm_time_us",
-            "comm_share_pct",
-            "passes",
+            "clock_offset_us:us",
+            "offset_residual_us:us",
+            "kernel_time_us:us",
+            "busy_us:us",
+            "idle_us:us",
+            "comm_time_us:us",
+            "comm_share_pct:float",
+            "passes:int",
             "layers_per_pass",
             "top_category",
         ],
@@ -89,7 +89,10 @@ pub fn ranks(run: &Run) -> Table {
 
 /// `rank_categories`: kernel time by category on each rank.
 pub fn rank_categories(run: &Run) -> Table {
-    let mut t = Table::new("rank_categories", &["rank", "category", "family", "count", "total_us", "pct_of_kernel_time"]);
+    let mut t = Table::new(
+        "rank_categories",
+        &["rank:int", "category", "family", "count:int", "total_us:us", "pct_of_kernel_time:float"],
+    );
     for r in &run.ranks {
         let a = &r.trace.analysis;
         let mut rows = time_by_category(&a.trace, &a.categories, a.trace.kernel_rows());
@@ -112,7 +115,7 @@ pub fn rank_categories(run: &Run) -> Table {
 
 /// `rank_phases`: kernel time by phase on each rank.
 pub fn rank_phases(run: &Run) -> Table {
-    let mut t = Table::new("rank_phases", &["rank", "phase", "kernels", "total_us"]);
+    let mut t = Table::new("rank_phases", &["rank:int", "phase", "kernels:int", "total_us:us"]);
     for r in &run.ranks {
         let a = &r.trace.analysis;
         let mut by: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
@@ -132,28 +135,28 @@ pub fn rank_phases(run: &Run) -> Table {
 /// `collectives`: one row per collective matched across the ranks, with each rank's wait.
 pub fn collectives(run: &Run) -> Table {
     let mut columns: Vec<String> = [
-        "index",
+        "index:int",
         "kind",
         "name",
-        "occurrence",
+        "occurrence:int",
         "group",
         "matched_by",
-        "bytes",
+        "bytes:int",
         "phase",
-        "pass",
-        "layer",
-        "comm_latency_us",
-        "start_skew_us",
-        "end_skew_us",
-        "last_rank",
-        "first_rank",
-        "algbw_GBps",
-        "busbw_GBps",
+        "pass:int",
+        "layer:int",
+        "comm_latency_us:us",
+        "start_skew_us:us",
+        "end_skew_us:us",
+        "last_rank:int",
+        "first_rank:int",
+        "algbw_GBps:float",
+        "busbw_GBps:float",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
-    columns.extend(run.ranks.iter().map(|r| format!("wait_us_rank{}", r.rank)));
+    columns.extend(run.ranks.iter().map(|r| format!("wait_us_rank{}:us", r.rank)));
     let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut t = Table::new("collectives", &column_refs);
     for c in &run.collectives {
@@ -188,14 +191,14 @@ pub fn straggler_summary(run: &Run) -> Table {
     let mut t = Table::new(
         "straggler_summary",
         &[
-            "rank",
-            "total_wait_time_us",
-            "mean_wait_time_us",
-            "times_arrived_last",
-            "times_arrived_first",
-            "pct_arrived_last",
-            "num_collectives",
-            "total_comm_dur_us",
+            "rank:int",
+            "total_wait_time_us:us",
+            "mean_wait_time_us:us",
+            "times_arrived_last:int",
+            "times_arrived_first:int",
+            "pct_arrived_last:float",
+            "num_collectives:int",
+            "total_comm_dur_us:us",
         ],
     );
     let n = run.collectives.len();
@@ -217,7 +220,7 @@ pub fn straggler_summary(run: &Run) -> Table {
 /// `wait_by_layer`: each rank's wait at collectives, by the phase, pass and layer they sit in
 /// on that rank (`layer` empty outside the decoder layers).
 pub fn wait_by_layer(run: &Run) -> Table {
-    let mut t = Table::new("wait_by_layer", &["rank", "phase", "pass", "layer", "wait_us", "collectives"]);
+    let mut t = Table::new("wait_by_layer", &["rank:int", "phase", "pass:int", "layer:int", "wait_us:us", "collectives:int"]);
     for (r, rank) in run.ranks.iter().enumerate() {
         let mut by: BTreeMap<(u32, u32, &str), (i64, usize)> = BTreeMap::new();
         for c in &run.collectives {
@@ -236,7 +239,8 @@ pub fn wait_by_layer(run: &Run) -> Table {
 /// `straggler_cause`: for each rank that arrived last, the compute it ran beyond the median rank
 /// before those collectives, by category, with the layers and phases they sit in.
 pub fn straggler_cause(run: &Run) -> Table {
-    let mut t = Table::new("straggler_cause", &["rank", "times_arrived_last", "category", "excess_us", "layers", "phases"]);
+    let mut t =
+        Table::new("straggler_cause", &["rank:int", "times_arrived_last:int", "category", "excess_us:us", "layers", "phases"]);
     for e in run.excess() {
         let phases = e.phases.iter().map(|(p, n)| format!("{p}: {n}")).collect::<Vec<_>>().join(", ");
         let layers = ranges(&e.layers);
@@ -267,7 +271,7 @@ pub fn straggler_cause(run: &Run) -> Table {
 /// `unmatched_collectives`: collective kernels that do not occur equally often on every rank.
 pub fn unmatched_collectives(run: &Run) -> Table {
     let mut columns = vec!["name".to_string()];
-    columns.extend(run.ranks.iter().map(|r| format!("count_rank{}", r.rank)));
+    columns.extend(run.ranks.iter().map(|r| format!("count_rank{}:int", r.rank)));
     let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut t = Table::new("unmatched_collectives", &column_refs);
     for u in &run.unmatched {

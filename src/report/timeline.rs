@@ -7,7 +7,7 @@ use crate::table::{Cell, Table};
 
 /// One row per timeline quantity per device (TraceLens' `gpu_timeline` row names).
 pub fn gpu_timeline(a: &Analysis) -> Table {
-    let mut t = Table::new("gpu_timeline", &["device", "type", "time ms", "percent"]);
+    let mut t = Table::new("gpu_timeline", &["device:int", "type", "time ms:float", "percent:float"]);
     for tl in timeline::timelines(a) {
         let rows: [(&str, i64); 13] = [
             ("computation_time", tl.compute),
@@ -39,7 +39,7 @@ fn kernel_sum(a: &Analysis, device: i32) -> i64 {
 
 /// Histogram of kernel durations below the short-kernel threshold.
 pub fn short_kernels_histogram(a: &Analysis) -> Table {
-    let mut t = Table::new("short_kernels_histogram", &["bin_start_us", "bin_end_us", "count", "total_us"]);
+    let mut t = Table::new("short_kernels_histogram", &["bin_start_us:us", "bin_end_us:us", "count:int", "total_us:us"]);
     for (s, e, n, total) in short_kernels::histogram(a) {
         t.push(vec![Cell::Float(s as f64 / 1e3), Cell::Float(e as f64 / 1e3), Cell::from(n), Cell::Float(total as f64 / 1e3)]);
     }
@@ -70,7 +70,7 @@ pub fn short_kernels(a: &Analysis) -> Table {
     }
     let mut t = Table::new(
         "short_kernels",
-        &["Kernel name", "Parent cpu_op", "count", "total_us", "mean_us", "Percent of kernels time (%)"],
+        &["Kernel name", "Parent cpu_op", "count:int", "total_us:us", "mean_us:us", "Percent of kernels time (%):float"],
     );
     for ((name, parent), (n, total)) in rows {
         t.push(vec![

@@ -1,4 +1,10 @@
-//! Tables: named columns and rows, one definition shared by the CLI, CSV/xlsx export and the page.
+//! Tables: named, typed columns and rows, one definition shared by the CLI, CSV/xlsx export and the
+//! page.
+//!
+//! Every column declares its type where the table is made, in its column spec: `name:int`,
+//! `name:float`, `name:us` (a time in µs), `name:bool`, or plain `name` (text). CSV writes booleans
+//! as `true`/`false`, the workbook as boolean cells, the page sorts and aligns by the type, and
+//! `tests/table_types.rs` checks every cell of every table on every fixture against its column.
 
 mod csv;
 pub mod markup;
@@ -22,6 +28,71 @@ pub enum Cell {
     /// A time in integer nanoseconds, shown as microseconds with exactly 3 decimals.
     #[serde(serialize_with = "micros")]
     Micros(i64),
+    /// A yes/no fact (`true` / `false` in CSV).
+    Bool(bool),
+}
+
+/// The declared type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnType {
+    /// Whole numbers ([`Cell::Int`]).
+    Integer,
+    /// Numbers with decimals ([`Cell::Float`]; whole numbers allowed).
+    Float,
+    /// Text ([`Cell::Text`]).
+    Text,
+    /// Yes/no ([`Cell::Bool`]).
+    Boolean,
+    /// A time in microseconds ([`Cell::Micros`], or a [`Cell::Float`] of µs).
+    Micros,
+}
+
+impl ColumnType {
+    /// The suffix that declares this type in a column spec (`""` for text).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ColumnType::Integer => "int",
+            ColumnType::Float => "float",
+            ColumnType::Text => "text",
+            ColumnType::Boolean => "bool",
+            ColumnType::Micros => "us",
+        }
+    }
+    /// Whether `cell` may stand in a column of this type (an empty cell may stand anywhere).
+    pub fn accepts(self, cell: &Cell) -> bool {
+        matches!(
+            (self, cell),
+            (_, Cell::Empty)
+                | (ColumnType::Integer, Cell::Int(_))
+                | (ColumnType::Float, Cell::Float(_) | Cell::Int(_))
+                | (ColumnType::Text, Cell::Text(_))
+                | (ColumnType::Boolean, Cell::Bool(_))
+                | (ColumnType::Micros, Cell::Micros(_) | Cell::Float(_))
+        )
+    }
+}
+
+/// Splits a column spec (`kernel_time_us:us`, `name`) into its name and declared type. Specs are
+/// written in the code: an unknown suffix is a programming error.
+pub fn column_spec(spec: &str) -> (&str, ColumnType) {
+    match spec.rsplit_once(':') {
+        Some((name, suffix)) => {
+            let t = [ColumnType::Integer, ColumnType::Float, ColumnType::Text, ColumnType::Boolean, ColumnType::Micros]
+                .into_iter()
+                .find(|t| t.suffix() == suffix);
+            match t {
+                Some(t) => (name, t),
+                None => panic!("column spec {spec:?}: unknown type {suffix:?} (int, float, us, bool, text)"),
+            }
+        }
+        None => (spec, ColumnType::Text),
+    }
+}
+
+/// The names of column specs, in order.
+pub fn column_names<'a>(specs: &[&'a str]) -> Vec<&'a str> {
+    specs.iter().map(|s| column_spec(s).0).collect()
 }
 
 fn micros<S: serde::Serializer>(ns: &i64, s: S) -> Result<S::Ok, S::Error> {
@@ -55,6 +126,7 @@ impl Cell {
                 let a = ns.unsigned_abs();
                 let _ = write!(out, "{sign}{}.{:03}", a / 1000, a % 1000);
             }
+            Cell::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         }
     }
     /// Numeric value, if any.
@@ -121,6 +193,11 @@ impl From<u32> for Cell {
         Cell::Int(v as i64)
     }
 }
+impl From<bool> for Cell {
+    fn from(v: bool) -> Self {
+        Cell::Bool(v)
+    }
+}
 impl From<f64> for Cell {
     fn from(v: f64) -> Self {
         Cell::Float(v)
@@ -132,21 +209,46 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
     }
 }
 
-/// A table with a name, column names and rows of cells.
+/// A table with a name, typed columns and rows of cells.
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
     /// The table's name (its CSV file and sheet).
     pub name: String,
     /// Column names.
     pub columns: Vec<String>,
+    /// Each column's declared type.
+    pub types: Vec<ColumnType>,
     /// Rows, one cell per column.
     pub rows: Vec<Vec<Cell>>,
 }
 
 impl Table {
-    /// An empty table with the given columns.
-    pub fn new(name: &str, columns: &[&str]) -> Self {
-        Table { name: name.to_string(), columns: columns.iter().map(|c| c.to_string()).collect(), rows: Vec::new() }
+    /// An empty table with the given column specs (`name:int`, `name:float`, `name:us`,
+    /// `name:bool`, or `name` for text; see [`column_spec`]).
+    pub fn new<S: AsRef<str>>(name: &str, specs: &[S]) -> Self {
+        let (columns, types) = specs.iter().map(|s| column_spec(s.as_ref())).map(|(n, t)| (n.to_string(), t)).unzip();
+        Table { name: name.to_string(), columns, types, rows: Vec::new() }
+    }
+    /// The columns `idx` of this table (in that order), with their types and cells.
+    pub fn project(&self, idx: &[usize]) -> Table {
+        Table {
+            name: self.name.clone(),
+            columns: idx.iter().map(|&i| self.columns[i].clone()).collect(),
+            types: idx.iter().map(|&i| self.types[i]).collect(),
+            rows: self.rows.iter().map(|r| idx.iter().map(|&i| r[i].clone()).collect()).collect(),
+        }
+    }
+    /// The cells that do not fit their column's declared type: `(row, column)` pairs.
+    pub fn mistyped(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (r, row) in self.rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                if !self.types.get(c).is_some_and(|t| t.accepts(cell)) {
+                    out.push((r, c));
+                }
+            }
+        }
+        out
     }
     /// Appends a row (must have one cell per column).
     pub fn push(&mut self, row: Vec<Cell>) {

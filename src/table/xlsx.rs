@@ -161,6 +161,9 @@ fn write_cell(s: &mut String, r: &str, cell: &Cell) {
         Cell::Micros(ns) => {
             let _ = write!(s, r#"<c r="{r}"><v>{}</v></c>"#, super::format_micros(*ns));
         }
+        Cell::Bool(b) => {
+            let _ = write!(s, r#"<c r="{r}" t="b"><v>{}</v></c>"#, u8::from(*b));
+        }
         Cell::Text(t) => {
             let _ = write!(s, r#"<c r="{r}" t="inlineStr"><is><t xml:space="preserve">{}</t></is></c>"#, escape(&clip(t)));
         }

@@ -31,7 +31,8 @@ export function inWindow(tsUs, w) {
  * Builds a table view.
  * @param {object} o
  * @param {string} o.title heading
- * @param {{name:string, columns:string[], rows:any[][]}} o.table data
+ * @param {{name:string, columns:string[], types?:string[], rows:any[][]}} o.table data (types: each column's declared
+ *   type from the core — integer, float, micros, text, boolean)
  * @param {(name:string)=>void} [o.onExport] CSV export for this table (by table name)
  * @param {(row:any[], columns:string[])=>void} [o.onRowClick]
  * @param {(row:any[])=>boolean} [o.where] fixed row predicate applied before the text filter
@@ -40,7 +41,11 @@ export function inWindow(tsUs, w) {
 export function tableView(o) {
   const { columns } = o.table;
   const allRows = o.where ? o.table.rows.filter(o.where) : o.table.rows;
-  const numeric = columns.map((_, j) => allRows.some((r) => typeof r[j] === 'number') && allRows.every((r) => r[j] === null || typeof r[j] === 'number'));
+  // The core declares each column's type; a table without declarations (built in the page) is read
+  // from its cells.
+  const numeric = o.table.types
+    ? o.table.types.map((t) => t === 'integer' || t === 'float' || t === 'micros')
+    : columns.map((_, j) => allRows.some((r) => typeof r[j] === 'number') && allRows.every((r) => r[j] === null || typeof r[j] === 'number'));
   const nameCol = columns.map((c, j) => !numeric[j] && isNameColumn(c));
   // A table that carries its own total rows (e.g. gpu_timeline's total_time) gets no sum row.
   const hasOwnTotals = allRows.some((r) => r.some((v) => typeof v === 'string' && /^total(_|$| )/i.test(v)));
