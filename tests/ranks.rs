@@ -125,12 +125,12 @@ fn the_generated_run_gives_back_its_truth() {
     // wait_by_layer: rank 0's wait sits in decode layers 5–9 (all but the jitter).
     let tables = traceprism::report::ranks::run_tables(&run);
     let wbl = tables.iter().find(|t| t.name == "wait_by_layer").expect("wait_by_layer");
-    assert_eq!(&wbl.columns[..5], ["rank", "phase", "pass", "layer", "wait_us"]);
+    assert_eq!(&wbl.columns[..6], ["rank", "phase", "step", "pass", "layer", "wait_us"]);
     let (mut inside, mut all) = (0.0, 0.0);
     for row in wbl.rows.iter().filter(|r| r[0].text() == "0") {
-        let w: f64 = row[4].text().parse().unwrap();
+        let w: f64 = row[5].text().parse().unwrap();
         all += w;
-        let layer: Option<u32> = row[3].text().parse().ok();
+        let layer: Option<u32> = row[4].text().parse().ok();
         if row[1].text() == "decode" && layer.is_some_and(|l| (5..=9).contains(&l)) {
             inside += w;
         }

@@ -32,7 +32,7 @@ USAGE:
                                                                  all ranks of one run: collectives matched,
                                                                  clocks aligned, waits, the straggler by
                                                                  phase and layer
-  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S]
+  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S] [--late host|device]
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
 

@@ -134,7 +134,7 @@ pub fn run(a: &Args) -> Result<()> {
 /// Runs `synth-ranks`: an N-rank run from one real trace, with its truth (see
 /// [`traceprism::synth::ranks`]).
 pub fn synth(a: &Args) -> Result<()> {
-    a.reject_unknown(&["--ranks", "--straggler", "--delay-us", "--every", "--seed"])?;
+    a.reject_unknown(&["--ranks", "--straggler", "--delay-us", "--every", "--seed", "--late"])?;
     let path = a.one_trace()?;
     let dir = a.out.as_deref().ok_or_else(|| Error::new("synth-ranks needs --out DIR"))?;
     let number = |flag: &str, default: f64| -> Result<f64> {
@@ -146,6 +146,11 @@ pub fn synth(a: &Args) -> Result<()> {
     spec.delay_us = number("--delay-us", spec.delay_us)?;
     spec.every = number("--every", spec.every as f64)? as usize;
     spec.seed = number("--seed", spec.seed as f64)? as u64;
+    spec.kind = match a.extra("--late") {
+        None | Some("device") => traceprism::synth::ranks::LateKind::Device,
+        Some("host") => traceprism::synth::ranks::LateKind::Host,
+        Some(other) => return Err(Error::new(format!("--late: host or device, not {other}"))),
+    };
     let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {path}: {e}")))?;
     let text = if traceprism::ingest::is_gzip(&bytes) { traceprism::ingest::gunzip(&bytes)? } else { bytes };
     let run = traceprism::synth::ranks::make_run(&text, &spec).map_err(Error::new)?;

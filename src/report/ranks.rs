@@ -17,6 +17,7 @@ pub fn run_tables(run: &Run) -> Vec<Table> {
         rank_categories(run),
         rank_phases(run),
         collectives(run),
+        lateness(run),
         straggler_summary(run),
         wait_by_layer(run),
         straggler_cause(run),
@@ -46,16 +47,21 @@ pub fn ranks(run: &Run) -> Table {
             "busy_us:us",
             "idle_us:us",
             "comm_time_us:us",
+            "collective_transfer_us:us",
+            "collective_wait_us:us",
             "comm_share_pct:float",
             "passes:int",
             "layers_per_pass",
             "top_category",
         ],
     );
-    for r in &run.ranks {
+    for (k, r) in run.ranks.iter().enumerate() {
         let a = &r.trace.analysis;
         let g = &a.trace.gpu;
         let rows: Vec<usize> = a.trace.kernel_rows().collect();
+        // Time in matched collectives = transfer + waiting for the others.
+        let in_collectives: i64 = run.collectives.iter().map(|c| c.sides[k].dur_ns).sum();
+        let waiting: i64 = run.collectives.iter().map(|c| c.sides[k].wait_ns.min(c.sides[k].dur_ns)).sum();
         let kernel: i64 = rows.iter().map(|&i| g.dur[i]).sum();
         let comm: i64 = rows.iter().filter(|&&i| a.categories.is_communication(i)).map(|&i| g.dur[i]).sum();
         let busy_spans = merge(rows.iter().map(|&i| (g.ts[i], g.end(i))).collect());
@@ -78,6 +84,8 @@ pub fn ranks(run: &Run) -> Table {
             Cell::Micros(busy),
             Cell::Micros(span - busy),
             Cell::Micros(comm),
+            Cell::Micros(in_collectives - waiting),
+            Cell::Micros(waiting),
             Cell::Float(percent(comm, kernel)),
             Cell::from(a.phases.passes.len()),
             Cell::from(layers_per_pass),
@@ -143,9 +151,12 @@ pub fn collectives(run: &Run) -> Table {
         "matched_by",
         "bytes:int",
         "phase",
+        "step:int",
         "pass:int",
         "layer:int",
         "comm_latency_us:us",
+        "transfer_us:us",
+        "skew_us:us",
         "start_skew_us:us",
         "end_skew_us:us",
         "last_rank:int",
@@ -170,9 +181,12 @@ pub fn collectives(run: &Run) -> Table {
             Cell::from(c.matched_by),
             Cell::from(c.bytes),
             Cell::from(first.phase.map(|p| p.as_str())),
+            Cell::from(first.step),
             id(first.pass),
             id(first.layer),
             Cell::Micros(c.comm_latency_ns()),
+            Cell::Micros(c.transfer_ns()),
+            Cell::Micros(c.skew_ns()),
             Cell::Micros(c.start_skew_ns()),
             Cell::Micros(c.end_skew_ns()),
             Cell::from(run.ranks[c.last()].rank),
@@ -182,6 +196,47 @@ pub fn collectives(run: &Run) -> Table {
         ];
         row.extend(c.sides.iter().map(|s| Cell::Micros(s.wait_ns)));
         t.push(row);
+    }
+    t
+}
+
+/// `lateness`: one row per (collective, rank) where the rank arrives at least 50 µs
+/// ([`crate::analysis::ranks::LATE_FLOOR_NS`]) after the median rank: how late, how much of it its
+/// GPU was busy or idle beyond the median rank's in the window since the previous collective, which
+/// side that makes it, and what its host was doing in its longest GPU idle gap.
+pub fn lateness(run: &Run) -> Table {
+    let mut t = Table::new(
+        "lateness",
+        &[
+            "collective:int",
+            "rank:int",
+            "phase",
+            "pass:int",
+            "layer:int",
+            "late_us:us",
+            "gpu_busy_excess_us:us",
+            "gpu_idle_excess_us:us",
+            "side",
+            "host_op",
+            "host_op_us:us",
+            "step:int",
+        ],
+    );
+    for l in run.lateness() {
+        t.push(vec![
+            Cell::from(l.collective),
+            Cell::from(run.ranks[l.rank].rank),
+            Cell::from(l.phase.map(|p| p.as_str())),
+            id(l.pass),
+            id(l.layer),
+            Cell::Micros(l.late_ns),
+            Cell::Micros(l.busy_excess_ns),
+            Cell::Micros(l.idle_excess_ns),
+            Cell::from(l.side.as_str()),
+            Cell::from(l.host_op.as_ref().map(|(op, _)| op.as_str())),
+            l.host_op.as_ref().map_or(Cell::Empty, |(_, ns)| Cell::Micros(*ns)),
+            Cell::from(l.step),
+        ]);
     }
     t
 }
@@ -220,17 +275,28 @@ pub fn straggler_summary(run: &Run) -> Table {
 /// `wait_by_layer`: each rank's wait at collectives, by the phase, pass and layer they sit in
 /// on that rank (`layer` empty outside the decoder layers).
 pub fn wait_by_layer(run: &Run) -> Table {
-    let mut t = Table::new("wait_by_layer", &["rank:int", "phase", "pass:int", "layer:int", "wait_us:us", "collectives:int"]);
+    let mut t =
+        Table::new("wait_by_layer", &["rank:int", "phase", "step:int", "pass:int", "layer:int", "wait_us:us", "collectives:int"]);
     for (r, rank) in run.ranks.iter().enumerate() {
-        let mut by: BTreeMap<(u32, u32, &str), (i64, usize)> = BTreeMap::new();
+        // (pass, layer, phase, step) → (wait, collectives)
+        type Key<'a> = (u32, u32, &'a str, Option<u64>);
+        let mut by: BTreeMap<Key, (i64, usize)> = BTreeMap::new();
         for c in &run.collectives {
             let s = &c.sides[r];
-            let e = by.entry((s.pass, s.layer, s.phase.map_or("", |p| p.as_str()))).or_default();
+            let e = by.entry((s.pass, s.layer, s.phase.map_or("", |p| p.as_str()), s.step)).or_default();
             e.0 += s.wait_ns;
             e.1 += 1;
         }
-        for ((pass, layer, phase), (wait, count)) in by {
-            t.push(vec![Cell::from(rank.rank), Cell::from(phase), id(pass), id(layer), Cell::Micros(wait), Cell::from(count)]);
+        for ((pass, layer, phase, step), (wait, count)) in by {
+            t.push(vec![
+                Cell::from(rank.rank),
+                Cell::from(phase),
+                Cell::from(step),
+                id(pass),
+                id(layer),
+                Cell::Micros(wait),
+                Cell::from(count),
+            ]);
         }
     }
     t

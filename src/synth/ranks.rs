@@ -7,9 +7,12 @@
 //! just before each on its stream runs longer by the delay, so the collective and every GPU event
 //! after it start that much later. The other ranks wait for it inside the collective, which runs
 //! longer by the delay, and their GPU events after it start later too: as on real hardware, every
-//! rank leaves a synchronous collective together once the last one has arrived. The truth says
-//! what was done: the offsets, the straggler, and each delay with the collective's name and
-//! occurrence.
+//! rank leaves a synchronous collective together once the last one has arrived. That is a
+//! device-side delay; a host-side one ([`LateKind::Host`]) instead shifts every event of the
+//! straggler, CPU and GPU, from the end of that kernel on (the ranges around that moment grow by
+//! the delay): its host starts the next work later and its GPU sits idle meanwhile. The truth says
+//! what was done: the offsets, the straggler, the kind, and each delay with the collective's name
+//! and occurrence.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -31,11 +34,33 @@ pub struct RunSpec {
     pub jitter_us: f64,
     /// Seed of the jitter and the offsets.
     pub seed: u64,
+    /// Which side of the straggler is late.
+    pub kind: LateKind,
+}
+
+/// Which side of the straggler a delay is put on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LateKind {
+    /// The kernel before the collective runs longer (more GPU work).
+    #[default]
+    Device,
+    /// The host is late: every later CPU and GPU event shifts, the GPU idles meanwhile.
+    Host,
 }
 
 impl Default for RunSpec {
     fn default() -> Self {
-        RunSpec { ranks: 4, straggler: 2, delays: Vec::new(), every: 8, delay_us: 40.0, jitter_us: 0.2, seed: 7 }
+        RunSpec {
+            ranks: 4,
+            straggler: 2,
+            delays: Vec::new(),
+            every: 8,
+            delay_us: 40.0,
+            jitter_us: 0.2,
+            seed: 7,
+            kind: LateKind::Device,
+        }
     }
 }
 
@@ -63,6 +88,8 @@ pub struct RunTruth {
     pub offsets_us: Vec<f64>,
     /// Largest jitter, µs.
     pub jitter_us: f64,
+    /// Which side of the straggler the delays are on.
+    pub kind: LateKind,
     /// The delays on the straggler.
     pub delays: Vec<InjectedDelay>,
 }
@@ -230,11 +257,26 @@ pub fn make_run(text: &[u8], spec: &RunSpec) -> Result<Run, String> {
                 cumulative[n - 1].1
             }
         };
-        let mut new_ts: Vec<Option<f64>> =
-            ts.iter().zip(&on_gpu).map(|(t, &gpu)| t.map(|t| t + offset + if gpu { shift_at(t) } else { 0.0 })).collect();
+        // A host-side straggler's CPU events shift too (its host was late), and the ranges
+        // spanning a delay's moment (the step, the module around it) grow by it.
+        let host_late = straggler && spec.kind == LateKind::Host;
+        let mut new_ts: Vec<Option<f64>> = ts
+            .iter()
+            .zip(&on_gpu)
+            .map(|(t, &gpu)| t.map(|t| t + offset + if gpu || host_late { shift_at(t) } else { 0.0 }))
+            .collect();
         let mut new_dur = durs.clone();
         for &(i, prev, d) in &delayed {
-            if straggler {
+            if host_late {
+                let at = ts[prev].unwrap_or(0.0) + durs[prev].unwrap_or(0.0);
+                for (k, (t, dur)) in ts.iter().zip(&durs).enumerate() {
+                    if let (Some(t), Some(dur)) = (t, dur) {
+                        if !on_gpu[k] && *t < at && t + dur > at {
+                            new_dur[k] = new_dur[k].map(|v| v + d);
+                        }
+                    }
+                }
+            } else if straggler {
                 new_dur[prev] = new_dur[prev].map(|v| v + d);
             } else {
                 new_dur[i] = new_dur[i].map(|v| v + d);
@@ -266,7 +308,14 @@ pub fn make_run(text: &[u8], spec: &RunSpec) -> Result<Run, String> {
     }
     Ok(Run {
         traces,
-        truth: RunTruth { world_size: spec.ranks, straggler: spec.straggler, offsets_us, jitter_us: spec.jitter_us, delays },
+        truth: RunTruth {
+            world_size: spec.ranks,
+            straggler: spec.straggler,
+            offsets_us,
+            jitter_us: spec.jitter_us,
+            kind: spec.kind,
+            delays,
+        },
     })
 }
 

@@ -32,6 +32,13 @@ struct Lanes {
     kind: Vec<&'static str>,
     phase: Vec<Option<&'static str>>,
     layer: Vec<i64>,
+    /// Late arrivals (the `lateness` rows): the rank's position, its arrival (µs, relative), the
+    /// GPU idle and busy excess before it (µs) and the side.
+    late_rank: Vec<usize>,
+    late_arrival_us: Vec<f64>,
+    late_idle_us: Vec<f64>,
+    late_busy_us: Vec<f64>,
+    late_side: Vec<&'static str>,
 }
 
 /// What the page shows first about a run.
@@ -142,7 +149,19 @@ impl RankRun {
             kind: Vec::new(),
             phase: Vec::new(),
             layer: Vec::new(),
+            late_rank: Vec::new(),
+            late_arrival_us: Vec::new(),
+            late_idle_us: Vec::new(),
+            late_busy_us: Vec::new(),
+            late_side: Vec::new(),
         };
+        for l in run.lateness() {
+            lanes.late_rank.push(l.rank);
+            lanes.late_arrival_us.push(us(run.collectives[l.collective].sides[l.rank].start_ns));
+            lanes.late_idle_us.push(l.idle_excess_ns.max(0) as f64 / 1000.0);
+            lanes.late_busy_us.push(l.busy_excess_ns.max(0) as f64 / 1000.0);
+            lanes.late_side.push(l.side.as_str());
+        }
         for c in &run.collectives {
             lanes.kind.push(c.kind.as_str());
             let first = &c.sides[0];

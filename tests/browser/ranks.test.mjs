@@ -45,7 +45,7 @@ test('a run of three ranks: the straggler, the tables and the exports equal `tra
   assert.ok(finding.startsWith(`rank ${truth.straggler} arrives last at ${truth.delays.length} of`), finding);
 
   // Tables equal the CLI's CSVs (the first page of each; `ranks` names files differently).
-  for (const name of ['straggler_summary', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases']) {
+  for (const name of ['straggler_summary', 'lateness', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases']) {
     assertSameAsCli(await displayed(page, name), want.get(name), name);
   }
 

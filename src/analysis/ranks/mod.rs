@@ -13,9 +13,11 @@
 
 mod collectives;
 mod identify;
+pub mod lateness;
 
 pub use collectives::{message_bytes, Kind};
 pub use identify::rank_from_file_name;
+pub use lateness::{LateSide, Lateness, LATE_FLOOR_NS};
 
 use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
@@ -77,6 +79,8 @@ pub struct Side {
     pub pass: u32,
     /// Layer index on this rank, or [`NONE`].
     pub layer: u32,
+    /// N of the `ProfilerStep#N` the collective was launched in on this rank, if any.
+    pub step: Option<u64>,
 }
 
 /// One collective matched across every rank.
@@ -109,6 +113,15 @@ impl Collective {
     /// `comm_latency`), ns.
     pub fn comm_latency_ns(&self) -> i64 {
         self.sides.iter().map(|s| s.dur_ns).min().unwrap_or(0)
+    }
+    /// The collective's duration once the last rank has arrived: the transfer itself (the same
+    /// value as [`Collective::comm_latency_ns`], named for what it is), ns.
+    pub fn transfer_ns(&self) -> i64 {
+        self.comm_latency_ns()
+    }
+    /// The ranks' waits at it, summed: the rank-arrival skew it cost, ns.
+    pub fn skew_ns(&self) -> i64 {
+        self.sides.iter().map(|s| s.wait_ns).sum()
     }
     /// Latest start minus earliest start, ns.
     pub fn start_skew_ns(&self) -> i64 {
@@ -178,6 +191,8 @@ pub struct Run {
     pub warnings: Vec<String>,
     /// Whether clocks were aligned.
     pub aligned: bool,
+    /// Late arrivals (see [`lateness`]), computed once.
+    late: Vec<Lateness>,
 }
 
 fn min_max(values: impl Iterator<Item = i64>) -> (i64, i64) {
@@ -377,7 +392,8 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     if matched.is_empty() {
         warnings.push("no collective kernel occurs on every rank: clocks are not aligned and no wait is measured".to_string());
     }
-    let collectives = matched
+    let hosts: Vec<lateness::HostTops> = numbered.iter().map(|(_, _, t)| lateness::HostTops::new(&t.analysis.trace)).collect();
+    let collectives: Vec<Collective> = matched
         .into_iter()
         .enumerate()
         .map(|(index, (_, name, occurrence, rows))| {
@@ -396,6 +412,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
                         phase: a.phases.phase_of_row.get(row).copied().flatten(),
                         pass: a.phases.pass_of_row.get(row).copied().unwrap_or(NONE),
                         layer: a.layers.layer_of_row.get(row).copied().unwrap_or(NONE),
+                        step: hosts[r].step_at(lateness::host_time(&a.trace, row)),
                     }
                 })
                 .collect();
@@ -429,8 +446,9 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
             clock_offset_ns,
             residual_ns,
         })
-        .collect();
-    Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align })
+        .collect::<Vec<Rank>>();
+    let late = lateness::lateness(&ranks, &collectives, &hosts);
+    Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align, late })
 }
 
 /// A residual of the clock offset above this (ns) is named in a warning.
@@ -441,6 +459,12 @@ pub const RESIDUAL_WARN_NS: i64 = 100_000;
 pub const LATE_NS: i64 = 1_000;
 
 impl Run {
+    /// Every (collective, rank) where the rank arrives at least [`LATE_FLOOR_NS`] after the median
+    /// rank: how late, busy and idle excess, side, host op; in collective then rank order.
+    pub fn lateness(&self) -> &[Lateness] {
+        &self.late
+    }
+
     /// Per rank: (total wait, times last, times first, total comm duration), ns and counts; a
     /// rank counts as last or first only where the collective's start skew is at least [`LATE_NS`].
     pub fn straggler_stats(&self) -> Vec<(i64, usize, usize, i64)> {
@@ -550,7 +574,9 @@ impl Run {
         out
     }
 
-    /// One sentence naming the rank that arrives last most often, where, and its excess compute.
+    /// One sentence naming the rank that arrives last most often, where, and why: at its worst
+    /// lateness, how late and how much of it its GPU sat idle waiting for its host (with what the
+    /// host was doing) or ran more work; the category excess only for device-side lateness.
     pub fn finding(&self) -> Option<String> {
         let excess = self.excess();
         let e = excess.first()?;
@@ -560,10 +586,59 @@ impl Run {
         let in_phase = self.collectives.iter().filter(|c| c.sides[e.rank].phase.map_or("none", |p| p.as_str()) == phase).count();
         let share =
             100.0 * *e.phases.iter().find(|(p, _)| p == phase).map(|(_, n)| n).unwrap_or(&0) as f64 / in_phase.max(1) as f64;
-        let mut s =
-            format!("rank {rank} arrives last at {} of {total} collectives ({:.0}% of the {phase} ones)", e.times_last, share);
-        if let Some((cat, ns)) = e.by_category.first() {
-            s.push_str(&format!("; the excess is {cat} ({:.1} µs in all)", *ns as f64 / 1000.0));
+        let training = !self.ranks[e.rank]
+            .trace
+            .analysis
+            .phases
+            .passes
+            .iter()
+            .any(|p| matches!(p.phase, Phase::Prefill | Phase::Decode | Phase::Mixed));
+        let mut s = format!("rank {rank} arrives last at {} of {total} collectives", e.times_last);
+        if !training {
+            s.push_str(&format!(" ({share:.0}% of the {phase} ones)"));
+        }
+        let late = self.lateness();
+        let worst = late.iter().filter(|l| l.rank == e.rank).max_by_key(|l| (l.late_ns, std::cmp::Reverse(l.collective)));
+        let ms = |ns: i64| {
+            if ns.abs() >= 1_000_000 {
+                format!("{:.1} ms", ns as f64 / 1e6)
+            } else {
+                format!("{:.1} µs", ns as f64 / 1e3)
+            }
+        };
+        match worst {
+            Some(l) => {
+                let step = match (training, l.step) {
+                    (true, Some(n)) => format!(" (step {n})"),
+                    _ => String::new(),
+                };
+                s.push_str(&format!("; at collective {}{step} it is {} late", l.collective, ms(l.late_ns)));
+                match l.side {
+                    LateSide::Host => {
+                        s.push_str(&format!(", {} of it with its GPU idle waiting for its host", ms(l.idle_excess_ns)));
+                        if let Some((op, _)) = &l.host_op {
+                            s.push_str(&format!(" (in {op})"));
+                        }
+                    }
+                    LateSide::Device | LateSide::Mixed => {
+                        let what = if l.side == LateSide::Device { "" } else { " (the rest idle)" };
+                        s.push_str(&format!(", {} of it running more GPU work than the median rank{what}", ms(l.busy_excess_ns)));
+                        if let Some((cat, ns)) = e.by_category.first() {
+                            s.push_str(&format!("; the excess is {cat} ({:.1} µs in all)", *ns as f64 / 1000.0));
+                        }
+                    }
+                }
+                let same = late.iter().filter(|x| x.rank == e.rank && x.side == l.side).count();
+                let n = late.iter().filter(|x| x.rank == e.rank).count();
+                if n > 1 {
+                    s.push_str(&format!("; {}-side at {same} of its {n} late arrivals", l.side.as_str()));
+                }
+            }
+            None => {
+                if let Some((cat, ns)) = e.by_category.first() {
+                    s.push_str(&format!("; the excess is {cat} ({:.1} µs in all)", *ns as f64 / 1000.0));
+                }
+            }
         }
         if !e.layers.is_empty() {
             s.push_str(&format!(" in layers {}", ranges(&e.layers)));

@@ -9,7 +9,7 @@ import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
 
 /** Tables shown, in order (the straggler summary first). */
-const ORDER = ['straggler_summary', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
+const ORDER = ['straggler_summary', 'lateness', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
 
 /**
  * The inputs that open a run: several files, or a folder.
@@ -39,7 +39,10 @@ function openControls(ctx) {
 /**
  * Ranks as lanes on one aligned time axis: each matched collective a mark from its aligned start
  * to its end, its colour the rank's wait there (grey: none; red: the longest wait of the run).
- * @param {{ranks: number[], start_us: number[], end_us: number[], wait_us: number[]}} lanes
+ * Before a late arrival, the part of its lateness the rank's GPU sat idle waiting for its host is
+ * drawn apart (amber, below the lane's middle) from extra GPU work (violet, above).
+ * @param {{ranks: number[], start_us: number[], end_us: number[], wait_us: number[], late_rank?: number[],
+ *   late_arrival_us?: number[], late_idle_us?: number[], late_busy_us?: number[]}} lanes
  */
 function laneCanvas(lanes) {
   const n = lanes.ranks.length;
@@ -66,6 +69,17 @@ function laneCanvas(lanes) {
       g.fillRect(x0, y + 3, Math.max(1, x(lanes.end_us[k]) - x0), laneH - 6);
     }
   }
+  const late = lanes.late_rank || [];
+  for (let i = 0; i < late.length; i++) {
+    const y = late[i] * laneH;
+    const at = lanes.late_arrival_us?.[i] ?? 0;
+    const idle = lanes.late_idle_us?.[i] ?? 0, busy = lanes.late_busy_us?.[i] ?? 0;
+    const half = (laneH - 6) / 2;
+    g.fillStyle = '#f2a93b';
+    if (idle > 0) g.fillRect(x(at - idle), y + 3 + half, Math.max(2, x(at) - x(at - idle)), half);
+    g.fillStyle = '#7b4fb8';
+    if (busy > 0) g.fillRect(x(at - busy), y + 3, Math.max(2, x(at) - x(at - busy)), half);
+  }
   g.fillStyle = '#555';
   g.fillText('0', labelW, n * laneH + 16);
   const last = formatUs(end);
@@ -81,14 +95,16 @@ function waitHeatMap(t) {
   const c = (name) => t.columns.indexOf(name);
   const [ir, il, iw] = [c('rank'), c('layer'), c('wait_us')];
   const ranks = [...new Set(t.rows.map((r) => r[ir]))].sort((a, b) => a - b);
-  const layers = [...new Set(t.rows.map((r) => r[il]).filter((l) => l !== null && l !== ''))].sort((a, b) => a - b);
-  if (!layers.length) return el('p', { class: 'note', text: 'No collective sits in a decoder layer.' });
-  const values = ranks.map(() => new Array(layers.length).fill(0));
+  const layers = [...new Set(t.rows.map((r) => r[il]).filter((l) => l !== null && l !== undefined && l !== ''))].sort((a, b) => a - b);
+  // A run without layers (training steps, a model we find no layers in) is one labelled column.
+  const columns = layers.length ? layers.map((l) => `layer ${l}`) : ['all collectives (no layers found)'];
+  const values = ranks.map(() => new Array(columns.length).fill(0));
   for (const row of t.rows) {
-    if (row[il] === null || row[il] === '') continue;
-    values[ranks.indexOf(row[ir])][layers.indexOf(row[il])] += row[iw] || 0;
+    const inLayer = row[il] !== null && row[il] !== undefined && row[il] !== '';
+    if (layers.length && !inLayer) continue;
+    values[ranks.indexOf(row[ir])][layers.length ? layers.indexOf(row[il]) : 0] += row[iw] || 0;
   }
-  const map = heatMap(values, ranks.map((r) => `rank ${r}`), layers.map((l) => `layer ${l}`), { rowTitle: 'rank', colTitle: 'layer' });
+  const map = heatMap(values, ranks.map((r) => `rank ${r}`), columns, { rowTitle: 'rank', colTitle: layers.length ? 'layer' : '' });
   map.dataset.testid = 'rank-heatmap';
   return map;
 }
@@ -136,7 +152,8 @@ export async function ranks(ctx, root) {
     el('button', { type: 'button', id: 'run-xlsx', text: 'Download .xlsx', on: { click: () => ctx.downloadRun('xlsx') } }),
     el('button', { type: 'button', id: 'run-html', text: 'Download HTML report', on: { click: () => ctx.downloadRun('html') } })));
   const lanes = await ctx.runCall('runLanes');
-  root.append(el('h3', { text: 'Collectives on aligned lanes, coloured by each rank\'s wait' }), laneCanvas(lanes));
+  root.append(el('h3', { text: 'Collectives on aligned lanes, coloured by each rank\'s wait' }), laneCanvas(lanes),
+    el('p', { class: 'note', text: 'Before a late arrival: amber = its GPU idle waiting for its host, violet = GPU work beyond the median rank.' }));
   const tables = new Map();
   for (const name of s.tables) tables.set(name, await ctx.runTable(name));
   const wbl = tables.get('wait_by_layer');

@@ -1,0 +1,142 @@
+//! Why the straggler is late (issue 32), by construction: `synth-ranks` makes 4-rank runs from two
+//! real single-rank traces of different vendors (vLLM TP4 on H100 and on MI300X) and puts delays on
+//! one rank, either on its device (the kernel before a collective runs longer) or on its host (every
+//! later event of the rank shifts, its GPU idles meanwhile). The `lateness` rows must name the
+//! straggler at each delayed collective with the side that was injected and `late_us` within 5% of
+//! the delay, busy and idle excess adding up to it; other ranks are never late; and a clock offset
+//! added to one rank changes nothing.
+
+mod common;
+
+use common::*;
+use traceprism::analysis::ranks::{analyse_run, LateSide, Lateness, RankTrace, Run, RunOptions};
+use traceprism::analysis::Analysis;
+use traceprism::synth::ranks::{make_run, LateKind, RunSpec};
+use traceprism::Options;
+
+const SOURCES: [&str; 2] =
+    ["vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz", "vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz"];
+
+const DELAY_US: f64 = 300.0;
+
+fn run_of(texts: &[Vec<u8>]) -> Run {
+    let traces = texts
+        .iter()
+        .enumerate()
+        .map(|(r, t)| RankTrace {
+            file: format!("rank{r}.json"),
+            analysis: Analysis::new(read_bytes(t).expect("a rank reads"), Options::default()).unwrap(),
+        })
+        .collect();
+    analyse_run(traces, RunOptions::default()).expect("the run analyses")
+}
+
+fn made(source: &str, kind: LateKind) -> (Vec<Vec<u8>>, usize) {
+    let spec = RunSpec { ranks: 4, straggler: 2, every: 30, delay_us: DELAY_US, kind, ..RunSpec::default() };
+    let run = make_run(&plain_fixture(source), &spec).expect("the generator runs");
+    assert!(run.truth.delays.len() >= 5, "{source}: {} delays", run.truth.delays.len());
+    (run.traces, run.truth.delays.len())
+}
+
+fn check(source: &str, kind: LateKind, rows: &[Lateness], delays: usize, run: &Run) {
+    let want = if kind == LateKind::Host { LateSide::Host } else { LateSide::Device };
+    assert_eq!(rows.len(), delays, "{source} {kind:?}: one late row per delay: {rows:#?}");
+    for l in rows {
+        assert_eq!(run.ranks[l.rank].rank, 2, "{source} {kind:?}: only the straggler is late");
+        let late_us = l.late_ns as f64 / 1e3;
+        assert!((late_us - DELAY_US).abs() <= 0.05 * DELAY_US, "{source} {kind:?}: late {late_us} µs for a {DELAY_US} µs delay");
+        assert_eq!(l.side, want, "{source} {kind:?} at collective {}: {l:?}", l.collective);
+        // The ranks left the previous collective together: the excesses add up to the lateness.
+        let sum = l.busy_excess_ns + l.idle_excess_ns;
+        assert!((sum - l.late_ns).abs() <= l.late_ns / 100, "{source} {kind:?}: {sum} vs {}", l.late_ns);
+        if kind == LateKind::Host {
+            let (op, covers) = l.host_op.as_ref().expect("a host op during the idle gap");
+            assert!(!op.is_empty() && *covers as f64 >= 0.9 * DELAY_US * 1e3, "{op}: {covers} ns");
+        }
+    }
+}
+
+#[test]
+fn injected_host_and_device_lateness_is_recovered_on_two_vendors() {
+    for source in SOURCES {
+        for kind in [LateKind::Device, LateKind::Host] {
+            let (texts, delays) = made(source, kind);
+            let run = run_of(&texts);
+            let rows = run.lateness();
+            eprintln!("{source} {kind:?}: {} late rows; finding: {}", rows.len(), run.finding().unwrap_or_default());
+            check(source, kind, rows, delays, &run);
+            let finding = run.finding().expect("a finding");
+            let words = if kind == LateKind::Host { "waiting for its host" } else { "running more GPU work" };
+            assert!(finding.starts_with("rank 2 arrives last") && finding.contains(words), "{finding}");
+            // The lateness table says the same.
+            let t = traceprism::report::ranks::lateness(&run);
+            assert_eq!(
+                &t.columns[..11],
+                [
+                    "collective",
+                    "rank",
+                    "phase",
+                    "pass",
+                    "layer",
+                    "late_us",
+                    "gpu_busy_excess_us",
+                    "gpu_idle_excess_us",
+                    "side",
+                    "host_op",
+                    "host_op_us"
+                ]
+            );
+            assert_eq!(t.rows.len(), delays);
+        }
+    }
+}
+
+/// `text` with every `ts` moved by `shift_us` (a rank whose clock is off by that much).
+fn shifted(text: &[u8], shift_us: f64) -> Vec<u8> {
+    let mut doc: serde_json::Value = serde_json::from_slice(text).unwrap();
+    for e in doc["traceEvents"].as_array_mut().unwrap() {
+        if let Some(ts) = e.get("ts").and_then(|v| v.as_f64()) {
+            e["ts"] = serde_json::json!(((ts + shift_us) * 1000.0).round() / 1000.0);
+        }
+    }
+    serde_json::to_vec(&doc).unwrap()
+}
+
+#[test]
+fn a_clock_offset_changes_no_wait_and_no_lateness() {
+    let (mut texts, _) = made(SOURCES[0], LateKind::Host);
+    let before = run_of(&texts);
+    texts[1] = shifted(&texts[1], 123_456.789);
+    let after = run_of(&texts);
+    // Equal to the clock's resolution: the offset is a median of µs values written with 3 decimals.
+    let (a, b) = (before.lateness(), after.lateness());
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!((x.collective, x.rank, x.side), (y.collective, y.rank, y.side));
+        assert!((x.late_ns - y.late_ns).abs() <= 1 && (x.idle_excess_ns - y.idle_excess_ns).abs() <= 1, "{x:?} vs {y:?}");
+    }
+    let waits = |r: &Run| r.collectives.iter().flat_map(|c| c.sides.iter().map(|s| s.wait_ns)).collect::<Vec<_>>();
+    for (x, y) in waits(&before).iter().zip(waits(&after)) {
+        assert!((x - y).abs() <= 1, "wait {x} vs {y}");
+    }
+}
+
+#[test]
+fn collectives_split_into_transfer_and_skew_and_ranks_into_transfer_and_wait() {
+    let (texts, _) = made(SOURCES[1], LateKind::Device);
+    let run = run_of(&texts);
+    let t = traceprism::report::ranks::collectives(&run);
+    let col = |n: &str| t.column(n).unwrap();
+    for (row, c) in t.rows.iter().zip(&run.collectives) {
+        assert_eq!(row[col("transfer_us")], row[col("comm_latency_us")]);
+        let waits: i64 = c.sides.iter().map(|s| s.wait_ns).sum();
+        assert_eq!(row[col("skew_us")], traceprism::table::Cell::Micros(waits));
+    }
+    let ranks = traceprism::report::ranks::ranks(&run);
+    let (tr, wa) = (ranks.column("collective_transfer_us").unwrap(), ranks.column("collective_wait_us").unwrap());
+    for (k, row) in ranks.rows.iter().enumerate() {
+        let total: i64 = run.collectives.iter().map(|c| c.sides[k].dur_ns).sum();
+        let (a, b) = (row[tr].as_f64().unwrap(), row[wa].as_f64().unwrap());
+        assert!(((a + b) * 1e3 - total as f64).abs() < 1.0, "rank {k}: transfer + wait = time in collectives");
+    }
+}
