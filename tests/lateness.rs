@@ -68,6 +68,9 @@ fn injected_host_and_device_lateness_is_recovered_on_two_vendors() {
             let finding = run.finding().expect("a finding");
             let words = if kind == LateKind::Host { "waiting for its host" } else { "running more GPU work" };
             assert!(finding.starts_with("rank 2 arrives last") && finding.contains(words), "{finding}");
+            // The category comparison is for GPU work: none for a host that was late.
+            let excess = &run.excess()[0];
+            assert_eq!(excess.by_category.is_empty(), kind == LateKind::Host, "{:?}", excess.by_category);
             // The lateness table says the same.
             let t = traceprism::report::ranks::lateness(&run);
             assert_eq!(

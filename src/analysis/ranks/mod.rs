@@ -491,7 +491,8 @@ impl Run {
 
     /// For each rank that arrived last at some collective (by at least [`LATE_NS`] after the
     /// median rank): the compute it ran since its previous collective, by category, beyond the
-    /// median of all ranks over the same window; largest excess first.
+    /// median of all ranks over the same window (only where its lateness is not host-side);
+    /// largest excess first.
     pub fn excess(&self) -> Vec<Excess> {
         let n = self.ranks.len();
         // Each rank's compute kernels (not communication) by start: (ts, row).
@@ -543,7 +544,10 @@ impl Run {
             cats.sort_unstable();
             cats.dedup();
             let entry = &mut per[late];
-            for cat in cats {
+            // The category comparison speaks of GPU work: not where the rank's GPU sat idle
+            // waiting for its host.
+            let host_side = self.late.iter().any(|l| l.collective == c.index && l.rank == late && l.side == LateSide::Host);
+            for cat in cats.into_iter().filter(|_| !host_side) {
                 let others = by_rank.iter().enumerate().filter(|(r, _)| *r != late);
                 let med = lower_median(others.map(|(_, m)| m.get(cat).copied().unwrap_or(0)).collect());
                 let own = by_rank[late].get(cat).copied().unwrap_or(0);
