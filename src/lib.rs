@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! bytes ─ ingest (inflate, JSON events) ─▶ read (into the model: columnar, interned) ─ link ─▶ analysis
-//!       ─▶ table / report ─▶ pipeline (read → link → analyse) ─▶ faces (cli, wasm)
+//!       ─▶ table / report / split / gate (digests of traces, the regression gate)
+//!       ─▶ pipeline (read → link → analyse) ─▶ faces (cli, wasm)
 //! ```
 
 // The analyses' public items are documented on the items that matter to callers; many result
@@ -13,6 +14,7 @@
 pub mod analysis;
 #[warn(missing_docs)]
 pub mod error;
+pub mod gate;
 #[warn(missing_docs)]
 pub mod ingest;
 #[warn(missing_docs)]

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("table", 7),
     ("report", 8),
     ("split", 8),
+    ("gate", 8),
     ("pipeline", 9),
     ("wasm", 10),
 ];

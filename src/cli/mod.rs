@@ -3,6 +3,7 @@
 mod args;
 mod compare;
 mod export;
+mod gate;
 mod layers;
 mod ranks;
 mod report;
@@ -35,6 +36,11 @@ USAGE:
   traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S] [--late host|device]
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
+  traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
+  traceprism gate BASELINE NEW [--max-slowdown 3%] [--confidence 0.99] [--metric kernel|wall] [--json] [--markdown FILE]
+                                                                 is NEW slower than BASELINE (a trace or a digest)
+                                                                 beyond noise: exit 0 pass, 1 regression,
+                                                                 2 inconclusive, 3 error
 
 TRACE is a Chrome-trace JSON file, plain or gzip, or a JAX profile (*.xplane.pb, protobuf XSpace), told
 apart by its bytes; `-` reads standard input.
@@ -86,6 +92,17 @@ pub fn run(argv: &[String]) -> i32 {
         "compare" => args::parse(rest).and_then(|a| compare::run(&a)),
         "ranks" => args::parse(rest).and_then(|a| ranks::run(&a)),
         "synth-ranks" => args::parse(rest).and_then(|a| ranks::synth(&a)),
+        "digest" => args::parse(rest).and_then(|a| gate::digest(&a)),
+        // The gate's exit status is its verdict; any error of its own is 3, never a verdict.
+        "gate" => {
+            return match args::parse(rest).and_then(|a| gate::run(&a)) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("traceprism: error: {e}");
+                    3
+                }
+            }
+        }
         "tables" => {
             out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
             Ok(())

@@ -1,0 +1,81 @@
+//! `traceprism digest TRACE --out FILE.json` and `traceprism gate BASELINE NEW`: a small baseline
+//! of a trace, and the regression verdict of a new trace against it (see `traceprism::gate`).
+//! The gate exits 0 (no change or improvement), 1 (regression), 2 (inconclusive), 3 (bad input or
+//! any error).
+
+use super::args::Args;
+use std::path::Path;
+use traceprism::gate::{gate, markdown, Digest, GateOptions, Metric};
+use traceprism::{Error, Result};
+
+fn file_name(path: &str) -> String {
+    Path::new(path).file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// A digest from a digest file, or of a trace.
+fn digest_of(path: &str, a: &Args) -> Result<Digest> {
+    let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {path}: {e}")))?;
+    if let Some(d) = Digest::parse(&bytes) {
+        return d.map_err(|e| Error::new(format!("{path}: {e}")));
+    }
+    drop(bytes);
+    let analysis = super::load(path, a)?;
+    Ok(Digest::of(analysis, &file_name(path)))
+}
+
+/// Runs `digest`.
+pub fn digest(a: &Args) -> Result<()> {
+    a.reject_unknown(&[])?;
+    let path = a.one_trace()?;
+    let out = a.out.as_deref().ok_or_else(|| Error::new("digest needs --out FILE.json"))?;
+    let d = digest_of(path, a)?;
+    let json = d.to_json();
+    std::fs::write(out, &json).map_err(|e| Error::new(format!("cannot write {out}: {e}")))?;
+    let passes: Vec<String> = d.phases.iter().map(|(p, x)| format!("{} {p}", x.passes)).collect();
+    eprintln!("wrote {out}: {} bytes ({})", json.len(), if passes.is_empty() { "no passes".into() } else { passes.join(", ") });
+    Ok(())
+}
+
+fn share(flag: &str, v: &str) -> Result<f64> {
+    let (num, pct) = match v.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (v, false),
+    };
+    let x: f64 = num.trim().parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))?;
+    let x = if pct || x >= 1.0 { x / 100.0 } else { x };
+    if !(0.0..1.0).contains(&x) {
+        return Err(Error::new(format!("{flag}: {v} is out of range")));
+    }
+    Ok(x)
+}
+
+/// Runs `gate`; returns the exit status.
+pub fn run(a: &Args) -> Result<i32> {
+    a.reject_unknown(&["--max-slowdown", "--confidence", "--metric", "--markdown"])?;
+    let [base, new] = a.positional.as_slice() else {
+        return Err(Error::new("gate needs BASELINE (a trace or a digest) and NEW (a trace)"));
+    };
+    let mut o = GateOptions::default();
+    if let Some(v) = a.extra("--max-slowdown") {
+        o.max_slowdown = share("--max-slowdown", v)?;
+    }
+    if let Some(v) = a.extra("--confidence") {
+        o.confidence = share("--confidence", v)?;
+    }
+    o.metric = match a.extra("--metric") {
+        None | Some("kernel") => Metric::Kernel,
+        Some("wall") => Metric::Wall,
+        Some(other) => return Err(Error::new(format!("--metric: kernel or wall, not {other}"))),
+    };
+    let (b, n) = (digest_of(base, a)?, digest_of(new, a)?);
+    let report = gate(&b, &n, &o);
+    if let Some(file) = a.extra("--markdown") {
+        std::fs::write(file, markdown::to_markdown(&report)).map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
+    }
+    if a.json {
+        super::out(&format!("{}\n", serde_json::to_string_pretty(&report).map_err(|e| Error::new(e.to_string()))?));
+    } else {
+        super::out(&markdown::to_text(&report));
+    }
+    Ok(report.overall.exit_code())
+}

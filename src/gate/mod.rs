@@ -1,0 +1,291 @@
+//! The regression gate (beside the reports: it reads an analysis's summary and its passes): is a new build slower than a baseline, beyond noise, where, and by how
+//! much. Both sides are [`Digest`]s (a trace is digested first). Per phase, the per-pass samples
+//! (GPU kernel time by default, wall duration with [`Metric::Wall`]) give the ratio of medians
+//! NEW / BASELINE with a bootstrap confidence interval and a rank test's p-value; the same per
+//! category within each phase. A verdict is `regression` when the interval's lower bound is above
+//! 1 + tolerance, `improvement` when its upper bound is below 1 − tolerance, `no change` when the
+//! interval lies inside the band, else `inconclusive` (with the passes per side that would settle
+//! it). The overall verdict is the worst phase's among the phases with at least [`MIN_PASSES`]
+//! passes per side (inconclusive when none has). A regression is attributed to the categories,
+//! layers and kernels whose per-pass time moved most.
+
+pub mod digest;
+pub mod markdown;
+pub mod stats;
+
+pub use digest::{Digest, PhaseDigest};
+use serde::Serialize;
+
+/// Which per-pass time is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// GPU kernel time of the pass (decode steps are often host-bound: wall time hides the GPU).
+    Kernel,
+    /// The pass's wall duration.
+    Wall,
+}
+
+/// How the gate decides.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GateOptions {
+    /// The band of no change: ±this share (0.03 = 3%).
+    pub max_slowdown: f64,
+    /// Two-sided confidence of the interval.
+    pub confidence: f64,
+    /// Which per-pass time.
+    pub metric: Metric,
+}
+
+impl Default for GateOptions {
+    fn default() -> Self {
+        GateOptions { max_slowdown: 0.03, confidence: 0.99, metric: Metric::Kernel }
+    }
+}
+
+/// Fewest passes per side for any verdict but `inconclusive`.
+pub const MIN_PASSES: usize = 5;
+
+/// A verdict, ordered from best to worst (the overall verdict is the worst phase's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Improvement,
+    NoChange,
+    Inconclusive,
+    Regression,
+}
+
+impl Verdict {
+    /// The verdict's words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Improvement => "improvement",
+            Verdict::NoChange => "no change",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Regression => "regression",
+        }
+    }
+    /// The process exit status of a gate with this overall verdict.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Improvement | Verdict::NoChange => 0,
+            Verdict::Regression => 1,
+            Verdict::Inconclusive => 2,
+        }
+    }
+}
+
+/// One test: a phase, or a category within a phase.
+#[derive(Debug, Clone, Serialize)]
+pub struct Test {
+    /// `decode`, or `decode / GEMM-cuBLAS`.
+    pub what: String,
+    /// Passes per side.
+    pub base_passes: usize,
+    pub new_passes: usize,
+    /// Median per-pass time per side, µs.
+    pub base_median_us: f64,
+    pub new_median_us: f64,
+    /// median(new) / median(base).
+    pub ratio: Option<f64>,
+    /// Its confidence interval.
+    pub interval: Option<(f64, f64)>,
+    /// The rank test's two-sided p-value.
+    pub p_value: f64,
+    pub verdict: Verdict,
+    /// Why inconclusive, or what would settle it.
+    pub note: Option<String>,
+}
+
+/// What moved, per pass.
+#[derive(Debug, Clone, Serialize)]
+pub struct Moved {
+    /// `category`, `layer` or `kernel`.
+    pub level: &'static str,
+    pub name: String,
+    /// Mean per-pass time NEW − BASELINE, µs (median per pass for layers).
+    pub delta_us_per_pass: f64,
+    /// Its share of the phase's per-pass change.
+    pub share_of_change: f64,
+}
+
+/// One phase's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseResult {
+    pub phase: String,
+    pub test: Test,
+    /// Per category within the phase.
+    pub categories: Vec<Test>,
+    /// The categories, layers and kernels whose per-pass time moved most (largest first).
+    pub attribution: Vec<Moved>,
+}
+
+/// The gate's answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct GateReport {
+    pub overall: Verdict,
+    pub options: GateOptionsView,
+    pub base: String,
+    pub new: String,
+    pub phases: Vec<PhaseResult>,
+    /// Differences the user must know of (other device, other model shape, a phase on one side only).
+    pub warnings: Vec<String>,
+}
+
+/// The options as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct GateOptionsView {
+    pub max_slowdown: f64,
+    pub confidence: f64,
+    pub metric: Metric,
+}
+
+fn us(ns: &[i64]) -> Vec<f64> {
+    ns.iter().map(|&v| v as f64 / 1000.0).collect()
+}
+
+/// Tests `new` against `base` samples (µs).
+pub fn test(what: &str, base: &[f64], new: &[f64], o: &GateOptions) -> Test {
+    let (bm, nm) = (stats::median(base).unwrap_or(0.0), stats::median(new).unwrap_or(0.0));
+    let mut t = Test {
+        what: what.to_string(),
+        base_passes: base.len(),
+        new_passes: new.len(),
+        base_median_us: bm,
+        new_median_us: nm,
+        ratio: (bm > 0.0).then(|| nm / bm),
+        interval: None,
+        p_value: stats::mann_whitney_p(base, new),
+        verdict: Verdict::Inconclusive,
+        note: None,
+    };
+    let fewest = base.len().min(new.len());
+    if fewest < MIN_PASSES {
+        t.note = Some(format!("{} and {} passes: at least {MIN_PASSES} passes per side would settle it", base.len(), new.len()));
+        return t;
+    }
+    let Some((lo, hi)) = stats::ratio_interval(base, new, o.confidence) else {
+        t.note = Some("no time on the baseline side".to_string());
+        return t;
+    };
+    t.interval = Some((lo, hi));
+    let tol = o.max_slowdown;
+    t.verdict = if lo > 1.0 + tol {
+        Verdict::Regression
+    } else if hi < 1.0 - tol {
+        Verdict::Improvement
+    } else if lo >= 1.0 - tol && hi <= 1.0 + tol {
+        Verdict::NoChange
+    } else {
+        Verdict::Inconclusive
+    };
+    if t.verdict == Verdict::Inconclusive {
+        // The interval shrinks as 1/sqrt(n): the passes that would narrow it to the distance
+        // between the ratio and the nearer edge of the band.
+        let ratio = t.ratio.unwrap_or(1.0);
+        let half = (hi - lo) / 2.0;
+        let target = ((ratio - 1.0).abs() - tol).abs().max(tol / 4.0);
+        let needed = (fewest as f64 * (half / target).powi(2)).ceil() as usize;
+        t.note = Some(format!("the interval is too wide: about {} passes per side would settle it", needed.max(fewest + 1)));
+    }
+    t
+}
+
+/// The gate: `new` against `base`.
+pub fn gate(base: &Digest, new: &Digest, o: &GateOptions) -> GateReport {
+    let mut warnings = Vec::new();
+    if base.device != new.device {
+        warnings.push(format!("different devices: {} (baseline) and {} (new)", base.device, new.device));
+    }
+    if base.layers_per_pass != new.layers_per_pass || base.layer_kinds != new.layer_kinds {
+        warnings.push(format!(
+            "different model shapes: {:?} layers per pass (baseline) and {:?} (new)",
+            base.layers_per_pass, new.layers_per_pass
+        ));
+    }
+    if base.workload != new.workload {
+        warnings.push(format!("different workloads: {} (baseline) and {} (new)", base.workload, new.workload));
+    }
+    let mut phases = Vec::new();
+    for (name, b) in &base.phases {
+        let Some(n) = new.phases.get(name) else {
+            warnings.push(format!("{name}: in the baseline only ({} passes)", b.passes));
+            continue;
+        };
+        let (bs, ns) = match o.metric {
+            Metric::Kernel => (us(&b.kernel_ns), us(&n.kernel_ns)),
+            Metric::Wall => (us(&b.wall_ns), us(&n.wall_ns)),
+        };
+        let phase_test = test(name, &bs, &ns, o);
+        let categories = b
+            .categories
+            .iter()
+            .filter_map(|(cat, bv)| {
+                let nv = n.categories.get(cat)?;
+                Some(test(&format!("{name} / {cat}"), &us(bv), &us(nv), o))
+            })
+            .collect();
+        phases.push(PhaseResult { phase: name.clone(), attribution: attribution(b, n), test: phase_test, categories });
+    }
+    for (name, n) in &new.phases {
+        if !base.phases.contains_key(name) {
+            warnings.push(format!("{name}: in the new trace only ({} passes)", n.passes));
+        }
+    }
+    // The worst phase among those with enough passes to judge (one prefill beside 30 decode steps
+    // must not make every generate() trace inconclusive); with none, inconclusive.
+    let judged = |p: &&PhaseResult| p.test.base_passes.min(p.test.new_passes) >= MIN_PASSES;
+    let overall = phases.iter().filter(judged).map(|p| p.test.verdict).max().unwrap_or(Verdict::Inconclusive);
+    GateReport {
+        overall,
+        options: GateOptionsView { max_slowdown: o.max_slowdown, confidence: o.confidence, metric: o.metric },
+        base: base.source.clone(),
+        new: new.source.clone(),
+        phases,
+        warnings,
+    }
+}
+
+/// The categories, layers and kernels whose per-pass time moved most, largest first (10 of each
+/// level at most), each with its share of the phase's change in mean per-pass kernel time.
+fn attribution(b: &PhaseDigest, n: &PhaseDigest) -> Vec<Moved> {
+    let mean = |v: &[i64]| stats::mean(&us(v));
+    let change = mean(&n.kernel_ns) - mean(&b.kernel_ns);
+    let share = |d: f64| if change.abs() > 1e-9 { d / change } else { 0.0 };
+    let mut out = Vec::new();
+    let mut level = |name: &'static str, moved: Vec<(String, f64)>| {
+        let mut moved = moved;
+        moved.sort_by(|x, y| y.1.abs().total_cmp(&x.1.abs()).then(x.0.cmp(&y.0)));
+        out.extend(moved.into_iter().take(10).map(|(what, d)| Moved {
+            level: name,
+            name: what,
+            delta_us_per_pass: d,
+            share_of_change: share(d),
+        }));
+    };
+    let keyed = |bm: &std::collections::BTreeMap<String, Vec<i64>>, nm: &std::collections::BTreeMap<String, Vec<i64>>| {
+        let mut keys: Vec<&String> = bm.keys().chain(nm.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .map(|k| (k.clone(), nm.get(k).map_or(0.0, |v| mean(v)) - bm.get(k).map_or(0.0, |v| mean(v))))
+            .collect::<Vec<_>>()
+    };
+    level("category", keyed(&b.categories, &n.categories));
+    let mut layers: Vec<u32> = b.layer_median_ns.keys().chain(n.layer_median_ns.keys()).copied().collect();
+    layers.sort_unstable();
+    layers.dedup();
+    level(
+        "layer",
+        layers
+            .into_iter()
+            .map(|l| {
+                let get = |m: &std::collections::BTreeMap<u32, i64>| m.get(&l).map_or(0.0, |&v| v as f64 / 1000.0);
+                (format!("layer {l}"), get(&n.layer_median_ns) - get(&b.layer_median_ns))
+            })
+            .collect(),
+    );
+    level("kernel", keyed(&b.kernels, &n.kernels));
+    out
+}
