@@ -9,7 +9,7 @@
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
+//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
@@ -24,7 +24,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, RankRun, allocate_for_test, builtin_category_rules, compare, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
@@ -226,6 +226,13 @@ const ops = {
   compareCsv({ name }) {
     if (!comparison) throw new Error('no comparison yet');
     return comparison.csv(name);
+  },
+  // The regression gate: a slot's digest (JSON text), and a digest against a baseline digest.
+  digest(data) {
+    return digest(analyzer(data), data.source || '');
+  },
+  gate({ base, candidate, options }) {
+    return gate(base, candidate, JSON.stringify(options || {}));
   },
   memory() {
     return memoryBytes();

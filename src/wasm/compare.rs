@@ -49,3 +49,40 @@ impl Comparison {
         self.tables.iter().find(|t| t.name == name).ok_or_else(|| js_error(format!("no comparison table named {name:?}")))
     }
 }
+
+/// The digest of a finished analyzer (`traceprism digest`), as JSON text named after `source`.
+#[wasm_bindgen]
+pub fn digest(a: &Analyzer, source: &str) -> Result<String, JsValue> {
+    Ok(crate::gate::Digest::of(a.analysis()?, source).to_json())
+}
+
+/// The regression gate of digest `new_json` against digest `base_json` (`traceprism gate`):
+/// `{report, markdown}`. `options_json` holds `max_slowdown` (a share), `confidence` and `metric`
+/// (`kernel` or `wall`); missing fields take the CLI's defaults.
+#[wasm_bindgen]
+pub fn gate(base_json: &str, new_json: &str, options_json: &str) -> Result<JsValue, JsValue> {
+    use crate::gate::{Digest, GateOptions, Metric};
+    let read = |text: &str, what: &str| -> Result<Digest, JsValue> {
+        match Digest::parse(text.as_bytes()) {
+            Some(Ok(d)) => Ok(d),
+            Some(Err(e)) => Err(js_error(format!("{what}: {e}"))),
+            None => Err(js_error(format!("{what}: not a traceprism digest"))),
+        }
+    };
+    let (base, new) = (read(base_json, "baseline")?, read(new_json, "new")?);
+    let o: serde_json::Value = serde_json::from_str(if options_json.trim().is_empty() { "{}" } else { options_json })
+        .map_err(|e| js_error(format!("bad gate options: {e}")))?;
+    let mut opts = GateOptions::default();
+    if let Some(v) = o.get("max_slowdown").and_then(|v| v.as_f64()) {
+        opts.max_slowdown = v;
+    }
+    if let Some(v) = o.get("confidence").and_then(|v| v.as_f64()) {
+        opts.confidence = v;
+    }
+    if o.get("metric").and_then(|v| v.as_str()) == Some("wall") {
+        opts.metric = Metric::Wall;
+    }
+    let report = crate::gate::gate(&base, &new, &opts);
+    let markdown = crate::gate::markdown::to_markdown(&report);
+    to_js(&serde_json::json!({ "report": report, "markdown": markdown }))
+}

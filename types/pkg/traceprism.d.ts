@@ -26,6 +26,8 @@ export class RankRun {
   [method: string]: any;
 }
 export function compare(a: Analyzer, b: Analyzer, optionsJson: string): any;
+export function digest(a: Analyzer, source: string): string;
+export function gate(baseJson: string, newJson: string, optionsJson: string): any;
 export function builtin_category_rules(): string;
 export function failed_allocation_bytes(): number;
 export function allocate_for_test(megabytes: number): number;

@@ -426,6 +426,12 @@ function contextFor(trace, view, params = {}) {
       ctxComparison = c;
       return c.promise;
     },
+    // The regression gate: a loaded trace's digest (slot a: this trace, b: the second) and a
+    // candidate digest against a baseline digest.
+    digestOf: (slot) => trace.session.call('digest', { slot, source: slot === 'b' ? store.second?.fileName || 'b' : trace.fileName }),
+    gate: (base, candidate, options) => trace.session.call('gate', { base, candidate, options }),
+    saveDigest: (text, name) => saveFile(`${baseName(name)}.digest.json`, text, 'application/json'),
+    saveText: (text, fileName, type) => saveFile(fileName, text, type),
     compareTable: (name) => {
       const c = ctxComparison;
       if (!c.tables.has(name)) c.tables.set(name, c.promise.then(() => trace.session.call('compareTable', { name })));

@@ -6,6 +6,7 @@ import { pairedBars } from '../charts.js';
 import { formatCount, formatUs } from '../format.js';
 import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
+import { gateSection } from './gate.js';
 
 /** Compare options the user set in this page session (labels are per pair of files). */
 const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '' };
@@ -53,6 +54,8 @@ export async function compare(ctx, root) {
     root.append(el('div', { class: 'note', attrs: { 'data-second-progress': '' }, text: ctx.secondLoading }));
     return;
   }
+  // The regression gate: B against A, or A against a baseline digest the user opens.
+  root.append(await gateSection(ctx));
   if (!b) return;
 
   // Labels default to the GPU names (reset when the pair of files changes).
