@@ -18,23 +18,11 @@ use traceprism::{Analysis, Options};
 
 const MOE: &str = "moe_eager.pt.trace.json.gz";
 
-/// A small deterministic generator (SplitMix64) for the jitter.
-struct Mix(u64);
-impl Mix {
-    fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// `t` with each kernel's duration times `factor(row)` and ±`jitter` (seeded), every later event
 /// of its stream moved by the time added before it (order and gaps kept).
 fn stretched(t: &Trace, factor: &dyn Fn(usize) -> f64, jitter: f64, seed: u64) -> Trace {
     let mut t = t.clone();
-    let mut mix = Mix(seed);
+    let mut mix = traceprism::support::mix::SplitMix64::new(seed);
     let g = &mut t.gpu;
     let mut order: Vec<usize> = (0..g.len()).collect();
     order.sort_by_key(|&i| (g.device[i], g.stream[i], g.ts[i], i));

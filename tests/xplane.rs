@@ -44,23 +44,13 @@ fn fields(b: &[u8]) -> Vec<(u64, u64, &[u8])> {
     out
 }
 
-/// Per GPU plane (by device number): event count and summed duration (ns).
+/// Per GPU plane (by device number): event count and summed duration (ns), over all its lines.
 fn gpu_events(bytes: &[u8]) -> std::collections::BTreeMap<i32, (usize, i64)> {
     let mut out = std::collections::BTreeMap::new();
-    for (f, _, plane) in fields(bytes) {
-        if f != 1 {
-            continue;
-        }
-        let pf = fields(plane);
-        let name = pf.iter().find(|x| x.0 == 2).map(|x| std::str::from_utf8(x.2).unwrap()).unwrap_or("");
-        let Some(device) = name.strip_prefix("/device:GPU:") else { continue };
-        let entry = out.entry(device.parse().unwrap()).or_insert((0, 0));
-        for (_, _, line) in pf.iter().filter(|x| x.0 == 3) {
-            for (_, _, event) in fields(line).into_iter().filter(|x| x.0 == 4) {
-                entry.0 += 1;
-                entry.1 += fields(event).iter().find(|x| x.0 == 3).map_or(0, |x| x.1 as i64) / 1000;
-            }
-        }
+    for (device, _, count, dur) in gpu_lines(bytes) {
+        let entry = out.entry(device).or_insert((0, 0));
+        entry.0 += count;
+        entry.1 += dur;
     }
     out
 }

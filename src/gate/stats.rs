@@ -22,19 +22,6 @@ pub fn mean(v: &[f64]) -> f64 {
     }
 }
 
-/// A small deterministic generator (SplitMix64).
-struct Mix(u64);
-
-impl Mix {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
 /// Resamples drawn by [`ratio_interval`].
 pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 
@@ -47,7 +34,7 @@ pub fn ratio_interval(base: &[f64], new: &[f64], confidence: f64) -> Option<(f64
     if base.is_empty() || new.is_empty() || median(base)? <= 0.0 {
         return None;
     }
-    let mut mix = Mix(BOOTSTRAP_SEED);
+    let mut mix = crate::support::mix::SplitMix64::new(BOOTSTRAP_SEED);
     let mut ratios = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
     let (mut a, mut b) = (vec![0.0; base.len()], vec![0.0; new.len()]);
     for _ in 0..BOOTSTRAP_RESAMPLES {

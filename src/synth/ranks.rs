@@ -115,19 +115,6 @@ pub fn is_collective(name: &str) -> bool {
         .any(|k| n.contains(k))
 }
 
-/// A small deterministic generator (SplitMix64).
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 fn err(what: impl Into<String>) -> String {
     format!("synth-ranks: {}", what.into())
 }
@@ -212,9 +199,9 @@ pub fn make_run(text: &[u8], spec: &RunSpec) -> Result<Run, String> {
         delayed.push((i, prev, d));
     }
     let durs: Vec<Option<f64>> = events.iter().map(|e| num(e, "dur")).collect();
-    let mut mix = Mix(spec.seed);
+    let mut mix = crate::support::mix::SplitMix64::new(spec.seed);
     let offsets_us: Vec<f64> = (0..spec.ranks)
-        .map(|r| if r == 0 { 0.0 } else { (r as f64 * 1_234.5 + (mix.next() * 1000.0).round()).round() })
+        .map(|r| if r == 0 { 0.0 } else { (r as f64 * 1_234.5 + (mix.unit() * 1000.0).round()).round() })
         .collect();
     // GPU-side events (what a late rank delays): kernels, copies, GPU annotations, flow finishes.
     let on_gpu: Vec<bool> = events
@@ -283,7 +270,7 @@ pub fn make_run(text: &[u8], spec: &RunSpec) -> Result<Run, String> {
             }
         }
         for &i in &collectives {
-            let j = (mix.next() * spec.jitter_us * 1000.0).round() / 1000.0;
+            let j = (mix.unit() * spec.jitter_us * 1000.0).round() / 1000.0;
             if let (Some(t), Some(d)) = (new_ts[i], new_dur[i]) {
                 if d > j {
                     new_ts[i] = Some(t + j);
