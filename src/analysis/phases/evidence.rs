@@ -499,10 +499,21 @@ pub fn relate_passes(evs: &mut [PassEvidence], rules: &PhaseRules) {
         let graphed = |e: &PassEvidence| e.kernels > 0 && e.graph_kernels * 2 >= e.kernels;
         let graph_passes = idx.iter().filter(|&&i| graphed(&evs[i])).count();
         let run = attention_run(evs, &idx, rules);
+        // How many passes run each attention kernel: a prefill's own kernels are rare (prefills
+        // are few beside the decode steps); kernels that many passes run beside the run's (a
+        // split-KV combine once the cache is long) are decode variants, not a prefill's.
+        let mut runs_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        for &i in &idx {
+            for &n in &evs[i].attention_names {
+                *runs_of.entry(n).or_default() += 1;
+            }
+        }
+        let rare = (idx.len() / 4).max(1);
         for &i in &idx {
             evs[i].attention_contrast = run.as_ref().and_then(|run| {
                 let names = &evs[i].attention_names;
-                let own = names.iter().any(|n| run.binary_search(n).is_err());
+                let own_names: Vec<u32> = names.iter().copied().filter(|n| run.binary_search(n).is_err()).collect();
+                let own = !own_names.is_empty() && own_names.iter().all(|n| runs_of.get(n).copied().unwrap_or(0) <= rare);
                 let all_of_run = run.iter().all(|n| names.binary_search(n).is_ok());
                 match (own, all_of_run) {
                     (true, false) => Some(AttentionContrast::OwnInstead),
@@ -544,7 +555,13 @@ fn contrast_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
         return None;
     }
     let runs = ev.passes_on_device;
-    match ev.attention_contrast? {
+    let contrast = ev.attention_contrast?;
+    // Beside the run's own kernels, only a pass far heavier than the run counts (as run frequency
+    // would say): a decode step with an extra kernel is not a prefill.
+    if contrast == AttentionContrast::OwnAndRuns && ratio < rules.thresholds.prefill_time_ratio {
+        return None;
+    }
+    match contrast {
         AttentionContrast::OwnInstead => vote(
             Method::AttentionPatterns,
             Phase::Prefill,
@@ -584,6 +601,44 @@ pub fn frequency_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Passes on one device with these attention kernel sets and kernel times.
+    fn passes(sets: &[(&[u32], i64)]) -> Vec<PassEvidence> {
+        sets.iter()
+            .map(|&(names, t)| PassEvidence {
+                kernels: 10,
+                kernel_time_ns: t,
+                attention_names: names.to_vec(),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_attention_contrast_finds_a_prefill_but_not_decode_variants() {
+        let r = PhaseRules::builtin();
+        // One prefill with its own attention kernel (7) among 12 decode steps running kernel 1.
+        let mut sets: Vec<(&[u32], i64)> = vec![(&[7], 140)];
+        sets.extend(std::iter::repeat_n((&[1][..], 100), 12));
+        let mut evs = passes(&sets);
+        relate_passes(&mut evs, r);
+        assert_eq!(evs[0].attention_contrast, Some(AttentionContrast::OwnInstead));
+        assert_eq!(contrast_vote(&evs[0], r).map(|v| v.phase), Some(Phase::Prefill));
+        assert!(evs[1..].iter().all(|e| e.attention_contrast.is_none()));
+        // Decode steps that add a split-KV combine (kernel 2) once the cache is long: 5 of 12,
+        // heavier than the median; a decode variant, never a prefill.
+        let mut sets: Vec<(&[u32], i64)> = std::iter::repeat_n((&[1][..], 100), 7).collect();
+        sets.extend(std::iter::repeat_n((&[1, 2][..], 130), 5));
+        let mut evs = passes(&sets);
+        relate_passes(&mut evs, r);
+        assert!(evs.iter().all(|e| contrast_vote(e, r).is_none()));
+        // Or that switch to another decode kernel (3) in 5 of 12 steps: not rare, not a prefill.
+        let mut sets: Vec<(&[u32], i64)> = std::iter::repeat_n((&[1][..], 100), 7).collect();
+        sets.extend(std::iter::repeat_n((&[3][..], 130), 5));
+        let mut evs = passes(&sets);
+        relate_passes(&mut evs, r);
+        assert!(evs.iter().all(|e| contrast_vote(e, r).is_none()));
+    }
 
     #[test]
     fn a_module_name_is_a_weak_name_hint_and_an_engine_annotation_a_statement() {
