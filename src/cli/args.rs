@@ -16,8 +16,10 @@ pub struct Args {
     /// `--threads N`: threads that parse a plain-JSON trace (none: one per core).
     pub threads: Option<usize>,
     pub options: Options,
-    /// Flags a subcommand reads itself (`--phase`, `--label-a`...).
+    /// Flags a subcommand reads itself (`--phase`, `--label-a`...), in the order given.
     pub extra: Vec<(String, String)>,
+    /// Flags given more than once (an error unless the command reads them with [`Args::values`]).
+    pub repeated: Vec<String>,
 }
 
 /// Flags that take no value.
@@ -27,6 +29,7 @@ const SWITCHES: &[&str] =
 /// Parses `args` (after the subcommand name).
 pub fn parse(args: &[String]) -> Result<Args> {
     let mut out = Args::default();
+    let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -39,6 +42,13 @@ pub fn parse(args: &[String]) -> Result<Args> {
             Some((f, v)) => (f, Some(v.to_string())),
             None => (a, None),
         };
+        if seen.contains(&flag) {
+            if !out.repeated.iter().any(|r| r == flag) {
+                out.repeated.push(flag.to_string());
+            }
+        } else {
+            seen.push(flag);
+        }
         if SWITCHES.contains(&flag) {
             match flag {
                 "--json" => out.json = true,
@@ -99,12 +109,27 @@ fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
 }
 
 impl Args {
-    /// Errors on flags the subcommand does not know (`allowed` lists the extra ones it reads).
+    /// Errors on flags the subcommand does not know (`allowed` lists the extra ones it reads), and
+    /// on a flag given twice that the subcommand takes once (a second `--out` would silently win).
     pub fn reject_unknown(&self, allowed: &[&str]) -> Result<()> {
-        match self.extra.iter().find(|(f, _)| !allowed.contains(&f.as_str())) {
-            Some((f, _)) => Err(Error::new(format!("unknown option {f} (see `traceprism help`)"))),
+        self.reject_unknown_repeating(allowed, &[])
+    }
+    /// [`Args::reject_unknown`] for a subcommand whose flags `repeatable` may be given several
+    /// times (read with [`Args::values`]).
+    pub fn reject_unknown_repeating(&self, allowed: &[&str], repeatable: &[&str]) -> Result<()> {
+        if let Some((f, _)) = self.extra.iter().find(|(f, _)| !allowed.contains(&f.as_str())) {
+            return Err(Error::new(format!("unknown option {f} (see `traceprism help`)")));
+        }
+        match self.repeated.iter().find(|f| !repeatable.contains(&f.as_str())) {
+            Some(f) => Err(Error::new(format!("{f} is given more than once; this command takes it once"))),
             None => Ok(()),
         }
+    }
+    /// Every value of a flag the command takes several times, in the order given (for flags such
+    /// as a repeated `--capture FILE`; no command takes one yet).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn values(&self, flag: &str) -> Vec<&str> {
+        self.extra.iter().filter(|(f, _)| f == flag).map(|(_, v)| v.as_str()).collect()
     }
     /// Value of an extra flag.
     pub fn extra(&self, flag: &str) -> Option<&str> {
@@ -117,5 +142,26 @@ impl Args {
             [] => Err(Error::new("missing TRACE argument")),
             _ => Err(Error::new(format!("expected one TRACE, got {}", self.positional.len()))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn repeated_flags_are_kept_in_order_and_refused_where_taken_once() {
+        let a = parse(&args(&["t.json", "--capture", "a.json", "--capture=b.json", "--phase", "decode"])).unwrap();
+        assert_eq!(a.values("--capture"), ["a.json", "b.json"]);
+        assert!(a.reject_unknown_repeating(&["--capture", "--phase"], &["--capture"]).is_ok());
+        let e = a.reject_unknown(&["--capture", "--phase"]).unwrap_err().to_string();
+        assert!(e.contains("--capture is given more than once"), "{e}");
+        let twice = parse(&args(&["t.json", "--out", "a", "--out", "b"])).unwrap();
+        assert!(twice.reject_unknown(&[]).unwrap_err().to_string().contains("--out is given more than once"));
+        assert!(parse(&args(&["t.json", "--json", "--verbose"])).unwrap().reject_unknown(&[]).is_ok());
     }
 }
