@@ -28,6 +28,12 @@ const SWITCHES: &[&str] =
 
 /// Parses `args` (after the subcommand name).
 pub fn parse(args: &[String]) -> Result<Args> {
+    parse_with(args, &[])
+}
+
+/// Parses `args` for a subcommand that has switches of its own (flags without a value that other
+/// subcommands may take with one: `watch --ranks` against `synth-ranks --ranks N`).
+pub fn parse_with(args: &[String], switches: &[&str]) -> Result<Args> {
     let mut out = Args::default();
     let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -49,7 +55,7 @@ pub fn parse(args: &[String]) -> Result<Args> {
         } else {
             seen.push(flag);
         }
-        if SWITCHES.contains(&flag) {
+        if SWITCHES.contains(&flag) || switches.contains(&flag) {
             match flag {
                 "--json" => out.json = true,
                 "--verbose" | "-v" => out.verbose = true,

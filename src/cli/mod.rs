@@ -9,6 +9,7 @@ mod ranks;
 mod report;
 mod split;
 mod summary_text;
+mod watch;
 
 use traceprism::{analyze_path_on, Analysis, Error, Result};
 
@@ -37,6 +38,9 @@ USAGE:
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
   traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
+  traceprism watch DIR [--interval S] [--trend FILE] [--ranks] [--once]
+                                                                 each new trace of a folder once complete:
+                                                                 a line per window, a trend CSV row
   traceprism gate BASELINE NEW [--max-slowdown 3%] [--confidence 0.99] [--metric kernel|wall] [--json] [--markdown FILE]
                                                                  is NEW slower than BASELINE (a trace or a digest)
                                                                  beyond noise: exit 0 pass, 1 regression,
@@ -93,6 +97,7 @@ pub fn run(argv: &[String]) -> i32 {
         "ranks" => args::parse(rest).and_then(|a| ranks::run(&a)),
         "synth-ranks" => args::parse(rest).and_then(|a| ranks::synth(&a)),
         "digest" => args::parse(rest).and_then(|a| gate::digest(&a)),
+        "watch" => args::parse_with(rest, &["--ranks", "--once"]).and_then(|a| watch::run(&a)),
         // The gate's exit status is its verdict; any error of its own is 3, never a verdict.
         "gate" => {
             return match args::parse(rest).and_then(|a| gate::run(&a)) {

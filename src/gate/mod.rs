@@ -12,6 +12,7 @@
 pub mod digest;
 pub mod markdown;
 pub mod stats;
+pub mod trend;
 
 pub use digest::{Digest, PhaseDigest};
 use serde::Serialize;

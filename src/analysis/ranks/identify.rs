@@ -40,9 +40,46 @@ pub fn rank_from_file_name(name: &str) -> Option<u32> {
     found
 }
 
+/// A file name with its rank token's number replaced by `*` (`run_rank3.json` → `run_rank*.json`):
+/// the files of one window across ranks share it. `None` when the name states no rank.
+pub fn rank_group_key(name: &str) -> Option<String> {
+    let rank = rank_from_file_name(name)?.to_string();
+    let lower = name.to_ascii_lowercase();
+    // The first place a rank token's number stands, as `rank_from_file_name` reads it.
+    for key in ["rank", "tp"] {
+        let mut from = 0;
+        while let Some(p) = lower[from..].find(key) {
+            let at = from + p;
+            let mut i = at + key.len();
+            if matches!(lower.as_bytes().get(i), Some(b'-' | b'_')) {
+                i += 1;
+            }
+            let starts_word = at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphabetic();
+            if starts_word && lower[i..].starts_with(&rank) && !lower[i + rank.len()..].starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Some(format!("{}*{}", &name[..i], &name[i + rank.len()..]));
+            }
+            from = at + key.len();
+        }
+    }
+    let token = format!("_{rank}.");
+    let at = lower.rfind(&token)?;
+    Some(format!("{}_*{}", &name[..at], &name[at + token.len() - 1..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::rank_from_file_name as r;
+
+    #[test]
+    fn group_keys_drop_the_rank_number() {
+        use super::rank_group_key as k;
+        assert_eq!(k("w12_rank3.json.gz").as_deref(), Some("w12_rank*.json.gz"));
+        assert_eq!(k("w12_rank-3.json.gz").as_deref(), Some("w12_rank-*.json.gz"));
+        assert_eq!(k("step5_trace_3.json").as_deref(), Some("step5_trace_*.json"));
+        assert_eq!(k("1761234-TP-5-DECODE.trace.json.gz").as_deref(), Some("1761234-TP-*-DECODE.trace.json.gz"));
+        assert_eq!(k("llama.json.gz"), None);
+    }
 
     #[test]
     fn ranks_from_names() {
