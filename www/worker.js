@@ -9,7 +9,7 @@
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
+//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
@@ -24,7 +24,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
@@ -233,6 +233,22 @@ const ops = {
   },
   gate({ base, candidate, options }) {
     return gate(base, candidate, JSON.stringify(options || {}));
+  },
+  // A watched folder's file: read in slices into a scratch analyzer, kept only as its digest and
+  // window (the analyzer is freed at once); `{cut}` when the input is not whole yet.
+  async watchFile({ file, name, options }) {
+    const a = new Analyzer(JSON.stringify(options || {}));
+    try {
+      for (let at = 0; at < file.size; at += WORKER_SLICE_BYTES) {
+        a.push(new Uint8Array(await file.slice(at, at + WORKER_SLICE_BYTES).arrayBuffer()));
+      }
+      const summary = a.finish();
+      if (summary.input?.truncation) return { cut: summary.input.truncation.message };
+      const text = digest(a, name);
+      return { window: watch_window(text, name) };
+    } finally {
+      a.free();
+    }
   },
   memory() {
     return memoryBytes();

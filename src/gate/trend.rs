@@ -6,7 +6,7 @@ use super::Digest;
 use std::fmt::Write;
 
 /// What a window shows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Window {
     /// The window's trace file (or the first rank's).
     pub file: String,

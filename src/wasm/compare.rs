@@ -86,3 +86,14 @@ pub fn gate(base_json: &str, new_json: &str, options_json: &str) -> Result<JsVal
     let markdown = crate::gate::markdown::to_markdown(&report);
     to_js(&serde_json::json!({ "report": report, "markdown": markdown }))
 }
+
+/// What one watched window shows (`traceprism watch`'s line as numbers), from its digest:
+/// `{file, passes, decode_median_us, decode_p90_us, prefill_median_us, top_categories}`.
+#[wasm_bindgen]
+pub fn watch_window(digest_json: &str, file: &str) -> Result<JsValue, JsValue> {
+    match crate::gate::Digest::parse(digest_json.as_bytes()) {
+        Some(Ok(d)) => to_js(&crate::gate::trend::Window::of(&d, file)),
+        Some(Err(e)) => Err(js_error(e.to_string())),
+        None => Err(js_error("not a traceprism digest")),
+    }
+}

@@ -28,6 +28,7 @@ export class RankRun {
 export function compare(a: Analyzer, b: Analyzer, optionsJson: string): any;
 export function digest(a: Analyzer, source: string): string;
 export function gate(baseJson: string, newJson: string, optionsJson: string): any;
+export function watch_window(digestJson: string, file: string): any;
 export function builtin_category_rules(): string;
 export function failed_allocation_bytes(): number;
 export function allocate_for_test(megabytes: number): number;

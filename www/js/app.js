@@ -16,11 +16,12 @@ import { compare } from './views/compare.js';
 import { timeline } from './views/timeline.js';
 import { rules } from './views/rules.js';
 import { ranks } from './views/ranks.js';
+import { watch, watchState } from './views/watch.js';
 import { RULES_KEY } from './rules-text.js';
 import { Store, emptyRun } from './store.js';
 import { readStalled } from './constants.js';
 
-const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare, ranks };
+const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare, ranks, watch };
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 /** The page's element with that id (any: the page knows what each id is). @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
@@ -186,7 +187,7 @@ function restartCore() {
 /** Shows the tabs that have something to show: without a trace, only the run's. */
 function updateTabs() {
   const hasTrace = Boolean(store.trace && store.trace.summary);
-  for (const a of $('tabs').querySelectorAll('a')) a.hidden = !hasTrace && a.dataset.view !== 'ranks';
+  for (const a of $('tabs').querySelectorAll('a')) a.hidden = !hasTrace && a.dataset.view !== 'ranks' && a.dataset.view !== 'watch';
   for (const id of ['export-all', 'download-xlsx', 'download-html']) $(id).hidden = !hasTrace;
 }
 
@@ -432,6 +433,10 @@ function contextFor(trace, view, params = {}) {
     gate: (base, candidate, options) => trace.session.call('gate', { base, candidate, options }),
     saveDigest: (text, name) => saveFile(`${baseName(name)}.digest.json`, text, 'application/json'),
     saveText: (text, fileName, type) => saveFile(fileName, text, type),
+    // The watch view reads each window's file with a worker of its own.
+    newSession: () => new Session(),
+    showError,
+    watching: () => Boolean(watchState.timer),
     compareTable: (name) => {
       const c = ctxComparison;
       if (!c.tables.has(name)) c.tables.set(name, c.promise.then(() => trace.session.call('compareTable', { name })));
@@ -507,7 +512,8 @@ async function showView() {
   const { view, args, params } = readHash();
   const trace = store.trace && store.trace.summary ? store.trace : null;
   const runShown = view === 'ranks' && (store.run.summary || store.run.loading || store.run.failed.length);
-  if (!trace && !runShown) return;
+  // The watch view needs no trace: it reads a folder's files by itself.
+  if (!trace && !runShown && view !== 'watch') return;
   writeHash(view, args, params);
   for (const a of $('tabs').querySelectorAll('a')) a.classList.toggle('active', a.dataset.view === view);
   const drawing = store.beginDrawing();
@@ -611,6 +617,12 @@ function main() {
     if (files.length) loadRun(files);
   });
   $('example-button').addEventListener('click', loadExample);
+  $('watch-button').addEventListener('click', () => {
+    $('tabs').hidden = false;
+    updateTabs();
+    if (readHash().view === 'watch') showView();
+    else location.hash = '#watch';
+  });
   $('cancel-button').addEventListener('click', cancel);
   $('export-all').addEventListener('click', exportAll);
   $('download-xlsx').addEventListener('click', downloadWorkbook);

@@ -1,0 +1,208 @@
+// Watch a folder (`traceprism watch` in the page): a directory handle (the File System Access API's
+// `showDirectoryPicker`, or any handle: the tests use the origin-private file system) is polled;
+// each new trace file is read once it has stopped growing for two polls and reads whole (a file
+// found cut is read again only once it has grown), by a worker of its own, and kept only as its
+// window (decode step time median and p90, prefill time, top categories). Nothing leaves the page.
+import { el } from '../dom.js';
+import { formatUs } from '../format.js';
+import { stackedBars } from '../charts.js';
+
+/**
+ * @typedef {{file: string, passes: [string, number][], decode_median_us: number|null, decode_p90_us: number|null,
+ *   prefill_median_us: number|null, top_categories: [string, number][]}} Window
+ */
+
+/** Whether a file name is one the watch reads (as the CLI decides). */
+export function isCandidate(name) {
+  const lower = name.toLowerCase();
+  const temporary = lower.startsWith('.') || ['.part', '.crswap', '.tmp', '.partial', '.download'].some((s) => lower.endsWith(s));
+  const ours = lower.endsWith('.digest.json') || lower.includes('truth');
+  const trace = ['.json', '.json.gz', '.pb', '.pb.gz'].some((s) => lower.endsWith(s));
+  return trace && !temporary && !ours;
+}
+
+/** The watch's state for this page: one watch at a time. */
+export const watchState = {
+  /** @type {Window[]} */ windows: [],
+  /** @type {Map<string, {size: number, modified: number, still: number, done: boolean, cutAt: number|null, deletedNoted?: boolean}>} */ seen: new Map(),
+  /** @type {string[]} */ notes: [],
+  /** @type {any} */ handle: null,
+  /** @type {any} */ timer: null,
+  /** @type {any} */ session: null,
+  busy: false,
+  /** @type {(() => void)|null} */ onChange: null,
+};
+
+/** Stops the watch (keeps its windows). */
+export function stopWatch() {
+  if (watchState.timer) clearInterval(watchState.timer);
+  watchState.timer = null;
+}
+
+/**
+ * One look at the folder: new, grown, deleted files; reads what is complete.
+ * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
+ */
+export async function pollOnce(readFile) {
+  const s = watchState;
+  if (s.busy || !s.handle) return;
+  s.busy = true;
+  try {
+    const present = new Map();
+    for await (const [name, entry] of s.handle.entries()) {
+      if (entry.kind !== 'file' || !isCandidate(name)) continue;
+      const file = await entry.getFile();
+      present.set(name, file);
+    }
+    for (const [name, f] of s.seen) {
+      if (!present.has(name) && f.done && !f.deletedNoted) {
+        f.deletedNoted = true;
+        s.notes.push(`${name} was deleted (its window stays)`);
+      }
+    }
+    const ready = [];
+    for (const [name, file] of [...present].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const f = s.seen.get(name);
+      if (!f) {
+        s.seen.set(name, { size: file.size, modified: file.lastModified, still: 0, done: false, cutAt: null });
+      } else if (f.size !== file.size || f.modified !== file.lastModified) {
+        if (!f.done) Object.assign(f, { size: file.size, modified: file.lastModified, still: 0 });
+      } else {
+        f.still += 1;
+        if (!f.done && f.still >= 2 && f.cutAt !== f.size) ready.push([name, file]);
+      }
+    }
+    for (const [name, file] of ready) {
+      const f = s.seen.get(name);
+      try {
+        const r = await readFile(file, name);
+        if (r.cut) {
+          f.cutAt = f.size;
+          f.still = 0;
+        } else if (r.window) {
+          f.done = true;
+          s.windows.push(r.window);
+        }
+      } catch (err) {
+        f.done = true;
+        s.notes.push(`${name} cannot be read, skipped: ${err.message}`);
+      }
+    }
+  } finally {
+    s.busy = false;
+  }
+  s.onChange?.();
+}
+
+/**
+ * Starts watching `handle` (any directory handle), polling every `intervalMs`.
+ * @param {any} handle
+ * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
+ * @param {number} intervalMs
+ */
+export function startWatch(handle, readFile, intervalMs = 2000) {
+  stopWatch();
+  Object.assign(watchState, { windows: [], seen: new Map(), notes: [], handle });
+  watchState.timer = setInterval(() => { pollOnce(readFile); }, intervalMs);
+  pollOnce(readFile);
+}
+
+/** The trend: decode step median and p90 and prefill per window, as lines on one time axis. */
+function trendChart(windows) {
+  const width = 720, height = 220, left = 70, bottom = 24;
+  const canvas = el('canvas', { width, height, attrs: { 'data-testid': 'watch-trend', 'data-windows': windows.length } });
+  const g = canvas.getContext('2d');
+  if (!g || !windows.length) return canvas;
+  const series = [
+    { key: 'decode_median_us', colour: '#4e79a7', label: 'decode median' },
+    { key: 'decode_p90_us', colour: '#a0cbe8', label: 'decode p90' },
+    { key: 'prefill_median_us', colour: '#f28e2b', label: 'prefill' },
+  ];
+  const max = Math.max(1, ...windows.flatMap((w) => series.map((s) => w[s.key] ?? 0)));
+  const x = (k) => left + ((width - left - 20) * (windows.length === 1 ? 0.5 : k / (windows.length - 1)));
+  const y = (v) => height - bottom - ((height - bottom - 10) * v) / max;
+  g.font = '12px system-ui, sans-serif';
+  g.fillStyle = '#555';
+  g.fillText(formatUs(max), 4, 14);
+  g.fillText('0', 4, height - bottom);
+  series.forEach((s, i) => {
+    g.strokeStyle = s.colour;
+    g.fillStyle = s.colour;
+    g.lineWidth = 2;
+    g.beginPath();
+    let started = false;
+    windows.forEach((w, k) => {
+      const v = w[s.key];
+      if (v === null || v === undefined) return;
+      if (started) g.lineTo(x(k), y(v));
+      else g.moveTo(x(k), y(v));
+      started = true;
+      g.fillRect(x(k) - 2, y(v) - 2, 4, 4);
+    });
+    g.stroke();
+    g.fillText(s.label, left + 10 + i * 120, height - 6);
+  });
+  return canvas;
+}
+
+/**
+ * Renders the watch view.
+ * @param {any} ctx the view context (loadMain, rerender)
+ * @param {HTMLElement} root
+ */
+export async function watch(ctx, root) {
+  root.append(el('h2', { text: 'Watch a folder' }),
+    el('p', { class: 'note', text: 'Pick the folder a profiler writes its traces into (one file per window). Each new file is read in this browser once it has stopped growing and reads whole, and the trend grows by one window. Nothing is uploaded.' }));
+  const readFile = async (file, name) => {
+    if (!watchState.session || watchState.session.broken) watchState.session = ctx.newSession();
+    return watchState.session.call('watchFile', { file, name, options: {} });
+  };
+  watchState.onChange = () => { if (location.hash.startsWith('#watch')) ctx.rerender(); };
+  // Tests (and other code) can watch any directory handle.
+  /** @type {any} */ (window).traceprismWatch = (handle, intervalMs) => startWatch(handle, readFile, intervalMs);
+  const supported = 'showDirectoryPicker' in window;
+  const controls = el('div', { class: 'compare-options' });
+  if (supported) {
+    controls.append(el('button', { type: 'button', id: 'watch-pick', text: watchState.handle ? 'Watch another folder…' : 'Watch a folder…', on: { click: async () => {
+      try {
+        const handle = await /** @type {any} */ (window).showDirectoryPicker();
+        startWatch(handle, readFile);
+      } catch (err) {
+        if (err.name !== 'AbortError') ctx.showError?.(`Cannot watch that folder: ${err.message}`);
+      }
+    } } }));
+  } else {
+    controls.append(el('p', { class: 'warning', attrs: { 'data-testid': 'watch-unsupported' }, text: 'This browser cannot watch a folder (no File System Access API: Firefox and Safari). Open the window files instead; each is read once.' }));
+    const input = el('input', { type: 'file', multiple: true, accept: '.json,.gz,.pb', id: 'watch-files' });
+    input.addEventListener('change', async () => {
+      for (const file of [...(input.files || [])].filter((f) => isCandidate(f.name))) {
+        const r = await readFile(file, file.name);
+        if (r.window) watchState.windows.push(r.window);
+      }
+      ctx.rerender();
+    });
+    controls.append(input);
+  }
+  if (watchState.timer) controls.append(el('button', { type: 'button', text: 'Stop watching', on: { click: () => { stopWatch(); ctx.rerender(); } } }));
+  root.append(controls);
+  const w = watchState.windows;
+  root.append(el('p', { attrs: { 'data-testid': 'watch-status', 'data-windows': w.length } },
+    watchState.timer ? `watching: ${w.length} window${w.length === 1 ? '' : 's'}` : `${w.length} window${w.length === 1 ? '' : 's'}`));
+  for (const n of watchState.notes) root.append(el('div', { class: 'note', text: n }));
+  if (!w.length) return;
+  root.append(el('h3', { text: 'Step time per window' }), trendChart(w));
+  root.append(el('h3', { text: 'Category shares of decode kernel time, per window (top three)' }),
+    stackedBars(w.map((x, k) => ({ label: `window ${k}`, parts: x.top_categories.map(([label, value]) => ({ label, value })) }))));
+  const rows = w.map((x, k) => el('tr', { class: 'clickable', attrs: { 'data-window': k }, on: { click: async () => {
+    const entry = await watchState.handle?.getFileHandle(x.file).catch(() => null);
+    if (entry) ctx.loadMain(await entry.getFile(), x.file);
+  } } },
+  el('td', { text: String(k) }), el('td', { text: x.file }),
+  el('td', { text: x.passes.map(([p, n]) => `${n} ${p}`).join(', ') }),
+  el('td', { class: 'num', text: x.decode_median_us === null ? '' : formatUs(x.decode_median_us) }),
+  el('td', { class: 'num', text: x.decode_p90_us === null ? '' : formatUs(x.decode_p90_us) }),
+  el('td', { class: 'num', text: x.prefill_median_us === null ? '' : formatUs(x.prefill_median_us) })));
+  root.append(el('table', { class: 'data', attrs: { 'data-testid': 'watch-windows' } },
+    el('thead', {}, el('tr', {}, ...['window', 'file', 'passes', 'decode median', 'decode p90', 'prefill'].map((h) => el('th', { text: h })))),
+    el('tbody', {}, ...rows)));
+}
