@@ -158,8 +158,10 @@ export async function watch(ctx, root) {
     return watchState.session.call('watchFile', { file, name, options: {} });
   };
   watchState.onChange = () => { if (location.hash.startsWith('#watch')) ctx.rerender(); };
-  // Tests (and other code) can watch any directory handle.
+  // Tests (and other code) can watch any directory handle; the memory bench asks the watch's
+  // worker how much memory its core holds.
   /** @type {any} */ (window).traceprismWatch = (handle, intervalMs) => startWatch(handle, readFile, intervalMs);
+  /** @type {any} */ (window).traceprismWatchMemory = () => watchState.session?.call('memory') ?? null;
   const supported = 'showDirectoryPicker' in window;
   const controls = el('div', { class: 'compare-options' });
   if (supported) {
