@@ -16,7 +16,7 @@ import { compare } from './views/compare.js';
 import { timeline } from './views/timeline.js';
 import { rules } from './views/rules.js';
 import { ranks } from './views/ranks.js';
-import { watch, watchState } from './views/watch.js';
+import { watch } from './views/watch.js';
 import { RULES_KEY } from './rules-text.js';
 import { Store, emptyRun } from './store.js';
 import { readStalled } from './constants.js';
@@ -436,7 +436,7 @@ function contextFor(trace, view, params = {}) {
     // The watch view reads each window's file with a worker of its own.
     newSession: () => new Session(),
     showError,
-    watching: () => Boolean(watchState.timer),
+    watch: store.watch,
     compareTable: (name) => {
       const c = ctxComparison;
       if (!c.tables.has(name)) c.tables.set(name, c.promise.then(() => trace.session.call('compareTable', { name })));

@@ -20,6 +20,18 @@ export function emptyRun(align = true) {
   return { loading: null, failed: [], summary: null, align, tables: new Map(), csvs: new Map(), session: null };
 }
 
+/**
+ * A watched folder (view "watch"): its handle, the files seen, the windows read (each kept as its
+ * digest's window only), notes, the poll timer and the worker session that reads the files.
+ * @typedef {{windows: any[], seen: Map<string, {size: number, modified: number, still: number, done: boolean, cutAt: number|null, deletedNoted?: boolean}>,
+ *   notes: string[], handle: any, timer: any, session: any, busy: boolean, onChange: (() => void)|null}} WatchState
+ */
+
+/** @returns {WatchState} */
+export function emptyWatch() {
+  return { windows: [], seen: new Map(), notes: [], handle: null, timer: null, session: null, busy: false, onChange: null };
+}
+
 /** The page's state and its generation counter. */
 export class Store {
   constructor() {
@@ -39,6 +51,8 @@ export class Store {
     this.comparison = null;
     /** The run of several ranks. @type {RunState} */
     this.run = emptyRun(true);
+    /** The watched folder. @type {WatchState} */
+    this.watch = emptyWatch();
     /** The hash a view wrote for itself last: its hashchange is not a navigation. */
     this.ignoreHash = '';
   }

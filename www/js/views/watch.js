@@ -21,30 +21,21 @@ export function isCandidate(name) {
   return trace && !temporary && !ours;
 }
 
-/** The watch's state for this page: one watch at a time. */
-export const watchState = {
-  /** @type {Window[]} */ windows: [],
-  /** @type {Map<string, {size: number, modified: number, still: number, done: boolean, cutAt: number|null, deletedNoted?: boolean}>} */ seen: new Map(),
-  /** @type {string[]} */ notes: [],
-  /** @type {any} */ handle: null,
-  /** @type {any} */ timer: null,
-  /** @type {any} */ session: null,
-  busy: false,
-  /** @type {(() => void)|null} */ onChange: null,
-};
-
-/** Stops the watch (keeps its windows). */
-export function stopWatch() {
-  if (watchState.timer) clearInterval(watchState.timer);
-  watchState.timer = null;
+/**
+ * Stops the watch (keeps its windows).
+ * @param {import('../store.js').WatchState} s
+ */
+export function stopWatch(s) {
+  if (s.timer) clearInterval(s.timer);
+  s.timer = null;
 }
 
 /**
  * One look at the folder: new, grown, deleted files; reads what is complete.
+ * @param {import('../store.js').WatchState} s
  * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
  */
-export async function pollOnce(readFile) {
-  const s = watchState;
+export async function pollOnce(s, readFile) {
   if (s.busy || !s.handle) return;
   s.busy = true;
   try {
@@ -96,15 +87,16 @@ export async function pollOnce(readFile) {
 
 /**
  * Starts watching `handle` (any directory handle), polling every `intervalMs`.
+ * @param {import('../store.js').WatchState} s
  * @param {any} handle
  * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
  * @param {number} intervalMs
  */
-export function startWatch(handle, readFile, intervalMs = 2000) {
-  stopWatch();
-  Object.assign(watchState, { windows: [], seen: new Map(), notes: [], handle });
-  watchState.timer = setInterval(() => { pollOnce(readFile); }, intervalMs);
-  pollOnce(readFile);
+export function startWatch(s, handle, readFile, intervalMs = 2000) {
+  stopWatch(s);
+  Object.assign(s, { windows: [], seen: new Map(), notes: [], handle });
+  s.timer = setInterval(() => { pollOnce(s, readFile); }, intervalMs);
+  pollOnce(s, readFile);
 }
 
 /** The trend: decode step median and p90 and prefill per window, as lines on one time axis. */
@@ -147,10 +139,12 @@ function trendChart(windows) {
 
 /**
  * Renders the watch view.
- * @param {any} ctx the view context (loadMain, rerender)
+ * @param {any} ctx the view context (watch: the store's watch state; loadMain, newSession, rerender)
  * @param {HTMLElement} root
  */
 export async function watch(ctx, root) {
+  /** @type {import('../store.js').WatchState} */
+  const watchState = ctx.watch;
   root.append(el('h2', { text: 'Watch a folder' }),
     el('p', { class: 'note', text: 'Pick the folder a profiler writes its traces into (one file per window). Each new file is read in this browser once it has stopped growing and reads whole, and the trend grows by one window. Nothing is uploaded.' }));
   const readFile = async (file, name) => {
@@ -160,7 +154,7 @@ export async function watch(ctx, root) {
   watchState.onChange = () => { if (location.hash.startsWith('#watch')) ctx.rerender(); };
   // Tests (and other code) can watch any directory handle; the memory bench asks the watch's
   // worker how much memory its core holds.
-  /** @type {any} */ (window).traceprismWatch = (handle, intervalMs) => startWatch(handle, readFile, intervalMs);
+  /** @type {any} */ (window).traceprismWatch = (handle, intervalMs) => startWatch(watchState, handle, readFile, intervalMs);
   /** @type {any} */ (window).traceprismWatchMemory = () => watchState.session?.call('memory') ?? null;
   const supported = 'showDirectoryPicker' in window;
   const controls = el('div', { class: 'compare-options' });
@@ -168,7 +162,7 @@ export async function watch(ctx, root) {
     controls.append(el('button', { type: 'button', id: 'watch-pick', text: watchState.handle ? 'Watch another folder…' : 'Watch a folder…', on: { click: async () => {
       try {
         const handle = await /** @type {any} */ (window).showDirectoryPicker();
-        startWatch(handle, readFile);
+        startWatch(watchState, handle, readFile);
       } catch (err) {
         if (err.name !== 'AbortError') ctx.showError?.(`Cannot watch that folder: ${err.message}`);
       }
@@ -185,7 +179,7 @@ export async function watch(ctx, root) {
     });
     controls.append(input);
   }
-  if (watchState.timer) controls.append(el('button', { type: 'button', text: 'Stop watching', on: { click: () => { stopWatch(); ctx.rerender(); } } }));
+  if (watchState.timer) controls.append(el('button', { type: 'button', text: 'Stop watching', on: { click: () => { stopWatch(watchState); ctx.rerender(); } } }));
   root.append(controls);
   const w = watchState.windows;
   root.append(el('p', { attrs: { 'data-testid': 'watch-status', 'data-windows': w.length } },
