@@ -3,6 +3,15 @@
 /** localStorage key of the user's rules (TOML text, the CLI's `--rules` format). */
 export const RULES_KEY = 'traceprism.categoryRules';
 
+/** The user's category rules kept in this browser ('' if none, or when storage is off). */
+export function userRules() {
+  try {
+    return localStorage.getItem(RULES_KEY) || '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The 1-based line of `text` that the core's error `message` is about: the TOML parser's
  * `line N`, or the header of the N-th (0-based) user `[[rule]]`, `[[category]]` or `[[sequence]]`

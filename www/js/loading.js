@@ -1,0 +1,265 @@
+// Loading: a trace into the worker (slot `a`), the second trace of a comparison (slot `b`), the
+// ranks of a run, the example; cancelling and restarting the worker. Each load begins a new
+// generation of the store and drops its result once something else was loaded meanwhile.
+// `createLoading` takes what the page wires in (the store, timing marks, drawing the view).
+import { el, clear } from './dom.js';
+import { Session } from './session.js';
+import { formatBytes, formatCount } from './format.js';
+import { readHash, writeHash } from './routing.js';
+import { userRules } from './rules-text.js';
+import { emptyRun } from './store.js';
+import { readStalled } from './constants.js';
+import { $, setState, showError, showInputStatus, setProgress } from './status.js';
+
+const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
+
+/**
+ * The loading functions of the page.
+ * @param {{store: import('./store.js').Store, timing: Record<string, any>, showView: () => Promise<void>,
+ *   updateTabs: () => void, prefetch: (trace: any, view: string) => void}} page
+ */
+export function createLoading(page) {
+  const { store, timing, showView, updateTabs } = page;
+
+  /** The options every load passes to the core (the page's settings and the user's rules). */
+  function loadOptions() {
+    const rules = userRules();
+    return { strict: $('strict-input').checked, ...(rules.trim() ? { category_rules: rules } : {}) };
+  }
+
+  /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
+  async function loadTrace(blob, fileName) {
+    if ((store.trace && document.body.dataset.state === 'loading') || store.core.broken) restartCore();
+    const session = store.core;
+    const trace = { session, fileName, blob, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
+    store.trace = trace;
+    const stamp = store.begin();
+    store.comparison = null;
+    showError('');
+    showInputStatus(null);
+    $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
+    $('tabs').hidden = true;
+    clear($('view')).append(el('div', { class: 'empty', text: 'reading…' }));
+    setState('loading');
+    timing.start = performance.now();
+    timing.bytes = blob.size;
+    timing.firstTable = null;
+    timing.parallel = null;
+    setProgress(true, 0, 'starting…');
+    // A read that stops without an error (a worker that stops answering at the tab's memory ceiling)
+    // is noticed: no progress for a minute before the end of the file stops the worker.
+    const read = { at: performance.now(), bytes: 0 };
+    const watchdog = setInterval(() => {
+      if (!store.current(stamp)) return clearInterval(watchdog);
+      if (!readStalled(read.at, performance.now(), read.bytes, blob.size)) return;
+      clearInterval(watchdog);
+      restartCore();
+      store.trace = null;
+      setProgress(false);
+      clear($('view'));
+      showError(`Reading ${fileName} stopped at ${formatBytes(read.bytes)} of ${formatBytes(blob.size)} and did not go on for a minute: the trace is likely too large for a browser tab. The traceprism command-line tool reads it: traceprism summary <file>. The page is ready for another trace.`);
+      setState('error');
+    }, 5000);
+    try {
+      const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
+        if (!store.current(stamp)) return;
+        read.at = performance.now();
+        read.bytes = bytesRead;
+        if (bytesRead === total) timing.parsed = performance.now();
+        setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+      });
+      clearInterval(watchdog);
+      if (!store.current(stamp)) return;
+      timing.analysed = performance.now();
+      timing.memory = result.memory;
+      // How the file was parsed: {workers, parts, adopted} when the worker read it in ranges.
+      timing.parallel = result.parallel || null;
+      trace.summary = result.summary;
+      showInputStatus(trace.summary);
+      trace.tableNames = result.tables;
+      trace.tableViews = result.views;
+      page.prefetch(trace, readHash().view);
+      setProgress(false);
+      $('tabs').hidden = false;
+      updateTabs();
+      setState('ready');
+      await showView();
+    } catch (err) {
+      clearInterval(watchdog);
+      if (!store.current(stamp)) return;
+      setProgress(false);
+      store.trace = null;
+      clear($('view'));
+      if (err.message === 'cancelled') {
+        showError('Loading cancelled.');
+        setState('cancelled');
+      } else {
+        restartCore(); // a failed core may be left unusable (a trap): start clean for the next file
+        showError(`Could not read ${fileName}: ${err.message}`);
+        setState('error');
+      }
+    }
+  }
+
+  /** Stops the worker (the only way to interrupt the core mid-parse) and starts a fresh one. */
+  function restartCore() {
+    if (store.core) store.core.close();
+    startCore();
+    // The worker held the second trace and the run too.
+    store.dropWorkerState();
+  }
+
+  /**
+   * Loads the traces of several ranks of one run into the worker (each as any trace is loaded,
+   * then moved into the run) and analyses the run. A rank that cannot be read is named and left
+   * out; the others are still analysed.
+   * @param {File[]} files
+   */
+  async function loadRun(files) {
+    if (document.body.dataset.state === 'loading' || store.core.broken) restartCore();
+    const session = store.core;
+    const run = (store.run = emptyRun(store.run.align));
+    const stamp = store.begin();
+    run.session = session;
+    run.loading = `reading ${files.length} rank traces…`;
+    showError('');
+    timing.runStart = performance.now();
+    timing.runReady = null;
+    timing.runBytes = files.reduce((t, f) => t + f.size, 0);
+    writeHash('ranks');
+    $('tabs').hidden = false;
+    updateTabs();
+    await showView();
+    const say = (text) => {
+      store.run.loading = text;
+      const node = document.querySelector('[data-run-progress]');
+      if (node) node.textContent = text;
+    };
+    try {
+      await session.call('runStart');
+      for (let i = 0; i < files.length; i++) {
+        const f = files[i];
+        try {
+          await session.load(f, loadOptions(), ({ bytesRead, total, events }) => {
+            if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+          }, `r${i}`);
+          await session.call('runAdd', { slot: `r${i}`, name: f.name });
+        } catch (err) {
+          if (err.message === 'cancelled' || !store.current(stamp)) throw err;
+          store.run.failed.push(`${f.name}: ${err.message} (this rank is left out)`);
+        }
+      }
+      store.run.summary = await session.call('runAnalyse', { align: store.run.align });
+      timing.memory = await session.call('memory');
+    } catch (err) {
+      if (store.current(stamp) && err.message !== 'cancelled') showError(`Could not analyse the run: ${err.message}`);
+    }
+    run.loading = null;
+    // Something else was loaded meanwhile: this run is no longer the one shown.
+    if (!store.current(stamp)) return;
+    timing.runReady = performance.now();
+    if (readHash().view === 'ranks') await showView();
+  }
+
+  /** Analyses the loaded run again, clocks aligned or not. */
+  async function reanalyseRun(align) {
+    store.run.align = align;
+    if (!store.run.session || !store.run.summary) return;
+    try {
+      store.run.summary = await store.run.session.call('runAnalyse', { align });
+      store.run.tables.clear();
+      store.run.csvs.clear();
+    } catch (err) {
+      showError(`Could not analyse the run: ${err.message}`);
+    }
+    await showView();
+  }
+
+  /** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). */
+  async function loadSecond(blob, fileName) {
+    if (!store.trace || document.body.dataset.state !== 'ready') {
+      showError('Load trace A first, then the trace to compare it with.');
+      return;
+    }
+    const session = store.core;
+    const stamp = store.begin();
+    store.second = null;
+    store.comparison = null;
+    store.secondLoading = `reading ${fileName}…`;
+    showError('');
+    writeHash('compare');
+    await showView();
+    const say = (text) => {
+      store.secondLoading = text;
+      const node = document.querySelector('[data-second-progress]');
+      if (node) node.textContent = text;
+    };
+    try {
+      const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
+        if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+      }, 'b');
+      if (!store.current(stamp)) return;
+      store.second = { fileName, summary: result.summary };
+    } catch (err) {
+      if (!store.current(stamp)) return;
+      if (err.message !== 'cancelled') showError(`Could not read ${fileName}: ${err.message}`);
+    }
+    store.secondLoading = null;
+    if (readHash().view === 'compare') await showView();
+  }
+
+  function cancel() {
+    if (!store.trace || document.body.dataset.state !== 'loading') return;
+    // A new worker, a new generation: the load's own ending sees it is stale and stays quiet.
+    restartCore();
+    store.trace = null;
+    setProgress(false);
+    clear($('view'));
+    showError('Loading cancelled.');
+    setState('cancelled');
+  }
+
+  async function loadExample() {
+    try {
+      const res = await fetch(EXAMPLE);
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      await loadTrace(await res.blob(), EXAMPLE.split('/').pop());
+    } catch (err) {
+      showError(`Could not load the example trace: ${err.message}`);
+    }
+  }
+
+  /**
+   * Opens dropped or picked files: three or more (or any dropped on the ranks view) are the ranks
+   * of one run; two files are compared (the first becomes A, the second B); one file dropped on the
+   * compare view's B box becomes B; otherwise it replaces trace A.
+   */
+  async function openFiles(files, slot) {
+    if (!files.length) return;
+    if (slot === 'run' || files.length >= 3) {
+      await loadRun(files);
+    } else if (files.length >= 2) {
+      writeHash('compare');
+      await loadTrace(files[0], files[0].name);
+      if (store.trace && document.body.dataset.state === 'ready') await loadSecond(files[1], files[1].name);
+    } else if (slot === 'b') {
+      await loadSecond(files[0], files[0].name);
+    } else {
+      await loadTrace(files[0], files[0].name);
+    }
+  }
+
+  /** Starts a worker; `timing.warm` marks when it has warmed up (the benchmark waits for it). */
+  function startCore() {
+    const session = (store.core = new Session());
+    timing.warm = null;
+    session.warmed.then((ms) => {
+      if (store.core === session) {
+        timing.warm = performance.now();
+        timing.warmUpMs = ms;
+      }
+    });
+  }
+
+  return { loadTrace, loadSecond, loadRun, reanalyseRun, restartCore, startCore, cancel, loadExample, openFiles };
+}
