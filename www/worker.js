@@ -9,7 +9,7 @@
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
+//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
@@ -233,6 +233,31 @@ const ops = {
   },
   gate({ base, candidate, options }) {
     return gate(base, candidate, JSON.stringify(options || {}));
+  },
+  // A watched rank folder's window: every rank file read into a scratch run; the first rank's
+  // window and the run's straggler finding are kept, everything else freed.
+  async watchRun({ files, options }) {
+    const run = new RankRun();
+    try {
+      let first = null;
+      for (const { file, name } of files) {
+        const a = new Analyzer(JSON.stringify(options || {}));
+        for (let at = 0; at < file.size; at += WORKER_SLICE_BYTES) {
+          a.push(new Uint8Array(await file.slice(at, at + WORKER_SLICE_BYTES).arrayBuffer()));
+        }
+        const summary = a.finish();
+        if (summary.input?.truncation) {
+          a.free();
+          return { cut: `${name}: ${summary.input.truncation.message}` };
+        }
+        if (!first) first = watch_window(digest(a, name), name);
+        run.add(a, name); // consumes the analyzer
+      }
+      const result = files.length >= 2 ? run.analyse(true) : null;
+      return { window: first, straggler: result ? result.finding || 'no rank arrives last by more than 1 µs' : null };
+    } finally {
+      run.free();
+    }
   },
   // A watched folder's file: read in slices into a scratch analyzer, kept only as its digest and
   // window (the analyzer is freed at once); `{cut}` when the input is not whole yet.

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { useBrowser } from './harness.mjs';
 import { ROOT, waitReady, watchRequests } from './browser.mjs';
 import { cli } from './cli-match.mjs';
@@ -74,6 +75,44 @@ test('a watched folder: one window per complete file, a half-written file read o
   await page.waitForSelector('[data-view="overview"][data-rendered]');
   assert.equal(Number(await page.getAttribute('[data-fact="kernels"]', 'data-value')), moeSummary.counts.kernels);
   assert.deepEqual(leaks, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a watched folder of rank files: one window per step, with the CLI\'s straggler', async () => {
+  // Three ranks of one step, made by the CLI from the real vLLM trace (rank 1 late on its host),
+  // gzipped as a profiler would write them.
+  const made = path.join(env.tmp, 'ranks');
+  cli('synth-ranks', path.join(ROOT, 'fixtures/vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz'), '--ranks', '3', '--straggler', '1', '--every', '40', '--delay-us', '300', '--late', 'host', '--out', made);
+  const files = [0, 1, 2].map((r) => path.join(made, `rank${r}.json`));
+  const want = JSON.parse(cli('ranks', ...files, '--json').toString()).finding;
+  assert.match(want, /^rank 1 arrives last/);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#watch', { waitUntil: 'networkidle' });
+  await page.click('#watch-button');
+  await page.waitForSelector('[data-view="watch"][data-rendered] [data-testid="watch-status"]');
+  await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    await root.removeEntry('ranks', { recursive: true }).catch(() => {});
+    const dir = await root.getDirectoryHandle('ranks', { create: true });
+    /** @type {any} */ (window).rankDir = dir;
+    /** @type {any} */ (window).traceprismWatch(dir, 200, true);
+  });
+  for (const [r, f] of files.entries()) {
+    const b64 = zlib.gzipSync(fs.readFileSync(f), { level: 1 }).toString('base64');
+    await page.evaluate(async ({ name, b64 }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const handle = await /** @type {any} */ (window).rankDir.getFileHandle(name, { create: true });
+      const w = await handle.createWritable();
+      await w.write(bytes);
+      await w.close();
+    }, { name: `step7_rank${r}.json.gz`, b64 });
+  }
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="watch-status"]')?.getAttribute('data-windows')) === 1, null, { timeout: 120_000 });
+  await page.waitForTimeout(1000);
+  assert.equal(await windows(page), 1, 'the three ranks of one step are one window');
+  assert.match(await page.textContent('[data-testid="watch-windows"] tbody tr'), /step7_rank\*\.json\.gz \(3 ranks\)/);
+  assert.equal(await page.textContent('[data-testid="watch-windows"] tbody tr td[data-straggler]'), want);
   assert.deepEqual(problems, []);
   await page.close();
 });

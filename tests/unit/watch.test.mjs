@@ -51,3 +51,34 @@ test('candidates: traces, not temporary or our own files', () => {
   for (const n of ['a.json', 'a.json.gz', 'x.xplane.pb', 'trace_rank3.pt.trace.json.gz']) assert.ok(isCandidate(n), n);
   for (const n of ['a.json.part', 'a.json.gz.crswap', '.hidden.json', 'base.digest.json', 'run.truth.json.gz', 'notes.txt']) assert.ok(!isCandidate(n), n);
 });
+
+test('rank group keys drop the rank number as the CLI does', async () => {
+  const { rankGroupKey } = await import('../../www/js/views/watch.js');
+  assert.equal(rankGroupKey('w12_rank3.json.gz'), 'w12_rank*.json.gz');
+  assert.equal(rankGroupKey('w12_rank-3.json.gz'), 'w12_rank-*.json.gz');
+  assert.equal(rankGroupKey('step5_trace_3.json'), 'step5_trace_*.json');
+  assert.equal(rankGroupKey('1761234-TP-5-DECODE.trace.json.gz'), '1761234-TP-*-DECODE.trace.json.gz');
+  assert.equal(rankGroupKey('llama.json.gz'), null);
+});
+
+test('with ranks, a window is read once all its rank files are quiet', async () => {
+  const files = new Map([['s1_rank0.json', { size: 10, lastModified: 1 }]]);
+  const s = emptyWatch();
+  s.handle = folder(files);
+  s.ranks = true;
+  const runs = [];
+  const readRun = async (fs) => {
+    runs.push(fs.map((f) => f.name).join('+'));
+    return { window: { file: fs[0].name }, straggler: 'rank 1 arrives last' };
+  };
+  await pollOnce(s, async () => ({}), readRun);
+  files.set('s1_rank1.json', { size: 10, lastModified: 2 });
+  // rank0 is ready on this poll, rank1 is not yet: nothing is read.
+  await pollOnce(s, async () => ({}), readRun);
+  await pollOnce(s, async () => ({}), readRun);
+  assert.deepEqual(runs, []);
+  await pollOnce(s, async () => ({}), readRun);
+  assert.deepEqual(runs, ['s1_rank0.json+s1_rank1.json']);
+  assert.equal(s.windows[0].file, 's1_rank*.json (2 ranks)');
+  assert.equal(s.windows[0].straggler, 'rank 1 arrives last');
+});

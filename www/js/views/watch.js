@@ -9,8 +9,23 @@ import { stackedBars } from '../charts.js';
 
 /**
  * @typedef {{file: string, passes: [string, number][], decode_median_us: number|null, decode_p90_us: number|null,
- *   prefill_median_us: number|null, top_categories: [string, number][]}} Window
+ *   prefill_median_us: number|null, top_categories: [string, number][], straggler?: string|null, files?: string[]}} Window
  */
+
+/**
+ * A file name with its rank token's number replaced by `*` (`step7_rank3.json` → `step7_rank*.json`),
+ * as `traceprism watch --ranks` groups a window's files; null when the name states no rank.
+ * @param {string} name
+ */
+export function rankGroupKey(name) {
+  const token = /(^|[^a-z])(rank|tp)([-_]?)(\d+)/i.exec(name);
+  if (token) {
+    const at = token.index + token[1].length + token[2].length + token[3].length;
+    return `${name.slice(0, at)}*${name.slice(at + token[4].length)}`;
+  }
+  const tail = /_(\d+)\.[^_]*$/.exec(name);
+  return tail ? `${name.slice(0, tail.index)}_*${name.slice(tail.index + 1 + tail[1].length)}` : null;
+}
 
 /** Whether a file name is one the watch reads (as the CLI decides). */
 export function isCandidate(name) {
@@ -31,11 +46,14 @@ export function stopWatch(s) {
 }
 
 /**
- * One look at the folder: new, grown, deleted files; reads what is complete.
+ * One look at the folder: new, grown, deleted files; reads what is complete. With `s.ranks`, the
+ * files of one window across ranks (one name but for the rank token) are read together by
+ * `readRun` once none of them is still being written, and the window carries the straggler.
  * @param {import('../store.js').WatchState} s
  * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
+ * @param {(files: {file: File, name: string}[]) => Promise<{window?: Window, straggler?: string|null, cut?: string}>} [readRun]
  */
-export async function pollOnce(s, readFile) {
+export async function pollOnce(s, readFile, readRun) {
   if (s.busy || !s.handle) return;
   s.busy = true;
   try {
@@ -51,6 +69,7 @@ export async function pollOnce(s, readFile) {
         s.notes.push(`${name} was deleted (its window stays)`);
       }
     }
+    /** @type {[string, File][]} */
     const ready = [];
     for (const [name, file] of [...present].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const f = s.seen.get(name);
@@ -63,7 +82,8 @@ export async function pollOnce(s, readFile) {
         if (!f.done && f.still >= 2 && f.cutAt !== f.size) ready.push([name, file]);
       }
     }
-    for (const [name, file] of ready) {
+    if (s.ranks && readRun) await readRankWindows(s, ready, readRun);
+    else for (const [name, file] of ready) {
       const f = s.seen.get(name);
       try {
         const r = await readFile(file, name);
@@ -86,17 +106,52 @@ export async function pollOnce(s, readFile) {
 }
 
 /**
+ * With `ranks`: reads each window's rank files together once all of them are ready.
+ * @param {import('../store.js').WatchState} s
+ * @param {[string, File][]} ready
+ * @param {(files: {file: File, name: string}[]) => Promise<{window?: Window, straggler?: string|null, cut?: string}>} readRun
+ */
+async function readRankWindows(s, ready, readRun) {
+  const groups = new Map();
+  for (const [name, file] of ready) {
+    const key = rankGroupKey(name) ?? name;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push({ file, name });
+  }
+  for (const [key, files] of groups) {
+    const names = new Set(files.map((f) => f.name));
+    const pending = [...s.seen].some(([n, f]) => !f.done && !names.has(n) && rankGroupKey(n) === key);
+    if (pending) continue;
+    try {
+      const r = await readRun(files);
+      if (r.cut) {
+        for (const { name } of files) {
+          const f = s.seen.get(name);
+          if (f) Object.assign(f, { cutAt: f.size, still: 0 });
+        }
+      } else if (r.window) {
+        for (const { name } of files) s.seen.get(name).done = true;
+        s.windows.push({ ...r.window, file: files.length > 1 ? `${key} (${files.length} ranks)` : r.window.file, files: files.map((f) => f.name), straggler: r.straggler ?? null });
+      }
+    } catch (err) {
+      for (const { name } of files) s.seen.get(name).done = true;
+      s.notes.push(`${key} cannot be read, skipped: ${err.message}`);
+    }
+  }
+}
+
+/**
  * Starts watching `handle` (any directory handle), polling every `intervalMs`.
  * @param {import('../store.js').WatchState} s
  * @param {any} handle
  * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
  * @param {number} intervalMs
  */
-export function startWatch(s, handle, readFile, intervalMs = 2000) {
+export function startWatch(s, handle, readFile, intervalMs = 2000, readRun = undefined) {
   stopWatch(s);
   Object.assign(s, { windows: [], seen: new Map(), notes: [], handle });
-  s.timer = setInterval(() => { pollOnce(s, readFile); }, intervalMs);
-  pollOnce(s, readFile);
+  s.timer = setInterval(() => { pollOnce(s, readFile, readRun); }, intervalMs);
+  pollOnce(s, readFile, readRun);
 }
 
 /** The trend: decode step median and p90 and prefill per window, as lines on one time axis. */
@@ -154,7 +209,14 @@ export async function watch(ctx, root) {
   watchState.onChange = () => { if (location.hash.startsWith('#watch')) ctx.rerender(); };
   // Tests (and other code) can watch any directory handle; the memory bench asks the watch's
   // worker how much memory its core holds.
-  /** @type {any} */ (window).traceprismWatch = (handle, intervalMs) => startWatch(watchState, handle, readFile, intervalMs);
+  const readRun = async (files) => {
+    if (!watchState.session || watchState.session.broken) watchState.session = ctx.newSession();
+    return watchState.session.call('watchRun', { files, options: {} });
+  };
+  /** @type {any} */ (window).traceprismWatch = (handle, intervalMs, ranks = false) => {
+    watchState.ranks = ranks;
+    startWatch(watchState, handle, readFile, intervalMs, readRun);
+  };
   /** @type {any} */ (window).traceprismWatchMemory = () => watchState.session?.call('memory') ?? null;
   const supported = 'showDirectoryPicker' in window;
   const controls = el('div', { class: 'compare-options' });
@@ -162,7 +224,7 @@ export async function watch(ctx, root) {
     controls.append(el('button', { type: 'button', id: 'watch-pick', text: watchState.handle ? 'Watch another folder…' : 'Watch a folder…', on: { click: async () => {
       try {
         const handle = await /** @type {any} */ (window).showDirectoryPicker();
-        startWatch(watchState, handle, readFile);
+        startWatch(watchState, handle, readFile, 2000, readRun);
       } catch (err) {
         if (err.name !== 'AbortError') ctx.showError?.(`Cannot watch that folder: ${err.message}`);
       }
@@ -179,6 +241,8 @@ export async function watch(ctx, root) {
     });
     controls.append(input);
   }
+  const ranksBox = el('input', { type: 'checkbox', id: 'watch-ranks', checked: watchState.ranks, on: { change: (e) => { watchState.ranks = e.target.checked; } } });
+  controls.append(el('label', { class: 'field' }, ranksBox, el('span', { text: 'a folder of rank files: read each window\'s ranks together and name the straggler' })));
   if (watchState.timer) controls.append(el('button', { type: 'button', text: 'Stop watching', on: { click: () => { stopWatch(watchState); ctx.rerender(); } } }));
   root.append(controls);
   const w = watchState.windows;
@@ -190,15 +254,17 @@ export async function watch(ctx, root) {
   root.append(el('h3', { text: 'Category shares of decode kernel time, per window (top three)' }),
     stackedBars(w.map((x, k) => ({ label: `window ${k}`, parts: x.top_categories.map(([label, value]) => ({ label, value })) }))));
   const rows = w.map((x, k) => el('tr', { class: 'clickable', attrs: { 'data-window': k }, on: { click: async () => {
-    const entry = await watchState.handle?.getFileHandle(x.file).catch(() => null);
-    if (entry) ctx.loadMain(await entry.getFile(), x.file);
+    const name = x.files ? x.files[0] : x.file;
+    const entry = await watchState.handle?.getFileHandle(name).catch(() => null);
+    if (entry) ctx.loadMain(await entry.getFile(), name);
   } } },
   el('td', { text: String(k) }), el('td', { text: x.file }),
   el('td', { text: x.passes.map(([p, n]) => `${n} ${p}`).join(', ') }),
   el('td', { class: 'num', text: x.decode_median_us === null ? '' : formatUs(x.decode_median_us) }),
   el('td', { class: 'num', text: x.decode_p90_us === null ? '' : formatUs(x.decode_p90_us) }),
-  el('td', { class: 'num', text: x.prefill_median_us === null ? '' : formatUs(x.prefill_median_us) })));
+  el('td', { class: 'num', text: x.prefill_median_us === null ? '' : formatUs(x.prefill_median_us) }),
+  el('td', { attrs: { 'data-straggler': '' }, text: x.straggler || '' })));
   root.append(el('table', { class: 'data', attrs: { 'data-testid': 'watch-windows' } },
-    el('thead', {}, el('tr', {}, ...['window', 'file', 'passes', 'decode median', 'decode p90', 'prefill'].map((h) => el('th', { text: h })))),
+    el('thead', {}, el('tr', {}, ...['window', 'file', 'passes', 'decode median', 'decode p90', 'prefill', 'straggler'].map((h) => el('th', { text: h })))),
     el('tbody', {}, ...rows)));
 }
