@@ -93,16 +93,7 @@ fn median_of(v: &[i64]) -> (f64, Vec<usize>) {
 /// One rank's GPU activity as merged busy intervals (own clock, ns), sorted.
 pub(super) fn busy_intervals(t: &Trace) -> Vec<(i64, i64)> {
     let g = &t.gpu;
-    let mut v: Vec<(i64, i64)> = (0..g.len()).map(|i| (g.ts[i], g.end(i))).filter(|(a, b)| b > a).collect();
-    v.sort_unstable();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-    for (a, b) in v {
-        match out.last_mut() {
-            Some(last) if a <= last.1 => last.1 = last.1.max(b),
-            _ => out.push((a, b)),
-        }
-    }
-    out
+    crate::analysis::timeline::merge((0..g.len()).map(|i| (g.ts[i], g.end(i))).filter(|(a, b)| b > a).collect())
 }
 
 /// Busy time within `[from, to)` and the longest idle gap there, from merged intervals.
