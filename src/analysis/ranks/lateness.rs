@@ -119,69 +119,85 @@ fn busy_in(busy: &[(i64, i64)], from: i64, to: i64) -> (i64, (i64, i64)) {
     (total, gap)
 }
 
+/// Frames looked at, walking back from a gap's middle, for the one open there.
+const FRAME_WALK: usize = 100_000;
+
 /// The outermost host ranges of a trace (CPU ops, annotations, Python frames with no parent),
 /// sorted by start, with the longest one's duration (for searching by time).
 pub(super) struct HostTops {
+    /// The outermost ranges and Python frames, built on first use (only a late rank needs them).
+    ranges: std::cell::OnceCell<Ranges>,
+    steps: Vec<(i64, i64, u64)>,
+}
+
+/// A rank's outermost host ranges (and the longest one's duration) and its Python frames, by start.
+struct Ranges {
     tops: Vec<(i64, i64, u32)>,
     longest: i64,
-    /// Python frames, for a gap no CPU op covers.
     frames: Vec<(i64, i64, u32)>,
-    steps: Vec<(i64, i64, u64)>,
 }
 
 impl HostTops {
     pub(super) fn new(t: &Trace) -> Self {
         let o = &t.ops;
-        // The outermost CPU ops and annotations (Python frames around them do not count: the
-        // outermost frame is the interpreter's own bootstrap, which covers everything); the
-        // outermost Python frames only when the trace has no other host ranges.
-        let python = |i: usize| o.kind[i] == OpKind::PythonFunction;
-        let outermost_op = |i: usize| {
-            let mut p = o.parent[i];
-            for _ in 0..256 {
-                if p == NONE {
-                    return true;
-                }
-                if !python(p as usize) {
-                    return false;
-                }
-                p = o.parent[p as usize];
-            }
-            true
-        };
-        let mut tops: Vec<(i64, i64, u32)> =
-            (0..o.len()).filter(|&i| !python(i) && outermost_op(i)).map(|i| (o.ts[i], o.end(i), o.name[i])).collect();
-        let mut frames: Vec<(i64, i64, u32)> =
-            (0..o.len()).filter(|&i| python(i)).map(|i| (o.ts[i], o.end(i), o.name[i])).collect();
-        frames.sort_unstable();
-        tops.sort_unstable();
-        let longest = tops.iter().map(|(a, b, _)| b - a).max().unwrap_or(0);
+        // One look per distinct name, not per op.
+        let mut step_of: crate::analysis::per_name::PerName<Option<u64>> = crate::analysis::per_name::PerName::new(t.names.len());
         let mut steps: Vec<(i64, i64, u64)> = (0..o.len())
             .filter(|&i| o.kind[i] != OpKind::PythonFunction)
             .filter_map(|i| {
-                let n = t.name(o.name[i]).strip_prefix("ProfilerStep#")?.parse().ok()?;
+                let id = o.name[i];
+                let n = (*step_of.get_or_insert_with(id, || t.name(id).strip_prefix("ProfilerStep#")?.parse().ok()))?;
                 Some((o.ts[i], o.end(i), n))
             })
             .collect();
         steps.sort_unstable();
-        HostTops { tops, longest, frames, steps }
+        HostTops { ranges: std::cell::OnceCell::new(), steps }
+    }
+
+    fn ranges(&self, t: &Trace) -> &Ranges {
+        self.ranges.get_or_init(|| {
+            let o = &t.ops;
+            // The outermost CPU ops and annotations (Python frames around them do not count: the
+            // outermost frame is the interpreter's own bootstrap, which covers everything).
+            let python = |i: usize| o.kind[i] == OpKind::PythonFunction;
+            let outermost_op = |i: usize| {
+                let mut p = o.parent[i];
+                for _ in 0..256 {
+                    if p == NONE {
+                        return true;
+                    }
+                    if !python(p as usize) {
+                        return false;
+                    }
+                    p = o.parent[p as usize];
+                }
+                true
+            };
+            let mut tops: Vec<(i64, i64, u32)> =
+                (0..o.len()).filter(|&i| !python(i) && outermost_op(i)).map(|i| (o.ts[i], o.end(i), o.name[i])).collect();
+            let mut frames: Vec<(i64, i64, u32)> =
+                (0..o.len()).filter(|&i| python(i)).map(|i| (o.ts[i], o.end(i), o.name[i])).collect();
+            frames.sort_unstable();
+            tops.sort_unstable();
+            let longest = tops.iter().map(|(a, b, _)| b - a).max().unwrap_or(0);
+            Ranges { tops, longest, frames }
+        })
     }
 
     /// What the host was doing in `[from, to)`: the outermost CPU op or annotation overlapping it
-    /// the most, unless a Python frame covers more of it (between ops: the innermost such frame).
-    fn covering(&self, from: i64, to: i64) -> Option<(u32, i64)> {
-        let op = self.outermost(from, to);
-        let frame = {
-            let end = self.frames.partition_point(|&(a, _, _)| a < to);
-            let mut best: Option<(i64, i64, u32)> = None; // (overlap, -duration, name)
-            for &(a, b, name) in &self.frames[..end] {
-                let overlap = b.min(to) - a.max(from);
-                if overlap > 0 && best.is_none_or(|x| (overlap, -(b - a)) > (x.0, x.1)) {
-                    best = Some((overlap, -(b - a), name));
-                }
-            }
-            best.map(|(overlap, _, name)| (name, overlap))
-        };
+    /// the most, unless a Python frame covers more of it (between ops: the innermost frame open at
+    /// the gap's middle, found by walking back from it past the frames that closed before).
+    fn covering(&self, t: &Trace, from: i64, to: i64) -> Option<(u32, i64)> {
+        let r = self.ranges(t);
+        let op = Self::outermost(r, from, to);
+        let mid = from + (to - from) / 2;
+        let end = r.frames.partition_point(|&(a, _, _)| a <= mid);
+        let frame = r.frames[..end]
+            .iter()
+            .rev()
+            .take(FRAME_WALK)
+            .find(|&&(_, b, _)| b > mid)
+            .map(|&(a, b, name)| (name, b.min(to) - a.max(from)));
         match (op, frame) {
             (Some(o), Some(f)) if f.1 > o.1 => Some(f),
             (Some(o), _) => Some(o),
@@ -190,10 +206,10 @@ impl HostTops {
     }
 
     /// The outermost CPU op or annotation overlapping `[from, to)` the most, with the overlap (ns).
-    fn outermost(&self, from: i64, to: i64) -> Option<(u32, i64)> {
-        let start = self.tops.partition_point(|&(a, _, _)| a < from.saturating_sub(self.longest));
+    fn outermost(r: &Ranges, from: i64, to: i64) -> Option<(u32, i64)> {
+        let start = r.tops.partition_point(|&(a, _, _)| a < from.saturating_sub(r.longest));
         let mut best: Option<(u32, i64)> = None;
-        for &(a, b, name) in &self.tops[start..] {
+        for &(a, b, name) in &r.tops[start..] {
             if a >= to {
                 break;
             }
@@ -303,7 +319,7 @@ impl Finder<'_> {
         };
         let t = &self.ranks[r].trace.analysis.trace;
         let host_op = (gap.1 > gap.0)
-            .then(|| host.covering(gap.0, gap.1))
+            .then(|| host.covering(t, gap.0, gap.1))
             .flatten()
             .map(|(name, covers)| (crate::support::text::ellipsis(t.name(name), 120), covers));
         let s = &c.sides[r];
