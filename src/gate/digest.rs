@@ -94,7 +94,7 @@ impl Digest {
 
     /// The digest of the passes of `a` that `keep` accepts (an A/A test's halves).
     pub fn of_passes(a: &Analysis, source: &str, keep: &dyn Fn(&Pass) -> bool) -> Digest {
-        let s = crate::report::summary::summary(a);
+        use crate::report::summary::{device_label, layer_kinds, layers_per_pass_of};
         let mut phases = BTreeMap::new();
         for phase in PHASES {
             let passes: Vec<&Pass> = a.phases.passes.iter().filter(|p| p.phase == phase && !p.incomplete && keep(p)).collect();
@@ -103,7 +103,7 @@ impl Digest {
             }
             phases.insert(phase.as_str().to_string(), phase_digest(a, &passes));
         }
-        let mut layers_per_pass = s.layers_per_pass.clone();
+        let mut layers_per_pass = layers_per_pass_of(a);
         layers_per_pass.sort_unstable();
         layers_per_pass.dedup();
         Digest {
@@ -114,10 +114,10 @@ impl Digest {
                 None => "built-in".to_string(),
             },
             source: source.to_string(),
-            device: s.device.clone(),
-            workload: s.workload.clone(),
+            device: device_label(&a.trace.meta),
+            workload: a.phases.workload.kind.as_str().to_string(),
             layers_per_pass,
-            layer_kinds: s.layer_kinds.iter().map(|k| (k.kind.clone(), k.count)).collect(),
+            layer_kinds: layer_kinds(a).into_iter().map(|k| (k.kind, k.count)).collect(),
             phases,
         }
     }
@@ -127,11 +127,15 @@ impl Digest {
         serde_json::to_string(self).expect("a digest serializes")
     }
 
+    /// Whether a file starting with `head` (its first 64 bytes are enough) is a digest.
+    pub fn looks_like(head: &[u8]) -> bool {
+        let head = &head[..head.len().min(64)];
+        std::str::from_utf8(head).is_ok_and(|text| text.trim_start().starts_with("{\"traceprism_digest\""))
+    }
+
     /// Reads a digest; `None` when `bytes` are not one (a trace).
     pub fn parse(bytes: &[u8]) -> Option<crate::Result<Digest>> {
-        let head = &bytes[..bytes.len().min(64)];
-        let text = std::str::from_utf8(head).ok()?;
-        if !text.trim_start().starts_with("{\"traceprism_digest\"") {
+        if !Digest::looks_like(bytes) {
             return None;
         }
         Some(

@@ -81,8 +81,7 @@ pub fn to_markdown(r: &GateReport) -> String {
         );
     }
     for p in &r.phases {
-        let moved: Vec<&Test> =
-            p.categories.iter().filter(|c| c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement).collect();
+        let moved: Vec<&Test> = p.changed_categories().collect();
         if p.test.verdict != Verdict::Regression && moved.is_empty() {
             continue;
         }
@@ -121,7 +120,7 @@ pub fn to_text(r: &GateReport) -> String {
             t.p_value,
             t.note.as_ref().map_or(String::new(), |n| format!(": {n}"))
         );
-        for c in p.categories.iter().filter(|c| c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement) {
+        for c in p.changed_categories() {
             let _ = writeln!(o, "         {} {} ({})", c.what, c.verdict.as_str(), interval(c));
         }
         if t.verdict == Verdict::Regression {

@@ -122,6 +122,13 @@ pub struct PhaseResult {
     pub attribution: Vec<Moved>,
 }
 
+impl PhaseResult {
+    /// The categories of the phase whose verdict is a change (regression or improvement).
+    pub fn changed_categories(&self) -> impl Iterator<Item = &Test> {
+        self.categories.iter().filter(|c| matches!(c.verdict, Verdict::Regression | Verdict::Improvement))
+    }
+}
+
 /// The gate's answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct GateReport {

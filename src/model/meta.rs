@@ -42,6 +42,12 @@ impl DeviceInfo {
     }
 }
 
+/// Whether a top-level string value is a secret: under a secret-looking key, or shaped like one.
+fn is_secret(key: &str, value: &str) -> bool {
+    use crate::support::secrets::{find, holds_value, key_looks_secret};
+    (key_looks_secret(key) && holds_value(value)) || find(value.as_bytes()).is_some()
+}
+
 /// Header facts of a trace.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct TraceMeta {
@@ -72,10 +78,10 @@ pub struct TraceMeta {
 impl TraceMeta {
     /// Reads a top-level key/value pair of the trace object.
     pub fn absorb(&mut self, key: &str, value: &serde_json::Value) {
-        use crate::support::secrets::{holds_value, key_looks_secret, secret_paths};
+        use crate::support::secrets::secret_paths;
         use serde_json::Value;
         match value {
-            Value::String(s) if key_looks_secret(key) && holds_value(s) => self.secret_keys.push(key.to_string()),
+            Value::String(s) if is_secret(key, s) => self.secret_keys.push(key.to_string()),
             _ => secret_paths(key, value, &mut self.secret_keys),
         }
         match key {
@@ -119,9 +125,7 @@ impl TraceMeta {
 
     fn push_other(&mut self, key: &str, value: &serde_json::Value) {
         let text = match value {
-            serde_json::Value::String(_) if !self.secret_keys.is_empty() && self.secret_keys.last().is_some_and(|k| k == key) => {
-                crate::support::secrets::REDACTED.to_string()
-            }
+            serde_json::Value::String(s) if is_secret(key, s) => crate::support::secrets::REDACTED.to_string(),
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Array(_) | serde_json::Value::Object(_) => return,
             other => other.to_string(),

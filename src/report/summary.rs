@@ -243,7 +243,7 @@ pub struct Summary {
 /// The first device's name; a device the trace leaves unnamed (ROCm often writes `""`, a JAX
 /// profile only `AMD GPU 0 (XLA)`) is named from the device table when its compute units and
 /// architecture match one entry.
-fn device_label(meta: &crate::model::TraceMeta) -> String {
+pub fn device_label(meta: &crate::model::TraceMeta) -> String {
     // A JAX profile names its planes only `AMD GPU 0 (XLA)`.
     if meta.devices.iter().any(|d| !d.name.is_empty() && !d.name.ends_with("(XLA)")) {
         return meta.device_label();
@@ -259,7 +259,7 @@ fn device_label(meta: &crate::model::TraceMeta) -> String {
 
 /// Layers per pass, leaving out the stages around a diffusion model's steps and the passes the
 /// trace holds only part of.
-fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
+pub fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
     let per = &a.layers.layers_per_pass;
     if a.layers.whole_trace_pass {
         return per.clone();
@@ -274,7 +274,7 @@ fn layers_per_pass_of(a: &Analysis) -> Vec<u32> {
 }
 
 /// Layer types of the first complete pass with the most common number of layers.
-fn layer_kinds(a: &Analysis) -> Vec<LayerKind> {
+pub fn layer_kinds(a: &Analysis) -> Vec<LayerKind> {
     let l = &a.layers;
     let counted: Vec<(usize, u32)> = l
         .passes

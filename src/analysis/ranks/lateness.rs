@@ -228,13 +228,9 @@ impl HostTops {
     }
 }
 
-/// What a rank's host is doing when a kernel is launched: the launch time of GPU row `row`, or the
-/// kernel's own start when it has no launch in the trace.
+/// When a rank's host asked for GPU row `row`: its launch (or op) time, else the kernel's own start.
 pub(super) fn host_time(t: &Trace, row: usize) -> i64 {
-    match t.gpu.launch[row] {
-        NONE => t.gpu.ts[row],
-        l => t.launches.ts[l as usize],
-    }
+    crate::analysis::steps::passes::cpu_time(t, row).unwrap_or(t.gpu.ts[row])
 }
 
 /// Every (collective, rank) where the rank arrives at least [`LATE_FLOOR_NS`] after the median
@@ -257,17 +253,8 @@ impl Finder<'_> {
             return Vec::new();
         }
         let busy: Vec<Vec<(i64, i64)>> = self.ranks.iter().map(|r| busy_intervals(&r.trace.analysis.trace)).collect();
-        // The moment every rank is being traced (aligned).
-        let traced_from = self
-            .ranks
-            .iter()
-            .map(|r| {
-                let t = &r.trace.analysis.trace;
-                let first = t.gpu.ts.iter().chain(t.ops.ts.iter()).chain(t.launches.ts.iter()).copied().min().unwrap_or(0);
-                first + r.clock_offset_ns
-            })
-            .max()
-            .unwrap_or(0);
+        // The moment every rank is being traced (aligned): the latest of the ranks' first events.
+        let traced_from = self.ranks.iter().map(|r| r.trace.analysis.trace.time_origin_ns + r.clock_offset_ns).max().unwrap_or(0);
         let mut out = Vec::new();
         for (ci, c) in self.collectives.iter().enumerate() {
             let arrivals: Vec<i64> = c.sides.iter().map(|s| s.start_ns).collect();

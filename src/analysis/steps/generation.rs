@@ -70,18 +70,13 @@ pub(crate) fn short(name: &str) -> String {
 /// Kernels whose category shows token generation ([`super::rules::WorkloadRules::generation_categories`]):
 /// the first such category with kernels, and how many kernels it has.
 pub fn generation_kernels(trace: &Trace, categories: &KernelCategories, rules: &PhaseRules) -> Option<(String, usize)> {
-    let wanted = &rules.workload.generation_categories;
-    let ids: Vec<u16> = wanted.iter().filter_map(|c| categories.id(c)).collect();
-    if ids.is_empty() {
+    let wanted: Vec<u16> = rules.workload.generation_categories.iter().filter_map(|c| categories.id(c)).collect();
+    if wanted.is_empty() {
         return None;
     }
-    let mut counts = vec![0usize; categories.categories.len()];
-    for i in trace.kernel_rows() {
-        if let Some(&c) = categories.of_row.get(i) {
-            if let Some(n) = counts.get_mut(c as usize) {
-                *n += 1;
-            }
-        }
-    }
-    ids.iter().find(|&&c| counts[c as usize] > 0).map(|&c| (categories.categories[c as usize].name.clone(), counts[c as usize]))
+    let counts = crate::analysis::categories::time_by_category(trace, categories, trace.kernel_rows());
+    wanted.iter().find_map(|&c| {
+        let &(_, n, _) = counts.iter().find(|x| x.0 == c)?;
+        Some((categories.categories[c as usize].name.clone(), n as usize))
+    })
 }
