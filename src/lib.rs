@@ -45,5 +45,5 @@ pub mod wasm;
 pub use analysis::{Analysis, Options};
 pub use error::{Error, Result};
 pub use model::Trace;
-pub use pipeline::{analyze_path, analyze_path_on, read_path, read_trace};
+pub use pipeline::{analyze_path, analyze_path_on, analyze_path_with, read_path, read_trace};
 pub use read::Reader;

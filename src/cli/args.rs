@@ -131,9 +131,15 @@ impl Args {
             None => Ok(()),
         }
     }
-    /// Every value of a flag the command takes several times, in the order given (for flags such
-    /// as a repeated `--capture FILE`; no command takes one yet).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// [`Args::reject_unknown`] for a command that reads one trace and takes capture traces
+    /// (`--capture FILE|DIR`, repeatable).
+    pub fn reject_unknown_capturing(&self, allowed: &[&str]) -> Result<()> {
+        let mut all = allowed.to_vec();
+        all.push("--capture");
+        self.reject_unknown_repeating(&all, &["--capture"])
+    }
+    /// Every value of a flag the command takes several times, in the order given (a repeated
+    /// `--capture FILE`).
     pub fn values(&self, flag: &str) -> Vec<&str> {
         self.extra.iter().filter(|(f, _)| f == flag).map(|(_, v)| v.as_str()).collect()
     }

@@ -43,14 +43,16 @@ fn project(t: &Table, cols: &[&str]) -> Table {
 
 /// Runs `compare`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown(FLAGS)?;
+    let mut flags = FLAGS.to_vec();
+    flags.extend(["--capture-a", "--capture-b"]);
+    a.reject_unknown_repeating(&flags, &["--capture-a", "--capture-b"])?;
     let [pa, pb] = a.positional.as_slice() else {
         return Err(Error::new("usage: traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]"));
     };
     let opts = options(a)?;
     let (ra, rb) = std::thread::scope(|s| {
-        let ha = s.spawn(|| super::load(pa, a));
-        let rb = super::load(pb, a);
+        let ha = s.spawn(|| super::load_with(pa, a, &a.values("--capture-a")));
+        let rb = super::load_with(pb, a, &a.values("--capture-b"));
         (ha.join().unwrap_or_else(|_| Err(Error::new("analysis thread failed"))), rb)
     });
     let (ta, tb) = (ra?, rb?);

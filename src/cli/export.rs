@@ -8,7 +8,7 @@ use traceprism::{Analysis, Error, Result};
 
 /// Writes every table as `DIR/<table>.csv` (`--out DIR`) and/or as one workbook (`--xlsx FILE`).
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown(&[])?;
+    a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     if a.out.is_none() && a.xlsx.is_none() {
         return Err(Error::new("export needs --out DIR and/or --xlsx FILE"));
@@ -74,7 +74,7 @@ fn write_all_csv(analysis: &Analysis, dir: &Path) -> Result<Vec<(PathBuf, usize)
 
 /// Prints one table (aligned text, or CSV with `--csv`).
 pub fn print_table(a: &Args) -> Result<()> {
-    a.reject_unknown(&["--csv"])?;
+    a.reject_unknown_capturing(&["--csv"])?;
     let [path, name] = a.positional.as_slice() else {
         return Err(Error::new("usage: traceprism table TRACE NAME"));
     };

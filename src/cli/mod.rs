@@ -11,7 +11,7 @@ mod split;
 mod summary_text;
 mod watch;
 
-use traceprism::{analyze_path_on, Analysis, Error, Result};
+use traceprism::{analyze_path_with, Analysis, Error, Result};
 
 const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of LLM inference
 
@@ -141,8 +141,14 @@ pub(crate) fn out(text: &str) {
 /// The analysis is leaked on purpose: the process ends right after the command, and the OS takes
 /// the memory back faster than running the destructors of millions of column entries.
 pub(crate) fn load(path: &str, a: &args::Args) -> Result<&'static Analysis> {
+    load_with(path, a, &a.values("--capture"))
+}
+
+/// [`load`] with capture traces (files or folders) whose ops the trace's graph replays take.
+pub(crate) fn load_with(path: &str, a: &args::Args, captures: &[&str]) -> Result<&'static Analysis> {
     let threads = a.threads.unwrap_or_else(traceprism::read::default_read_threads);
-    let analysis = analyze_path_on(std::path::Path::new(path), a.options.clone(), threads)?;
+    let captures: Vec<std::path::PathBuf> = captures.iter().map(std::path::PathBuf::from).collect();
+    let analysis = analyze_path_with(std::path::Path::new(path), a.options.clone(), threads, &captures)?;
     if let Some(cut) = &analysis.trace.stats.truncation {
         // On stderr for every command (the summary also prints it in its text and JSON).
         eprintln!("traceprism: warning: {path}: {}", cut.message());

@@ -58,6 +58,9 @@ pub struct Args<'a> {
     pub name: Option<Cow<'a, str>>,
     /// What a communication op (`record_param_comms`) records about its collective.
     pub comm: CommArgs<'a>,
+    /// `kernel`: the kernel a runtime launch dispatches, as ROCm's tracer writes it (and every
+    /// launch recorded while a graph is captured).
+    pub kernel: Option<Cow<'a, str>>,
     /// What a JAX trace in Chrome JSON (no `cat`) says of a kernel or launch.
     pub xla: XlaArgs<'a>,
 }
@@ -220,6 +223,7 @@ enum ArgKey {
     HloOp,
     HloModule,
     KernelDetails,
+    Kernel,
     Other,
 }
 
@@ -249,6 +253,7 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"hlo_op" => ArgKey::HloOp,
         b"hlo_module" => ArgKey::HloModule,
         b"kernel_details" => ArgKey::KernelDetails,
+        b"kernel" => ArgKey::Kernel,
         _ => ArgKey::Other,
     }
 }
@@ -469,6 +474,7 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
             ArgKey::HloOp => text_field(buf, i, &mut args.xla.hlo_op)?,
             ArgKey::HloModule => text_field(buf, i, &mut args.xla.hlo_module)?,
             ArgKey::KernelDetails => text_field(buf, i, &mut args.xla.kernel_details)?,
+            ArgKey::Kernel => text_field(buf, i, &mut args.kernel)?,
             ArgKey::Name | ArgKey::Other => scan::skip_value(buf, i)?,
         })
     })

@@ -8,6 +8,7 @@
 //!   and the innermost python frame.
 //! - GPU event → CPU op: its launch's op; failing that, the `cpu_op` with the same `External id`.
 
+pub mod graphs;
 mod id_index;
 
 use crate::model::FastMap as HashMap;
@@ -15,8 +16,20 @@ use crate::model::{CpuOps, FlowEnds, GpuEvents, Launches, OpKind, ThreadInfo, Tr
 use crate::support::threads::both;
 use id_index::IdIndex;
 
-/// Fills every link column of `trace`.
+/// Fills every link column of `trace`, then gives kernels replayed from graphs the ops of eager
+/// stretches that ran the same kernels ([`graphs`]).
 pub fn link(trace: &mut Trace) {
+    link_with_captures(trace, &[]);
+}
+
+/// [`link`], giving replayed kernels the ops that dispatched them in `captures` first.
+pub fn link_with_captures(trace: &mut Trace, captures: &[graphs::Capture]) {
+    link_model(trace);
+    graphs::attribute(trace, captures);
+}
+
+/// Fills every link column of `trace`.
+fn link_model(trace: &mut Trace) {
     // The two first steps write disjoint columns (ranges' parents and launches' ops; GPU events'
     // launches), taken out here so each step borrows only what it reads and writes.
     let mut launch_op = std::mem::take(&mut trace.launches.cpu_op);

@@ -63,6 +63,22 @@ fn canonical_dims(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(out)
 }
 
+/// SGLang's profiler names its ops `sglang_profiler::<module>_<function>_<n>`, where `n` is a
+/// counter that differs between runs and call sites of one function: the name without it, so
+/// that one function is one op (as TraceLens does). Every other name is kept as written.
+fn stable_op_name(name: &[u8]) -> &[u8] {
+    const PREFIX: &[u8] = b"sglang_profiler::";
+    if !name.starts_with(PREFIX) {
+        return name;
+    }
+    let digits = name.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let cut = name.len() - digits;
+    if digits == 0 || cut <= PREFIX.len() + 1 || name[cut - 1] != b'_' {
+        return name;
+    }
+    &name[..cut - 1]
+}
+
 /// A device or stream number as stored (i32): a text pid/tid standing in for it, or a number out
 /// of range, is -1 (unknown).
 fn device_id(v: i64) -> i32 {
@@ -234,7 +250,10 @@ impl TraceBuilder {
             return None;
         }
         let Some((ts, dur)) = self.times(ev, index) else { return Some(false) };
-        let name = self.trace.names.intern_bytes(&ev.name);
+        let name = match dest {
+            Dest::Op(OpKind::CpuOp) => self.trace.names.intern_bytes(stable_op_name(&ev.name)),
+            _ => self.trace.names.intern_bytes(&ev.name),
+        };
         let pid = self.id_value(&ev.pid);
         let tid = self.id_value(&ev.tid);
         let a = &ev.args;
@@ -296,6 +315,7 @@ impl TraceBuilder {
                     external_id: a.external_id.unwrap_or(-1),
                     event_index: index32,
                     is_graph,
+                    kernel: a.kernel.as_deref().map_or(NO_NAME, |k| self.trace.names.intern(k)),
                 });
             }
             Dest::XlaGpu(kind, device) => {

@@ -5,6 +5,7 @@
 //! integer nanoseconds in the trace's own clock (exact: parsed from the decimal text, not via `f64`).
 
 mod builder;
+pub mod graphs;
 mod interner;
 pub mod meta;
 pub mod schema;
@@ -200,6 +201,9 @@ table! {
         event_index: u32 => EventIndex,
         /// True for `cudaGraphLaunch` / `hipGraphLaunch` (one launch, many kernels).
         is_graph: bool => Plain,
+        /// `args.kernel`: the kernel the call dispatches (ROCm writes it; so does a graph capture,
+        /// where no kernel runs), or [`NO_NAME`].
+        kernel: NameId => Name,
     }
     links {
         /// Innermost enclosing CPU op (kind `CpuOp`) on the same thread, or [`NONE`].
@@ -426,6 +430,8 @@ pub struct Trace {
     pub stats: ReadStats,
     /// What was skipped or repaired while reading.
     pub warnings: Warnings,
+    /// Where the ops of kernels replayed from graphs came from (filled by `link::graphs`).
+    pub graphs: graphs::GraphAttribution,
 }
 
 /// Counts of what the reader saw.
@@ -482,6 +488,10 @@ impl Trace {
     /// Iterates over the rows of `gpu` that are kernels.
     pub fn kernel_rows(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.gpu.len()).filter(move |&i| self.gpu.kind[i] == GpuKind::Kernel)
+    }
+    /// Where the CPU op of GPU row `i` came from.
+    pub fn op_from(&self, i: usize) -> graphs::OpFrom {
+        self.graphs.op_from(i, self.gpu.cpu_op[i] != NONE)
     }
     /// Name of the CPU op linked to GPU row `i`, if any.
     pub fn cpu_op_name(&self, i: usize) -> Option<&str> {

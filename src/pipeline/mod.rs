@@ -1,6 +1,8 @@
 //! The whole flow, in order: read (bytes → events → model), link, analyse. The faces (CLI, wasm)
 //! and the tests call these; each step below is its own module and runs one way.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod captures;
 pub mod warm_up;
 
 use crate::analysis::{Analysis, Options};
@@ -45,9 +47,42 @@ pub fn analyze_path(path: &std::path::Path, options: Options) -> Result<Analysis
 
 /// [`analyze_path`], reading a plain-JSON file on at most `threads` threads.
 pub fn analyze_path_on(path: &std::path::Path, options: Options, threads: usize) -> Result<Analysis> {
+    analyze_path_with(path, options, threads, &[])
+}
+
+/// [`analyze_path_on`] with capture traces (files, or folders holding `execution_details.json`)
+/// whose ops the trace's graph replays take (see [`crate::link::graphs`]).
+pub fn analyze_path_with(
+    path: &std::path::Path,
+    options: Options,
+    threads: usize,
+    captures: &[std::path::PathBuf],
+) -> Result<Analysis> {
+    #[cfg(not(target_arch = "wasm32"))]
+    let captures = captures::read_captures(captures, threads)?;
+    #[cfg(target_arch = "wasm32")]
+    let captures: Vec<crate::link::graphs::Capture> = {
+        let _ = captures;
+        Vec::new()
+    };
+    analyze_path_choosing(path, options, threads, |_| &captures)
+}
+
+/// Reads a trace file, links it with the capture traces `choose` picks for it (by its rank, say),
+/// and analyses it.
+///
+/// Natively the built-in rule sets are compiled on a second thread while the file is read.
+pub fn analyze_path_choosing<'c>(
+    path: &std::path::Path,
+    options: Options,
+    threads: usize,
+    choose: impl FnOnce(&Trace) -> &'c [crate::link::graphs::Capture],
+) -> Result<Analysis> {
     #[cfg(not(target_arch = "wasm32"))]
     let rules = std::thread::spawn(warm_up::compile_rules);
-    let trace = read_path_on(path, threads)?;
+    let mut trace = read::read_path_on(path, threads)?;
+    let captures = choose(&trace);
+    crate::link::link_with_captures(&mut trace, captures);
     // The rule sets are shared once-built caches: a failure here shows again (with its message)
     // when the analysis loads them, so the result of the warm thread itself is not needed.
     #[cfg(not(target_arch = "wasm32"))]

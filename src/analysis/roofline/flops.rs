@@ -105,6 +105,16 @@ fn gemm_work(m: f64, n: f64, k: f64, batch: f64, in_bytes: f64, out_esize: f64, 
     Some(Work { flops: 2.0 * batch * m * n * k, bytes: in_bytes + batch * m * n * out_esize, precision, shape })
 }
 
+/// Adds the bias add of a GEMM with a bias input (`addmm`, `baddbmm`, `linear` with bias): one
+/// FLOP per output element, as TraceLens counts it.
+fn with_bias(w: Option<Work>, c: &Call, bias: Option<usize>, outputs: f64) -> Option<Work> {
+    let mut w = w?;
+    if bias.and_then(|i| c.dims(i)).is_some() {
+        w.flops += outputs;
+    }
+    Some(w)
+}
+
 /// `aten::mm` (`A[M,K] @ B[K,N]`) and `_scaled_mm` (fp8 inputs; output assumed bf16).
 pub fn mm(c: &Call, a: usize, b: usize, bias: Option<usize>, out_esize: Option<f64>) -> Option<Work> {
     let (da, db) = (c.dims(a)?, c.dims(b)?);
@@ -113,7 +123,8 @@ pub fn mm(c: &Call, a: usize, b: usize, bias: Option<usize>, out_esize: Option<f
         return None;
     }
     let bytes = c.tensor_bytes(a) + c.tensor_bytes(b) + bias.map_or(0.0, |i| c.tensor_bytes(i));
-    gemm_work(*m as f64, *n as f64, *k as f64, 1.0, bytes, out_esize.unwrap_or(c.esize(a)), Precision::of(c.ty(a)))
+    let w = gemm_work(*m as f64, *n as f64, *k as f64, 1.0, bytes, out_esize.unwrap_or(c.esize(a)), Precision::of(c.ty(a)));
+    with_bias(w, c, bias, (*m * *n) as f64)
 }
 
 /// `aten::bmm` / `baddbmm`: `A[b,M,K] @ B[b,K,N]`.
@@ -123,7 +134,7 @@ pub fn bmm(c: &Call, a: usize, b: usize, bias: Option<usize>) -> Option<Work> {
         return None;
     }
     let bytes = c.tensor_bytes(a) + c.tensor_bytes(b) + bias.map_or(0.0, |i| c.tensor_bytes(i));
-    gemm_work(*m as f64, *n as f64, *k as f64, *ba as f64, bytes, c.esize(a), Precision::of(c.ty(a)))
+    with_bias(gemm_work(*m as f64, *n as f64, *k as f64, *ba as f64, bytes, c.esize(a), Precision::of(c.ty(a))), c, bias, (*ba * *m * *n) as f64)
 }
 
 /// `aten::matmul` with torch broadcasting (1-D operands get a unit dimension; batch dims broadcast).
@@ -162,7 +173,7 @@ pub fn linear(c: &Call) -> Option<Work> {
     }
     let m = numel(&dx[..dx.len() - 1]);
     let bytes = c.tensor_bytes(0) + c.tensor_bytes(1) + c.tensor_bytes(2);
-    gemm_work(m, *n as f64, k as f64, 1.0, bytes, c.esize(0), Precision::of(c.ty(0)))
+    with_bias(gemm_work(m, *n as f64, k as f64, 1.0, bytes, c.esize(0), Precision::of(c.ty(0))), c, Some(2), m * *n as f64)
 }
 
 /// Grouped GEMM of MoE experts (`aten::_grouped_mm(A, B, offs, bias, out_dtype)`):

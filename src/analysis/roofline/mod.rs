@@ -79,6 +79,8 @@ pub struct OpRow {
     pub kernels: usize,
     /// Sum of the calls' GPU time (ns).
     pub total_ns: i64,
+    /// Median over the calls of each call's TFLOP/s (TraceLens' `TFLOPS/s_median`).
+    pub median_tflops: f64,
 }
 
 impl OpRow {
@@ -234,6 +236,19 @@ fn work_of(r: ModelRef, name: &str, c: &flops::Call) -> Option<Work> {
     }
 }
 
+/// Median over calls of `flops / time` in TFLOP/s (the mean of the two middle rates for an even
+/// count); calls with no time are left out.
+fn median_rate(flops: f64, call_ns: &mut [i64]) -> f64 {
+    call_ns.sort_unstable();
+    let timed: Vec<i64> = call_ns.iter().copied().filter(|&t| t > 0).collect();
+    let rate = |t: i64| flops / t as f64 / 1e3;
+    match timed.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => rate(timed[n / 2]),
+        n => (rate(timed[n / 2 - 1]) + rate(timed[n / 2])) / 2.0,
+    }
+}
+
 /// Computes the roofline of an analysed trace.
 pub fn analyze(a: &Analysis) -> Roofline {
     let g = &a.trace.gpu;
@@ -251,23 +266,26 @@ pub fn analyze(a: &Analysis) -> Roofline {
         e.2 += 1;
     }
     type Key = (NameId, NameId, NameId, NameId);
-    let mut groups: FastMap<Key, (ModelRef, usize, usize, i64)> = FastMap::default();
+    let mut groups: FastMap<Key, (ModelRef, usize, usize, i64, Vec<i64>)> = FastMap::default();
     for (op, (r, ns, k)) in calls {
         let o = op as usize;
-        let e =
-            groups.entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o])).or_insert((r, 0, 0, 0));
+        let e = groups
+            .entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o]))
+            .or_insert((r, 0, 0, 0, Vec::new()));
         e.1 += 1;
         e.2 += k;
         e.3 += ns;
+        e.4.push(ns);
     }
     let mut rows = Vec::new();
     let mut modeled_ns = 0;
-    for ((name, dims, types, concrete), (r, n_calls, kernels, total_ns)) in groups {
+    for ((name, dims, types, concrete), (r, n_calls, kernels, total_ns, mut call_ns)) in groups {
         let (name, dims_t, types_t, concrete_t) =
             (a.trace.name(name), a.trace.name(dims), a.trace.name(types), a.trace.name(concrete));
         let (d, t, c) = (parse_dims(dims_t), parse_types(types_t), parse_types(concrete_t));
         let Some(work) = work_of(r, name, &flops::Call { dims: &d, types: &t, concrete: &c }) else { continue };
         modeled_ns += total_ns;
+        let median_tflops = median_rate(work.flops, &mut call_ns);
         rows.push(OpRow {
             name: name.to_string(),
             family: Family::of(r.model),
@@ -278,6 +296,7 @@ pub fn analyze(a: &Analysis) -> Roofline {
             calls: n_calls,
             kernels,
             total_ns,
+            median_tflops,
         });
     }
     rows.sort_by(|x, y| {
