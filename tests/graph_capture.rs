@@ -207,3 +207,98 @@ fn replayed_kernels_say_where_their_op_came_from() {
         assert_eq!((p.op_from(i), p.cpu_op_name(i)), (from[i], t.cpu_op_name(i)), "row {i}");
     }
 }
+
+/// The real eager Llama trace with its last decode step turned into a graph replay, as an engine
+/// that graphs only some batch sizes records it: the step's kernels keep their names, times and
+/// streams, but hang off one `cudaGraphLaunch` (its correlation) and their own launches are gone.
+/// Returns the trace's JSON and, per replayed kernel (by start time), the op the original trace
+/// gave it.
+fn last_step_as_graph_replay() -> (Vec<u8>, Vec<(i64, String)>) {
+    let truth: serde_json::Value =
+        serde_json::from_slice(&plain_fixture("llama_dense_eager.truth.json.gz")).unwrap();
+    let last = truth["forward_passes"].as_u64().unwrap() - 1;
+    let corr: std::collections::BTreeSet<i64> = truth["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["pass"].as_u64() == Some(last))
+        .map(|k| k["correlation"].as_i64().unwrap())
+        .collect();
+    let before = trace("llama_dense_eager.pt.trace.json.gz");
+    let mut expected: Vec<(i64, String)> = (0..before.gpu.len())
+        .filter(|&i| corr.contains(&before.gpu.correlation[i]))
+        .map(|i| (before.gpu.ts[i], before.cpu_op_name(i).unwrap_or("").to_string()))
+        .collect();
+    expected.sort();
+    let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture("llama_dense_eager.pt.trace.json.gz")).unwrap();
+    let graph_corr = *corr.iter().next().unwrap();
+    let events = doc["traceEvents"].as_array_mut().unwrap();
+    let mut graph_launch_written = false;
+    events.retain_mut(|e| {
+        let c = e["args"]["correlation"].as_i64();
+        let Some(c) = c.filter(|c| corr.contains(c)) else { return true };
+        match e["cat"].as_str() {
+            Some("cuda_runtime") | Some("cuda_driver") => {
+                if graph_launch_written {
+                    return false;
+                }
+                graph_launch_written = true;
+                e["name"] = "cudaGraphLaunch".into();
+                true
+            }
+            Some("ac2g") => false,
+            _ => {
+                e["args"]["correlation"] = graph_corr.into();
+                let _ = c;
+                true
+            }
+        }
+    });
+    (serde_json::to_vec(&doc).unwrap(), expected)
+}
+
+#[test]
+fn a_replay_of_a_step_the_trace_also_ran_eagerly_takes_its_ops_by_name() {
+    let (json, expected) = last_step_as_graph_replay();
+    let t = read_bytes(&json).unwrap();
+    let r = &t.graphs.report;
+    assert_eq!((r.graph_launches, r.replayed_rows), (1, expected.len()));
+    let mut got: Vec<(i64, String, OpFrom, u32)> = (0..t.gpu.len())
+        .filter(|&i| t.gpu.launch[i] != traceprism::model::NONE && t.launches.is_graph[t.gpu.launch[i] as usize])
+        .map(|i| {
+            let op = t.gpu.cpu_op[i];
+            let dims = if op == traceprism::model::NONE { 0 } else { t.ops.input_dims[op as usize] };
+            (t.gpu.ts[i], t.cpu_op_name(i).unwrap_or("").to_string(), t.op_from(i), dims)
+        })
+        .collect();
+    got.sort_by_key(|g| g.0);
+    let same = got.iter().zip(&expected).filter(|(g, e)| g.1 == e.1).count();
+    let from_eager = got.iter().filter(|g| g.2 == OpFrom::EagerPass).count();
+    println!(
+        "replayed step: {} kernels, {from_eager} given eager ops, {same} with the op the eager trace gave them ({:.1}%)",
+        got.len(),
+        100.0 * same as f64 / got.len() as f64
+    );
+    assert_eq!(from_eager, got.len(), "every kernel of the step matches an earlier decode step");
+    assert_eq!(same, got.len(), "each takes the op that launched it in the original trace");
+    assert!(got.iter().all(|g| g.3 == traceprism::model::NO_NAME), "names only: an eager step's shapes are not carried");
+    assert_eq!(r.rows_from_eager, got.len());
+    // The prefill step runs other kernels: a replay of it would match nothing. Here the replay is a
+    // decode step, so no kernel is matched to prefill's ops (whose shapes would say prefill).
+    let a = traceprism::Analysis::new(t, traceprism::Options::default()).unwrap();
+    let s = traceprism::report::summary::summary(&a);
+    let g = s.graph_replays.expect("graph replays reported");
+    assert!(g.note.contains("given the ops of an eager stretch"), "{}", g.note);
+    assert!((g.attributed_pct - 100.0).abs() < 1e-9);
+}
+
+#[test]
+fn different_kernel_sequences_take_no_eager_ops() {
+    // vLLM on H100: an eager prefill step, then 729 piecewise-graph decode launches whose kernels
+    // the prefill never ran (checked: no three replayed kernels in a row appear in the eager step).
+    let a = analysis("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz");
+    let r = &a.trace.graphs.report;
+    assert_eq!((r.graph_launches, r.rows_from_eager), (729, 0));
+    let s = traceprism::report::summary::summary(&a).graph_replays.unwrap();
+    assert!(s.note.contains("a capture trace (--capture) would attribute the rest"), "{}", s.note);
+}

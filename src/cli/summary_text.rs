@@ -146,6 +146,9 @@ pub fn render(path: &str, s: &Summary) -> String {
         l.launch_link_pct, l.kernels_from_graph_launch, l.kernels_with_cpu_op, l.kernels_unlinked
     );
     let _ = writeln!(o, "kernels  {:.3} ms of kernel time ({:.3} ms incl. memcpy/memset)", s.kernel_time_ms, s.gpu_time_ms);
+    if let Some(g) = &s.graph_replays {
+        let _ = writeln!(o, "graphs   {}", g.note);
+    }
     for t in &s.timeline {
         let pct = |v: i64| if t.total > 0 { 100.0 * v as f64 / t.total as f64 } else { 0.0 };
         let _ = writeln!(

@@ -21,6 +21,7 @@ pub const COLUMNS: &[&str] = &[
     "pass:int",
     "layer:int",
     "layer_type",
+    "op_from",
 ];
 
 /// One row per kernel (memcpy/memset rows are not kernels and are left out).
@@ -55,6 +56,7 @@ pub fn kernel_rows(a: &Analysis) -> impl Iterator<Item = Vec<Cell>> + '_ {
             if pass != NONE { Cell::from(pass) } else { Cell::Empty },
             if layer != NONE { Cell::from(layer) } else { Cell::Empty },
             Cell::from(a.layers.layer_type(i)),
+            Cell::from(t.op_from(i).as_str()),
         ]
     })
 }

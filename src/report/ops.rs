@@ -9,6 +9,7 @@ use crate::analysis::ops::{
 use crate::analysis::Analysis;
 use crate::model::FastMap as HashMap;
 use crate::model::FastSet as HashSet;
+use crate::model::graphs::OpFrom;
 use crate::model::{NameId, NO_NAME};
 use crate::table::{Cell, Table};
 
@@ -164,32 +165,34 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let g = &a.trace.gpu;
     let ops = &a.trace.ops;
     let op_category = op_category_ids(&a.categories);
-    type Key = (Option<NameId>, NameId, NameId, NameId);
-    let key_of = |o: Owner| -> Key {
+    // Calls that took their op from a capture or an eager stretch are kept apart from launched ones.
+    type Key = (Option<NameId>, NameId, NameId, NameId, OpFrom);
+    let key_of = |o: Owner, from: OpFrom| -> Key {
         match o {
             Owner::Op(op) => {
                 let op = op as usize;
-                (owner_name(a, o), ops.input_dims[op], ops.input_types[op], ops.concrete_inputs[op])
+                (owner_name(a, o), ops.input_dims[op], ops.input_types[op], ops.concrete_inputs[op], from)
             }
-            _ => (owner_name(a, o), NO_NAME, NO_NAME, NO_NAME),
+            _ => (owner_name(a, o), NO_NAME, NO_NAME, NO_NAME, from),
         }
     };
     // Per op call: its kernels' time and count; per key: time per op category.
-    let mut per_instance: HashMap<Owner, (i64, usize)> = HashMap::default();
+    let mut per_instance: HashMap<Owner, (i64, usize, OpFrom)> = HashMap::default();
     let mut cats: HashMap<Key, CategoryTimes> = HashMap::default();
     let mut whole = 0;
     for i in (0..g.len()).filter(|&i| keep(i) && included(a, i)) {
         let o = owner(a, i);
-        let e = per_instance.entry(o).or_default();
+        let from = a.trace.op_from(i);
+        let e = per_instance.entry(o).or_insert((0, 0, from));
         e.0 += g.dur[i];
         e.1 += 1;
-        cats.entry(key_of(o)).or_default().add(op_category[a.categories.of_row[i] as usize], g.dur[i]);
+        cats.entry(key_of(o, from)).or_default().add(op_category[a.categories.of_row[i] as usize], g.dur[i]);
         whole += g.dur[i];
     }
     // Per key: each instance's kernel time, kernel count.
     let mut by_key: HashMap<Key, (Vec<i64>, usize)> = HashMap::default();
-    for (o, (t, k)) in per_instance {
-        let e = by_key.entry(key_of(o)).or_default();
+    for (o, (t, k, from)) in per_instance {
+        let e = by_key.entry(key_of(o, from)).or_default();
         e.0.push(t);
         e.1 += k;
     }
@@ -197,7 +200,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
     let rows: Vec<(i64, Vec<Cell>)> = by_key
         .into_iter()
         .map(|(key, (mut v, k))| {
-            let (n, dims, types, concrete) = key;
+            let (n, dims, types, concrete, from) = key;
             let s = Stats::of(&mut v);
             let cells = vec![
                 Cell::from(name_label(a, n)),
@@ -212,6 +215,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
                 Cell::Float(s.median / US),
                 Cell::Float(s.min as f64 / US),
                 Cell::Float(s.max as f64 / US),
+                Cell::from(from.as_str()),
             ];
             (s.total, cells)
         })
@@ -231,6 +235,7 @@ pub fn ops_all_where(a: &Analysis, name: &str, keep: RowFilter) -> Table {
             "median_direct_kernel_time_us:us",
             "min_direct_kernel_time_us:us",
             "max_direct_kernel_time_us:us",
+            "op_from",
             "Percentage (%):float",
             "Cumulative Percentage (%):float",
         ],

@@ -235,6 +235,9 @@ pub struct Summary {
     pub layer_kinds: Vec<LayerKind>,
     /// What was skipped or repaired while reading.
     pub warnings: Warnings,
+    /// Kernels replayed from CUDA/HIP graphs: how many, and how many were given the op that
+    /// dispatched them (from capture traces, or eager stretches); `None` when nothing was replayed.
+    pub graph_replays: Option<GraphReplays>,
     /// Where the trace's header holds secret-looking metadata (`metadata.env.HF_TOKEN`): key
     /// paths only, never values, so a user knows before sharing the trace itself.
     pub secret_metadata: Vec<String>,
@@ -449,8 +452,66 @@ pub fn summary(a: &Analysis) -> Summary {
         layers_per_pass: layers_per_pass_of(a),
         layer_kinds: layer_kinds(a),
         warnings: t.warnings.clone(),
+        graph_replays: graph_replays(a),
         secret_metadata: t.meta.secret_keys.clone(),
     }
+}
+
+/// What became of a trace's graph replays, with one sentence for people.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphReplays {
+    /// The counts (`crate::model::graphs::GraphReport`).
+    #[serde(flatten)]
+    pub report: crate::model::graphs::GraphReport,
+    /// Replayed GPU time as a share of all GPU time (%).
+    pub replayed_pct: f64,
+    /// Share of the replayed GPU time that now has an op (%).
+    pub attributed_pct: f64,
+    /// The sentence the CLI and the page show.
+    pub note: String,
+}
+
+/// The [`GraphReplays`] of an analysis, `None` when no graph launch replayed anything.
+pub fn graph_replays(a: &Analysis) -> Option<GraphReplays> {
+    let r = &a.trace.graphs.report;
+    if r.graph_launches == 0 {
+        return None;
+    }
+    let gpu_ns: i64 = a.trace.gpu.dur.iter().sum();
+    let pct = |x: i64, of: i64| if of > 0 { 100.0 * x as f64 / of as f64 } else { 0.0 };
+    let (replayed_pct, attributed_pct) = (pct(r.replayed_ns, gpu_ns), pct(r.attributed_ns, r.replayed_ns));
+    let mut note = format!(
+        "{:.3} ms ({replayed_pct:.1}% of GPU time) replayed by {} graph launches in {} kernels",
+        r.replayed_ns as f64 / 1e6,
+        r.graph_launches,
+        r.replayed_rows
+    );
+    if !r.captures.is_empty() {
+        note += &format!(
+            "; {} launches aligned to {} captured graphs of {} capture traces, {} kernels given their captured op ({} dispatches skipped, {} kernels unaligned, {} launches unmatched)",
+            r.launches_from_capture,
+            r.captures.iter().map(|c| c.graphs).sum::<usize>(),
+            r.captures.len(),
+            r.rows_from_capture,
+            r.dispatches_skipped,
+            r.rows_unaligned,
+            r.launches_unmatched
+        );
+        if let Some(b) = r.captured_batch {
+            note += &format!("; captured shapes are the graph's padded batch ({b}), not the step's own");
+        }
+    }
+    if r.rows_from_eager > 0 {
+        note += &format!(
+            "; {} kernels of {} launches given the ops of an eager stretch with the same kernels (names only)",
+            r.rows_from_eager, r.launches_from_eager
+        );
+    }
+    note += &format!("; {attributed_pct:.1}% of replayed time has an op");
+    if r.captures.is_empty() && attributed_pct < 99.95 {
+        note += ": a capture trace (--capture) would attribute the rest";
+    }
+    Some(GraphReplays { report: r.clone(), replayed_pct, attributed_pct, note })
 }
 
 #[cfg(test)]
