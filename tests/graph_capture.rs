@@ -302,3 +302,54 @@ fn different_kernel_sequences_take_no_eager_ops() {
     let s = traceprism::report::summary::summary(&a).graph_replays.unwrap();
     assert!(s.note.contains("a capture trace (--capture) would attribute the rest"), "{}", s.note);
 }
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_traceprism")).args(args).output().unwrap()
+}
+
+#[test]
+fn the_cli_takes_capture_traces_where_it_reads_one_trace_and_refuses_them_elsewhere() {
+    let trace = fixture("sglang_qwen3-8b_decode_graph_mi300x.json.gz");
+    let dir = case_dir("sglang_decode").join("capture_traces");
+    let (trace, dir) = (trace.to_str().unwrap(), dir.to_str().unwrap());
+    let out = cli(&["summary", trace, "--capture", dir]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("graphs   9.656 ms"), "{text}");
+    assert!(text.contains("544 kernels given their captured op") && text.contains("padded batch (32)"), "{text}");
+    // Two capture files: the same graph twice is still one alignment per launch.
+    let file = case_dir("sglang_decode").join("capture_traces/bs_32_rank0.json.gz");
+    let file = file.to_str().unwrap();
+    let out = cli(&["table", trace, "ops_summary", "--csv", "--capture", file, "--capture", file]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(csv.lines().any(|l| l.starts_with("aten::mm,GEMM,145,145,")), "{csv}");
+    // compare takes one set per side.
+    let out = cli(&["compare", trace, trace, "--capture-a", dir, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A missing list, a wrong folder and a command that reads no replays say so.
+    let out = cli(&["summary", trace, "--capture", fixture("graph_capture").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("needs its execution_details.json"), "{err}");
+    let out = cli(&["digest", trace, "--out", "/dev/null", "--capture", dir]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("unknown option --capture"), "{err}");
+}
+
+#[test]
+fn ranks_match_capture_traces_to_their_rank() {
+    let dir = std::env::temp_dir().join(format!("traceprism-capture-ranks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Two ranks of a real graph-replaying serving run (the matching itself: `captures_of_rank`'s
+    // unit test); a rank-0 capture file goes to rank 0 only.
+    let trace = fixture("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz");
+    let out = cli(&["synth-ranks", trace.to_str().unwrap(), "--out", dir.to_str().unwrap(), "--ranks", "2", "--straggler", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let caps = case_dir("sglang_decode").join("capture_traces");
+    let out = cli(&["ranks", dir.to_str().unwrap(), "--capture", caps.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cli(&["ranks", dir.to_str().unwrap(), "--capture", "/nonexistent/capture.json.gz"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("capture trace /nonexistent/capture.json.gz"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -62,6 +62,11 @@ OPTIONS (all analysing commands):
   --device KEY|PEAKS       roofline device (H100-SXM, MI300X, ... or bf16=989,fp8=1979,hbm=3.35)
   --exclude-unlinked       leave kernels whose launch is not in the trace out of the op tables
   --strict                 a trace cut short is an error (default: analyse its complete events, with a warning)
+  --capture FILE|DIR       a capture trace (recorded while the engine captured its CUDA/HIP graphs), or a
+                           folder with execution_details.json; repeat for several. Kernels replayed from
+                           graphs take the op, shapes and module that dispatched them at capture.
+                           summary, export, report, table, layers; compare: --capture-a / --capture-b;
+                           ranks: each capture goes to its rank (distributedInfo or file name)
   --threads N              threads that parse a plain-JSON trace (default: one per core, up to 8;
                            1 reads it in order on one thread; a .gz is inflated on a second thread)
 ";

@@ -5,7 +5,11 @@ use super::summary_text::render_table;
 use std::path::{Path, PathBuf};
 use traceprism::analysis::ranks::{analyse_run, RankTrace, RunOptions};
 use traceprism::report::ranks::run_tables;
-use traceprism::{analyze_path_on, Error, Result};
+use traceprism::pipeline::analyze_path_choosing;
+use traceprism::pipeline::captures::{captures_of_rank, ranked_captures, trace_rank as rank_of};
+use traceprism::{Error, Result};
+
+
 
 /// The trace files named: files as given, or every `.json` / `.json.gz` file of a folder (sorted).
 fn trace_files(positional: &[String]) -> Result<Vec<PathBuf>> {
@@ -32,7 +36,7 @@ fn trace_files(positional: &[String]) -> Result<Vec<PathBuf>> {
 
 /// Runs `ranks`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown(&["--no-align"])?;
+    a.reject_unknown_capturing(&["--no-align"])?;
     let files = trace_files(&a.positional)?;
     if files.len() < 2 {
         return Err(Error::new(format!(
@@ -43,8 +47,20 @@ pub fn run(a: &Args) -> Result<()> {
     // One thread per rank, the cores shared among them.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = a.threads.unwrap_or((cores / files.len()).max(1));
+    let capture_paths: Vec<PathBuf> = a.values("--capture").iter().map(PathBuf::from).collect();
+    let captures = ranked_captures(&capture_paths, threads)?;
+    let captures = &captures;
     let results: Vec<Result<traceprism::Analysis>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = files.iter().map(|f| scope.spawn(move || analyze_path_on(f, a.options.clone(), threads))).collect();
+        let workers: Vec<_> = files
+            .iter()
+            .map(|f| {
+                scope.spawn(move || {
+                    analyze_path_choosing(f, a.options.clone(), threads, |t| {
+                        captures_of_rank(captures, rank_of(t, &f.display().to_string()))
+                    })
+                })
+            })
+            .collect();
         workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(Error::new("the rank's thread panicked")))).collect()
     });
     let mut traces = Vec::new();

@@ -65,3 +65,62 @@ pub fn read_captures(paths: &[PathBuf], threads: usize) -> Result<Vec<Capture>> 
         })
         .collect()
 }
+
+/// A trace's rank: `distributedInfo.rank`, else the one its file name states.
+pub fn trace_rank(t: &crate::model::Trace, file: &str) -> Option<u32> {
+    t.meta.rank.and_then(|r| u32::try_from(r).ok()).or_else(|| crate::analysis::ranks::rank_from_file_name(file))
+}
+
+/// Capture traces grouped by the rank each was recorded on (`None`: no rank known).
+pub type RankedCaptures = Vec<(Option<u32>, Vec<Capture>)>;
+
+/// Reads the capture traces `paths` name and groups them by rank ([`trace_rank`]).
+pub fn ranked_captures(paths: &[PathBuf], threads: usize) -> Result<RankedCaptures> {
+    Ok(group_by_rank(read_captures(paths, threads)?))
+}
+
+fn group_by_rank(captures: Vec<Capture>) -> RankedCaptures {
+    let mut groups: RankedCaptures = Vec::new();
+    for c in captures {
+        let rank = trace_rank(&c.trace, &c.label);
+        match groups.iter_mut().find(|(r, _)| *r == rank) {
+            Some((_, v)) => v.push(c),
+            None => groups.push((rank, vec![c])),
+        }
+    }
+    groups
+}
+
+/// The captures of a rank: those recorded on it, else those of no known rank (one engine's
+/// graphs serve every rank); none when only other ranks' captures were given.
+pub fn captures_of_rank(groups: &RankedCaptures, rank: Option<u32>) -> &[Capture] {
+    let find = |r: Option<u32>| groups.iter().find(|(g, _)| *g == r).map(|(_, v)| v.as_slice());
+    rank.and_then(|r| find(Some(r))).or_else(|| find(None)).unwrap_or(&[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(label: &str, rank: Option<i64>) -> Capture {
+        let mut t = crate::model::Trace::default();
+        t.meta.rank = rank;
+        Capture::new(t, label.to_string(), None, None)
+    }
+
+    #[test]
+    fn each_rank_takes_its_own_captures_and_unranked_ones_serve_all() {
+        let groups = group_by_rank(vec![
+            capture("graph_capture_rank_0.123.pt.trace.json.gz", None),
+            capture("x.json.gz", Some(1)),
+            capture("bs_32_rank2.json.gz", None),
+        ]);
+        let labels = |r| captures_of_rank(&groups, r).iter().map(|c| c.label.as_str()).collect::<Vec<_>>();
+        assert_eq!(labels(Some(0)), ["graph_capture_rank_0.123.pt.trace.json.gz"], "rank from the file name");
+        assert_eq!(labels(Some(1)), ["x.json.gz"], "rank from distributedInfo");
+        assert_eq!(labels(Some(2)), ["bs_32_rank2.json.gz"]);
+        assert!(labels(Some(3)).is_empty(), "another rank's graphs are not this rank's");
+        let shared = group_by_rank(vec![capture("capture.json.gz", None)]);
+        assert_eq!(captures_of_rank(&shared, Some(5)).len(), 1, "a capture of no rank serves every rank");
+    }
+}
