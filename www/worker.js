@@ -24,7 +24,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
@@ -144,6 +144,14 @@ function dropSlot(slot) {
 /** Size of the file being read (for the message if the tab's memory runs out), when known. */
 let fileBytes = null;
 
+/** Capture traces read for a slot, added to its analyzer when it finishes. */
+const pendingCaptures = new Map();
+
+function dropCaptures(slot) {
+  for (const c of pendingCaptures.get(slot) || []) c.free();
+  pendingCaptures.delete(slot);
+}
+
 const ops = {
   start(data) {
     fileBytes = data.fileBytes ?? data.file?.size ?? null;
@@ -157,8 +165,22 @@ const ops = {
     a.push(new Uint8Array(data.buffer));
     return a.progress();
   },
+  // Capture traces for a slot's next trace: read whole (they are small), kept until it finishes.
+  async captures({ slot, files }) {
+    dropCaptures(slotOf({ slot }));
+    const read = [];
+    pendingCaptures.set(slotOf({ slot }), read);
+    for (const { file, name, batch, mode } of files) {
+      const c = new CaptureTrace(new Uint8Array(await file.arrayBuffer()), name, batch ?? undefined, mode ?? undefined);
+      read.push(c);
+    }
+    return read.map((c, i) => ({ name: files[i].name, graphs: c.graphs() }));
+  },
   finish(data) {
     const a = analyzer(data);
+    const slot = slotOf(data);
+    for (const c of pendingCaptures.get(slot) || []) a.add_capture(c);
+    dropCaptures(slot);
     const summary = a.finish();
     return { summary, tables: a.table_names(), views: a.table_views(), memory: memoryBytes() };
   },

@@ -12,8 +12,13 @@ use crate::read::{self, Reader};
 
 /// Ends a reader's input and links the model ([`crate::link`]): the trace every analysis reads.
 pub fn finish(reader: Reader) -> Result<Trace> {
+    finish_with_captures(reader, &[])
+}
+
+/// [`finish`], giving kernels replayed from graphs the ops that dispatched them in `captures`.
+pub fn finish_with_captures(reader: Reader, captures: &[crate::link::graphs::Capture]) -> Result<Trace> {
     let mut trace = reader.finish()?;
-    crate::link::link(&mut trace);
+    crate::link::link_with_captures(&mut trace, captures);
     Ok(trace)
 }
 

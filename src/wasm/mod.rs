@@ -43,6 +43,34 @@ pub struct Analyzer {
     state: State,
     /// The timeline's sorted lanes, built on the first timeline request.
     timeline: Option<crate::analysis::lod::TimelineIndex>,
+    /// Capture traces whose ops the trace's graph replays take ([`Analyzer::add_capture`]).
+    captures: Vec<crate::link::graphs::Capture>,
+}
+
+/// A capture trace (recorded while an engine captured its CUDA/HIP graphs), read whole, for
+/// [`Analyzer::add_capture`].
+#[wasm_bindgen]
+pub struct CaptureTrace {
+    capture: Option<crate::link::graphs::Capture>,
+}
+
+#[wasm_bindgen]
+impl CaptureTrace {
+    /// Reads a capture trace from its file's bytes (plain or gzip JSON). `batch_size` and `mode`
+    /// are what an `execution_details.json` says of it, when the page has one.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8], label: String, batch_size: Option<f64>, mode: Option<String>) -> Result<CaptureTrace, JsValue> {
+        let mut reader = Reader::new();
+        reader.push(bytes).map_err(|e| js_error(format!("capture trace {label}: {e}")))?;
+        let trace = crate::pipeline::finish(reader).map_err(|e| js_error(format!("capture trace {label}: {e}")))?;
+        let batch = batch_size.filter(|b| *b >= 0.0).map(|b| b as u64);
+        Ok(CaptureTrace { capture: Some(crate::link::graphs::Capture::new(trace, label, batch, mode)) })
+    }
+
+    /// Graphs captured in it.
+    pub fn graphs(&self) -> usize {
+        self.capture.as_ref().map_or(0, |c| c.graphs.len())
+    }
 }
 
 pub(crate) fn js_error(message: impl std::fmt::Display) -> JsValue {
@@ -66,7 +94,18 @@ impl Analyzer {
         } else {
             serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
         };
-        Ok(Analyzer { options, state: State::Reading(Box::default()), timeline: None })
+        Ok(Analyzer { options, state: State::Reading(Box::default()), timeline: None, captures: Vec::new() })
+    }
+
+    /// Adds a capture trace (before [`Analyzer::finish`]): the trace's graph replays take the ops
+    /// that dispatched them in it. The capture is consumed.
+    pub fn add_capture(&mut self, capture: &mut CaptureTrace) -> Result<(), JsValue> {
+        if !matches!(self.state, State::Reading(_)) {
+            return Err(js_error("add_capture after finish"));
+        }
+        let c = capture.capture.take().ok_or_else(|| js_error("capture trace already added"))?;
+        self.captures.push(c);
+        Ok(())
     }
 
     /// Feeds the next chunk of the file (gzip or plain JSON, any size).
@@ -128,7 +167,9 @@ impl Analyzer {
             }
             State::Spent => return Err(js_error("analyzer is spent")),
         };
-        let trace = crate::pipeline::finish(*reader).map_err(js_error)?;
+        let captures = std::mem::take(&mut self.captures);
+        let trace = crate::pipeline::finish_with_captures(*reader, &captures).map_err(js_error)?;
+        drop(captures);
         let analysis = Analysis::new(trace, self.options.clone()).map_err(js_error)?;
         let summary = summary_of(&analysis);
         self.state = State::Done(Box::new(analysis));

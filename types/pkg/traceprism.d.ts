@@ -17,6 +17,11 @@ export class Inflater {
   free(): void;
   [method: string]: any;
 }
+export class CaptureTrace {
+  constructor(bytes: Uint8Array, label: string, batchSize?: number, mode?: string);
+  free(): void;
+  graphs(): number;
+}
 export class RankRun {
   constructor();
   free(): void;

@@ -34,7 +34,7 @@ window.traceprismTest = { call: (op, data = {}) => store.core.call(op, data) };
 const timing = (window.traceprismTiming = /** @type {Record<string, any>} */ ({}));
 
 /** Loading traces, runs and the example; cancel (loading.js). */
-const { loadTrace, loadSecond, loadRun, reanalyseRun, startCore, cancel, loadExample, openFiles } = createLoading({
+const { loadTrace, loadSecond, loadRun, reanalyseRun, startCore, cancel, loadExample, openFiles, setCaptures } = createLoading({
   store,
   timing,
   showView: () => showView(),
@@ -326,6 +326,12 @@ function main() {
     const files = [...(input.files || [])];
     input.value = '';
     openFiles(files);
+  });
+  $('capture-input').addEventListener('change', (e) => {
+    const input = /** @type {HTMLInputElement} */ (e.target);
+    const files = [...(input.files || [])];
+    input.value = '';
+    setCaptures(files);
   });
   $('run-files-input').addEventListener('change', (e) => {
     const input = /** @type {HTMLInputElement} */ (e.target);

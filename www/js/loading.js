@@ -10,6 +10,7 @@ import { userRules } from './rules-text.js';
 import { emptyRun } from './store.js';
 import { readStalled } from './constants.js';
 import { $, setState, showError, showInputStatus, setProgress } from './status.js';
+import { captureEntries, splitCaptures } from './captures.js';
 
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 
@@ -37,7 +38,9 @@ export function createLoading(page) {
     store.comparison = null;
     showError('');
     showInputStatus(null);
-    $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
+    const captures = await captureEntries(store.captures);
+    const withCaptures = captures.length ? ` with ${captures.length} capture trace${captures.length > 1 ? 's' : ''} (${captures.map((c) => c.name).join(', ')})` : '';
+    $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})${withCaptures}`;
     $('tabs').hidden = true;
     clear($('view')).append(el('div', { class: 'empty', text: 'reading…' }));
     setState('loading');
@@ -67,7 +70,7 @@ export function createLoading(page) {
         read.bytes = bytesRead;
         if (bytesRead === total) timing.parsed = performance.now();
         setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
-      });
+      }, 'a', captures);
       clearInterval(watchdog);
       if (!store.current(stamp)) return;
       timing.analysed = performance.now();
@@ -232,9 +235,18 @@ export function createLoading(page) {
   /**
    * Opens dropped or picked files: three or more (or any dropped on the ranks view) are the ranks
    * of one run; two files are compared (the first becomes A, the second B); one file dropped on the
-   * compare view's B box becomes B; otherwise it replaces trace A.
+   * compare view's B box becomes B; otherwise it replaces trace A. Capture traces among them
+   * (named as engines name them) are read beside trace A instead.
+   * @param {File[]} dropped
+   * @param {string} [slot]
    */
-  async function openFiles(files, slot) {
+  async function openFiles(dropped, slot) {
+    // Capture traces (named as engines name them) go beside trace A; the rest are traces.
+    const { traces: files, captures } = splitCaptures(dropped);
+    if (captures.length) {
+      store.captures = captures;
+      if (!files.length && store.trace) return loadTrace(store.trace.blob, store.trace.fileName);
+    }
     if (!files.length) return;
     if (slot === 'run' || files.length >= 3) {
       await loadRun(files);
@@ -261,5 +273,14 @@ export function createLoading(page) {
     });
   }
 
-  return { loadTrace, loadSecond, loadRun, reanalyseRun, restartCore, startCore, cancel, loadExample, openFiles };
+  /**
+   * Capture traces picked with the page's control: read beside trace A, which is read again.
+   * @param {File[]} files
+   */
+  async function setCaptures(files) {
+    store.captures = files;
+    if (store.trace) await loadTrace(store.trace.blob, store.trace.fileName);
+  }
+
+  return { loadTrace, loadSecond, loadRun, reanalyseRun, restartCore, startCore, cancel, loadExample, openFiles, setCaptures };
 }

@@ -73,7 +73,9 @@ export class Session {
    * is called after every slice. Resolves to `{summary, tables, memory}` (plus `parallel:
    * {workers, parts, adopted}` when the worker read the file itself).
    */
-  async load(blob, options, onProgress, slot = 'a') {
+  async load(blob, options, onProgress, slot = 'a', captures = []) {
+    // Capture traces first: the worker keeps them for the slot until the trace is finished.
+    if (captures.length) await this.call('captures', { slot, files: captures });
     // A gzip file gains from the worker's own read only with a helper to inflate it (before the
     // warm-up ends there is none, and the worker reading alone measured slower than this path).
     // `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the

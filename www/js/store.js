@@ -53,6 +53,8 @@ export class Store {
     this.run = emptyRun(true);
     /** The watched folder. @type {WatchState} */
     this.watch = emptyWatch();
+    /** Capture traces read beside trace A (graph replays take their ops), as picked or dropped. @type {File[]} */
+    this.captures = [];
     /** The hash a view wrote for itself last: its hashchange is not a navigation. */
     this.ignoreHash = '';
   }
