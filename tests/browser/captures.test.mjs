@@ -26,7 +26,7 @@ test('a trace picked with its capture traces: every table as the CLI writes it w
   await page.setInputFiles('#file-input', files);
   await waitReady(page, 120_000);
   assert.match(await page.textContent('#file-name'), /with 1 capture trace \(bs_32_rank0\.json\.gz\)/);
-  const note = await page.textContent('#input-note');
+  const note = await page.textContent('#input-graphs');
   assert.ok(note.includes(`Graphs: ${graphsLine.replace(/^graphs\s+/, '')}`), note);
   await assertExportAllSameAsCli(page, csvs);
   assert.deepEqual(problems, []);
@@ -38,9 +38,9 @@ test('capture traces added to a trace already open: it is read again with them',
   await page.goto(env.server.url + '#overview');
   await pickFile(page, TRACE);
   await waitReady(page, 120_000);
-  assert.match(await page.textContent('#input-note'), /a capture trace \(--capture\) would attribute the rest/);
+  assert.match(await page.textContent('#input-graphs'), /a capture trace \(--capture\) would attribute the rest/);
   await page.setInputFiles('[data-testid="capture-input"]', path.join(CAPTURES, 'bs_32_rank0.json.gz'));
-  await page.waitForFunction(() => /544 kernels given their captured op/.test(document.getElementById('input-note')?.textContent || ''), null, { timeout: 120_000 });
+  await page.waitForFunction(() => /544 kernels given their captured op/.test(document.getElementById('input-graphs')?.textContent || ''), null, { timeout: 120_000 });
   await waitReady(page, 120_000);
   assert.deepEqual(problems, []);
   await page.close();

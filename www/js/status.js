@@ -37,11 +37,12 @@ export function showInputStatus(summary) {
   secretBox.textContent = secrets.length ? secretWarning(secrets) : '';
   secretBox.hidden = !secrets.length;
   const note = $('input-note');
+  note.textContent = (input.notes || []).map((/** @type {string} */ n) => `Note: ${n}`).join('\n');
+  note.hidden = !(input.notes || []).length;
   // Graph replays: how much was replayed and what gave it ops (the CLI's `graphs` line).
-  const graphs = summary && summary.graph_replays ? [`Graphs: ${summary.graph_replays.note}`] : [];
-  const lines = [...(input.notes || []).map((/** @type {string} */ n) => `Note: ${n}`), ...graphs];
-  note.textContent = lines.join('\n');
-  note.hidden = !lines.length;
+  const graphs = $('input-graphs');
+  graphs.textContent = summary && summary.graph_replays ? `Graphs: ${summary.graph_replays.note}` : '';
+  graphs.hidden = !graphs.textContent;
 }
 
 /** Shows or hides the progress bar with a fraction and a line of text. */
