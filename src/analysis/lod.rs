@@ -55,6 +55,8 @@ pub struct TimelineMeta {
     /// Category families, in the order of the categories chart's legend (by kernel time, longest
     /// first); lanes' columns index this. CPU lanes use the last entry, `CPU`.
     pub families: Vec<String>,
+    /// Each family's colour (`crate::rules::palette`), parallel to `families`.
+    pub colours: Vec<&'static str>,
     /// Start and end of all drawn rows, ns since the time origin.
     pub start: f64,
     pub end: f64,
@@ -188,6 +190,7 @@ impl TimelineIndex {
             .collect();
         let meta = TimelineMeta {
             lanes,
+            colours: families.iter().map(|f| crate::rules::palette::family_colour(f)).collect(),
             families,
             start: first as f64,
             end: last as f64,

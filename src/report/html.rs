@@ -35,7 +35,7 @@ pub fn html_report(a: &Analysis) -> String {
     );
     overview(&mut h, a, &s);
     section(&mut h, "Phase overview", &phase_overview(a, &s));
-    section(&mut h, "Time distribution per phase (kernel categories)", &per_phase_distribution(a));
+    section(&mut h, "Time distribution per phase (kernel families)", &per_phase_distribution(a));
     section(&mut h, "Top bottlenecks (ops by GPU time)", &top_bottlenecks(a));
     section(&mut h, "Operation frequency (ops by call count)", &op_frequency(a));
     section(&mut h, "Kernel category breakdown", &category_breakdown(a));
@@ -99,6 +99,7 @@ pub fn run_html_report(run: &crate::analysis::ranks::Run) -> String {
         section(&mut h, "Total wait at collectives, by rank", &hbars(&bars, "#e15759"));
     }
     if let Some(t) = find("rank_categories") {
+        // Kernel time by family per rank (the page's family colours).
         let mut stacks: Vec<Stack> = Vec::new();
         for r in &t.rows {
             let label = format!("rank {}", r[0].text());
@@ -106,18 +107,14 @@ pub fn run_html_report(run: &crate::analysis::ranks::Run) -> String {
                 stacks.push(Stack { label, parts: Vec::new() });
             }
             if let Some(s) = stacks.last_mut() {
-                // The rows come largest first: the eighth part and after are summed as "other".
-                let v = r[4].as_f64().unwrap_or(0.0);
-                if s.parts.len() < 8 {
-                    s.parts.push((r[1].text(), v));
-                } else if let Some(last) = s.parts.get_mut(8) {
-                    last.1 += v;
-                } else {
-                    s.parts.push(("other".to_string(), v));
+                let (family, v) = (r[2].text(), r[4].as_f64().unwrap_or(0.0));
+                match s.parts.iter_mut().find(|p| p.0 == family) {
+                    Some(p) => p.1 += v,
+                    None => s.parts.push((family, v)),
                 }
             }
         }
-        section(&mut h, "Kernel time by category, by rank", &stacked(&stacks));
+        section(&mut h, "Kernel time by family, by rank", &stacked(&stacks));
     }
     h.push_str("<h2>Tables</h2>\n");
     for t in &tables {
@@ -261,29 +258,24 @@ fn phase_overview(a: &Analysis, s: &Summary) -> String {
 }
 
 fn per_phase_distribution(a: &Analysis) -> String {
+    // Kernel time by family per phase (the page's family colours).
     let g = &a.trace.gpu;
-    let mut by_phase: HashMap<&'static str, HashMap<String, f64>> = HashMap::new();
-    let mut totals: HashMap<String, f64> = HashMap::new();
+    let mut by_phase: HashMap<&'static str, Vec<(String, f64)>> = HashMap::new();
     for i in a.trace.kernel_rows() {
         let phase = a.phases.phase_of_row.get(i).copied().flatten().map_or("all kernels", |p| p.as_str());
-        let cat = a.categories.name(i).to_string();
-        *by_phase.entry(phase).or_default().entry(cat.clone()).or_insert(0.0) += g.dur[i] as f64;
-        *totals.entry(cat).or_insert(0.0) += g.dur[i] as f64;
+        let family = a.categories.family(i);
+        let parts = by_phase.entry(phase).or_default();
+        match parts.iter_mut().find(|p| p.0 == family) {
+            Some(p) => p.1 += g.dur[i] as f64,
+            None => parts.push((family.to_string(), g.dur[i] as f64)),
+        }
     }
-    let mut cats: Vec<(String, f64)> = totals.into_iter().collect();
-    cats.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-    let keep: Vec<String> = cats.iter().take(9).map(|c| c.0.clone()).collect();
-    let mut phases: Vec<&&str> = by_phase.keys().collect();
-    phases.sort();
+    let mut phases: Vec<(&'static str, Vec<(String, f64)>)> = by_phase.into_iter().collect();
+    phases.sort_by(|x, y| x.0.cmp(y.0));
     let stacks: Vec<Stack> = phases
         .into_iter()
-        .map(|p| {
-            let m = &by_phase[*p];
-            let mut parts: Vec<(String, f64)> = keep.iter().map(|c| (c.clone(), m.get(c).copied().unwrap_or(0.0))).collect();
-            let other: f64 = m.iter().filter(|(c, _)| !keep.contains(c)).map(|(_, v)| v).sum();
-            if other > 0.0 {
-                parts.push(("other categories".into(), other));
-            }
+        .map(|(p, mut parts)| {
+            parts.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
             Stack { label: p.to_string(), parts }
         })
         .collect();

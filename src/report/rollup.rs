@@ -12,6 +12,8 @@ pub struct Rollup {
     pub categories: Vec<String>,
     /// Each category's family, parallel to `categories`.
     pub families: Vec<String>,
+    /// Each family's colour (`crate::rules::palette`): the same in every view and trace.
+    pub family_colours: std::collections::BTreeMap<String, &'static str>,
     /// Category of each group (index into `categories`).
     pub category: Vec<u32>,
     /// Phase of each group (`prefill`, `decode`...), or none.
@@ -59,5 +61,6 @@ pub fn rollup(a: &Analysis) -> Rollup {
         out.count.push(count);
         out.dur_us.push(dur as f64 / 1000.0);
     }
+    out.family_colours = crate::rules::palette::family_colours(out.families.iter().map(String::as_str));
     out
 }

@@ -68,7 +68,8 @@ pub struct Stack {
     pub parts: Vec<(String, f64)>,
 }
 
-/// Stacked horizontal bars (each normalised to 100 %), with a legend of segment names.
+/// Stacked horizontal bars (each normalised to 100 %), with a legend of segment names; segments
+/// are kernel families, each in its own colour ([`crate::rules::palette`]).
 pub fn stacked(stacks: &[Stack]) -> String {
     if stacks.is_empty() {
         return "<p class=\"note\">No data.</p>".into();
@@ -81,7 +82,7 @@ pub fn stacked(stacks: &[Stack]) -> String {
             }
         }
     }
-    let color = |n: &str| PALETTE[names.iter().position(|x| x == n).unwrap_or(0) % PALETTE.len()];
+    let color = crate::rules::palette::family_colour;
     let row = 30.0;
     let legend_rows = names.len().div_ceil(3) as f64;
     let h = row * stacks.len() as f64 + 18.0 * legend_rows + 16.0;

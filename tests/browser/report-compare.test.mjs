@@ -168,7 +168,7 @@ test('report view: the five plots and an interactive roofline scatter with the d
   await waitReady(page);
   await page.waitForSelector('[data-view="report"][data-rendered]', { timeout: 120_000 });
   const headings = await page.$$eval('[data-view="report"] h3', (hs) => hs.map((h) => h.textContent));
-  for (const h of ['Phase overview', 'Time distribution per phase (kernel categories)', 'Operation frequency (ops by call count)', 'Top bottlenecks (ops by GPU time)', 'Kernel category breakdown', 'Roofline']) {
+  for (const h of ['Phase overview', 'Time distribution per phase (kernel families)', 'Operation frequency (ops by call count)', 'Top bottlenecks (ops by GPU time)', 'Kernel category breakdown', 'Roofline']) {
     assert.ok(headings.includes(h), `missing plot ${h}`);
   }
   // Roofline points are the CLI's roofline_* rows; the roof is the CLI's device peak.

@@ -257,12 +257,12 @@ export function stackedBars(stacks, { format = formatUs, width = 820 } = {}) {
     s.parts.forEach((p, k) => {
       const w = ((width - labelW - 10) * p.value) / top;
       if (w <= 0) return;
-      root.append(mark('rect', { x, y: y + 2, width: w, height: rowH - 6, fill: colour(k) }, `${s.label} · ${p.label}: ${format(p.value)} (${((100 * p.value) / total).toFixed(1)}% of ${s.label})`));
+      root.append(mark('rect', { x, y: y + 2, width: w, height: rowH - 6, fill: p.colour || colour(k) }, `${s.label} · ${p.label}: ${format(p.value)} (${((100 * p.value) / total).toFixed(1)}% of ${s.label})`));
       x += w;
     });
   });
   const parts = stacks[0]?.parts || [];
-  const legend = el('div', { class: 'legend' }, parts.map((p, k) => el('span', {}, el('span', { class: 'swatch', style: `background:${colour(k)}` }), p.label)));
+  const legend = el('div', { class: 'legend' }, parts.map((p, k) => el('span', {}, el('span', { class: 'swatch', style: `background:${p.colour || colour(k)}` }), p.label)));
   return el('div', { class: 'chart' }, root, legend, hoverCaption(root, 'hover a segment for its share'));
 }
 

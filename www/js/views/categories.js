@@ -7,8 +7,8 @@ import { renderTables, groupRollup } from './common.js';
 export async function categories(ctx, root) {
   root.append(el('h2', { text: 'Kernel categories' }));
   const r = await ctx.rollup();
-  const families = [...new Set(r.families)];
-  const famColour = (f) => colour(families.indexOf(f));
+  // Colours by family name, the same in every view, trace and the HTML report (rules/palette.rs).
+  const famColour = (f) => r.family_colours[f] || colour(0);
   const byCat = [...groupRollup(r, (i) => r.category[i])].map(([c, g]) => ({ label: r.categories[c], value: g.dur, colour: famColour(r.families[c]), title: `${r.categories[c]} (${r.families[c]}, ${g.count} kernels)` }));
   const byFam = [...groupRollup(r, (i) => r.families[r.category[i]])].map(([f, g]) => ({ label: f, value: g.dur, colour: famColour(f), title: `${f} (${g.count} kernels)` }));
   byCat.sort((a, b) => b.value - a.value);

@@ -44,7 +44,7 @@ export async function phases(ctx, root) {
     const stacks = [...perPass.keys()]
       .sort((a, b) => (order[mainPhase(a)] ?? 3) - (order[mainPhase(b)] ?? 3) || a - b)
       .slice(0, 64)
-      .map((idx) => ({ label: `pass ${idx} · ${mainPhase(idx)}`, parts: families.map((f) => ({ label: f, value: perPass.get(idx).get(f) || 0 })) }));
+      .map((idx) => ({ label: `pass ${idx} · ${mainPhase(idx)}`, parts: families.map((f) => ({ label: f, value: perPass.get(idx).get(f) || 0, colour: r.family_colours[f] })) }));
     const diffusion = ctx.summary.workload === 'diffusion';
     root.append(el('h3', { text: diffusion ? 'Kernel time per denoising step and stage by category family' : 'Kernel time per pass by category family (prefill, then decode)' }), stackedBars(stacks));
   } else {

@@ -45,16 +45,12 @@ export async function report(ctx, root) {
     }
   }
 
-  // 2. Per-phase time distribution over kernel categories (top 9 categories + other).
-  root.append(el('h3', { text: 'Time distribution per phase (kernel categories)' }));
-  const catTotals = [...groupRollup(r, (i) => r.category[i])].sort((a, b) => b[1].dur - a[1].dur);
-  const keep = catTotals.slice(0, 9).map(([c]) => c);
+  // 2. Per-phase time distribution over kernel families (the HTML report's chart, its colours).
+  root.append(el('h3', { text: 'Time distribution per phase (kernel families)' }));
   const phasesSeen = [...groupRollup(r, (i) => r.phase[i] ?? 'all kernels').keys()].sort();
   const stacks = phasesSeen.map((ph) => {
-    const m = groupRollup(r, (i) => ((r.phase[i] ?? 'all kernels') === ph ? r.category[i] : undefined));
-    const parts = keep.map((c) => ({ label: r.categories[c], value: m.get(c)?.dur || 0 }));
-    const other = [...m].filter(([c]) => !keep.includes(c)).reduce((t, [, g]) => t + g.dur, 0);
-    if (catTotals.length > keep.length) parts.push({ label: 'other categories', value: other });
+    const m = groupRollup(r, (i) => ((r.phase[i] ?? 'all kernels') === ph ? r.families[r.category[i]] : undefined));
+    const parts = [...m].sort((a, b) => b[1].dur - a[1].dur || String(a[0]).localeCompare(String(b[0]))).map(([f, g]) => ({ label: String(f), value: g.dur, colour: r.family_colours[f] }));
     return { label: ph, parts };
   });
   root.append(stacks.length ? stackedBars(stacks) : el('p', { class: 'note', text: 'No kernels.' }));
@@ -72,7 +68,7 @@ export async function report(ctx, root) {
 
   // 5. Category breakdown.
   root.append(el('h3', { text: 'Kernel category breakdown' }),
-    barChart(catTotals.map(([c, g]) => ({ label: r.categories[c], value: g.dur, title: `${r.categories[c]} (${r.families[c]}, ${formatCount(g.count)} kernels)` })), { max: 20 }));
+    barChart([...groupRollup(r, (i) => r.category[i])].sort((a, b) => b[1].dur - a[1].dur).map(([c, g]) => ({ label: r.categories[c], value: g.dur, colour: r.family_colours[r.families[c]], title: `${r.categories[c]} (${r.families[c]}, ${formatCount(g.count)} kernels)` })), { max: 20 }));
 
   // 6. Roofline scatter with the device roofs.
   root.append(el('h3', { text: 'Roofline' }));

@@ -5,7 +5,6 @@
 // selects; hover shows the kernel under the pointer, click shows it in the side panel. The window
 // lives in the address (#timeline?from=<µs>&to=<µs>). Everything from the trace is drawn as text.
 import { el } from '../dom.js';
-import { colour } from '../charts.js';
 import { phaseColour } from './common.js';
 import { zoom, pan, clamp, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan, visibleRange } from '../timeline/window.js';
 
@@ -18,11 +17,8 @@ const OVERVIEW_H = 36;
 /** Renders the timeline view. */
 export async function timeline(ctx, root) {
   const meta = await ctx.call('timelineMeta');
-  const r = await ctx.rollup();
-  // The categories chart's palette: colours by family, in the rollup's order.
-  const chartFamilies = [...new Set(r.families)];
-  const famColour = (f) => (f === 'CPU' ? '#9aa5b1' : colour(chartFamilies.indexOf(f) < 0 ? chartFamilies.length + meta.families.indexOf(f) : chartFamilies.indexOf(f)));
-  const colours = meta.families.map(famColour);
+  // Colours by family name, as in every other view (rules/palette.rs).
+  const colours = meta.colours;
   const hidden = new Set();
   const bounds = { from: meta.start, to: Math.max(meta.end, meta.start + 1000) };
   let view = clamp(spanFromParams(ctx.params || {}, meta.origin) || bounds, bounds);
