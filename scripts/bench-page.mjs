@@ -13,6 +13,7 @@
 // `npm run build` and `cargo build --release` first. TRACEPRISM_DIST=DIR times another build of the
 // page (e.g. a copy of dist/ from before a change); BENCH_CONSOLE=TEXT prints the page's and its
 // workers' console messages that contain TEXT (for timing printed while investigating);
+// BENCH_GZIP_CRC=auto|on|off sets the page's gzip CRC-32 setting.
 // BENCH_GZIP_PIPELINE=always|never overrides whether a .gz is inflated by a helper worker (by
 // default only with 3 cores or more), shown as "2 (parts parsed by the helper and kept/blocks)".
 // With --run RANKS, also a run of that many ranks of about --run-mb MB each (default 100), made by
@@ -83,6 +84,7 @@ async function measure(browser, file, mode) {
     await page.goto(server.url + '#overview', { waitUntil: 'load' });
     if (mode === 'warm') await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
     if (process.env.BENCH_GZIP_PIPELINE) await page.evaluate((m) => { window.traceprismGzipPipeline = m; }, process.env.BENCH_GZIP_PIPELINE);
+    if (process.env.BENCH_GZIP_CRC) await page.selectOption('#crc-input', process.env.BENCH_GZIP_CRC);
     await pickFile(page, file);
     await waitReady(page, 30 * 60_000);
     await page.waitForFunction(() => window.traceprismTiming.firstTable !== null, null, { timeout: 30 * 60_000 });

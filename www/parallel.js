@@ -271,8 +271,9 @@ async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
  * Resolves to what is wrong at the stream's end (cut short, trailer missing or wrong: the text
  * delivered is all there is, for `Analyzer.input_cut`), or undefined if it ended cleanly.
  */
-export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = () => null) {
+export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = () => null, crc = true) {
   const inflater = new Inflater(INFLATE_BLOCK_BYTES);
+  inflater.check_crc(crc);
   const drain = async () => {
     while (inflater.ready()) {
       const t = performance.now();
@@ -324,10 +325,10 @@ export async function inflateFile(file, readSlicesOf, deliver, ms = {}, spare = 
  * parses the rest of the block itself, so the result never depends on the guess. If the helper itself fails, this worker inflates the file itself from the
  * start and goes on after the text it has already parsed.
  */
-async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
+async function readGzip(analyzer, file, pool, helper, onProgress, ms, crc = true) {
   const queue = [];
   let wake = null;
-  const post = pool.stream(helper, { op: 'inflate', file }, (d) => {
+  const post = pool.stream(helper, { op: 'inflate', file, crc }, (d) => {
     queue.push(d);
     wake?.();
   });
@@ -398,7 +399,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
         credited += credit;
         parse(text.subarray(skip), credit);
         skip = 0;
-      });
+      }, {}, () => null, crc);
       if (credited < total) parse(new Uint8Array(0), total - credited);
       if (cut) analyzer.input_cut(cut);
       break;
@@ -410,12 +411,13 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms) {
 
 /**
  * Reads `file` into `analyzer` (fresh, nothing pushed yet), using the helpers of `pool` for a large
- * plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `useGzipPipeline`). `onProgress({bytesRead, total, events})` is called as any worker advances.
+ * plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `useGzipPipeline`;
+ * `crc`: whether the gzip CRC-32 is checked). `onProgress({bytesRead, total, events})` is called as any worker advances.
  * Resolves to `{workers, parts, adopted, ms}`: workers that parsed, parts handed to helpers, parts
  * kept, and where this worker's time went (ms: plan, own range, read wait, push, wait for parts,
  * adopt; `helperK` for each helper).
  */
-export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 'auto') {
+export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 'auto', crc = true) {
   const t0 = performance.now();
   startReader();
   const total = file.size;
@@ -424,7 +426,7 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
   if (form === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0 && useGzipPipeline(gzipPipeline)) {
     const ms = { plan: performance.now() - t0 };
     try {
-      const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms);
+      const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms, crc);
       ms.total = performance.now() - t0;
       return { workers: 2, parts: blocks, adopted, inflated: blocks, ms };
     } catch (err) {

@@ -86,7 +86,7 @@ let inflating = null;
  * When the main worker is behind, a block is also parsed here from a likely event start `split`
  * and sent with the part's bytes (`part`), as the native gzip reader does (gzip_pipeline.rs).
  */
-async function inflate({ job, file }) {
+async function inflate({ job, file, crc }) {
   const current = (inflating = { job, credit: INFLATE_BLOCKS_AHEAD, wake: null, spares: [] });
   const t0 = performance.now();
   const ms = { read: 0, inflate: 0, wait: 0 };
@@ -130,7 +130,7 @@ async function inflate({ job, file }) {
       ms.wait += performance.now() - t;
       current.credit--;
       /** @type {any} */ (self).postMessage(message, transfer);
-    }, ms, () => current.spares.pop() || null);
+    }, ms, () => current.spares.pop() || null, crc !== false);
     ms.total = performance.now() - t0;
     self.postMessage({ job, done: true, cut, ms });
   } catch (err) {

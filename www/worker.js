@@ -342,7 +342,7 @@ const ops = {
   async load(data, id) {
     ops.start(data);
     const a = analyzer(data);
-    const parallel = await readFile(a, data.file, pool, (progress) => self.postMessage({ id, progress }), data.gzipPipeline);
+    const parallel = await readFile(a, data.file, pool, (progress) => self.postMessage({ id, progress }), data.gzipPipeline, data.options?.gzip_crc !== false);
     return { ...ops.finish(data), parallel };
   },
 };

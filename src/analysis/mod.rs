@@ -49,6 +49,8 @@ pub struct Options {
     pub include_unlinked: bool,
     /// Refuse a trace cut short (an error with its byte offset) instead of analysing what was read.
     pub strict: bool,
+    /// Check each gzip member's CRC-32 (the CLI always does; the page may skip it for large files).
+    pub gzip_crc: bool,
 }
 
 impl Default for Options {
@@ -65,6 +67,7 @@ impl Default for Options {
             device: None,
             include_unlinked: true,
             strict: false,
+            gzip_crc: true,
         }
     }
 }

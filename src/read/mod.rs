@@ -54,6 +54,8 @@ pub struct Reader {
     parallel_blocks: u64,
     /// What was wrong at the end of a gzip stream inflated elsewhere (see [`Reader::input_cut`]).
     gzip_cut: Option<String>,
+    /// Whether a gzip input's CRC-32 is checked ([`Reader::check_gzip_crc`]).
+    gzip_crc: bool,
     /// A JAX profile (protobuf `XSpace`, plain or inflated from `*.xplane.pb.gz`), told by its
     /// first bytes and kept whole: it is decoded at the end.
     xspace: Option<Vec<u8>>,
@@ -76,8 +78,14 @@ impl Reader {
             json_bytes: 0,
             parallel_blocks: 0,
             gzip_cut: None,
+            gzip_crc: true,
             xspace: None,
         }
+    }
+
+    /// Checks a gzip input's CRC-32 (the default) or not; call before the first [`Reader::push`].
+    pub fn check_gzip_crc(&mut self, on: bool) {
+        self.gzip_crc = on;
     }
 
     /// Feeds the next chunk of the file (compressed or not).
@@ -88,10 +96,15 @@ impl Reader {
         self.bytes_in += chunk.len() as u64;
         if let Input::Detect = self.input {
             // One byte is enough to rule gzip out; a lone 0x1f waits for the second byte.
+            let gzip = || {
+                let mut d = Box::<GzipDecoder>::default();
+                d.check_crc(self.gzip_crc);
+                Input::Gzip(d)
+            };
             if chunk.len() == 1 && chunk[0] == 0x1f && self.bytes_in == 1 {
-                self.input = Input::Gzip(Box::default());
+                self.input = gzip();
             } else {
-                self.input = if is_gzip(chunk) { Input::Gzip(Box::default()) } else { Input::Plain };
+                self.input = if is_gzip(chunk) { gzip() } else { Input::Plain };
             }
         }
         let Reader { input, json, builder, json_bytes, xspace, .. } = self;

@@ -94,7 +94,9 @@ impl Analyzer {
         } else {
             serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
         };
-        Ok(Analyzer { options, state: State::Reading(Box::default()), timeline: None, captures: Vec::new() })
+        let mut reader = Box::<Reader>::default();
+        reader.check_gzip_crc(options.gzip_crc);
+        Ok(Analyzer { options, state: State::Reading(reader), timeline: None, captures: Vec::new() })
     }
 
     /// Adds a capture trace (before [`Analyzer::finish`]): the trace's graph replays take the ops

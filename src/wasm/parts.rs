@@ -121,6 +121,11 @@ impl Inflater {
         self.decoder.finish_to(&mut self.blocks).map_err(js_error)
     }
 
+    /// Checks each member's CRC-32 (on by default) or not (a page setting for large files).
+    pub fn check_crc(&mut self, on: bool) {
+        self.decoder.check_crc(on);
+    }
+
     /// True if a full block is ready for [`Inflater::take`].
     pub fn ready(&self) -> bool {
         !self.blocks.full.is_empty()

@@ -70,3 +70,33 @@ test('a corrupt .json.gz shows the core\'s error, as the CLI', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a .json.gz whose CRC-32 is wrong says so in the page as the CLI does, through either reader, unless the setting is off', async () => {
+  // The same text under a trailer whose CRC-32 is off by one bit: it inflates whole, only the
+  // CRC tells (the CLI analyses the text with a warning, as for any wrong last trailer).
+  // 4.2 MB: above the size from which a helper inflates it (the 'always' pass), read by the
+  // main worker's own reader otherwise.
+  const bytes = Buffer.from(fs.readFileSync(FIXTURE));
+  bytes[bytes.length - 8] ^= 1;
+  const file = path.join(tmp, 'bad-crc.json.gz');
+  fs.writeFileSync(file, bytes);
+  const cliWarning = cli('summary', file).toString().split('\n').find((l) => l.includes('CRC-32'));
+  assert.ok(cliWarning, 'the CLI names the CRC');
+  const expected = cliWarning.replace(/^WARNING\s+/, '');
+  for (const [pipeline, crc] of [['never', 'auto'], ['always', 'auto'], ['never', 'off']]) {
+    const { page, problems } = await env.browser.newPage();
+    await page.goto(env.server.url + '#overview');
+    await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+    await page.evaluate((m) => { window.traceprismGzipPipeline = m; }, pipeline);
+    await page.selectOption('[data-testid="crc-input"]', crc);
+    await pickFile(page, file);
+    await waitReady(page, 120_000);
+    const parallel = await page.evaluate(() => window.traceprismTiming.parallel);
+    assert.equal(Boolean(parallel && parallel.inflated), pipeline === 'always', `${pipeline}: ${JSON.stringify(parallel)}`);
+    const warning = (await page.isVisible('[data-testid="input-warning"]')) ? await page.textContent('[data-testid="input-warning"]') : '';
+    if (crc === 'off') assert.ok(!warning.includes('CRC-32'), `setting off: ${warning}`);
+    else assert.ok(warning.includes(expected), `${pipeline} pipeline: page says ${JSON.stringify(warning)}, CLI says ${JSON.stringify(expected)}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});

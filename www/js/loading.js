@@ -8,7 +8,7 @@ import { formatBytes, formatCount } from './format.js';
 import { readHash, writeHash } from './routing.js';
 import { userRules } from './rules-text.js';
 import { emptyRun } from './store.js';
-import { readStalled } from './constants.js';
+import { readStalled, GZIP_CRC_AUTO_MAX_BYTES } from './constants.js';
 import { $, setState, showError, showInputStatus, setProgress } from './status.js';
 import { captureEntries, splitCaptures } from './captures.js';
 
@@ -22,10 +22,16 @@ const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 export function createLoading(page) {
   const { store, timing, showView, updateTabs } = page;
 
-  /** The options every load passes to the core (the page's settings and the user's rules). */
-  function loadOptions() {
+  /**
+   * The options every load passes to the core (the page's settings and the user's rules) for a
+   * file of `bytes`: the gzip CRC-32 is checked as the setting says (`auto`: files under 1 GB).
+   * @param {number} [bytes]
+   */
+  function loadOptions(bytes = 0) {
     const rules = userRules();
-    return { strict: $('strict-input').checked, ...(rules.trim() ? { category_rules: rules } : {}) };
+    const crc = /** @type {HTMLSelectElement} */ ($('crc-input')).value;
+    const gzipCrc = crc === 'on' || (crc === 'auto' && bytes < GZIP_CRC_AUTO_MAX_BYTES);
+    return { strict: $('strict-input').checked, gzip_crc: gzipCrc, ...(rules.trim() ? { category_rules: rules } : {}) };
   }
 
   /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
@@ -64,7 +70,7 @@ export function createLoading(page) {
       setState('error');
     }, 5000);
     try {
-      const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
+      const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
         if (!store.current(stamp)) return;
         read.at = performance.now();
         read.bytes = bytesRead;
@@ -143,7 +149,7 @@ export function createLoading(page) {
       for (let i = 0; i < files.length; i++) {
         const f = files[i];
         try {
-          await session.load(f, loadOptions(), ({ bytesRead, total, events }) => {
+          await session.load(f, loadOptions(f.size), ({ bytesRead, total, events }) => {
             if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
           }, `r${i}`);
           await session.call('runAdd', { slot: `r${i}`, name: f.name });
@@ -198,7 +204,7 @@ export function createLoading(page) {
       if (node) node.textContent = text;
     };
     try {
-      const result = await session.load(blob, loadOptions(), ({ bytesRead, total, events }) => {
+      const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
         if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
       }, 'b');
       if (!store.current(stamp)) return;
