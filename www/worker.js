@@ -32,15 +32,13 @@ import { WORKER_SLICE_BYTES } from './js/constants.js';
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
 /**
- * Helper workers (one per further core, up to 3). They are started once this worker has warmed up
- * (so on a machine with few cores they do not slow its own start), or, if a file arrives first,
- * once that request is done; until then a file is parsed by this worker alone.
+ * Helper workers (one per further core, up to 3), started with the page: a file dropped the moment
+ * the page opens is read by as many workers as one dropped later (issue 37). Each warms itself up
+ * and stops warming the moment a request arrives, as this worker does.
  */
 let pool = null;
 const HELPERS = typeof Worker === 'undefined' ? 0 : workerCount() - 1;
-let helpersWanted = HELPERS > 0;
 function startHelpers() {
-  helpersWanted = false;
   try {
     pool = new HelperPool(HELPERS);
   } catch (err) {
@@ -48,6 +46,7 @@ function startHelpers() {
   }
   return pool;
 }
+if (HELPERS > 0) startHelpers();
 try {
   startReader();
 } catch (err) {
@@ -82,8 +81,8 @@ ready.then(async () => {
       break;
     }
   }
-  // Uninterrupted: start the helpers and report warm once they are warm too.
-  if (!requested && helpersWanted) await startHelpers()?.warmed;
+  // Report warm once the helpers are warm too (they started with this worker).
+  if (pool) await pool.warmed;
   self.postMessage({ warmed: performance.now() - warmStart, error });
 }, () => {});
 
@@ -370,9 +369,5 @@ self.onmessage = async (event) => {
     }
     // `trapped`: the module cannot be used again; the page starts a fresh worker for the next trace.
     self.postMessage({ id, error: trap ? trapMessage(message, failed, memoryBytes(), fileBytes) : message, trapped: trap });
-  } finally {
-    // A file that arrived before the warm-up ended was read by this worker alone: the helpers
-    // start now, for the next one.
-    if (helpersWanted && (op === 'load' || op === 'finish')) startHelpers();
   }
 };

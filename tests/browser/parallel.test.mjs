@@ -18,10 +18,7 @@ const env = useBrowser('traceprism-parallel-', (dir) => fs.writeFileSync(plainOf
 const tmp = env.tmp;
 const PLAIN = plainOf(tmp);
 
-/**
- * Waits until the worker says it has warmed up: its helper workers start with the warm-up (a file
- * that arrives earlier is parsed by the main worker alone).
- */
+/** Waits until the worker and its helpers (started with the page) say they have warmed up. */
 async function warm(page) {
   await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
 }
@@ -51,6 +48,27 @@ test('a dropped plain-JSON trace is parsed by several workers and its tables equ
   const fact = async (k) => Number(await page.getAttribute(`[data-fact="${k}"]`, 'data-value'));
   assert.equal(await fact('kernels'), summary.counts.kernels);
   assert.equal(await fact('events'), summary.input.events);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a trace dropped the moment the page opens is read by as many workers as on a warm page', async () => {
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview', { waitUntil: 'load' });
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
+  const warmBefore = await page.evaluate(() => window.traceprismTiming.warm);
+  await dropFile(page, PLAIN);
+  await waitReady(page, 300_000);
+  const parallel = await page.evaluate(() => window.traceprismTiming.parallel);
+  if (cores >= 2) {
+    assert.equal(warmBefore, null, 'dropped before the warm-up ended');
+    assert.ok(parallel, 'the worker read the cold drop in ranges');
+    assert.equal(parallel.workers, Math.min(cores, 4), `one worker per core: ${JSON.stringify(parallel)}`);
+  }
+  const summary = JSON.parse(cli('summary', PLAIN, '--json').toString());
+  const fact = async (k) => Number(await page.getAttribute(`[data-fact="${k}"]`, 'data-value'));
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
+  assert.equal(await fact('kernels'), summary.counts.kernels);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -76,14 +76,13 @@ export class Session {
   async load(blob, options, onProgress, slot = 'a', captures = []) {
     // Capture traces first: the worker keeps them for the slot until the trace is finished.
     if (captures.length) await this.call('captures', { slot, files: captures });
-    // A gzip file gains from the worker's own read only with a helper to inflate it (before the
-    // warm-up ends there is none, and the worker reading alone measured slower than this path).
-    // `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the
+    // A gzip file gains from the worker's own read only with a helper to inflate it (the helpers
+    // start with the page, so a cold page has one too). `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the
     // worker's choice by core count (parallel.js, `useGzipPipeline`).
     const mode = globalThis.traceprismGzipPipeline || 'auto';
     const cores = navigator.hardwareConcurrency || 2;
     const wanted = mode === 'always' || (mode === 'auto' && cores >= GZIP_PIPELINE_MIN_CORES);
-    const gzipPipeline = wanted && this.isWarm && blob.size >= WORKER_READ_MIN_GZIP_BYTES && (await isGzip(blob));
+    const gzipPipeline = wanted && blob.size >= WORKER_READ_MIN_GZIP_BYTES && (await isGzip(blob));
     // A JAX profile (protobuf) is read whole by the core: the parallel readers split JSON text.
     const xspace = looksLikeXSpace(new Uint8Array(await blob.slice(0, 64).arrayBuffer()));
     if ((blob.size >= WORKER_READ_MIN_BYTES || gzipPipeline) && !xspace) {
