@@ -45,24 +45,29 @@ fn lanes_busy_time_and_hits_match_the_raw_json() {
         streams.dedup();
         let gpu_lanes: Vec<_> = index.meta.lanes.iter().filter(|l| l.kind == "gpu").collect();
         assert_eq!(gpu_lanes.iter().map(|l| l.stream).collect::<Vec<_>>(), streams, "{name}: one lane per stream");
-        let width = 16_000;
-        let (from, to) = (index.meta.start, index.meta.end);
-        let buckets = index.buckets(from, to, width);
-        let lanes = index.meta.lanes.len();
-        let per_px = (to - from) / width as f64;
-        for (k, lane) in gpu_lanes.iter().enumerate() {
-            let drawn: f64 = (0..width).map(|c| buckets[(lanes + k) * width + c] as f64 / 255.0 * per_px).sum();
-            let want = 1e3 * union(raw.iter().filter(|r| r.0 == lane.stream).map(|r| (r.1, r.2)).collect());
-            // Each column's fraction is rounded to 1/255, and a span under a pixel still shows.
-            let slack = width as f64 * per_px / 255.0 + 0.02 * want;
-            assert!(
-                (drawn - want).abs() <= slack,
-                "{name} stream {}: drawn {drawn:.0} ns busy, kernels cover {want:.0} ns",
-                lane.stream
-            );
-            let painted = (0..width).filter(|&c| buckets[k * width + c] != EMPTY).count();
-            assert!(painted > 0, "{name} stream {}: not blank", lane.stream);
+        // 16,000 columns read the spans themselves; 300 columns over the whole trace read the
+        // lanes' pyramids (more than 8 spans per column).
+        for width in [16_000, 300] {
+            let (from, to) = (index.meta.start, index.meta.end);
+            let buckets = index.buckets(from, to, width);
+            let lanes = index.meta.lanes.len();
+            let per_px = (to - from) / width as f64;
+            for (k, lane) in gpu_lanes.iter().enumerate() {
+                let drawn: f64 = (0..width).map(|c| buckets[(lanes + k) * width + c] as f64 / 255.0 * per_px).sum();
+                let want = 1e3 * union(raw.iter().filter(|r| r.0 == lane.stream).map(|r| (r.1, r.2)).collect());
+                // Each column's fraction is rounded to 1/255, and a span under a pixel still shows.
+                let slack = width as f64 * per_px / 255.0 + 0.02 * want;
+                assert!(
+                    (drawn - want).abs() <= slack,
+                    "{name} stream {} at {width} columns: drawn {drawn:.0} ns busy, kernels cover {want:.0} ns",
+                    lane.stream
+                );
+                let painted = (0..width).filter(|&c| buckets[k * width + c] != EMPTY).count();
+                assert!(painted > 0, "{name} stream {}: not blank", lane.stream);
+            }
         }
+        let lanes = index.meta.lanes.len();
+        let to = index.meta.end;
         // A hit in the middle of every 50th GPU event names that event (or one overlapping it).
         let origin_us = index.meta.origin / 1e3;
         for r in raw.iter().step_by(50) {

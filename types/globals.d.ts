@@ -4,6 +4,7 @@ interface Window {
   traceprismTest: { call: (op: string, data?: Record<string, unknown>) => Promise<any> };
   traceprismTimeline?: Record<string, any>;
   traceprismGzipPipeline?: string;
+  traceprismNoSizeLimit?: boolean;
   traceprismFrameIntervals?: number[];
   traceprismStopFrames?: boolean;
 }

@@ -15,6 +15,9 @@
 // unmapping it later: on a 1 GB trace that kept a core's worth of kernel threads busy). Where the
 // stream has no BYOB reader, each slice is a new buffer from `Blob.arrayBuffer()`.
 let current = null;
+
+/** A stream read that made no progress for `STREAM_STALL_MS`. */
+class StreamStalled extends Error {}
 /** Buffers the parser has handed back, for the next slices. */
 const spares = [];
 /** Spare buffers kept at most (the parser holds `ahead` slices; more would only hold memory). */
@@ -35,11 +38,21 @@ function byobReader(blob) {
   }
 }
 
+/**
+ * A read of a file's stream that makes no progress for this long is given up, and the rest of
+ * the job is read with `Blob.arrayBuffer()`: Chromium's BYOB reads of a multi-GB file's stream were
+ * seen to stop for good after 3-5 GB (a 14 GB trace: no error, no more data), while slices read
+ * with `arrayBuffer()` carried on to the end of the file.
+ */
+const STREAM_STALL_MS = 10_000;
+
 /** Reads up to `want` bytes from `reader` into `buffer`: {buffer, length} (the buffer comes back as a new object). */
 async function readInto(reader, buffer, want) {
   let length = 0;
   while (length < want) {
-    const { value, done } = await reader.read(new Uint8Array(buffer, length, want - length));
+    let timer;
+    const stalled = new Promise((_, reject) => { timer = setTimeout(() => reject(new StreamStalled()), STREAM_STALL_MS); });
+    const { value, done } = await Promise.race([reader.read(new Uint8Array(buffer, length, want - length)), stalled]).finally(() => clearTimeout(timer));
     if (!value) return { buffer: new ArrayBuffer(0), length: 0 }; // cancelled: the buffer is gone
     buffer = value.buffer;
     if (done) break;
@@ -62,7 +75,7 @@ self.onmessage = async (event) => {
     return;
   }
   const job = (current = { id: d.id, credit: d.ahead, wake: null });
-  const stream = byobReader(d.file.slice(d.start, d.end));
+  let stream = byobReader(d.file.slice(d.start, d.end));
   let next = d.start;
   try {
     while (next < d.end && current === job) {
@@ -72,7 +85,16 @@ self.onmessage = async (event) => {
       let slice;
       try {
         if (stream) {
-          slice = await readInto(stream, bufferOf(to - next), to - next);
+          try {
+            slice = await readInto(stream, bufferOf(to - next), to - next);
+          } catch (err) {
+            if (!(err instanceof StreamStalled)) throw err;
+            // The stream stopped: the rest of this job is read slice by slice.
+            stream.cancel().catch(() => {});
+            stream = null;
+            const buffer = await d.file.slice(next, to).arrayBuffer();
+            slice = { buffer, length: buffer.byteLength };
+          }
         } else {
           const buffer = await d.file.slice(next, to).arrayBuffer();
           slice = { buffer, length: buffer.byteLength };

@@ -11,6 +11,7 @@ import { emptyRun } from './store.js';
 import { readStalled, GZIP_CRC_AUTO_MAX_BYTES } from './constants.js';
 import { $, setState, showError, showInputStatus, setProgress } from './status.js';
 import { captureEntries, splitCaptures } from './captures.js';
+import { estimateGzipJsonBytes, tooLargeMessage } from './limits.js';
 
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 
@@ -34,8 +35,34 @@ export function createLoading(page) {
     return { strict: $('strict-input').checked, gzip_crc: gzipCrc, ...(rules.trim() ? { category_rules: rules } : {}) };
   }
 
+  /**
+   * Why `blobs` cannot be opened in one page (their models would not fit in wasm32's 4 GiB), or
+   * null: known from their sizes at once (a gzip file's from how its start inflates).
+   * @param {{blob: Blob, name: string}[]} files
+   */
+  async function sizeRefusal(files) {
+    let json = 0, estimated = false;
+    for (const { blob } of files) {
+      const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
+      const gz = head[0] === 0x1f && head[1] === 0x8b;
+      json += gz ? await estimateGzipJsonBytes(blob) : blob.size;
+      estimated ||= gz;
+    }
+    const name = files.length === 1 ? files[0].name : `these ${files.length} traces together`;
+    // Plain JSON is read in ranges by one worker per core; a gzip file is parsed by one worker.
+    const inRanges = !estimated && (navigator.hardwareConcurrency || 1) >= 2;
+    // Tests of what happens past the limit turn the check off.
+    return globalThis.traceprismNoSizeLimit ? null : tooLargeMessage(name, json, estimated, inRanges);
+  }
+
   /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
   async function loadTrace(blob, fileName) {
+    const refusal = await sizeRefusal([{ blob, name: fileName }]);
+    if (refusal) {
+      showError(refusal);
+      setState('error');
+      return;
+    }
     if ((store.trace && document.body.dataset.state === 'loading') || store.core.broken) restartCore();
     const session = store.core;
     const trace = { session, fileName, blob, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
@@ -125,6 +152,12 @@ export function createLoading(page) {
    * @param {File[]} files
    */
   async function loadRun(files) {
+    const refusal = await sizeRefusal(files.map((f) => ({ blob: f, name: f.name })));
+    if (refusal) {
+      showError(refusal);
+      setState('error');
+      return;
+    }
     if (document.body.dataset.state === 'loading' || store.core.broken) restartCore();
     const session = store.core;
     const run = (store.run = emptyRun(store.run.align));

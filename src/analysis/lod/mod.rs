@@ -8,12 +8,18 @@
 //! overlap the window (found by binary search), so panning and zooming cost one pass over the
 //! visible rows.
 
+mod pyramid;
+
 use super::Analysis;
+use pyramid::Pyramid;
 use crate::model::{GpuKind, OpKind, NONE};
 use serde::Serialize;
 
 /// Family index meaning "nothing here" in [`TimelineIndex::buckets`].
 pub const EMPTY: u8 = 255;
+
+/// A lane whose window holds more spans than this per column is drawn from its pyramid.
+const PYRAMID_SPANS_PER_COLUMN: usize = 8;
 
 /// One horizontal lane of the timeline.
 #[derive(Debug, Clone, Serialize)]
@@ -65,6 +71,8 @@ pub struct TimelineMeta {
     pub passes: Vec<Band>,
     pub layers: Vec<Band>,
     pub collectives: Vec<Band>,
+    /// Bytes held by the lanes' pyramids (pre-merged coverage for zoomed-out windows).
+    pub pyramid_bytes: usize,
 }
 
 /// The sorted rows of every lane, ready for window queries.
@@ -76,6 +84,8 @@ pub struct TimelineIndex {
     longest: Vec<i64>,
     /// Per lane: the row behind each span (GPU row, or CPU op row).
     row_of_span: Vec<Vec<u32>>,
+    /// Per lane: its coverage at every resolution, for zoomed-out windows.
+    pyramids: Vec<Option<Pyramid>>,
 }
 
 impl TimelineIndex {
@@ -188,7 +198,9 @@ impl TimelineIndex {
                 incomplete: p.incomplete,
             })
             .collect();
+        let pyramids: Vec<Option<Pyramid>> = spans.iter().map(|s| Pyramid::new(s)).collect();
         let meta = TimelineMeta {
+            pyramid_bytes: pyramids.iter().flatten().map(Pyramid::bytes).sum(),
             lanes,
             colours: families.iter().map(|f| crate::rules::palette::family_colour(f)).collect(),
             families,
@@ -199,7 +211,7 @@ impl TimelineIndex {
             layers: layer_bands(a),
             collectives: collective_bands(a),
         };
-        TimelineIndex { meta, spans, longest, row_of_span }
+        TimelineIndex { meta, spans, longest, row_of_span, pyramids }
     }
 
     /// The window `[from, to)` (ns since the origin) drawn in `width` columns: for each lane in
@@ -222,25 +234,12 @@ impl TimelineIndex {
             busy.fill(0.0);
             let lo = from as i64 - self.longest[k];
             let first = spans.partition_point(|s| s.0 < lo);
-            for &(s, e, fam) in &spans[first..] {
-                let (s, e) = (s as f64, e as f64);
-                if s >= to {
-                    break;
-                }
-                if e <= from {
-                    continue;
-                }
-                let (s, e) = (s.max(from), e.min(to));
-                let c0 = ((s - from) / per_px) as usize;
-                let c1 = (((e - from) / per_px) as usize).min(width - 1);
-                for c in c0..=c1.max(c0).min(width - 1) {
-                    let left = from + c as f64 * per_px;
-                    let part = (e.min(left + per_px) - s.max(left)).max(0.0) as f32;
-                    // A span narrower than a pixel still shows.
-                    let part = if c0 == c1 { part.max(1e-3) } else { part };
-                    busy[c] += part;
-                    cover[c * families + fam as usize] += part;
-                }
+            // Many spans in the window: the lane's pyramid answers in O(columns).
+            let visible = spans[first..].partition_point(|s| (s.0 as f64) < to);
+            if let Some(p) = self.pyramids[k].as_ref().filter(|_| visible > PYRAMID_SPANS_PER_COLUMN * width) {
+                self.columns_from_pyramid(p, from, per_px, width, &mut cover, &mut busy);
+            } else {
+                Self::columns_from_spans(&spans[first..], from, to, per_px, width, families, &mut cover, &mut busy);
             }
             for c in 0..width {
                 let row = &cover[c * families..(c + 1) * families];
@@ -250,6 +249,56 @@ impl TimelineIndex {
             }
         }
         out
+    }
+
+    /// Each column's coverage per family and busy time, read from a lane's pyramid at the level
+    /// whose bins are at most 1/16 of a column (edge bins count in proportion).
+    fn columns_from_pyramid(&self, p: &Pyramid, from: f64, per_px: f64, width: usize, cover: &mut [f32], busy: &mut [f32]) {
+        let families = self.meta.families.len();
+        let mut local = vec![0f32; p.families.len()];
+        for c in 0..width {
+            local.fill(0.0);
+            let left = from + c as f64 * per_px;
+            p.cover(left, left + per_px, per_px / 16.0, &mut local);
+            for (j, &f) in p.families.iter().enumerate() {
+                cover[c * families + f as usize] += local[j];
+                busy[c] += local[j];
+            }
+        }
+    }
+
+    /// Each column's coverage per family and busy time from the spans themselves.
+    #[allow(clippy::too_many_arguments)]
+    fn columns_from_spans(
+        spans: &[(i64, i64, u8)],
+        from: f64,
+        to: f64,
+        per_px: f64,
+        width: usize,
+        families: usize,
+        cover: &mut [f32],
+        busy: &mut [f32],
+    ) {
+        for &(s, e, fam) in spans {
+            let (s, e) = (s as f64, e as f64);
+            if s >= to {
+                break;
+            }
+            if e <= from {
+                continue;
+            }
+            let (s, e) = (s.max(from), e.min(to));
+            let c0 = ((s - from) / per_px) as usize;
+            let c1 = (((e - from) / per_px) as usize).min(width - 1);
+            for c in c0..=c1.max(c0).min(width - 1) {
+                let left = from + c as f64 * per_px;
+                let part = (e.min(left + per_px) - s.max(left)).max(0.0) as f32;
+                // A span narrower than a pixel still shows.
+                let part = if c0 == c1 { part.max(1e-3) } else { part };
+                busy[c] += part;
+                cover[c * families + fam as usize] += part;
+            }
+        }
     }
 
     /// The row drawn in lane `lane` at time `at` (ns since the origin), or the nearest one within

@@ -1,0 +1,62 @@
+// What the page can open (issue 37, item 3). A trace's model lives in the worker's WebAssembly
+// memory, which a wasm32 module can grow to 4 GiB at most. Measured on a 14.0 GB plain trace
+// (2 cores): read in ranges by two workers it opens in 40 s and the model takes 3,345 MiB (0.25 of
+// the JSON); read by one worker, whose columns grow by doubling, memory reached 4,037 MiB after
+// 12.6 GB and the next allocation failed (0.33). So the page says at once, before reading for a
+// minute, when a trace cannot fit: over ~16 GB of JSON read in ranges, ~12 GB read by one worker
+// (one core, or a gzip file, which one worker parses).
+
+/** wasm32's ceiling on one module's memory. */
+export const WASM_MEMORY_LIMIT = 4 * 2 ** 30;
+/** Wasm memory per byte of JSON text at its peak: read in ranges by several workers, or by one. */
+export const MODEL_BYTES_PER_JSON_BYTE = { ranges: 0.25, one: 0.33 };
+/** Share of the ceiling the model may take: the rest holds the tables built after the read. */
+export const USABLE_SHARE = 0.95;
+
+/**
+ * The wasm memory a trace of `jsonBytes` of JSON is expected to need at its peak.
+ * @param {number} jsonBytes
+ * @param {boolean} [inRanges] read in ranges by several workers (plain JSON, two cores or more)
+ */
+export function expectedModelBytes(jsonBytes, inRanges = true) {
+  return jsonBytes * (inRanges ? MODEL_BYTES_PER_JSON_BYTE.ranges : MODEL_BYTES_PER_JSON_BYTE.one);
+}
+
+/**
+ * Why a trace cannot be opened in the page, or null when it is expected to fit.
+ * @param {string} fileName
+ * @param {number} jsonBytes its JSON text's size (for a .gz, estimated from its start)
+ * @param {boolean} estimated whether `jsonBytes` is an estimate
+ * @param {boolean} [inRanges] whether several workers read it in ranges
+ */
+export function tooLargeMessage(fileName, jsonBytes, estimated = false, inRanges = true) {
+  const need = expectedModelBytes(jsonBytes, inRanges);
+  if (need <= WASM_MEMORY_LIMIT * USABLE_SHARE) return null;
+  const gb = (b) => (b / 1e9).toFixed(1);
+  return `${fileName} holds ${estimated ? 'about ' : ''}${gb(jsonBytes)} GB of JSON: its model would need about ${gb(need)} GB of the page's memory, and a page's WebAssembly memory stops at 4 GiB (wasm32), so the read would fail or stall. The traceprism command-line tool reads it: traceprism summary ${fileName}. Or split it first: traceprism split ${fileName} --pass N --out pass.json.gz.`;
+}
+
+/**
+ * The JSON size of a gzip file, estimated from how much its first bytes inflate to
+ * (`DecompressionStream`; the start of a trace compresses like the rest of it).
+ * @param {Blob} blob
+ * @param {number} [sample] compressed bytes to inflate
+ * @returns {Promise<number>}
+ */
+export async function estimateGzipJsonBytes(blob, sample = 4 << 20) {
+  const head = blob.slice(0, Math.min(sample, blob.size));
+  if (typeof DecompressionStream === 'undefined') return blob.size * 10;
+  const reader = head.stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  let out = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      out += value.length;
+    }
+  } catch {
+    // The sample stops mid-stream: what came out before is the measure.
+  }
+  if (head.size >= blob.size) return out;
+  return (out / head.size) * blob.size;
+}
