@@ -57,12 +57,6 @@ export function createLoading(page) {
 
   /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
   async function loadTrace(blob, fileName) {
-    const refusal = await sizeRefusal([{ blob, name: fileName }]);
-    if (refusal) {
-      showError(refusal);
-      setState('error');
-      return;
-    }
     if ((store.trace && document.body.dataset.state === 'loading') || store.core.broken) restartCore();
     const session = store.core;
     const trace = { session, fileName, blob, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
@@ -71,17 +65,42 @@ export function createLoading(page) {
     store.comparison = null;
     showError('');
     showInputStatus(null);
-    const captures = await captureEntries(store.captures);
-    const withCaptures = captures.length ? ` with ${captures.length} capture trace${captures.length > 1 ? 's' : ''} (${captures.map((c) => c.name).join(', ')})` : '';
-    $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})${withCaptures}`;
+    $('file-name').textContent = `${fileName} (${formatBytes(blob.size)})`;
     $('tabs').hidden = true;
     clear($('view')).append(el('div', { class: 'empty', text: 'reading…' }));
+    // The page is loading from here on (tests and the user see it at once), before any await.
     setState('loading');
     timing.start = performance.now();
     timing.bytes = blob.size;
     timing.firstTable = null;
     timing.parallel = null;
     setProgress(true, 0, 'starting…');
+    // A trace that cannot fit in the page is refused at once, before reading for minutes.
+    const refusal = await sizeRefusal([{ blob, name: fileName }]);
+    if (!store.current(stamp)) return;
+    if (refusal) {
+      store.trace = null;
+      setProgress(false);
+      clear($('view'));
+      showError(refusal);
+      setState('error');
+      return;
+    }
+    let captures;
+    try {
+      captures = await captureEntries(store.captures);
+    } catch (err) {
+      store.trace = null;
+      setProgress(false);
+      clear($('view'));
+      showError(`Could not read the capture traces: ${/** @type {Error} */ (err).message}`);
+      setState('error');
+      return;
+    }
+    if (!store.current(stamp)) return;
+    if (captures.length) {
+      $('file-name').textContent += ` with ${captures.length} capture trace${captures.length > 1 ? 's' : ''} (${captures.map((c) => c.name).join(', ')})`;
+    }
     // A read that stops without an error (a worker that stops answering at the tab's memory ceiling)
     // is noticed: no progress for a minute before the end of the file stops the worker.
     const read = { at: performance.now(), bytes: 0 };
