@@ -6,7 +6,7 @@
 //
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
 //      setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
-//      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelineHit {slot, lane, at, slack} ·
+//      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelinePyramid {slot, lane} → {head, cover} · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
 //      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
@@ -194,6 +194,9 @@ const ops = {
   },
   timelineMeta(data) {
     return analyzer(data).timeline_meta();
+  },
+  timelinePyramid(data) {
+    return analyzer(data).timeline_pyramid(data.lane);
   },
   timelineBuckets(data) {
     const bytes = analyzer(data).timeline_buckets(data.from, data.to, data.width);

@@ -218,6 +218,16 @@ impl Analyzer {
         Ok(self.timeline_index()?.buckets(from_ns, to_ns, width as usize))
     }
 
+    /// Lane `lane`'s pyramid for the page to draw zoomed-out windows itself: `{head, cover}`
+    /// (Float64Array, Float32Array; see `analysis::lod`'s `Pyramid::export`), or null.
+    pub fn timeline_pyramid(&mut self, lane: u32) -> Result<JsValue, JsValue> {
+        let Some((head, cover)) = self.timeline_index()?.pyramid(lane as usize) else { return Ok(JsValue::NULL) };
+        let out = js_sys::Object::new();
+        js_sys::Reflect::set(&out, &"head".into(), &js_sys::Float64Array::from(head.as_slice()))?;
+        js_sys::Reflect::set(&out, &"cover".into(), &js_sys::Float32Array::from(cover.as_slice()))?;
+        Ok(out.into())
+    }
+
     /// The row drawn in `lane` at `at_ns` (or the nearest within `slack_ns`) with what the tooltip
     /// shows ([`crate::analysis::lod::Details`]), or null.
     pub fn timeline_hit(&mut self, lane: u32, at_ns: f64, slack_ns: f64) -> Result<JsValue, JsValue> {

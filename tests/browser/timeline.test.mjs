@@ -245,3 +245,31 @@ test('? lists the keyboard shortcuts and Esc hides them', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a zoomed-out window drawn on the page from the lanes\' pyramids matches the worker\'s own buckets', async () => {
+  const { page, problems } = await opened('timeline');
+  const result = await page.evaluate(async () => {
+    const { readPyramid, pyramidBuckets, drawsWindow } = await import('./js/timeline/pyramid.js');
+    const call = window.traceprismTest.call;
+    const meta = await call('timelineMeta');
+    const pyramids = await Promise.all(meta.lanes.map((_, lane) => call('timelinePyramid', { lane }).then((f) => (f ? readPyramid(f) : null))));
+    const width = 100, from = meta.start, to = meta.end;
+    const drawn = pyramids.every((p) => !p || drawsWindow(p, from, to, width));
+    const here = pyramidBuckets(pyramids, from, to, width, meta.families.length);
+    const worker = new Uint8Array(await call('timelineBuckets', { from, to, width }));
+    const lanes = meta.lanes.length;
+    let families = 0, busy = 0, painted = 0;
+    for (let i = 0; i < lanes * width; i++) {
+      if (here[i] === worker[i]) families++;
+      if (here[i] !== 255) painted++;
+      if (Math.abs(here[lanes * width + i] - worker[lanes * width + i]) <= 2) busy++;
+    }
+    return { drawn, cells: lanes * width, families, busy, painted };
+  });
+  assert.ok(result.drawn, 'the whole trace in 100 columns is drawn from the pyramids');
+  assert.ok(result.painted > 0);
+  assert.ok(result.families >= 0.98 * result.cells, `main family agrees in ${result.families} of ${result.cells} cells`);
+  assert.ok(result.busy >= 0.98 * result.cells, `busy share within 2/255 in ${result.busy} of ${result.cells} cells`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -301,6 +301,11 @@ impl TimelineIndex {
         }
     }
 
+    /// Lane `lane`'s pyramid flat ([`Pyramid::export`]), or `None` for an empty lane.
+    pub fn pyramid(&self, lane: usize) -> Option<(Vec<f64>, Vec<f32>)> {
+        self.pyramids.get(lane)?.as_ref().map(Pyramid::export)
+    }
+
     /// The row drawn in lane `lane` at time `at` (ns since the origin), or the nearest one within
     /// `slack` ns: `(lane kind, row)`; GPU rows index `trace.gpu`, CPU rows `trace.ops`.
     pub fn hit(&self, lane: usize, at: f64, slack: f64) -> Option<(&'static str, usize)> {

@@ -1,6 +1,6 @@
 //! Pre-merged coverage of one timeline lane at every power-of-two resolution, so that a
 //! zoomed-out window costs O(columns), not O(spans): level 0 splits the lane's time into bins
-//! (about two spans each), each level above merges pairs of bins of the one below. A bin holds
+//! (about two spans each, at least 4,096 bins), each level above merges pairs of bins of the one below. A bin holds
 //! the time each family covers in it.
 
 /// One lane's pyramid.
@@ -16,6 +16,9 @@ pub struct Pyramid {
     /// Per level: `bins × families.len()` covered ns.
     levels: Vec<Vec<f32>>,
 }
+
+/// Fewest level-0 bins of a lane.
+const MIN_BINS: usize = 4096;
 
 /// A span of zero duration still counts this much (ns), so that it shows.
 const INSTANT: f32 = 1e-3;
@@ -33,7 +36,9 @@ impl Pyramid {
             local[f as usize] = k as u8;
         }
         let length = (last - first).max(1);
-        let want_bins = (spans.len() / 2).max(1) as i64;
+        // About two spans a bin, and never fewer than 4,096 bins: a lane of a few spans still
+        // draws a zoomed-out window from its pyramid.
+        let want_bins = (spans.len() / 2).max(MIN_BINS) as i64;
         let bin0 = ((length + want_bins - 1) / want_bins).max(1) as u64;
         let bin0 = bin0.next_power_of_two() as i64;
         let bins = ((length + bin0 - 1) / bin0 + 1) as usize;
@@ -65,6 +70,16 @@ impl Pyramid {
             levels.push(up);
         }
         Some(Pyramid { origin: first, end: last.max(first + 1), bin0, families, levels })
+    }
+
+    /// The pyramid flat, for a page to read windows without asking the worker: `[origin, end,
+    /// bin0, families, levels, then per level its bin count]` as f64 in `head`, and every level's
+    /// coverage, level after level, in `cover`.
+    pub fn export(&self) -> (Vec<f64>, Vec<f32>) {
+        let mut head = vec![self.origin as f64, self.end as f64, self.bin0 as f64, self.families.len() as f64, self.levels.len() as f64];
+        head.extend(self.families.iter().map(|&f| f as f64));
+        head.extend(self.levels.iter().map(|l| (l.len() / self.families.len().max(1)) as f64));
+        (head, self.levels.concat())
     }
 
     /// Bytes held.

@@ -6,6 +6,7 @@
 // lives in the address (#timeline?from=<µs>&to=<µs>). Everything from the trace is drawn as text.
 import { el } from '../dom.js';
 import { phaseColour } from './common.js';
+import { readPyramid, drawsWindow, pyramidBuckets } from '../timeline/pyramid.js';
 import { zoom, pan, clamp, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan, visibleRange } from '../timeline/window.js';
 
 /** Pixel heights of the rows. */
@@ -17,6 +18,8 @@ const OVERVIEW_H = 36;
 /** Renders the timeline view. */
 export async function timeline(ctx, root) {
   const meta = await ctx.call('timelineMeta');
+  // Each lane's pyramid, read once: zoomed-out windows are then drawn here, at once.
+  const pyramids = await Promise.all(meta.lanes.map((_, lane) => ctx.call('timelinePyramid', { lane }).then((f) => (f ? readPyramid(f) : null))));
   // Colours by family name, as in every other view (rules/palette.rs).
   const colours = meta.colours;
   const hidden = new Set();
@@ -84,8 +87,11 @@ export async function timeline(ctx, root) {
         wanted = false;
         const w = { ...view };
         const cols = width() - LABEL_W;
-        const bytes = await ctx.call('timelineBuckets', { from: w.from, to: w.to, width: cols });
-        buckets = new Uint8Array(bytes);
+        if (pyramids.every((p) => !p || drawsWindow(p, w.from, w.to, cols))) {
+          buckets = pyramidBuckets(pyramids, w.from, w.to, cols, meta.families.length);
+        } else {
+          buckets = new Uint8Array(await ctx.call('timelineBuckets', { from: w.from, to: w.to, width: cols }));
+        }
         bucketsFor = { ...w, cols };
         paint();
         // Frame time: from the input that moved the window to the picture of that window drawn
