@@ -5,7 +5,12 @@ fn main() {
     let a = traceprism::analyze_path(std::path::Path::new(&path), traceprism::Options::default()).expect("trace");
     let t = std::time::Instant::now();
     let index = traceprism::analysis::lod::TimelineIndex::new(&a);
-    println!("index built in {:.0} ms; pyramids {:.1} MB; lanes {}", t.elapsed().as_secs_f64() * 1e3, index.meta.pyramid_bytes as f64 / 1e6, index.meta.lanes.len());
+    println!(
+        "index built in {:.0} ms; pyramids {:.1} MB; lanes {}",
+        t.elapsed().as_secs_f64() * 1e3,
+        index.meta.pyramid_bytes as f64 / 1e6,
+        index.meta.lanes.len()
+    );
     let (start, end) = (index.meta.start, index.meta.end);
     for zoom in [1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0] {
         let span = (end - start) / zoom;

@@ -190,7 +190,8 @@ fn replayed_kernels_say_where_their_op_came_from() {
     // The raw trace: 544 kernels share the one hipGraphLaunch's correlation; 11 were launched eagerly.
     assert_eq!(capture, 544);
     // The captured op keeps its shapes: every replayed aten::mm has Input Dims with batch 32.
-    let mm: Vec<usize> = (0..t.gpu.len()).filter(|&i| t.cpu_op_name(i) == Some("aten::mm") && from[i] == OpFrom::Capture).collect();
+    let mm: Vec<usize> =
+        (0..t.gpu.len()).filter(|&i| t.cpu_op_name(i) == Some("aten::mm") && from[i] == OpFrom::Capture).collect();
     assert_eq!(mm.len(), 145, "4 GEMMs in each of 36 layers and the LM head (TraceLens: 145 aten::mm calls)");
     for &i in &mm {
         let dims = t.name(t.ops.input_dims[t.gpu.cpu_op[i] as usize]);
@@ -214,8 +215,7 @@ fn replayed_kernels_say_where_their_op_came_from() {
 /// Returns the trace's JSON and, per replayed kernel (by start time), the op the original trace
 /// gave it.
 fn last_step_as_graph_replay() -> (Vec<u8>, Vec<(i64, String)>) {
-    let truth: serde_json::Value =
-        serde_json::from_slice(&plain_fixture("llama_dense_eager.truth.json.gz")).unwrap();
+    let truth: serde_json::Value = serde_json::from_slice(&plain_fixture("llama_dense_eager.truth.json.gz")).unwrap();
     let last = truth["forward_passes"].as_u64().unwrap() - 1;
     let corr: std::collections::BTreeSet<i64> = truth["kernels"]
         .as_array()

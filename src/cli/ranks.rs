@@ -4,12 +4,10 @@ use super::args::Args;
 use super::summary_text::render_table;
 use std::path::{Path, PathBuf};
 use traceprism::analysis::ranks::{analyse_run, RankTrace, RunOptions};
-use traceprism::report::ranks::run_tables;
 use traceprism::pipeline::analyze_path_choosing;
 use traceprism::pipeline::captures::{captures_of_rank, ranked_captures, trace_rank as rank_of};
+use traceprism::report::ranks::run_tables;
 use traceprism::{Error, Result};
-
-
 
 /// The trace files named: files as given, or every `.json` / `.json.gz` file of a folder (sorted).
 fn trace_files(positional: &[String]) -> Result<Vec<PathBuf>> {

@@ -11,6 +11,7 @@
 use crate::analysis::phases::{Pass, Phase};
 use crate::analysis::Analysis;
 use crate::model::NONE;
+use crate::support::median::upper_median;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -76,14 +77,6 @@ fn spaced(n: usize, max: usize) -> Vec<usize> {
     } else {
         (0..max).map(|k| k * n / max).collect()
     }
-}
-
-fn median_ns(mut v: Vec<i64>) -> i64 {
-    if v.is_empty() {
-        return 0;
-    }
-    v.sort_unstable();
-    v[v.len() / 2]
 }
 
 impl Digest {
@@ -219,6 +212,6 @@ fn phase_digest(a: &Analysis, passes: &[&Pass]) -> PhaseDigest {
         wall_ns,
         categories,
         kernels,
-        layer_median_ns: by_layer.into_iter().map(|(l, v)| (l, median_ns(v))).collect(),
+        layer_median_ns: by_layer.into_iter().map(|(l, v)| (l, upper_median(v))).collect(),
     }
 }

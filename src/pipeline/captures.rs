@@ -59,7 +59,8 @@ pub fn read_captures(paths: &[PathBuf], threads: usize) -> Result<Vec<Capture>> 
     capture_files(paths)?
         .into_iter()
         .map(|f| {
-            let trace = super::read_path_on(&f.path, threads).map_err(|e| Error::new(format!("capture trace {}: {e}", f.path.display())))?;
+            let trace = super::read_path_on(&f.path, threads)
+                .map_err(|e| Error::new(format!("capture trace {}: {e}", f.path.display())))?;
             let label = f.path.file_name().map_or_else(|| f.path.display().to_string(), |n| n.to_string_lossy().into_owned());
             Ok(Capture::new(trace, label, f.batch_size, f.mode))
         })

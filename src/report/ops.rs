@@ -7,9 +7,9 @@ use crate::analysis::ops::{
     name_label, op_category_ids, op_category_of_family, owner, owner_name, CategoryTimes, Owner, Stats, OP_CATEGORIES,
 };
 use crate::analysis::Analysis;
+use crate::model::graphs::OpFrom;
 use crate::model::FastMap as HashMap;
 use crate::model::FastSet as HashSet;
-use crate::model::graphs::OpFrom;
 use crate::model::{NameId, NO_NAME};
 use crate::table::{Cell, Table};
 

@@ -11,8 +11,8 @@
 mod pyramid;
 
 use super::Analysis;
-use pyramid::Pyramid;
 use crate::model::{GpuKind, OpKind, NONE};
+use pyramid::Pyramid;
 use serde::Serialize;
 
 /// Family index meaning "nothing here" in [`TimelineIndex::buckets`].

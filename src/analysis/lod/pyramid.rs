@@ -76,7 +76,8 @@ impl Pyramid {
     /// bin0, families, levels, then per level its bin count]` as f64 in `head`, and every level's
     /// coverage, level after level, in `cover`.
     pub fn export(&self) -> (Vec<f64>, Vec<f32>) {
-        let mut head = vec![self.origin as f64, self.end as f64, self.bin0 as f64, self.families.len() as f64, self.levels.len() as f64];
+        let mut head =
+            vec![self.origin as f64, self.end as f64, self.bin0 as f64, self.families.len() as f64, self.levels.len() as f64];
         head.extend(self.families.iter().map(|&f| f as f64));
         head.extend(self.levels.iter().map(|l| (l.len() / self.families.len().max(1)) as f64));
         (head, self.levels.concat())

@@ -23,6 +23,7 @@ use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 use crate::error::{Error, Result};
 use crate::model::NONE;
+use crate::support::median::{lower_median, upper_median};
 use std::collections::{BTreeMap, HashMap};
 
 /// One rank's analysed trace and the file it came from.
@@ -199,23 +200,6 @@ fn min_max(values: impl Iterator<Item = i64>) -> (i64, i64) {
     values.fold((i64::MAX, i64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
 }
 
-/// The middle value (the lower of the two middle ones for an even count), 0 for none.
-fn lower_median(mut v: Vec<i64>) -> i64 {
-    if v.is_empty() {
-        return 0;
-    }
-    v.sort_unstable();
-    v[(v.len() - 1) / 2]
-}
-
-fn median(mut v: Vec<i64>) -> i64 {
-    if v.is_empty() {
-        return 0;
-    }
-    v.sort_unstable();
-    v[v.len() / 2]
-}
-
 /// The communication parameters of a trace's CPU ops, found from a kernel.
 struct CommLookup {
     /// CPU op row → row of `Trace::comm`.
@@ -375,8 +359,8 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     if options.align && !matched.is_empty() {
         for (r, off) in offsets.iter_mut().enumerate().skip(1) {
             let diffs: Vec<i64> = matched.iter().map(|(_, _, _, s)| end(0, s[0]) - end(r, s[r])).collect();
-            let o = median(diffs.clone());
-            let residual = median(diffs.iter().map(|d| (d - o).abs()).collect());
+            let o = upper_median(diffs.clone());
+            let residual = upper_median(diffs.iter().map(|d| (d - o).abs()).collect());
             *off = (o, residual);
         }
     }

@@ -134,7 +134,12 @@ pub fn bmm(c: &Call, a: usize, b: usize, bias: Option<usize>) -> Option<Work> {
         return None;
     }
     let bytes = c.tensor_bytes(a) + c.tensor_bytes(b) + bias.map_or(0.0, |i| c.tensor_bytes(i));
-    with_bias(gemm_work(*m as f64, *n as f64, *k as f64, *ba as f64, bytes, c.esize(a), Precision::of(c.ty(a))), c, bias, (*ba * *m * *n) as f64)
+    with_bias(
+        gemm_work(*m as f64, *n as f64, *k as f64, *ba as f64, bytes, c.esize(a), Precision::of(c.ty(a))),
+        c,
+        bias,
+        (*ba * *m * *n) as f64,
+    )
 }
 
 /// `aten::matmul` with torch broadcasting (1-D operands get a unit dimension; batch dims broadcast).

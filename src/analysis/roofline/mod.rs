@@ -269,9 +269,13 @@ pub fn analyze(a: &Analysis) -> Roofline {
     let mut groups: FastMap<Key, (ModelRef, usize, usize, i64, Vec<i64>)> = FastMap::default();
     for (op, (r, ns, k)) in calls {
         let o = op as usize;
-        let e = groups
-            .entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o]))
-            .or_insert((r, 0, 0, 0, Vec::new()));
+        let e = groups.entry((ops.name[o], ops.input_dims[o], ops.input_types[o], ops.concrete_inputs[o])).or_insert((
+            r,
+            0,
+            0,
+            0,
+            Vec::new(),
+        ));
         e.1 += 1;
         e.2 += k;
         e.3 += ns;

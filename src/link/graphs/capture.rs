@@ -137,8 +137,11 @@ pub struct CaptureEntry {
 
 /// Reads `execution_details.json`: `[{"file": …, "batch_size": 32, "mode": "FULL"}, …]`.
 pub fn execution_details(text: &str) -> crate::error::Result<Vec<CaptureEntry>> {
-    serde_json::from_str(text)
-        .map_err(|e| crate::error::Error::new(format!("execution_details.json: {e} (expected a list of {{\"file\", \"batch_size\", \"mode\"}})")))
+    serde_json::from_str(text).map_err(|e| {
+        crate::error::Error::new(format!(
+            "execution_details.json: {e} (expected a list of {{\"file\", \"batch_size\", \"mode\"}})"
+        ))
+    })
 }
 
 #[cfg(test)]
