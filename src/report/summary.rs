@@ -330,6 +330,7 @@ fn top(map: HashMap<String, i64>, whole: i64, n: usize) -> Vec<Share> {
 pub fn summary(a: &Analysis) -> Summary {
     let t = &a.trace;
     let g = &t.gpu;
+    let gpu_ns: i64 = g.dur.iter().sum();
     let mut counts = Counts {
         runtime_calls: t.launches.len(),
         graph_launches: t.launches.is_graph.iter().filter(|&&b| b).count(),
@@ -410,7 +411,7 @@ pub fn summary(a: &Analysis) -> Summary {
         input: t.stats.clone(),
         counts,
         kernel_time_ms: kernel_time as f64 / 1e6,
-        gpu_time_ms: g.dur.iter().sum::<i64>() as f64 / 1e6,
+        gpu_time_ms: gpu_ns as f64 / 1e6,
         links,
         timeline: timelines(a),
         top_ops: top(
@@ -452,7 +453,7 @@ pub fn summary(a: &Analysis) -> Summary {
         layers_per_pass: layers_per_pass_of(a),
         layer_kinds: layer_kinds(a),
         warnings: t.warnings.clone(),
-        graph_replays: graph_replays(a),
+        graph_replays: graph_replays(a, gpu_ns),
         secret_metadata: t.meta.secret_keys.clone(),
     }
 }
@@ -471,13 +472,13 @@ pub struct GraphReplays {
     pub note: String,
 }
 
-/// The [`GraphReplays`] of an analysis, `None` when no graph launch replayed anything.
-pub fn graph_replays(a: &Analysis) -> Option<GraphReplays> {
+/// The [`GraphReplays`] of an analysis whose GPU rows take `gpu_ns` in all, `None` when no graph
+/// launch replayed anything.
+pub fn graph_replays(a: &Analysis, gpu_ns: i64) -> Option<GraphReplays> {
     let r = &a.trace.graphs.report;
     if r.graph_launches == 0 {
         return None;
     }
-    let gpu_ns: i64 = a.trace.gpu.dur.iter().sum();
     let pct = |x: i64, of: i64| if of > 0 { 100.0 * x as f64 / of as f64 } else { 0.0 };
     let (replayed_pct, attributed_pct) = (pct(r.replayed_ns, gpu_ns), pct(r.attributed_ns, r.replayed_ns));
     let mut note = format!(

@@ -92,39 +92,17 @@ impl<'s> LaunchCopy<'s> {
         if !inside || !wanted {
             return None;
         }
-        let row = CpuOp {
-            kind: o.kind[i],
-            name: o.name[i],
-            ts: self.map_time(o.ts[i]),
-            dur: 0,
-            thread,
-            external_id: -1,
-            input_dims: NO_NAME,
-            input_types: NO_NAME,
-            concrete_inputs: NO_NAME,
-            python_id: -1,
-            python_parent_id: -1,
-            event_index: u32::MAX,
-        };
-        let end = self.map_time(o.end(i));
-        let (dims, types, concrete) = (o.input_dims[i], o.input_types[i], o.concrete_inputs[i]);
+        let (ts, end) = (self.map_time(o.ts[i]), self.map_time(o.end(i)));
+        let mut row = CpuOp::bare(o.kind[i], o.name[i], ts, end - ts, thread, u32::MAX);
+        if self.source.carry == Carry::Whole {
+            (row.input_dims, row.input_types, row.concrete_inputs) = (o.input_dims[i], o.input_types[i], o.concrete_inputs[i]);
+        }
         let parent_src = o.parent[i];
-        let mut row = CpuOp { dur: end - row.ts, ..row };
-        match (self.source.trace, self.source.carry) {
-            (Some(cap), Carry::Whole) => {
-                let mut tr = |id: NameId| translate(cap, dest, &mut copies.names, id);
-                row.name = tr(row.name);
-                row.input_dims = tr(dims);
-                row.input_types = tr(types);
-                row.concrete_inputs = tr(concrete);
-            }
-            (None, Carry::Whole) => {
-                row.input_dims = dims;
-                row.input_types = types;
-                row.concrete_inputs = concrete;
-            }
-            (Some(cap), Carry::NamesOnly) => row.name = translate(cap, dest, &mut copies.names, row.name),
-            (None, Carry::NamesOnly) => {}
+        // A capture's names are its own ids: interned again in the execution trace.
+        if let Some(cap) = self.source.trace {
+            let mut tr = |id: NameId| translate(cap, dest, &mut copies.names, id);
+            (row.name, row.input_dims, row.input_types, row.concrete_inputs) =
+                (tr(row.name), tr(row.input_dims), tr(row.input_types), tr(row.concrete_inputs));
         }
         let parent = if parent_src == NONE { None } else { self.copy(parent_src, dest, copies, thread) };
         let c = copies.ops.len() as u32;

@@ -218,7 +218,12 @@ pub fn attribute(t: &mut Trace, captures: &[Capture]) {
     } else {
         left = all.iter().collect();
     }
-    // Eager stretches for what the captures did not cover.
+    // Eager stretches for what the captures did not cover (nothing to index when they covered all).
+    if left.is_empty() {
+        report.attributed_ns = attributed_ns(t);
+        t.graphs.report = report;
+        return;
+    }
     let index = eager::EagerIndex::new(t, |i| row_key(t, i));
     let mut copies = Copies::default();
     let pid = t.threads.first().map_or(0, |th| th.pid);
@@ -247,9 +252,14 @@ pub fn attribute(t: &mut Trace, captures: &[Capture]) {
         report.launches_from_eager += 1;
     }
     report.rows_from_eager = copies.apply(t, OpFrom::EagerPass);
-    report.attributed_ns = (0..t.gpu.len())
+    report.attributed_ns = attributed_ns(t);
+    t.graphs.report = report;
+}
+
+/// GPU time of the rows that took their op from a capture or an eager stretch.
+fn attributed_ns(t: &Trace) -> i64 {
+    (0..t.gpu.len())
         .filter(|&i| matches!(t.graphs.from.get(i), Some(OpFrom::Capture | OpFrom::EagerPass)))
         .map(|i| t.gpu.dur[i])
-        .sum();
-    t.graphs.report = report;
+        .sum()
 }
