@@ -75,27 +75,23 @@ export function createLoading(page) {
     timing.firstTable = null;
     timing.parallel = null;
     setProgress(true, 0, 'starting…');
-    // A trace that cannot fit in the page is refused at once, before reading for minutes.
-    const refusal = await sizeRefusal([{ blob, name: fileName }]);
-    if (!store.current(stamp)) return;
-    if (refusal) {
+    /** Ends this load before reading with `message` (the worker was not asked for anything yet). */
+    const refuse = (message) => {
       store.trace = null;
       setProgress(false);
       clear($('view'));
-      showError(refusal);
+      showError(message);
       setState('error');
-      return;
-    }
+    };
+    // A trace that cannot fit in the page is refused at once, before reading for minutes.
+    const refusal = await sizeRefusal([{ blob, name: fileName }]);
+    if (!store.current(stamp)) return;
+    if (refusal) return refuse(refusal);
     let captures;
     try {
       captures = await captureEntries(store.captures);
     } catch (err) {
-      store.trace = null;
-      setProgress(false);
-      clear($('view'));
-      showError(`Could not read the capture traces: ${/** @type {Error} */ (err).message}`);
-      setState('error');
-      return;
+      return refuse(`Could not read the capture traces: ${/** @type {Error} */ (err).message}`);
     }
     if (!store.current(stamp)) return;
     if (captures.length) {
