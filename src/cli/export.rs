@@ -6,14 +6,26 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use traceprism::report::{table, table_names, write_csv};
 use traceprism::{Analysis, Error, Result};
 
-/// Writes every table as `DIR/<table>.csv` (`--out DIR`) and/or as one workbook (`--xlsx FILE`).
+/// Writes every table as `DIR/<table>.csv` (`--out DIR`), as one workbook (`--xlsx FILE`) and/or
+/// as `DIR/<table>.parquet` (`--parquet DIR`).
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&[])?;
+    a.reject_unknown_capturing(&["--parquet"])?;
     let path = a.one_trace()?;
-    if a.out.is_none() && a.xlsx.is_none() {
-        return Err(Error::new("export needs --out DIR and/or --xlsx FILE"));
+    let parquet = a.extra("--parquet");
+    if a.out.is_none() && a.xlsx.is_none() && parquet.is_none() {
+        return Err(Error::new("export needs --out DIR, --xlsx FILE and/or --parquet DIR"));
     }
     let analysis = super::load(path, a)?;
+    if let Some(dir) = parquet {
+        let identity = traceprism::report::batches::identity(analysis, path);
+        for name in table_names() {
+            let batches = traceprism::report::batches::table_batches(analysis, name, &identity).expect("listed table");
+            let rows = write_parquet_file(Path::new(dir), name, batches, &identity)?;
+            if a.verbose {
+                eprintln!("wrote {dir}/{name}.parquet ({rows} rows)");
+            }
+        }
+    }
     if let Some(file) = a.xlsx.as_deref() {
         let bytes = traceprism::report::workbook(analysis);
         std::fs::write(file, &bytes).map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
@@ -70,6 +82,20 @@ fn write_all_csv(analysis: &Analysis, dir: &Path) -> Result<Vec<(PathBuf, usize)
     });
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Writes `dir/<name>.parquet` (creating `dir`) and returns its row count.
+pub(crate) fn write_parquet_file(
+    dir: &Path,
+    name: &str,
+    batches: traceprism::table::arrow::RowBatches,
+    identity: &[(String, String)],
+) -> Result<usize> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
+    let file = dir.join(format!("{name}.parquet"));
+    let cannot = |e: String| Error::new(format!("cannot write {}: {e}", file.display()));
+    let out = std::fs::File::create(&file).map_err(|e| cannot(e.to_string()))?;
+    traceprism::table::parquet::write_parquet(batches, identity, std::io::BufWriter::with_capacity(1 << 20, out)).map_err(cannot)
 }
 
 /// Prints one table (aligned text, or CSV with `--csv`).

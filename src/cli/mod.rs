@@ -20,6 +20,9 @@ USAGE:
                                                                  scores a truth file given or found beside TRACE
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
+  traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
+                                                                 the trace's file, rank, device and workload
+                                                                 as key-value metadata)
   traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
   traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers]  layers per pass; kernels of chosen layers
   traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
@@ -30,7 +33,7 @@ USAGE:
   traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
         [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
                                                                  where is A slower than B, and why
-  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--json] [--no-align]
+  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--parquet DIR] [--json] [--no-align]
                                                                  all ranks of one run: collectives matched,
                                                                  clocks aligned, waits, the straggler by
                                                                  phase and layer

@@ -34,7 +34,7 @@ fn trace_files(positional: &[String]) -> Result<Vec<PathBuf>> {
 
 /// Runs `ranks`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&["--no-align"])?;
+    a.reject_unknown_capturing(&["--no-align", "--parquet"])?;
     let files = trace_files(&a.positional)?;
     if files.len() < 2 {
         return Err(Error::new(format!(
@@ -96,6 +96,16 @@ pub fn run(a: &Args) -> Result<()> {
             }
         }
     }
+    if let Some(dir) = a.extra("--parquet") {
+        let identity = run_identity(&run);
+        for t in &tables {
+            let batches = traceprism::table::arrow::RowBatches::of_table(t.clone(), &identity);
+            let rows = super::export::write_parquet_file(Path::new(dir), &t.name, batches, &identity)?;
+            if a.verbose {
+                eprintln!("wrote {dir}/{}.parquet ({rows} rows)", t.name);
+            }
+        }
+    }
     if let Some(file) = a.xlsx.as_deref() {
         std::fs::write(file, traceprism::table::xlsx::workbook(&tables))
             .map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
@@ -118,7 +128,7 @@ pub fn run(a: &Args) -> Result<()> {
         super::out(&format!("{}\n", serde_json::to_string_pretty(&value).map_err(|e| Error::new(e.to_string()))?));
         return Ok(());
     }
-    if (a.out.is_some() || a.xlsx.is_some() || a.html.is_some()) && !a.verbose {
+    if (a.out.is_some() || a.xlsx.is_some() || a.html.is_some() || a.extra("--parquet").is_some()) && !a.verbose {
         return Ok(());
     }
     let mut text = format!(
@@ -143,6 +153,16 @@ pub fn run(a: &Args) -> Result<()> {
     }
     super::out(&text);
     Ok(())
+}
+
+/// The metadata of a run's Parquet tables: the rank files, in rank order, and the world size.
+fn run_identity(run: &traceprism::analysis::ranks::Run) -> Vec<(String, String)> {
+    let files: Vec<&str> = run.ranks.iter().map(|r| r.trace.file.as_str()).collect();
+    vec![
+        ("traceprism.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("traceprism.files".to_string(), files.join("\n")),
+        ("traceprism.ranks".to_string(), run.ranks.len().to_string()),
+    ]
 }
 
 /// Runs `synth-ranks`: an N-rank run from one real trace, with its truth (see

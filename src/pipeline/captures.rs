@@ -67,10 +67,7 @@ pub fn read_captures(paths: &[PathBuf], threads: usize) -> Result<Vec<Capture>> 
         .collect()
 }
 
-/// A trace's rank: `distributedInfo.rank`, else the one its file name states.
-pub fn trace_rank(t: &crate::model::Trace, file: &str) -> Option<u32> {
-    t.meta.rank.and_then(|r| u32::try_from(r).ok()).or_else(|| crate::analysis::ranks::rank_from_file_name(file))
-}
+pub use crate::analysis::ranks::trace_rank;
 
 /// Capture traces grouped by the rank each was recorded on (`None`: no rank known).
 pub type RankedCaptures = Vec<(Option<u32>, Vec<Capture>)>;

@@ -3,6 +3,8 @@
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`]
 //! with the page view that shows it.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod batches;
 pub mod categories;
 pub mod compare;
 pub mod html;

@@ -1,6 +1,11 @@
 //! Which rank a trace file is: `distributedInfo.rank`, else its file name, else its place in the
 //! order given.
 
+/// A trace's rank: `distributedInfo.rank`, else the one its file name states.
+pub fn trace_rank(t: &crate::model::Trace, file: &str) -> Option<u32> {
+    t.meta.rank.and_then(|r| u32::try_from(r).ok()).or_else(|| rank_from_file_name(file))
+}
+
 /// The rank a file name states: `rank3`, `rank-3`, `rank_3`, `TP-3`, `tp3`, or a trailing `_3.`
 /// (`trace_3.json.gz`). `None` when it states none.
 pub fn rank_from_file_name(name: &str) -> Option<u32> {

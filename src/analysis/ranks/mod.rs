@@ -16,7 +16,7 @@ mod identify;
 pub mod lateness;
 
 pub use collectives::{message_bytes, Kind};
-pub use identify::{rank_from_file_name, rank_group_key};
+pub use identify::{rank_from_file_name, rank_group_key, trace_rank};
 pub use lateness::{LateSide, Lateness, LATE_FLOOR_NS};
 
 use crate::analysis::phases::Phase;
