@@ -3,89 +3,29 @@
 use super::args::Args;
 use super::summary_text::render_table;
 use std::path::{Path, PathBuf};
-use traceprism::analysis::ranks::{analyse_run, RankTrace, RunOptions};
-use traceprism::pipeline::analyze_path_choosing;
-use traceprism::pipeline::captures::{captures_of_rank, ranked_captures, trace_rank as rank_of};
+use traceprism::analysis::ranks::RunOptions;
+use traceprism::pipeline::ranks::{rank_files, read_run, run_identity, run_json};
 use traceprism::report::ranks::run_tables;
 use traceprism::{Error, Result};
-
-/// The trace files named: files as given, or every `.json` / `.json.gz` file of a folder (sorted).
-fn trace_files(positional: &[String]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for p in positional {
-        let path = Path::new(p);
-        if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|e| Error::new(format!("cannot list {p}: {e}")))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-                    (name.ends_with(".json") || name.ends_with(".json.gz")) && !name.contains("truth")
-                })
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(path.to_path_buf());
-        }
-    }
-    Ok(files)
-}
 
 /// Runs `ranks`.
 pub fn run(a: &Args) -> Result<()> {
     a.reject_unknown_capturing(&["--no-align", "--parquet"])?;
-    let files = trace_files(&a.positional)?;
-    if files.len() < 2 {
-        return Err(Error::new(format!(
-            "ranks needs the traces of at least two ranks (files, or a folder holding them); {} given",
-            files.len()
-        )));
-    }
-    // One thread per rank, the cores shared among them.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = a.threads.unwrap_or((cores / files.len()).max(1));
+    let paths: Vec<PathBuf> = a.positional.iter().map(PathBuf::from).collect();
+    let files = rank_files(&paths)?;
     let capture_paths: Vec<PathBuf> = a.values("--capture").iter().map(PathBuf::from).collect();
-    let captures = ranked_captures(&capture_paths, threads)?;
-    let captures = &captures;
-    let results: Vec<Result<traceprism::Analysis>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .iter()
-            .map(|f| {
-                scope.spawn(move || {
-                    analyze_path_choosing(f, a.options.clone(), threads, |t| {
-                        captures_of_rank(captures, rank_of(t, &f.display().to_string()))
-                    })
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(Error::new("the rank's thread panicked")))).collect()
-    });
-    let mut traces = Vec::new();
-    let mut left_out = 0;
-    for (file, result) in files.iter().zip(results) {
-        let name = file.display().to_string();
-        match result {
-            Ok(analysis) => {
-                if let Some(cut) = &analysis.trace.stats.truncation {
-                    eprintln!("traceprism: warning: {name}: {}", cut.message());
-                }
-                traces.push(RankTrace { file: name, analysis });
-            }
-            Err(e) => {
-                left_out += 1;
-                eprintln!("traceprism: warning: {name}: {e} (this rank is left out)");
-            }
-        }
+    let loaded = read_run(&files, &a.options, a.threads, &capture_paths, RunOptions { align: a.extra("--no-align").is_none() })?;
+    for (name, cut) in &loaded.truncated {
+        eprintln!("traceprism: warning: {name}: {cut}");
     }
-    if left_out > 0 && traces.len() < 2 {
-        return Err(Error::new(format!("{left_out} of {} ranks could not be read: fewer than two remain", files.len())));
+    for (name, e) in &loaded.left_out {
+        eprintln!("traceprism: warning: {name}: {e} (this rank is left out)");
     }
-    let run = analyse_run(traces, RunOptions { align: a.extra("--no-align").is_none() })?;
+    let run = &loaded.run;
     for w in &run.warnings {
         eprintln!("traceprism: warning: {w}");
     }
-    let tables = run_tables(&run);
+    let tables = run_tables(run);
     if let Some(dir) = a.out.as_deref() {
         std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
         for t in &tables {
@@ -97,7 +37,7 @@ pub fn run(a: &Args) -> Result<()> {
         }
     }
     if let Some(dir) = a.extra("--parquet") {
-        let identity = run_identity(&run);
+        let identity = run_identity(run);
         for t in &tables {
             let batches = traceprism::table::arrow::RowBatches::of_table(t.clone(), &identity);
             let rows = super::export::write_parquet_file(Path::new(dir), &t.name, batches, &identity)?;
@@ -111,20 +51,11 @@ pub fn run(a: &Args) -> Result<()> {
             .map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
     }
     if let Some(file) = a.html.as_deref() {
-        std::fs::write(file, traceprism::report::html::run_html_report(&run))
+        std::fs::write(file, traceprism::report::html::run_html_report(run))
             .map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
     }
     if a.json {
-        let value = serde_json::json!({
-            "ranks": run.ranks.len(),
-            "collectives_matched": run.collectives.len(),
-            "unmatched_collective_names": run.unmatched.len(),
-            "ranks_left_out": left_out,
-            "aligned": run.aligned,
-            "finding": run.finding(),
-            "warnings": run.warnings,
-            "tables": tables,
-        });
+        let value = run_json(&loaded, &tables);
         super::out(&format!("{}\n", serde_json::to_string_pretty(&value).map_err(|e| Error::new(e.to_string()))?));
         return Ok(());
     }
@@ -153,16 +84,6 @@ pub fn run(a: &Args) -> Result<()> {
     }
     super::out(&text);
     Ok(())
-}
-
-/// The metadata of a run's Parquet tables: the rank files, in rank order, and the world size.
-fn run_identity(run: &traceprism::analysis::ranks::Run) -> Vec<(String, String)> {
-    let files: Vec<&str> = run.ranks.iter().map(|r| r.trace.file.as_str()).collect();
-    vec![
-        ("traceprism.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-        ("traceprism.files".to_string(), files.join("\n")),
-        ("traceprism.ranks".to_string(), run.ranks.len().to_string()),
-    ]
 }
 
 /// Runs `synth-ranks`: an N-rank run from one real trace, with its truth (see

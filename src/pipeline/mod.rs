@@ -3,6 +3,8 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod captures;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod ranks;
 pub mod warm_up;
 
 use crate::analysis::{Analysis, Options};

@@ -1,0 +1,121 @@
+//! The ranks of one run, read side by side: the files of a folder, one thread per rank, capture
+//! traces given to their rank, unreadable ranks left out and counted (native only).
+
+use super::analyze_path_choosing;
+use super::captures::{captures_of_rank, ranked_captures, trace_rank};
+use crate::analysis::ranks::{analyse_run, RankTrace, Run, RunOptions};
+use crate::analysis::Options;
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The trace files named: files as given, or every `.json` / `.json.gz` file of a folder (sorted;
+/// truth files left out).
+pub fn rank_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path).map_err(|e| Error::new(format!("cannot list {}: {e}", path.display())))?;
+            let mut found: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| is_rank_trace(f)).collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn is_rank_trace(f: &Path) -> bool {
+    let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    (name.ends_with(".json") || name.ends_with(".json.gz")) && !name.contains("truth")
+}
+
+/// A run read from its rank files, with what could not be read.
+pub struct LoadedRun {
+    /// The run (at least two ranks).
+    pub run: Run,
+    /// Ranks that could not be read: file and error.
+    pub left_out: Vec<(String, Error)>,
+    /// Ranks whose trace was cut short: file and what was kept.
+    pub truncated: Vec<(String, String)>,
+}
+
+/// Reads the rank files `files` (one thread each, the cores shared among them unless `threads`
+/// says how many each reads with), gives each the capture traces of its rank, and analyses the
+/// run. A rank that cannot be read is left out and named; fewer than two readable ranks is an error.
+pub fn read_run(
+    files: &[PathBuf],
+    options: &Options,
+    threads: Option<usize>,
+    captures: &[PathBuf],
+    run_options: RunOptions,
+) -> Result<LoadedRun> {
+    if files.len() < 2 {
+        return Err(Error::new(format!(
+            "ranks needs the traces of at least two ranks (files, or a folder holding them); {} given",
+            files.len()
+        )));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads.unwrap_or((cores / files.len()).max(1));
+    let captures = ranked_captures(captures, threads)?;
+    let captures = &captures;
+    let results: Vec<Result<crate::Analysis>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .iter()
+            .map(|f| {
+                scope.spawn(move || {
+                    analyze_path_choosing(f, options.clone(), threads, |t| {
+                        captures_of_rank(captures, trace_rank(t, &f.display().to_string()))
+                    })
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(Error::new("the rank's thread panicked")))).collect()
+    });
+    let mut traces = Vec::new();
+    let mut left_out = Vec::new();
+    let mut truncated = Vec::new();
+    for (file, result) in files.iter().zip(results) {
+        let name = file.display().to_string();
+        match result {
+            Ok(analysis) => {
+                if let Some(cut) = &analysis.trace.stats.truncation {
+                    truncated.push((name.clone(), cut.message().to_string()));
+                }
+                traces.push(RankTrace { file: name, analysis });
+            }
+            Err(e) => left_out.push((name, e)),
+        }
+    }
+    if !left_out.is_empty() && traces.len() < 2 {
+        return Err(Error::new(format!("{} of {} ranks could not be read: fewer than two remain", left_out.len(), files.len())));
+    }
+    let run = analyse_run(traces, run_options)?;
+    Ok(LoadedRun { run, left_out, truncated })
+}
+
+/// The key-value metadata of a run's exported tables: the rank files in rank order, their count.
+pub fn run_identity(run: &Run) -> Vec<(String, String)> {
+    let files: Vec<&str> = run.ranks.iter().map(|r| r.trace.file.as_str()).collect();
+    vec![
+        ("traceprism.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("traceprism.files".to_string(), files.join("\n")),
+        ("traceprism.ranks".to_string(), run.ranks.len().to_string()),
+    ]
+}
+
+/// `ranks --json`: the run's counts, finding, warnings and every table.
+pub fn run_json(loaded: &LoadedRun, tables: &[crate::table::Table]) -> serde_json::Value {
+    let run = &loaded.run;
+    serde_json::json!({
+        "ranks": run.ranks.len(),
+        "collectives_matched": run.collectives.len(),
+        "unmatched_collective_names": run.unmatched.len(),
+        "ranks_left_out": loaded.left_out.len(),
+        "aligned": run.aligned,
+        "finding": run.finding(),
+        "warnings": run.warnings,
+        "tables": tables,
+    })
+}
