@@ -1,0 +1,73 @@
+//! `traceprism.compare(a, b)` and the `Comparison` it returns.
+
+use crate::errors::{from_json, trace_error};
+use crate::table::Table;
+use crate::trace::{open, unknown_table, Trace};
+use pyo3::prelude::*;
+use traceprism::analysis::compare::CompareOptions;
+
+/// Where trace A is slower than trace B, and why: the tables of `traceprism compare A B`.
+#[pyclass(module = "traceprism", frozen)]
+pub struct Comparison {
+    tables: Vec<traceprism::table::Table>,
+}
+
+/// A trace given as an opened `Trace`, or a path opened here.
+fn trace_of(py: Python<'_>, arg: &Bound<'_, PyAny>) -> PyResult<Py<Trace>> {
+    if let Ok(t) = arg.cast::<Trace>() {
+        return Ok(t.clone().unbind());
+    }
+    Py::new(py, open(py, arg.extract()?, None, None, None, false)?)
+}
+
+/// Compares two traces (opened `Trace` objects, or paths), as `traceprism compare A B`.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, phase = "all", label_a = None, label_b = None, ratio_threshold = None, min_gap_us = None))]
+pub fn compare(
+    py: Python<'_>,
+    a: Bound<'_, PyAny>,
+    b: Bound<'_, PyAny>,
+    phase: &str,
+    label_a: Option<String>,
+    label_b: Option<String>,
+    ratio_threshold: Option<f64>,
+    min_gap_us: Option<f64>,
+) -> PyResult<Comparison> {
+    let mut opts = CompareOptions { phase: phase.to_string(), label_a, label_b, ..CompareOptions::default() };
+    if let Some(r) = ratio_threshold {
+        opts.ratio_threshold = r;
+    }
+    if let Some(g) = min_gap_us {
+        opts.min_gap_us = g;
+    }
+    opts.validate().map_err(trace_error)?;
+    let (ta, tb) = (trace_of(py, &a)?, trace_of(py, &b)?);
+    let (aa, ab) = (ta.get().analysis.clone(), tb.get().analysis.clone());
+    let tables = py.detach(|| traceprism::report::compare::compare_tables(&aa, &ab, &opts)).map_err(trace_error)?;
+    Ok(Comparison { tables })
+}
+
+#[pymethods]
+impl Comparison {
+    /// Every table, as `traceprism compare A B --json` prints them.
+    #[getter]
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        from_json(py, &self.tables)
+    }
+    /// The names of the comparison's tables.
+    fn tables(&self) -> Vec<String> {
+        self.tables.iter().map(|t| t.name.clone()).collect()
+    }
+    /// Table `name` (an Arrow stream, see `Trace.table`).
+    fn table(&self, name: &str) -> PyResult<Table> {
+        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| unknown_table(name, &self.tables()))?;
+        Ok(Table::built(t.clone(), Vec::new()))
+    }
+    /// Table `name` as a `pandas.DataFrame`.
+    fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        Bound::new(py, self.table(name)?)?.call_method0("to_pandas")
+    }
+    fn __repr__(&self) -> String {
+        format!("<traceprism.Comparison {} tables>", self.tables.len())
+    }
+}

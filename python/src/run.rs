@@ -1,0 +1,85 @@
+//! `traceprism.ranks(paths_or_dir)` and the `Run` it returns.
+
+use crate::errors::{from_json, trace_error, warn};
+use crate::paths::{options, path_list};
+use crate::table::Table;
+use crate::trace::unknown_table;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use traceprism::analysis::ranks::RunOptions;
+use traceprism::pipeline::ranks::{rank_files, read_run, run_identity, run_json};
+
+/// All ranks of one run: collectives matched, clocks aligned, the straggler named.
+#[pyclass(module = "traceprism", frozen)]
+pub struct Run {
+    summary: serde_json::Value,
+    tables: Vec<traceprism::table::Table>,
+    identity: Vec<(String, String)>,
+    files: Vec<String>,
+}
+
+/// Reads the traces of one run's ranks (a folder of them, or a list of files) side by side, as
+/// `traceprism ranks`. A rank that cannot be read is left out with a `TraceWarning`; fewer than two
+/// readable ranks raise `TraceError`. The GIL is released while they are read.
+#[pyfunction]
+#[pyo3(signature = (paths, rules = None, capture = None, *, align = true, threads = None, strict = false))]
+pub fn ranks(
+    py: Python<'_>,
+    paths: Bound<'_, PyAny>,
+    rules: Option<PathBuf>,
+    capture: Option<Bound<'_, PyAny>>,
+    align: bool,
+    threads: Option<usize>,
+    strict: bool,
+) -> PyResult<Run> {
+    let options = options(rules, strict)?;
+    let paths = path_list(Some(&paths))?;
+    let captures = path_list(capture.as_ref())?;
+    let loaded = py
+        .detach(|| {
+            let files = rank_files(&paths)?;
+            read_run(&files, &options, threads, &captures, RunOptions { align })
+        })
+        .map_err(trace_error)?;
+    for (name, cut) in &loaded.truncated {
+        warn(py, &format!("{name}: {cut}"))?;
+    }
+    for (name, e) in &loaded.left_out {
+        warn(py, &format!("{name}: {e} (this rank is left out)"))?;
+    }
+    let tables = traceprism::report::ranks::run_tables(&loaded.run);
+    let summary = run_json(&loaded, &tables);
+    let identity = run_identity(&loaded.run);
+    let files = loaded.run.ranks.iter().map(|r| r.trace.file.clone()).collect();
+    Ok(Run { summary, tables, identity, files })
+}
+
+#[pymethods]
+impl Run {
+    /// The run's counts, finding, warnings and tables, as `traceprism ranks ... --json` prints them.
+    #[getter]
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        from_json(py, &self.summary)
+    }
+    /// The rank files read, in rank order.
+    #[getter]
+    fn files(&self) -> Vec<String> {
+        self.files.clone()
+    }
+    /// The names of the run's tables.
+    fn tables(&self) -> Vec<String> {
+        self.tables.iter().map(|t| t.name.clone()).collect()
+    }
+    /// Table `name` (an Arrow stream, see `Trace.table`).
+    fn table(&self, name: &str) -> PyResult<Table> {
+        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| unknown_table(name, &self.tables()))?;
+        Ok(Table::built(t.clone(), self.identity.clone()))
+    }
+    /// Table `name` as a `pandas.DataFrame`.
+    fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        Bound::new(py, self.table(name)?)?.call_method0("to_pandas")
+    }
+    fn __repr__(&self) -> String {
+        format!("<traceprism.Run {} ranks>", self.files.len())
+    }
+}

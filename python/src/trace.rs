@@ -1,0 +1,143 @@
+//! `traceprism.open(path)` and the `Trace` it returns.
+
+use crate::errors::{from_json, trace_error, warn};
+use crate::paths::{options, path_list};
+use crate::table::Table;
+use pyo3::exceptions::PyKeyError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use std::sync::Arc;
+use traceprism::analysis::Analysis;
+
+/// An analysed trace: its summary and its tables.
+#[pyclass(module = "traceprism", frozen)]
+pub struct Trace {
+    pub(crate) analysis: Arc<Analysis>,
+    path: String,
+    identity: Vec<(String, String)>,
+}
+
+impl Trace {
+    /// A trace's table `name`, or a `KeyError` that lists the names.
+    pub(crate) fn table_of(&self, name: &str) -> PyResult<Table> {
+        Table::of_analysis(&self.analysis, name, self.identity.clone()).ok_or_else(|| unknown_table(name, &names()))
+    }
+}
+
+/// A `KeyError` for a table name that is not one of `known`.
+pub fn unknown_table(name: &str, known: &[String]) -> PyErr {
+    PyKeyError::new_err(format!("no table named '{name}' (tables: {})", known.join(", ")))
+}
+
+fn names() -> Vec<String> {
+    traceprism::report::table_names().into_iter().map(str::to_string).collect()
+}
+
+/// Reads and analyses a trace: a Chrome-trace JSON file, plain or gzip, or a JAX profile
+/// (`*.xplane.pb`), told apart by its bytes.
+///
+/// `rules` is a TOML file of extra kernel-category rules (as `--rules`); `capture` a capture trace,
+/// or a folder with `execution_details.json`, or a list of them (as `--capture`). The GIL is
+/// released while the file is read and analysed.
+#[pyfunction]
+#[pyo3(signature = (path, rules = None, capture = None, *, threads = None, strict = false))]
+pub fn open(
+    py: Python<'_>,
+    path: PathBuf,
+    rules: Option<PathBuf>,
+    capture: Option<Bound<'_, PyAny>>,
+    threads: Option<usize>,
+    strict: bool,
+) -> PyResult<Trace> {
+    let options = options(rules, strict)?;
+    let captures = path_list(capture.as_ref())?;
+    let threads = threads.unwrap_or_else(traceprism::read::default_read_threads).max(1);
+    let analysis = py.detach(|| traceprism::analyze_path_with(&path, options, threads, &captures)).map_err(trace_error)?;
+    let shown = path.display().to_string();
+    if let Some(cut) = &analysis.trace.stats.truncation {
+        warn(py, &format!("{shown}: {}", cut.message()))?;
+    }
+    let identity = traceprism::report::batches::identity(&analysis, &shown);
+    Ok(Trace { analysis: Arc::new(analysis), path: shown, identity })
+}
+
+/// The names of every table a trace has, in export order.
+#[pyfunction]
+pub fn table_names() -> Vec<String> {
+    names()
+}
+
+#[pymethods]
+impl Trace {
+    /// The path the trace was opened from.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.path
+    }
+    /// The headline facts, as `traceprism summary TRACE --json` prints them.
+    #[getter]
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        from_json(py, &traceprism::report::summary::summary(&self.analysis))
+    }
+    /// What the trace is: file, device, workload, rank (the key-value metadata of its Parquet files).
+    #[getter]
+    fn identity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.identity {
+            d.set_item(k.trim_start_matches("traceprism."), v)?;
+        }
+        Ok(d)
+    }
+    /// The names of the trace's tables.
+    fn tables(&self) -> Vec<String> {
+        names()
+    }
+    /// Table `name`: an object with `__arrow_c_stream__`, so `pyarrow.table(t)`,
+    /// `polars.DataFrame(t)` and DuckDB read it as it is, with its types.
+    fn table(&self, name: &str) -> PyResult<Table> {
+        self.table_of(name)
+    }
+    /// Table `name` as a `pandas.DataFrame` (needs pyarrow and pandas).
+    fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let t = Bound::new(py, self.table_of(name)?)?;
+        t.call_method0("to_pandas")
+    }
+    /// Writes every table as `dir/<table>.parquet` (as `export --parquet DIR`), with the trace's
+    /// identity as key-value metadata; returns the files written.
+    fn to_parquet(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<PathBuf>> {
+        let analysis = self.analysis.clone();
+        let identity = self.identity.clone();
+        py.detach(move || {
+            write_parquet_dir(
+                &dir,
+                &identity,
+                |name| traceprism::report::batches::table_batches(analysis.clone(), name, &identity).expect("listed table"),
+                &traceprism::report::table_names(),
+            )
+        })
+        .map_err(trace_error)
+    }
+    fn __repr__(&self) -> String {
+        format!("<traceprism.Trace {} ({} GPU events)>", self.path, self.analysis.trace.gpu.len())
+    }
+}
+
+/// Writes the tables `names` (their batches from `batches`) as `dir/<name>.parquet`.
+pub fn write_parquet_dir(
+    dir: &std::path::Path,
+    identity: &[(String, String)],
+    batches: impl Fn(&str) -> traceprism::table::arrow::RowBatches,
+    names: &[&str],
+) -> traceprism::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| traceprism::Error::new(format!("cannot create {}: {e}", dir.display())))?;
+    let mut written = Vec::new();
+    for name in names {
+        let file = dir.join(format!("{name}.parquet"));
+        let cannot = |e: String| traceprism::Error::new(format!("cannot write {}: {e}", file.display()));
+        let out = std::fs::File::create(&file).map_err(|e| cannot(e.to_string()))?;
+        traceprism::table::parquet::write_parquet(batches(name), identity, std::io::BufWriter::new(out)).map_err(cannot)?;
+        written.push(file);
+    }
+    Ok(written)
+}
