@@ -16,6 +16,7 @@ trace is read by the same Rust core as the CLI and the page.
 """
 
 import os
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 __version__: str
@@ -81,7 +82,7 @@ class Trace:
         """Table ``name``; ``KeyError`` for an unknown name."""
     def to_pandas(self, name: str) -> Any:
         """Table ``name`` as a ``pandas.DataFrame``."""
-    def to_parquet(self, dir: _Path) -> List[str]:
+    def to_parquet(self, dir: _Path) -> List[Path]:
         """Writes every table as ``dir/<table>.parquet`` (typed, zstd, identity as key-value
         metadata), as ``traceprism export TRACE --parquet DIR``; returns the files written."""
 
@@ -94,6 +95,10 @@ class Run:
     @property
     def files(self) -> List[str]:
         """The rank files read, in rank order."""
+    @property
+    def traces(self) -> List[Trace]:
+        """Each rank's trace, in rank order: the run is read once for its own tables and its
+        ranks' tables."""
     def tables(self) -> List[str]:
         """The names of the run's tables."""
     def table(self, name: str) -> Table:

@@ -3,7 +3,7 @@
 use crate::errors::{from_json, trace_error, warn};
 use crate::paths::{options, path_list};
 use crate::table::Table;
-use crate::trace::unknown_table;
+use crate::trace::{unknown_table, Trace};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use traceprism::analysis::ranks::RunOptions;
@@ -16,6 +16,7 @@ pub struct Run {
     tables: Vec<traceprism::table::Table>,
     identity: Vec<(String, String)>,
     files: Vec<String>,
+    traces: Vec<Py<Trace>>,
 }
 
 /// Reads the traces of one run's ranks (a folder of them, or a list of files) side by side, as
@@ -51,7 +52,15 @@ pub fn ranks(
     let summary = run_json(&loaded, &tables);
     let identity = run_identity(&loaded.run);
     let files = loaded.run.ranks.iter().map(|r| r.trace.file.clone()).collect();
-    Ok(Run { summary, tables, identity, files })
+    // The run's tables are made: each rank's analysis now becomes a Trace of its own, so a run is
+    // read once for its run tables and its ranks' tables.
+    let traces = loaded
+        .run
+        .ranks
+        .into_iter()
+        .map(|r| Py::new(py, Trace::from_analysis(r.trace.analysis, r.trace.file)))
+        .collect::<PyResult<_>>()?;
+    Ok(Run { summary, tables, identity, files, traces })
 }
 
 #[pymethods]
@@ -65,6 +74,11 @@ impl Run {
     #[getter]
     fn files(&self) -> Vec<String> {
         self.files.clone()
+    }
+    /// Each rank's trace (its summary and tables), in rank order.
+    #[getter]
+    fn traces(&self, py: Python<'_>) -> Vec<Py<Trace>> {
+        self.traces.iter().map(|t| t.clone_ref(py)).collect()
     }
     /// The names of the run's tables.
     fn tables(&self) -> Vec<String> {

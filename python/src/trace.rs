@@ -19,6 +19,11 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// A trace over an analysis made elsewhere (a rank of a run), with the path it was read from.
+    pub(crate) fn from_analysis(analysis: Analysis, path: String) -> Trace {
+        let identity = traceprism::report::batches::identity(&analysis, &path);
+        Trace { analysis: Arc::new(analysis), path, identity }
+    }
     /// A trace's table `name`, or a `KeyError` that lists the names.
     pub(crate) fn table_of(&self, name: &str) -> PyResult<Table> {
         Table::of_analysis(&self.analysis, name, self.identity.clone()).ok_or_else(|| unknown_table(name, &names()))
@@ -58,8 +63,7 @@ pub fn open(
     if let Some(cut) = &analysis.trace.stats.truncation {
         warn(py, &format!("{shown}: {}", cut.message()))?;
     }
-    let identity = traceprism::report::batches::identity(&analysis, &shown);
-    Ok(Trace { analysis: Arc::new(analysis), path: shown, identity })
+    Ok(Trace::from_analysis(analysis, shown))
 }
 
 /// The names of every table a trace has, in export order.
