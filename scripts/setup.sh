@@ -56,6 +56,12 @@ if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules
   log "installing npm packages"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
+# Python's venv module, for the Python face's wheel and tests (scripts/python-env.sh makes the
+# environment itself, from PyPI, when the tests first run).
+if ! python3 -m venv --help >/dev/null 2>&1; then
+  log "installing python3-venv (Debian)"
+  apt_install python3-venv python3-pip
+fi
 # Python's openpyxl: tests/xlsx.rs opens our workbook with a real reader (PyPI).
 ./scripts/test-deps.sh
 

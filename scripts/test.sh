@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# THE test command: setup, the Rust tests, the native CLI, the page build and the browser tests.
+# THE test command: setup, the Rust tests, the native CLI, the Python wheel and its tests, the page
+# build and the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -8,6 +9,8 @@ bash scripts/setup.sh
 # optimised, but ~30 test binaries linked with fat LTO took most of the suite's time).
 echo "== cargo test --profile ci"
 cargo test --profile ci
+echo "== Python face (wheel, venv, tests/python)"
+bash scripts/test-python.sh
 echo "== fuzz smoke (every fuzz target for a few seconds; scripts/fuzz.sh SECONDS for a campaign)"
 bash scripts/fuzz.sh --smoke 8
 # The browser tests compare the page with the CLI that cargo test just built.
