@@ -112,36 +112,12 @@ impl Trace {
     fn to_parquet(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<PathBuf>> {
         let analysis = self.analysis.clone();
         let identity = self.identity.clone();
-        py.detach(move || {
-            write_parquet_dir(
-                &dir,
-                &identity,
-                |name| traceprism::report::batches::table_batches(analysis.clone(), name, &identity).expect("listed table"),
-                &traceprism::report::table_names(),
-            )
-        })
-        .map_err(trace_error)
+        let written = py
+            .detach(move || traceprism::report::batches::write_parquet_tables(analysis, &identity, &dir))
+            .map_err(trace_error)?;
+        Ok(written.into_iter().map(|(file, _)| file).collect())
     }
     fn __repr__(&self) -> String {
         format!("<traceprism.Trace {} ({} GPU events)>", self.path, self.analysis.trace.gpu.len())
     }
-}
-
-/// Writes the tables `names` (their batches from `batches`) as `dir/<name>.parquet`.
-pub fn write_parquet_dir(
-    dir: &std::path::Path,
-    identity: &[(String, String)],
-    batches: impl Fn(&str) -> traceprism::table::arrow::RowBatches,
-    names: &[&str],
-) -> traceprism::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| traceprism::Error::new(format!("cannot create {}: {e}", dir.display())))?;
-    let mut written = Vec::new();
-    for name in names {
-        let file = dir.join(format!("{name}.parquet"));
-        let cannot = |e: String| traceprism::Error::new(format!("cannot write {}: {e}", file.display()));
-        let out = std::fs::File::create(&file).map_err(|e| cannot(e.to_string()))?;
-        traceprism::table::parquet::write_parquet(batches(name), identity, std::io::BufWriter::new(out)).map_err(cannot)?;
-        written.push(file);
-    }
-    Ok(written)
 }

@@ -18,11 +18,9 @@ pub fn run(a: &Args) -> Result<()> {
     let analysis = super::load(path, a)?;
     if let Some(dir) = parquet {
         let identity = traceprism::report::batches::identity(analysis, path);
-        for name in table_names() {
-            let batches = traceprism::report::batches::table_batches(analysis, name, &identity).expect("listed table");
-            let rows = write_parquet_file(Path::new(dir), name, batches, &identity)?;
+        for (file, rows) in traceprism::report::batches::write_parquet_tables(analysis, &identity, Path::new(dir))? {
             if a.verbose {
-                eprintln!("wrote {dir}/{name}.parquet ({rows} rows)");
+                eprintln!("wrote {} ({rows} rows)", file.display());
             }
         }
     }
@@ -82,20 +80,6 @@ fn write_all_csv(analysis: &Analysis, dir: &Path) -> Result<Vec<(PathBuf, usize)
     });
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Writes `dir/<name>.parquet` (creating `dir`) and returns its row count.
-pub(crate) fn write_parquet_file(
-    dir: &Path,
-    name: &str,
-    batches: traceprism::table::arrow::RowBatches,
-    identity: &[(String, String)],
-) -> Result<usize> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
-    let file = dir.join(format!("{name}.parquet"));
-    let cannot = |e: String| Error::new(format!("cannot write {}: {e}", file.display()));
-    let out = std::fs::File::create(&file).map_err(|e| cannot(e.to_string()))?;
-    traceprism::table::parquet::write_parquet(batches, identity, std::io::BufWriter::with_capacity(1 << 20, out)).map_err(cannot)
 }
 
 /// Prints one table (aligned text, or CSV with `--csv`).

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use traceprism::analysis::ranks::RunOptions;
 use traceprism::pipeline::ranks::{rank_files, read_run, run_identity, run_json};
 use traceprism::report::ranks::run_tables;
+use traceprism::table::arrow::RowBatches;
+use traceprism::table::parquet::write_parquet_dir;
 use traceprism::{Error, Result};
 
 /// Runs `ranks`.
@@ -38,11 +40,10 @@ pub fn run(a: &Args) -> Result<()> {
     }
     if let Some(dir) = a.extra("--parquet") {
         let identity = run_identity(run);
-        for t in &tables {
-            let batches = traceprism::table::arrow::RowBatches::of_table(t.clone(), &identity);
-            let rows = super::export::write_parquet_file(Path::new(dir), &t.name, batches, &identity)?;
+        let batches = tables.iter().map(|t| (t.name.clone(), RowBatches::of_table(t.clone(), &identity)));
+        for (file, rows) in write_parquet_dir(Path::new(dir), &identity, batches)? {
             if a.verbose {
-                eprintln!("wrote {dir}/{}.parquet ({rows} rows)", t.name);
+                eprintln!("wrote {} ({rows} rows)", file.display());
             }
         }
     }

@@ -43,3 +43,20 @@ where
     let table = super::table(&analysis, name)?;
     Some(RowBatches::of_table(table, metadata))
 }
+
+/// Every table of `analysis` as `dir/<table>.parquet`, with the trace's `identity` (see
+/// [`identity`]); returns each file with its row count, in table order.
+pub fn write_parquet_tables<A>(
+    analysis: A,
+    identity: &[(String, String)],
+    dir: &std::path::Path,
+) -> crate::Result<Vec<(std::path::PathBuf, usize)>>
+where
+    A: std::ops::Deref<Target = Analysis> + Clone + Send + 'static,
+{
+    let tables = super::table_names().into_iter().map(|name| {
+        let batches = table_batches(analysis.clone(), name, identity).expect("a listed table");
+        (name.to_string(), batches)
+    });
+    crate::table::parquet::write_parquet_dir(dir, identity, tables)
+}
