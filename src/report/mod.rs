@@ -3,7 +3,7 @@
 //! To add a table, write a `fn(&Analysis) -> Table` next to its analysis and list it in [`TABLES`]
 //! with the page view that shows it.
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "parquet", not(target_arch = "wasm32")))]
 pub mod batches;
 pub mod categories;
 pub mod compare;

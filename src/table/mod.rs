@@ -6,11 +6,11 @@
 //! as `true`/`false`, the workbook as boolean cells, the page sorts and aligns by the type, and
 //! `tests/table_types.rs` checks every cell of every table on every fixture against its column.
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "parquet", not(target_arch = "wasm32")))]
 pub mod arrow;
 mod csv;
 pub mod markup;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "parquet", not(target_arch = "wasm32")))]
 pub mod parquet;
 pub mod xlsx;
 
