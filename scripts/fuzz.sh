@@ -17,7 +17,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 all_targets="pipeline events rules compare part xplane"
 if [ "${1:-}" = "--smoke" ]; then
   secs=${2:-8}
-  [ -d fuzz/corpus/xplane ] || cargo run --quiet --release --no-default-features --example fuzz_seeds -- fuzz/corpus
+  # The test suite's profile and features: the core cargo test compiled is reused, only the
+  # example is built.
+  [ -d fuzz/corpus/xplane ] || cargo run --quiet --profile ci --example fuzz_seeds -- fuzz/corpus
   flags="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters"
   flags="$flags -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions"
   # With --target, RUSTFLAGS reach only the fuzzed code, not build scripts (as cargo fuzz does).
@@ -46,7 +48,7 @@ if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked 2>/dev/null || cargo install cargo-fuzz
 fi
 if [ ! -d fuzz/corpus/xplane ]; then
-  cargo run --quiet --release --no-default-features --example fuzz_seeds -- fuzz/corpus
+  cargo run --quiet --profile ci --example fuzz_seeds -- fuzz/corpus
 fi
 cargo fuzz build --release --debug-assertions >/dev/null 2>fuzz/build.log || { tail -30 fuzz/build.log; exit 1; }
 total_findings=0
