@@ -348,6 +348,26 @@ fn ranks_match_capture_traces_to_their_rank() {
     let caps = case_dir("sglang_decode").join("capture_traces");
     let out = cli(&["ranks", dir.to_str().unwrap(), "--capture", caps.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The `ranks` table shows each rank's graph replays as that rank's own summary does, the
+    // rank-0 capture given to rank 0 only.
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let table = run["tables"].as_array().unwrap().iter().find(|t| t["name"] == "ranks").unwrap();
+    let col = |name: &str| table["columns"].as_array().unwrap().iter().position(|c| c == name).unwrap();
+    for row in table["rows"].as_array().unwrap() {
+        let rank = row[col("rank")].as_u64().unwrap();
+        let file = row[col("file")].as_str().unwrap();
+        let mut args = vec!["summary", file, "--json"];
+        if rank == 0 {
+            args.extend(["--capture", caps.to_str().unwrap()]);
+        }
+        let summary: serde_json::Value = serde_json::from_slice(&cli(&args).stdout).unwrap();
+        let replays = &summary["graph_replays"];
+        assert!(replays["replayed_pct"].as_f64().unwrap() > 50.0, "rank {rank}: a graph-replaying run");
+        for (column, key) in [("graph_replayed_pct", "replayed_pct"), ("graph_attributed_pct", "attributed_pct")] {
+            let (got, want) = (row[col(column)].as_f64().unwrap(), replays[key].as_f64().unwrap());
+            assert!((got - want).abs() < 1e-9, "rank {rank} {column}: {got} in the ranks table, {want} in its summary");
+        }
+    }
     let out = cli(&["ranks", dir.to_str().unwrap(), "--capture", "/nonexistent/capture.json.gz"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("capture trace /nonexistent/capture.json.gz"), "{err}");

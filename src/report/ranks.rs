@@ -53,6 +53,8 @@ pub fn ranks(run: &Run) -> Table {
             "passes:int",
             "layers_per_pass",
             "top_category",
+            "graph_replayed_pct:float",
+            "graph_attributed_pct:float",
         ],
     );
     for (k, r) in run.ranks.iter().enumerate() {
@@ -69,6 +71,9 @@ pub fn ranks(run: &Run) -> Table {
         let span = busy_spans.last().map_or(0, |l| l.1) - busy_spans.first().map_or(0, |f| f.0);
         let top = time_by_category(&a.trace, &a.categories, rows.iter().copied()).into_iter().max_by_key(|c| c.2);
         let layers: Vec<u32> = a.layers.layers_per_pass.iter().copied().filter(|&n| n > 0).collect();
+        // Graph replays: how much of the rank's GPU time they are, and how much of that has an op
+        // (from the rank's capture traces, `ranks --capture`, or an eager stretch); empty: none.
+        let replays = super::summary::graph_replays(a, g.dur.iter().sum());
         let layers_per_pass = match (layers.iter().min(), layers.iter().max()) {
             (Some(lo), Some(hi)) if lo == hi => lo.to_string(),
             (Some(lo), Some(hi)) => format!("{lo}–{hi}"),
@@ -90,6 +95,8 @@ pub fn ranks(run: &Run) -> Table {
             Cell::from(a.phases.passes.len()),
             Cell::from(layers_per_pass),
             top.map_or(Cell::Empty, |c| Cell::from(a.categories.categories[c.0 as usize].name.as_str())),
+            replays.as_ref().map_or(Cell::Empty, |g| Cell::Float(g.replayed_pct)),
+            replays.as_ref().map_or(Cell::Empty, |g| Cell::Float(g.attributed_pct)),
         ]);
     }
     t
