@@ -34,13 +34,10 @@ impl Table {
     /// Table `name` of an analysis (`None`: no such table).
     pub fn of_analysis(analysis: &Arc<Analysis>, name: &str, identity: Vec<(String, String)>) -> Option<Table> {
         if name == "kernels" {
-            let (columns, types) = traceprism::report::kernels::COLUMNS
-                .iter()
-                .map(|s| traceprism::table::column_spec(s))
-                .map(|(n, t)| (n.to_string(), t))
-                .unzip();
+            // Its columns without its rows: the rows are made as a stream is read.
+            let empty = traceprism::table::Table::new(name, traceprism::report::kernels::COLUMNS);
             let source = Source::Analysis(analysis.clone());
-            return Some(Table { name: name.to_string(), columns, types, identity, source });
+            return Some(Table { name: empty.name, columns: empty.columns, types: empty.types, identity, source });
         }
         traceprism::report::table(analysis, name).map(|t| Table::built(t, identity))
     }

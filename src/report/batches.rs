@@ -6,7 +6,7 @@
 use super::kernels;
 use crate::analysis::Analysis;
 use crate::table::arrow::{schema, RowBatches};
-use crate::table::{column_spec, ColumnType};
+use crate::table::Table;
 
 /// The key-value metadata every exported table of one trace carries: which file, rank, device
 /// and workload it describes, and which traceprism wrote it.
@@ -35,10 +35,9 @@ where
     A: std::ops::Deref<Target = Analysis> + Clone + Send + 'static,
 {
     if name == "kernels" {
-        let (names, types): (Vec<String>, Vec<ColumnType>) =
-            kernels::COLUMNS.iter().map(|s| column_spec(s)).map(|(n, t)| (n.to_string(), t)).unzip();
-        let schema = schema(&names, &types, metadata);
-        return Some(RowBatches::new(schema, types, Box::new(kernels::kernel_rows_shared(analysis))));
+        let empty = Table::new(name, kernels::COLUMNS);
+        let schema = schema(&empty.columns, &empty.types, metadata);
+        return Some(RowBatches::new(schema, empty.types, Box::new(kernels::kernel_rows_shared(analysis))));
     }
     let table = super::table(&analysis, name)?;
     Some(RowBatches::of_table(table, metadata))
