@@ -18,6 +18,9 @@ test('a trace that fits says nothing; one that cannot fit says why and what read
   assert.equal(tooLargeMessage('x', edge * 0.99), null);
   assert.notEqual(tooLargeMessage('x', edge * 1.01), null);
   assert.match(tooLargeMessage('x.json.gz', 20e9, true), /about 20\.0 GB/);
+  // Read by one worker (a gzip trace): 11.0 GB of JSON opened in the page, 12.2 GB ran out of memory.
+  assert.equal(tooLargeMessage('x.json.gz', 11.0e9, true, false), null);
+  assert.notEqual(tooLargeMessage('x.json.gz', 12.2e9, true, false), null);
 });
 
 test('a gzip file\'s JSON size is estimated from how its start inflates', async () => {
