@@ -423,10 +423,17 @@ fn mark_cut_passes_incomplete(trace: &Trace, passes: &mut [Pass]) {
             launch_has_kernel[launch as usize] = true;
         }
     }
-    let is_kernel_launch = |i: usize| {
-        let name = trace.name(l.name[i]);
-        l.is_graph[i] || name.contains("LaunchKernel") || name.contains("LaunchCooperativeKernel")
-    };
+    // Whether each launch name launches kernels, decided once per distinct name (a trace has
+    // millions of launches and a handful of runtime call names).
+    let mut launches_kernels: Vec<Option<bool>> = vec![None; trace.names.len()];
+    for &id in &l.name {
+        let known = &mut launches_kernels[id as usize];
+        if known.is_none() {
+            let name = trace.name(id);
+            *known = Some(name.contains("LaunchKernel") || name.contains("LaunchCooperativeKernel"));
+        }
+    }
+    let is_kernel_launch = |i: usize| l.is_graph[i] || launches_kernels[l.name[i] as usize] == Some(true);
     // Times at which a kernel was launched (or an op that launches kernels ran) with no kernel here.
     let mut lost: Vec<i64> = (0..l.len()).filter(|&i| !launch_has_kernel[i] && is_kernel_launch(i)).map(|i| l.ts[i]).collect();
     let mut op_launches = vec![false; ops.len()];
