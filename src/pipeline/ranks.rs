@@ -18,8 +18,10 @@ pub fn rank_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             let mut found: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| is_rank_trace(f)).collect();
             found.sort();
             files.extend(found);
-        } else {
+        } else if path.exists() {
             files.push(path.clone());
+        } else {
+            return Err(Error::new(format!("cannot read {}: no such file or folder", path.display())));
         }
     }
     Ok(files)

@@ -45,6 +45,11 @@ def test_ranks_takes_a_list_and_warns_on_an_unreadable_rank(run_dir, tmp_path):
     assert any(m in cli_stderr for m in messages)
     with pytest.raises(traceprism.TraceError, match="at least two ranks"):
         traceprism.ranks(files[:1])
+    missing = tmp_path / "nowhere"
+    with pytest.raises(traceprism.TraceError) as e:
+        traceprism.ranks([*files, missing])
+    assert str(e.value) == cli("ranks", *files, missing, check=False).stderr.strip().removeprefix("traceprism: error: ")
+    assert "no such file or folder" in str(e.value)
 
 
 def test_compare_equals_the_cli(tmp_path):
