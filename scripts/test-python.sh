@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Python face's tests: builds the wheel with the test suite's profile (reusing the core that
-# `cargo test --profile ci` compiled), installs it into the project's virtual environment
+# The Python face's tests: builds the wheel with the test suite's profile (in its own target folder,
+# see scripts/build-wheel.sh), installs it into the project's virtual environment
 # (scripts/python-env.sh: pyarrow, pandas, polars, duckdb, dask[distributed], pytest), and runs
 # tests/python against the CLI of the same build.
 set -euo pipefail
