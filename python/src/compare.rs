@@ -10,6 +10,8 @@ use traceprism::analysis::compare::CompareOptions;
 #[pyclass(module = "traceprism", frozen)]
 pub struct Comparison {
     tables: Vec<traceprism::table::Table>,
+    /// The two traces compared, as the tables' Arrow metadata.
+    identity: Vec<(String, String)>,
 }
 
 /// A trace given as an opened `Trace`, or a path opened here.
@@ -44,7 +46,12 @@ pub fn compare(
     let (ta, tb) = (trace_of(py, &a)?, trace_of(py, &b)?);
     let (aa, ab) = (ta.get().analysis.clone(), tb.get().analysis.clone());
     let tables = py.detach(|| traceprism::report::compare::compare_tables(&aa, &ab, &opts)).map_err(trace_error)?;
-    Ok(Comparison { tables })
+    let identity = vec![
+        ("traceprism.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("traceprism.a".to_string(), ta.get().path().to_string()),
+        ("traceprism.b".to_string(), tb.get().path().to_string()),
+    ];
+    Ok(Comparison { tables, identity })
 }
 
 #[pymethods]
@@ -61,7 +68,7 @@ impl Comparison {
     /// Table `name` (an Arrow stream, see `Trace.table`).
     fn table(&self, name: &str) -> PyResult<Table> {
         let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| unknown_table(name, &self.tables()))?;
-        Ok(Table::built(t.clone(), Vec::new()))
+        Ok(Table::built(t.clone(), self.identity.clone()))
     }
     /// Table `name` as a `pandas.DataFrame`.
     fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {

@@ -76,7 +76,7 @@ pub fn table_names() -> Vec<String> {
 impl Trace {
     /// The path the trace was opened from.
     #[getter]
-    fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         &self.path
     }
     /// The headline facts, as `traceprism summary TRACE --json` prints them.

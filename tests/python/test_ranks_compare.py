@@ -61,6 +61,8 @@ def test_compare_equals_the_cli(tmp_path):
     d = traceprism.compare(traceprism.open(a), traceprism.open(b), phase="decode", label_a="H100", label_b="MI300X")
     want = cli_json("compare", a, b, "--json", "--phase", "decode", "--label-a", "H100", "--label-b", "MI300X")
     assert d.summary == want
+    schema = c.table("compare_ops").to_arrow().schema
+    assert schema.metadata[b"traceprism.a"] == str(a).encode() and schema.metadata[b"traceprism.b"] == str(b).encode()
     cli("compare", a, b, "--out", tmp_path)
     for name in c.tables():
         assert_table_equals_csv(pa.table(c.table(name)), tmp_path / f"{name}.csv", name)
