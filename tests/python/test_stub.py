@@ -1,0 +1,26 @@
+"""The type stub (python/traceprism.pyi) names exactly what the module has: every public function
+and class, and every method and property of each class, so editors and type checkers see the
+real API."""
+
+import ast
+from pathlib import Path
+
+import traceprism
+
+STUB = Path(__file__).resolve().parents[2] / "python" / "traceprism.pyi"
+
+
+def test_the_stub_matches_the_module():
+    tree = ast.parse(STUB.read_text())
+    top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    public = {n for n in dir(traceprism) if not n.startswith("_")} - {"traceprism"}  # the native submodule
+    assert top == public
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        if issubclass(getattr(traceprism, cls.name), BaseException):
+            continue
+        stubbed = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+        real = {n for n in dir(getattr(traceprism, cls.name)) if not n.startswith("_") or n.startswith("__arrow")}
+        assert stubbed == real, cls.name
+        for f in cls.body:
+            if isinstance(f, ast.FunctionDef):
+                assert ast.get_docstring(f), f"{cls.name}.{f.name} has a docstring in the stub"
