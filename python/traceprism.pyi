@@ -48,6 +48,10 @@ class Table:
     def columns(self) -> List[str]:
         """Column names, in order."""
     @property
+    def num_rows(self) -> int:
+        """The number of rows (for ``kernels``, counted without making the rows); also ``len(t)``."""
+    def __len__(self) -> int: ...
+    @property
     def types(self) -> List[str]:
         """Each column's declared type: ``integer``, ``float``, ``text``, ``boolean`` or ``us``
         (time in µs, a float64 column)."""

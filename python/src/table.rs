@@ -93,6 +93,17 @@ impl Table {
             })
             .collect()
     }
+    /// The number of rows (`kernels`: the kernels of the trace, counted without making the rows).
+    #[getter]
+    fn num_rows(&self) -> usize {
+        match &self.source {
+            Source::Analysis(a) => a.trace.kernel_rows().count(),
+            Source::Built(t) => t.rows.len(),
+        }
+    }
+    fn __len__(&self) -> usize {
+        self.num_rows()
+    }
     /// The Arrow schema, as a PyCapsule (the Arrow PyCapsule interface).
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         let schema = schema(&self.columns, &self.types, &self.identity);
@@ -126,6 +137,6 @@ impl Table {
         Table::to_arrow(slf)?.call_method0("to_pandas")
     }
     fn __repr__(&self) -> String {
-        format!("<traceprism.Table {} ({} columns)>", self.name, self.columns.len())
+        format!("<traceprism.Table {} ({} rows, {} columns)>", self.name, self.num_rows(), self.columns.len())
     }
 }

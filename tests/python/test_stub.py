@@ -18,9 +18,13 @@ def test_the_stub_matches_the_module():
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         if issubclass(getattr(traceprism, cls.name), BaseException):
             continue
-        stubbed = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+        methods = [f for f in cls.body if isinstance(f, ast.FunctionDef)]
+        for f in methods:
+            if f.name.startswith("__") and not f.name.startswith("__arrow"):
+                assert hasattr(getattr(traceprism, cls.name), f.name), f"{cls.name}.{f.name}"
+        methods = [f for f in methods if not f.name.startswith("_") or f.name.startswith("__arrow")]
+        stubbed = {f.name for f in methods}
         real = {n for n in dir(getattr(traceprism, cls.name)) if not n.startswith("_") or n.startswith("__arrow")}
         assert stubbed == real, cls.name
-        for f in cls.body:
-            if isinstance(f, ast.FunctionDef):
-                assert ast.get_docstring(f), f"{cls.name}.{f.name} has a docstring in the stub"
+        for f in methods:
+            assert ast.get_docstring(f), f"{cls.name}.{f.name} has a docstring in the stub"
