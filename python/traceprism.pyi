@@ -142,6 +142,18 @@ def open(
     complete events are analysed).
     """
 
+def read(
+    data: Union[bytes, bytearray],
+    name: str = "<bytes>",
+    rules: Optional[_Path] = None,
+    *,
+    strict: bool = False,
+) -> Trace:
+    """Reads and analyses a trace held in memory (from object storage, say): Chrome-trace JSON,
+    plain or gzip, or a JAX XSpace, told apart by its bytes, as :func:`open` does for a file.
+    ``name`` stands for the file in messages and in the tables' metadata. The GIL is released
+    while it is read."""
+
 def ranks(
     paths: Union[_Path, Sequence[_Path]],
     rules: Optional[_Path] = None,

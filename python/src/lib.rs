@@ -27,6 +27,7 @@ fn python_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::Run>()?;
     m.add_class::<compare::Comparison>()?;
     m.add_function(wrap_pyfunction!(trace::open, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::read, m)?)?;
     m.add_function(wrap_pyfunction!(trace::table_names, m)?)?;
     m.add_function(wrap_pyfunction!(run::ranks, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;

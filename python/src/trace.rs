@@ -66,6 +66,32 @@ pub fn open(
     Ok(Trace::from_analysis(analysis, shown))
 }
 
+/// Reads and analyses a trace held in memory (`bytes`, or a `bytearray`, copied): Chrome-trace
+/// JSON, plain or gzip, or a JAX XSpace, told apart by its bytes, as `open` does for a file.
+/// `name` stands for the file in messages and in the tables' metadata. The GIL is released while it
+/// is read.
+#[pyfunction]
+#[pyo3(signature = (data, name = "<bytes>", rules = None, *, strict = false))]
+pub fn read(
+    py: Python<'_>,
+    data: pyo3::pybacked::PyBackedBytes,
+    name: &str,
+    rules: Option<PathBuf>,
+    strict: bool,
+) -> PyResult<Trace> {
+    let options = options(rules, strict)?;
+    let analysis = py
+        .detach(|| {
+            let trace = traceprism::pipeline::read_trace(std::io::Cursor::new(&*data))?;
+            Analysis::new(trace, options)
+        })
+        .map_err(trace_error)?;
+    if let Some(cut) = &analysis.trace.stats.truncation {
+        warn(py, &format!("{name}: {}", cut.message()))?;
+    }
+    Ok(Trace::from_analysis(analysis, name.to_string()))
+}
+
 /// The names of every table a trace has, in export order.
 #[pyfunction]
 pub fn table_names() -> Vec<String> {

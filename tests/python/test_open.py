@@ -104,6 +104,17 @@ def test_polars_duckdb_and_pandas_read_the_same_rows(exported):
     assert str(pdf["index"].dtype) == "int64" and str(pdf["dur_us"].dtype) == "float64"
 
 
+@pytest.mark.parametrize("trace", [LLAMA, FIXTURES / "jax_conv_mi300x.xplane.pb"], ids=lambda p: p.name)
+def test_a_trace_in_memory_reads_as_its_file(trace, exported):
+    t = traceprism.read(trace.read_bytes(), name=trace.name)
+    want = comparable(cli_json("summary", trace, "--json"))
+    assert comparable(t.summary) == want
+    assert t.identity["file"] == trace.name and t.path == trace.name
+    assert_table_equals_csv(pa.table(t.table("kernels")), exported(trace) / "kernels.csv", trace.name)
+    with pytest.raises(traceprism.TraceError, match="byte"):
+        traceprism.read(b'{"traceEvents": [{"ph": "X", "name" 1}]}')
+
+
 def test_unknown_table_is_a_key_error():
     t = traceprism.open(LLAMA)
     with pytest.raises(KeyError, match="no table named 'nope'.*kernels"):
