@@ -1,17 +1,16 @@
 //! `traceprism.compare(a, b)` and the `Comparison` it returns.
 
 use crate::errors::{from_json, trace_error};
-use crate::table::Table;
-use crate::trace::{open, unknown_table, Trace};
+use crate::table::{BuiltTables, Table};
+use crate::trace::{open, Trace};
 use pyo3::prelude::*;
 use traceprism::analysis::compare::CompareOptions;
 
 /// Where trace A is slower than trace B, and why: the tables of `traceprism compare A B`.
 #[pyclass(module = "traceprism", frozen)]
 pub struct Comparison {
-    tables: Vec<traceprism::table::Table>,
-    /// The two traces compared, as the tables' Arrow metadata.
-    identity: Vec<(String, String)>,
+    /// The tables, with the two traces compared as their Arrow metadata.
+    built: BuiltTables,
 }
 
 /// A trace given as an opened `Trace`, or a path opened here.
@@ -51,7 +50,7 @@ pub fn compare(
         ("traceprism.a".to_string(), ta.get().path().to_string()),
         ("traceprism.b".to_string(), tb.get().path().to_string()),
     ];
-    Ok(Comparison { tables, identity })
+    Ok(Comparison { built: BuiltTables { tables, identity } })
 }
 
 #[pymethods]
@@ -59,22 +58,21 @@ impl Comparison {
     /// Every table, as `traceprism compare A B --json` prints them.
     #[getter]
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        from_json(py, &self.tables)
+        from_json(py, &self.built.tables)
     }
     /// The names of the comparison's tables.
     fn tables(&self) -> Vec<String> {
-        self.tables.iter().map(|t| t.name.clone()).collect()
+        self.built.names()
     }
     /// Table `name` (an Arrow stream, see `Trace.table`).
     fn table(&self, name: &str) -> PyResult<Table> {
-        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| unknown_table(name, &self.tables()))?;
-        Ok(Table::built(t.clone(), self.identity.clone()))
+        self.built.table(name)
     }
     /// Table `name` as a `pandas.DataFrame`.
     fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        Bound::new(py, self.table(name)?)?.call_method0("to_pandas")
+        self.built.to_pandas(py, name)
     }
     fn __repr__(&self) -> String {
-        format!("<traceprism.Comparison {} tables>", self.tables.len())
+        format!("<traceprism.Comparison {} tables>", self.built.tables.len())
     }
 }

@@ -2,8 +2,8 @@
 
 use crate::errors::{from_json, trace_error, warn};
 use crate::paths::{options, path_list};
-use crate::table::Table;
-use crate::trace::{unknown_table, Trace};
+use crate::table::{BuiltTables, Table};
+use crate::trace::Trace;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use traceprism::analysis::ranks::RunOptions;
@@ -13,8 +13,8 @@ use traceprism::pipeline::ranks::{rank_files, read_run, run_identity, run_json};
 #[pyclass(module = "traceprism", frozen)]
 pub struct Run {
     summary: serde_json::Value,
-    tables: Vec<traceprism::table::Table>,
-    identity: Vec<(String, String)>,
+    /// The run's tables, with the rank files as their Arrow metadata.
+    built: BuiltTables,
     files: Vec<String>,
     traces: Vec<Py<Trace>>,
 }
@@ -60,7 +60,7 @@ pub fn ranks(
         .into_iter()
         .map(|r| Py::new(py, Trace::from_analysis(r.trace.analysis, r.trace.file)))
         .collect::<PyResult<_>>()?;
-    Ok(Run { summary, tables, identity, files, traces })
+    Ok(Run { summary, built: BuiltTables { tables, identity }, files, traces })
 }
 
 #[pymethods]
@@ -82,16 +82,15 @@ impl Run {
     }
     /// The names of the run's tables.
     fn tables(&self) -> Vec<String> {
-        self.tables.iter().map(|t| t.name.clone()).collect()
+        self.built.names()
     }
     /// Table `name` (an Arrow stream, see `Trace.table`).
     fn table(&self, name: &str) -> PyResult<Table> {
-        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| unknown_table(name, &self.tables()))?;
-        Ok(Table::built(t.clone(), self.identity.clone()))
+        self.built.table(name)
     }
     /// Table `name` as a `pandas.DataFrame`.
     fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        Bound::new(py, self.table(name)?)?.call_method0("to_pandas")
+        self.built.to_pandas(py, name)
     }
     fn __repr__(&self) -> String {
         format!("<traceprism.Run {} ranks>", self.files.len())

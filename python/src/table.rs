@@ -12,6 +12,31 @@ use traceprism::analysis::Analysis;
 use traceprism::table::arrow::{schema, RowBatches};
 use traceprism::table::ColumnType;
 
+/// Tables built once (a run's, a comparison's) with the metadata their streams carry: what
+/// `Run` and `Comparison` list, hand out and turn into pandas.
+pub struct BuiltTables {
+    /// The tables, in order.
+    pub tables: Vec<traceprism::table::Table>,
+    /// Their Arrow schema metadata.
+    pub identity: Vec<(String, String)>,
+}
+
+impl BuiltTables {
+    /// The tables' names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.tables.iter().map(|t| t.name.clone()).collect()
+    }
+    /// Table `name`, or a `KeyError` that lists the names.
+    pub fn table(&self, name: &str) -> PyResult<Table> {
+        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| crate::trace::unknown_table(name, &self.names()))?;
+        Ok(Table::built(t.clone(), self.identity.clone()))
+    }
+    /// Table `name` as a `pandas.DataFrame`.
+    pub fn to_pandas<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        Bound::new(py, self.table(name)?)?.call_method0("to_pandas")
+    }
+}
+
 /// Where a table's rows come from.
 pub enum Source {
     /// Made from the analysis on demand (`kernels`).
