@@ -34,15 +34,14 @@ pub fn kernels(a: &Analysis) -> Table {
 /// The rows of [`kernels`], one at a time (export streams them to a file instead of holding
 /// a million-row table).
 pub fn kernel_rows(a: &Analysis) -> impl Iterator<Item = Vec<Cell>> + '_ {
-    let g = &a.trace.gpu;
-    (0..g.len()).filter(|&i| g.kind[i] == GpuKind::Kernel).enumerate().map(move |(n, i)| kernel_row(a, n, i))
+    kernel_rows_shared(a)
 }
 
-/// [`kernel_rows`] from an analysis the iterator shares (an `Arc`, a `&'static`), so that the
-/// rows can be made long after the call, batch by batch (the Python face's Arrow streams).
-pub fn kernel_rows_shared<A>(a: A) -> impl Iterator<Item = Vec<Cell>> + Send + 'static
+/// [`kernel_rows`] from an analysis the iterator holds (a reference, an `Arc`), so that an owned
+/// handle makes rows long after the call, batch by batch (the Python face's Arrow streams).
+pub fn kernel_rows_shared<'a, A>(a: A) -> impl Iterator<Item = Vec<Cell>> + Send + 'a
 where
-    A: std::ops::Deref<Target = Analysis> + Clone + Send + 'static,
+    A: std::ops::Deref<Target = Analysis> + Clone + Send + 'a,
 {
     let rows = a.trace.gpu.len();
     let kinds = a.clone();
