@@ -10,8 +10,9 @@ import { find_event_start, document_form, Inflater } from './pkg/traceprism.js';
 import {
   PARALLEL_MIN_BYTES, GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
   INFLATE_STEP_BYTES, WORKER_SLICE_BYTES, FIRST_SLICE_BYTES, READS_AHEAD, WINDOW_BYTES, WINDOW_BEFORE,
-  RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS,
+  RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS, RANGE_MIN_BYTES,
 } from './js/constants.js';
+import { RangeClaims } from './js/ranges.js';
 
 /** Whether a gzip file is inflated by a helper: `mode` is 'always', 'never' or 'auto' (by cores). */
 export function useGzipPipeline(mode = 'auto') {
@@ -32,7 +33,11 @@ export function workerCount() {
   return Math.max(1, Math.min(cores, 4));
 }
 
-/** The helper workers: started ahead of any file so their wasm is compiled and warm when one arrives. */
+/**
+ * The helper workers: started ahead of any file so their wasm is compiled and warm when one arrives.
+ * A helper may hold several jobs: it runs them one after the other, in the order they were posted
+ * (so the next range is already waiting when it finishes one).
+ */
 export class HelperPool {
   constructor(count) {
     this.count = count;
@@ -47,20 +52,18 @@ export class HelperPool {
   }
 
   spawn() {
-    const helper = { worker: new Worker(new URL('./part-worker.js', import.meta.url), { type: 'module' }), job: null, busy: false };
+    /** jobs: id → job, in the order posted; bytes: of the ranges parsed since it started. */
+    const helper = { worker: new Worker(new URL('./part-worker.js', import.meta.url), { type: 'module' }), jobs: new Map(), bytes: 0, busy: false, warmed: false, failed: false };
     helper.worker.onmessage = (e) => {
       const d = e.data;
       if (d.job === undefined && 'warmed' in d && !helper.warmed) {
         helper.warmed = true;
         this.onWarmed();
       }
-      if (d.job === undefined || !helper.job || d.job !== helper.job.id) return; // a stale job
-      const job = helper.job;
+      const job = d.job === undefined ? undefined : helper.jobs.get(d.job);
+      if (!job) return; // a stale job
       if (job.stream) {
-        if ('done' in d || 'error' in d) {
-          helper.busy = false;
-          helper.job = null;
-        }
+        if ('done' in d || 'error' in d) this.settle(helper, d.job);
         job.stream(d);
         return;
       }
@@ -68,10 +71,9 @@ export class HelperPool {
         job.onProgress(d.progress, d.events);
         return;
       }
-      helper.busy = false;
-      helper.job = null;
+      this.settle(helper, d.job);
       job.resolve(d.part ? { part: d.part, ms: d.ms } : { error: d.error || 'helper failed' });
-      if (job.bytes >= RECYCLE_AFTER_BYTES) this.recycle(helper);
+      if (!helper.busy && helper.bytes >= RECYCLE_AFTER_BYTES) this.recycle(helper);
     };
     helper.worker.onerror = (e) => {
       e.preventDefault();
@@ -80,14 +82,22 @@ export class HelperPool {
         helper.warmed = true;
         this.onWarmed();
       }
-      const job = helper.job;
-      helper.job = null;
-      helper.busy = false;
       const error = `helper worker failed: ${e.message || 'unknown error'}`;
-      if (job?.stream) job.stream({ error, crashed: true });
-      else job?.resolve({ error });
+      const jobs = [...helper.jobs.values()];
+      helper.jobs.clear();
+      helper.busy = false;
+      for (const job of jobs) {
+        if (job.stream) job.stream({ error, crashed: true });
+        else job.resolve({ error });
+      }
     };
     return helper;
+  }
+
+  /** Forgets a job that has ended. */
+  settle(helper, id) {
+    helper.jobs.delete(id);
+    helper.busy = helper.jobs.size > 0;
   }
 
   /**
@@ -110,12 +120,16 @@ export class HelperPool {
     return this.helpers.filter((h) => !h.busy);
   }
 
-  /** Parses `file[start, end)` on `helper`; resolves to {part} or {error}. */
+  /**
+   * Parses `file[start, end)` on `helper` once its earlier jobs are done; resolves to {part} or
+   * {error}. `onProgress(bytesDone, events)` as it goes (its first call: the job has started).
+   */
   run(helper, file, start, end, bare, onProgress) {
     const id = this.nextJob++;
     helper.busy = true;
+    helper.bytes += end - start;
     return new Promise((resolve) => {
-      helper.job = { id, resolve, onProgress, bytes: end - start };
+      helper.jobs.set(id, { id, resolve, onProgress });
       helper.worker.postMessage({ job: id, file, start, end, bare });
     });
   }
@@ -124,12 +138,12 @@ export class HelperPool {
    * Starts a streaming job on `helper`: `request` (plus its job id) is posted to it, and every reply
    * for the job goes to `onMessage` until one carries `done` or `error` (`crashed` too if the
    * helper itself failed). Returns `post(message, transfer)`, which posts a message (plus the job id)
- * to the helper, e.g. `{ack}` (a credit for flow control).
+   * to the helper, e.g. `{ack}` (a credit for flow control).
    */
   stream(helper, request, onMessage) {
     const id = this.nextJob++;
     helper.busy = true;
-    helper.job = { id, stream: onMessage };
+    helper.jobs.set(id, { id, stream: onMessage });
     helper.worker.postMessage({ ...request, job: id });
     return (message, transfer = []) => helper.worker.postMessage({ ...message, job: id }, transfer);
   }
@@ -139,7 +153,8 @@ export class HelperPool {
     this.helpers = this.helpers.map((h) => {
       if (!h.busy) return h;
       h.worker.terminate();
-      h.job?.resolve?.({ error: 'abandoned' });
+      for (const job of h.jobs.values()) job.resolve?.({ error: 'abandoned' });
+      h.jobs.clear();
       return this.spawn();
     });
   }
@@ -149,19 +164,16 @@ async function bytesOf(file, start, end) {
   return new Uint8Array(await file.slice(start, end).arrayBuffer());
 }
 
-/** Range boundaries [0, b1, ..., size]: each cut moved to a likely event start (cuts not found are dropped). */
-export async function planRanges(file, n) {
-  const bounds = [0];
-  for (let k = 1; k < n; k++) {
-    const guess = Math.floor((k * file.size) / n);
-    const lo = Math.max(bounds[bounds.length - 1] + 1, guess - WINDOW_BEFORE);
-    const hi = Math.min(file.size, guess + WINDOW_BYTES);
-    if (hi <= lo) continue;
-    const p = find_event_start(await bytesOf(file, lo, hi), guess - lo);
-    if (p >= 0) bounds.push(lo + p);
-  }
-  bounds.push(file.size);
-  return bounds;
+/**
+ * The likely event start nearest after `guess` (searched in a small window around it, kept inside
+ * `(lo, hi)`), or -1 if none was found there.
+ */
+async function eventStartNear(file, guess, lo, hi) {
+  const from = Math.max(lo + 1, guess - WINDOW_BEFORE);
+  const to = Math.min(hi, guess + WINDOW_BYTES);
+  if (to <= from) return -1;
+  const p = find_event_start(await bytesOf(file, from, to), guess - from);
+  return p >= 0 ? from + p : -1;
 }
 
 /**
@@ -209,11 +221,16 @@ export class SliceReader {
         if (d.length === 0) break; // the file shrank under us: the parser reports the cut
         offset += d.length;
         this.worker.postMessage({ ack: id }); // the reader fetches the next slice while this one is parsed
+        let more;
         try {
-          await consume(new Uint8Array(d.buffer, 0, d.length), offset - start); // a consumer may wait (for flow control)
+          more = await consume(new Uint8Array(d.buffer, 0, d.length), offset - start); // a consumer may wait (for flow control)
         } finally {
           // Copied into the core by now: the buffer goes back to the reader for a later slice.
           this.worker.postMessage({ recycle: d.buffer }, [d.buffer]);
+        }
+        if (more === false) {
+          this.worker.postMessage({ stop: id }); // the reader stops reading ahead
+          break;
         }
       }
     } finally {
@@ -227,6 +244,7 @@ export class SliceReader {
  * read), keeping `ahead` reads in flight while `consume(bytes, done)` handles each slice (a
  * Uint8Array, to copy before returning: the reader may reuse its buffer). `ms.read` adds up the
  * time spent waiting for the file. `consume` may return a promise: the next slice waits for it.
+ * If it returns (or resolves to) `false`, reading stops there.
  */
 export async function readSlices(file, start, end, sliceBytes, ahead, consume, ms = {}) {
   const queue = [];
@@ -247,17 +265,24 @@ export async function readSlices(file, start, end, sliceBytes, ahead, consume, m
     fill();
     if (buffer.byteLength === 0) break; // the file shrank under us: the parser reports the cut
     offset += buffer.byteLength;
-    await consume(new Uint8Array(buffer), offset - start);
+    if ((await consume(new Uint8Array(buffer), offset - start)) === false) break;
   }
 }
 
-/** Pushes `file[start, end)` into `analyzer`; `onSlice(bytesDone)` after each slice. */
-async function pushRange(analyzer, file, start, end, onSlice, ms = {}) {
+/**
+ * Pushes `file[start, end)` into `analyzer`; `onSlice(bytesDone)` after each slice. With `claim`,
+ * each slice is first claimed: `claim(sliceEnd)` answers where the range may end now (a helper may
+ * have taken the bytes after it meanwhile), and the push stops there.
+ */
+async function pushRange(analyzer, file, start, end, onSlice, ms = {}, claim = (to) => to) {
   await reader.read(file, start, end, WORKER_SLICE_BYTES, READS_AHEAD, (bytes, done) => {
+    const from = start + done - bytes.length;
+    const length = Math.min(bytes.length, claim(start + done) - from);
     const t = performance.now();
-    analyzer.push(bytes);
+    if (length > 0) analyzer.push(length < bytes.length ? bytes.subarray(0, length) : bytes);
     ms.push = (ms.push || 0) + performance.now() - t;
-    onSlice(done);
+    onSlice(from + length - start);
+    return length === bytes.length;
   }, ms);
 }
 
@@ -435,54 +460,87 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
     }
   }
   const parallel = (form === 'object' || form === 'array') && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
-  const bounds = parallel ? await planRanges(file, helpers.length + 1) : [0, total];
-  const ranges = bounds.length - 1;
-  // Bytes parsed and events seen per range, for one progress figure across all workers.
-  const done = new Array(ranges).fill(0);
-  const events = new Array(ranges).fill(0);
-  const mainEvents = () => analyzer.progress().events;
+  // The file's bytes are handed out while the workers run (js/ranges.js): this worker parses from
+  // the front, in order, a slice at a time; each helper parses ranges from the back, one running and the next already
+  // posted to it (granted when it reports progress on the one before), so it never waits for this
+  // worker, busy parsing, to answer. At the meeting point this worker adopts the helpers' parts in
+  // order.
+  const claims = new RangeClaims(total, parallel ? helpers.length + 1 : 1, RANGE_MIN_BYTES);
+  /** Helper ranges, in file order (each new one lies just before the others): {start, end, result, done, events}. */
+  const parts = [];
+  let mainDone = 0;
   const report = () => {
-    const bytesRead = Math.min(total, done.reduce((s, v) => s + v, 0));
-    onProgress({ bytesRead, total, events: mainEvents() + events.reduce((s, v) => s + v, 0) });
+    const bytesRead = Math.min(total, mainDone + parts.reduce((s, p) => s + p.done, 0));
+    onProgress({ bytesRead, total, events: analyzer.progress().events + parts.reduce((s, p) => s + p.events, 0) });
   };
-  const jobs = [];
-  for (let k = 1; k < ranges; k++) {
-    jobs.push(pool.run(helpers[k - 1], file, bounds[k], bounds[k + 1], form === 'array', (bytes, n) => {
-      done[k] = bytes;
-      events[k] = n;
-      report();
-    }));
-  }
+  // Grants are made one at a time: each reads a small window of the file to find an event start.
+  let granting = Promise.resolve();
+  const grant = (helper) => {
+    granting = granting.then(async () => {
+      const guess = claims.backGuess();
+      if (guess === null || helper.failed) return;
+      const cut = await eventStartNear(file, guess, claims.lo, claims.hi);
+      const range = cut >= 0 ? claims.takeBack(cut) : null;
+      if (!range) return;
+      const part = { start: range[0], end: range[1], done: 0, events: 0, result: null };
+      let started = false;
+      part.result = pool.run(helper, file, range[0], range[1], form === 'array', (bytes, n) => {
+        part.done = bytes;
+        part.events = n;
+        if (!started) {
+          started = true;
+          grant(helper); // queued behind this one
+        }
+        report();
+      });
+      parts.unshift(part);
+    });
+    return granting;
+  };
   let adopted = 0;
-  // Milliseconds spent by this worker: planning, its own range, waiting for parts, adopting them.
-  const ms = { plan: performance.now() - t0, own: 0, wait: 0, adopt: 0 };
+  let granted = 0;
+  // Milliseconds spent by this worker: planning, its own ranges, waiting for parts, adopting them.
+  const ms = { plan: 0, own: 0, wait: 0, adopt: 0 };
   try {
+    if (parallel) {
+      for (const helper of helpers) await grant(helper);
+    }
+    ms.plan = performance.now() - t0;
+    // This worker's own range: from the start up to wherever the helpers' ranges begin by the time
+    // it gets there, claimed slice by slice (one read of the file, never restarted).
     let t = performance.now();
-    await pushRange(analyzer, file, 0, bounds[1], (bytes) => {
-      done[0] = bytes;
+    await pushRange(analyzer, file, 0, claims.hi, (bytes) => {
+      mainDone = bytes;
       report();
-    }, ms);
+    }, ms, (to) => claims.advanceFront(to));
     ms.own = performance.now() - t;
-    for (let k = 1; k < ranges; k++) {
+    // The front has met the back (no grant can take a range any more); one under way ends first.
+    await granting;
+    granted = parts.length;
+    let k = 0;
+    for (const part of parts) {
+      k++;
       t = performance.now();
-      const result = await jobs[k - 1];
-      events[k] = 0;
+      const result = await part.result;
       ms.wait += performance.now() - t;
-      if (result.ms) ms[`helper${k}`] = Object.fromEntries(Object.entries(result.ms).map(([key, v]) => [key, Math.round(v)]));
+      if (result.ms) ms[`part${k}`] = Object.fromEntries(Object.entries(result.ms).map(([key, v]) => [key, Math.round(v)]));
       t = performance.now();
       const kept = result.part && analyzer.adopt_part(new Uint8Array(result.part));
       ms.adopt += performance.now() - t;
+      part.events = 0;
       if (kept) {
         adopted++;
-        done[k] = bounds[k + 1] - bounds[k];
+        mainDone += part.end - part.start;
+        part.done = 0;
         report();
         continue;
       }
       // A wrong guess or a helper error: this range is parsed here, in order (a real error in it
       // is then reported with its byte offset, as in a sequential read).
-      done[k] = 0;
-      await pushRange(analyzer, file, bounds[k], bounds[k + 1], (bytes) => {
-        done[k] = bytes;
+      part.done = 0;
+      const base = mainDone;
+      await pushRange(analyzer, file, part.start, part.end, (bytes) => {
+        mainDone = base + bytes;
         report();
       });
     }
@@ -490,5 +548,5 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
     pool?.abandon();
     throw err;
   }
-  return { workers: ranges, parts: ranges - 1, adopted, ms };
+  return { workers: parallel ? helpers.length + 1 : 1, parts: granted, adopted, ms };
 }

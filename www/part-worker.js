@@ -6,8 +6,9 @@
 // `inflate` below), which then parses the text while this worker inflates the next block.
 //
 // Request: {job, file, start, end, bare}. Replies (all carry `job`): {progress, events} after each
-// slice, then {part: ArrayBuffer} or {error}. An error is not shown to anyone: the main worker
-// then parses that range itself, in order, and reports any real error with its byte offset.
+// slice, then {part: ArrayBuffer} or {error}. Requests are run one after the other, in order. An
+// error is not shown to anyone: the main worker then parses that range itself, in order, and
+// reports any real error with its byte offset.
 //
 // Right after start it warms the parse and inflate paths up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
@@ -144,6 +145,9 @@ async function inflate({ job, file, crc }) {
   }
 }
 
+/** The jobs posted so far, run in order. */
+let queue = Promise.resolve();
+
 self.onmessage = async (event) => {
   const { job } = event.data;
   if (event.data.ack) {
@@ -155,15 +159,23 @@ self.onmessage = async (event) => {
     return;
   }
   requested = true;
-  if (event.data.op === 'inflate') {
-    await inflate(event.data);
+  // Jobs run one after the other, in the order posted: the main worker posts a helper's next range
+  // while it parses the current one.
+  queue = queue.then(() => run(event.data));
+};
+
+/** Runs one job (it never rejects: a failure is posted as the job's error). */
+async function run(request) {
+  const { job } = request;
+  if (request.op === 'inflate') {
+    await inflate(request);
     return;
   }
   try {
     await ready;
-    const { buffer, ms } = await parse(event.data);
+    const { buffer, ms } = await parse(request);
     /** @type {any} */ (self).postMessage({ job, part: buffer, ms }, [buffer]);
   } catch (err) {
     self.postMessage({ job, error: (err && err.message) || String(err) });
   }
-};
+}

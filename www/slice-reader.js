@@ -7,7 +7,7 @@
 // bytes, then `slice` bytes), at most `ahead` slices not yet acknowledged. Replies {id, buffer,
 // length}: the slice is the first `length` bytes of `buffer` (length 0 if the file ended early), or
 // {id, error}. The parser posts {ack: id} as it takes each slice, and {recycle: buffer} once it has
-// copied a slice into the core; a new request ends the previous one.
+// copied a slice into the core, or {stop: id} when it needs no more; a new request ends the previous one.
 //
 // Slices are read with a BYOB ("bring your own buffer") reader of the file's stream into buffers
 // the parser hands back, so reading a large file reuses a few buffers instead of allocating a new
@@ -65,6 +65,15 @@ self.onmessage = async (event) => {
   const d = event.data;
   if (d.recycle) {
     if (spares.length < MAX_SPARES) spares.push(d.recycle);
+    return;
+  }
+  if (d.stop !== undefined) {
+    // The parser needs no more of this job: stop reading ahead.
+    if (current && current.id === d.stop) {
+      const job = current;
+      current = null;
+      job.wake?.();
+    }
     return;
   }
   if (d.ack !== undefined) {

@@ -37,7 +37,7 @@ test('a dropped plain-JSON trace is parsed by several workers and its tables equ
   if (cores >= 2) {
     assert.ok(parallel, 'the worker read the file in ranges');
     assert.equal(parallel.workers, Math.min(cores, 4), 'one worker per core, at most 4');
-    assert.equal(parallel.parts, parallel.workers - 1);
+    assert.ok(parallel.parts >= parallel.workers - 1, `every helper parsed a range: ${JSON.stringify(parallel)}`);
     assert.ok(parallel.adopted >= 1, `parts adopted: ${JSON.stringify(parallel)}`);
   }
   const names = await page.evaluate(() => [...document.querySelectorAll('table.data')].map((t) => t.dataset.table));
