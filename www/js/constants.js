@@ -97,3 +97,6 @@ export function readStalled(lastProgressAt, now, bytesRead, total) {
  * the inflating thread about 70% more time in wasm (no carry-less multiply), off the critical path
  * while parsing is the slower side; above this the setting's `on` turns it on. */
 export const GZIP_CRC_AUTO_MAX_BYTES = 1e9;
+
+/** Least time between two redraws of the progress bar while a file is read (ms). */
+export const PROGRESS_PAINT_MS = 250;

@@ -8,7 +8,7 @@ import { formatBytes, formatCount } from './format.js';
 import { readHash, writeHash } from './routing.js';
 import { userRules } from './rules-text.js';
 import { emptyRun } from './store.js';
-import { readStalled, GZIP_CRC_AUTO_MAX_BYTES } from './constants.js';
+import { readStalled, GZIP_CRC_AUTO_MAX_BYTES, PROGRESS_PAINT_MS } from './constants.js';
 import { $, setState, showError, showInputStatus, setProgress } from './status.js';
 import { captureEntries, splitCaptures } from './captures.js';
 import { estimateGzipJsonBytes, tooLargeMessage } from './limits.js';
@@ -111,12 +111,18 @@ export function createLoading(page) {
       showError(`Reading ${fileName} stopped at ${formatBytes(read.bytes)} of ${formatBytes(blob.size)} and did not go on for a minute: the trace is likely too large for a browser tab. The traceprism command-line tool reads it: traceprism summary <file>. The page is ready for another trace.`);
       setState('error');
     }, 5000);
+    // The bar is redrawn a few times a second, not at every note (a large file's workers send dozens
+    // a second, and each redraw costs the page's threads time the workers could use).
+    let painted = -Infinity;
     try {
       const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
         if (!store.current(stamp)) return;
-        read.at = performance.now();
+        const now = performance.now();
+        read.at = now;
         read.bytes = bytesRead;
-        if (bytesRead === total) timing.parsed = performance.now();
+        if (bytesRead === total) timing.parsed = now;
+        if (bytesRead < total && now - painted < PROGRESS_PAINT_MS) return;
+        painted = now;
         setProgress(true, total ? bytesRead / total : 1, `${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
       }, 'a', captures);
       clearInterval(watchdog);
