@@ -98,16 +98,20 @@ test('a watched folder of rank files: one window per step, with the CLI\'s strag
     /** @type {any} */ (window).rankDir = dir;
     /** @type {any} */ (window).traceprismWatch(dir, 200, true);
   });
-  for (const [r, f] of files.entries()) {
-    const b64 = zlib.gzipSync(fs.readFileSync(f), { level: 1 }).toString('base64');
-    await page.evaluate(async ({ name, b64 }) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  // The ranks' files appear together, as a profiler's ranks write them at the end of one step
+  // (the watch cannot know how many ranks to wait for: a rank whose file appears only after the
+  // others have stood still for two looks is a window of its own). Their bytes are decoded first,
+  // then the three files written back to back.
+  const ranks = files.map((f, r) => ({ name: `step7_rank${r}.json.gz`, b64: zlib.gzipSync(fs.readFileSync(f), { level: 1 }).toString('base64') }));
+  await page.evaluate(async (ranks) => {
+    const decoded = ranks.map(({ name, b64 }) => ({ name, bytes: Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)) }));
+    for (const { name, bytes } of decoded) {
       const handle = await /** @type {any} */ (window).rankDir.getFileHandle(name, { create: true });
       const w = await handle.createWritable();
       await w.write(bytes);
       await w.close();
-    }, { name: `step7_rank${r}.json.gz`, b64 });
-  }
+    }
+  }, ranks);
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="watch-status"]')?.getAttribute('data-windows')) === 1, null, { timeout: 120_000 });
   await page.waitForTimeout(1000);
   assert.equal(await windows(page), 1, 'the three ranks of one step are one window');
