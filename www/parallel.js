@@ -10,7 +10,7 @@ import { find_event_start, document_form, Inflater } from './pkg/traceprism.js';
 import {
   PARALLEL_MIN_BYTES, GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
   INFLATE_STEP_BYTES, WORKER_SLICE_BYTES, FIRST_SLICE_BYTES, READS_AHEAD, WINDOW_BYTES, WINDOW_BEFORE,
-  RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS, RANGE_MIN_BYTES,
+  RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS, RANGE_MIN_BYTES, GRANT_AHEAD_BYTES,
 } from './js/constants.js';
 import { RangeClaims } from './js/ranges.js';
 
@@ -98,7 +98,6 @@ export class HelperPool {
       }
       this.settle(helper, d.job);
       job.resolve(d.part ? { part: d.part, ms: d.ms } : { error: d.error || 'helper failed' });
-      if (!helper.busy && helper.bytes >= RECYCLE_AFTER_BYTES) this.recycle(helper);
     };
     helper.worker.onerror = (e) => {
       e.preventDefault();
@@ -140,6 +139,16 @@ export class HelperPool {
     }, RECYCLE_DELAY_MS);
   }
 
+  /**
+   * Recycles the idle helpers that have parsed a lot (see `recycle`). Called once a file is read,
+   * never between a helper's ranges: its next range may be on its way.
+   */
+  recycleLarge() {
+    for (const helper of this.helpers) {
+      if (!helper.busy && !helper.failed && helper.bytes >= RECYCLE_AFTER_BYTES) this.recycle(helper);
+    }
+  }
+
   /** Helpers ready for a job (a failed one is replaced). */
   available() {
     this.helpers = this.helpers.map((h) => (h.failed ? this.spawn() : h));
@@ -179,6 +188,7 @@ export class HelperPool {
     this.helpers = this.helpers.map((h) => {
       if (!h.busy) return h;
       h.worker.terminate();
+      h.failed = true;
       for (const job of h.jobs.values()) job.resolve?.({ error: 'abandoned' });
       h.jobs.clear();
       return this.spawn();
@@ -487,10 +497,10 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
   }
   const parallel = (form === 'object' || form === 'array') && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
   // The file's bytes are handed out while the workers run (js/ranges.js): this worker parses from
-  // the front, in order, a slice at a time; each helper parses ranges from the back, one running and the next already
-  // posted to it (granted when it reports progress on the one before), so it never waits for this
-  // worker, busy parsing, to answer. At the meeting point this worker adopts the helpers' parts in
-  // order.
+  // the front, in order, a slice at a time; each helper parses ranges from the back, the next one
+  // posted to it before it has finished the one before (see GRANT_AHEAD_BYTES), so it never waits
+  // for this worker, busy parsing, to answer. At the meeting point this worker adopts the helpers'
+  // parts in order.
   const claims = new RangeClaims(total, parallel ? helpers.length + 1 : 1, RANGE_MIN_BYTES);
   /** Helper ranges, in file order (each new one lies just before the others): {start, end, result, done, events}. */
   const parts = [];
@@ -506,16 +516,20 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
       const guess = claims.backGuess();
       if (guess === null || helper.failed) return;
       const cut = await eventStartNear(file, guess, claims.lo, claims.hi);
-      const range = cut >= 0 ? claims.takeBack(cut) : null;
+      // The helper may have been stopped meanwhile (the read failed): nothing is given to it.
+      const range = cut >= 0 && !helper.failed ? claims.takeBack(cut) : null;
       if (!range) return;
       const part = { start: range[0], end: range[1], done: 0, events: 0, result: null };
-      let started = false;
+      let queued = false;
       part.result = pool.run(helper, file, range[0], range[1], form === 'array', (bytes, n) => {
         part.done = bytes;
         part.events = n;
-        if (!started) {
-          started = true;
-          grant(helper); // queued behind this one
+        // The helper's next range is granted (and queued behind this one) as this one nears its
+        // end: late enough to be a share of a small gap, early enough to be there when the helper
+        // is free (this worker answers between its own slices).
+        if (!queued && range[1] - range[0] - bytes <= GRANT_AHEAD_BYTES) {
+          queued = true;
+          grant(helper);
         }
         report();
       });
@@ -574,5 +588,6 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
     pool?.abandon();
     throw err;
   }
+  pool?.recycleLarge();
   return { workers: parallel ? helpers.length + 1 : 1, parts: granted, adopted, ms };
 }
