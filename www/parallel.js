@@ -34,38 +34,13 @@ export function workerCount() {
 }
 
 /**
- * The core's wasm module compiled from `url` (streamed as it downloads), to instantiate here and to
- * post to helper workers; null if it cannot be compiled here.
- * @param {URL} url
- * @returns {Promise<WebAssembly.Module | null>}
- */
-export async function compileCore(url) {
-  try {
-    return await WebAssembly.compileStreaming(fetch(url));
-  } catch {
-    try {
-      // Served without the wasm MIME type: compiled from its bytes.
-      return await WebAssembly.compile(await (await fetch(url)).arrayBuffer());
-    } catch {
-      return null;
-    }
-  }
-}
-
-/**
  * The helper workers: started ahead of any file so their wasm is compiled and warm when one arrives.
  * A helper may hold several jobs: it runs them one after the other, in the order they were posted
  * (so the next range is already waiting when it finishes one).
  */
 export class HelperPool {
-  /**
-   * @param {number} count helpers
-   * @param {Promise<WebAssembly.Module | null>} [core] the compiled core, posted to each helper
-   *   (`{module}`) so none compiles it again
-   */
-  constructor(count, core = Promise.resolve(null)) {
+  constructor(count) {
     this.count = count;
-    this.core = core;
     this.helpers = [];
     this.nextJob = 1;
     let warm = 0;
@@ -115,7 +90,6 @@ export class HelperPool {
         else job.resolve({ error });
       }
     };
-    this.core.then((module) => helper.worker.postMessage({ module }), () => helper.worker.postMessage({ module: null }));
     return helper;
   }
 

@@ -10,9 +10,6 @@
 // error is not shown to anyone: the main worker then parses that range itself, in order, and
 // reports any real error with its byte offset.
 //
-// Its first message is {module}: the core as the main worker compiled it (null: it loads the core
-// itself), so the engine compiles and optimises the wasm code once for all workers.
-//
 // Right after start it warms the parse and inflate paths up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
 import init, { TextPart, document_form, find_event_start, warm_up_inflate, warm_up_part } from './pkg/traceprism.js';
@@ -25,10 +22,7 @@ let requested = false;
 /** Reads this helper's range on a thread of its own while this one parses. */
 const reader = new SliceReader();
 
-/** The core's compiled module, posted by the main worker first ({module}; null: load it here). */
-let moduleArrived;
-const ready = new Promise((resolve) => { moduleArrived = resolve; })
-  .then((module) => init(module ? { module_or_path: module } : undefined));
+const ready = init();
 ready.then(async () => {
   const t0 = performance.now();
   let error;
@@ -155,10 +149,6 @@ async function inflate({ job, file, crc }) {
 let queue = Promise.resolve();
 
 self.onmessage = async (event) => {
-  if ('module' in event.data) {
-    moduleArrived(event.data.module);
-    return;
-  }
   const { job } = event.data;
   if (event.data.ack) {
     if (inflating && inflating.job === job) {

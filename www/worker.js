@@ -26,7 +26,7 @@
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
 import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
-import { HelperPool, compileCore, readFile, startReader, workerCount } from './parallel.js';
+import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
@@ -38,15 +38,9 @@ const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
  */
 let pool = null;
 const HELPERS = typeof Worker === 'undefined' ? 0 : workerCount() - 1;
-/**
- * The core, compiled once here and handed to each helper: the engine then compiles and optimises
- * the wasm code once for all workers (null if it cannot be compiled here: each worker loads it
- * itself).
- */
-const compiledCore = compileCore(new URL('./pkg/traceprism_bg.wasm', import.meta.url));
 function startHelpers() {
   try {
-    pool = new HelperPool(HELPERS, compiledCore);
+    pool = new HelperPool(HELPERS);
   } catch (err) {
     console.warn(`no helper workers: ${(err && err.message) || err}`);
   }
@@ -64,7 +58,7 @@ let requested = false;
 // The rule sets are compiled first in any case (every trace needs them; done now, they overlap the
 // page's reading of the first slice); the rest of the warm-up gives way to the first request.
 let warmStart = 0;
-const ready = compiledCore.then((module) => init(module ? { module_or_path: module } : undefined)).then(() => {
+const ready = init().then(() => {
   warmStart = performance.now();
   try {
     warm_up_rules();
