@@ -15,7 +15,9 @@
 // workers' console messages that contain TEXT (for timing printed while investigating);
 // BENCH_GZIP_CRC=auto|on|off sets the page's gzip CRC-32 setting.
 // BENCH_CPU=1 also prints the CPU time every Chromium thread spent from picking the file to the
-// first table, summed by thread name (Linux /proc): where reading the file costs, beside parsing.
+// first table, summed by thread name (Linux /proc): where reading the file costs, beside parsing
+// (BENCH_CPU=tid: each worker thread apart). A thread that ended before the first table (a helper
+// recycled after its ranges) is not counted.
 // BENCH_GZIP_PIPELINE=always|never overrides whether a .gz is inflated by a helper worker (by
 // default only with 3 cores or more), shown as "2 (parts parsed by the helper and kept/blocks)".
 // With --run RANKS, also a run of that many ranks of about --run-mb MB each (default 100), made by
@@ -28,6 +30,7 @@ import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { ROOT, launch, serve, pickFile, waitReady, staleFrontEnd } from '../tests/browser/browser.mjs';
 import { buildBigTrace } from './big-trace.mjs';
+import { threadCpu } from './chromium-cpu.mjs';
 
 const args = process.argv.slice(2);
 let bigMb = 0;
@@ -82,36 +85,11 @@ function nativeSeconds(file) {
   return best;
 }
 
-/** CPU seconds per thread of every Chromium process, by "process kind/thread name" (Linux only). */
-function chromiumThreadCpu() {
-  const out = new Map();
-  const tick = 100; // USER_HZ
-  let pids = [];
-  try { pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return out; }
-  for (const pid of pids) {
-    let cmd;
-    try { cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { continue; }
-    if (!cmd.includes('chrom')) continue;
-    const kind = (cmd.match(/--type=([a-z-]+)/) || [, 'browser'])[1];
-    let tids = [];
-    try { tids = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
-    for (const tid of tids) {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        out.set(`${pid}/${tid}`, { key: process.env.BENCH_CPU === "tid" && name.startsWith("Dedicated") ? `${kind}/${name}#${tid}` : `${kind}/${name}`, s: (Number(f[11]) + Number(f[12])) / tick });
-      } catch { /* gone */ }
-    }
-  }
-  return out;
-}
-
-/** CPU seconds spent between two `chromiumThreadCpu` snapshots, summed by thread name, largest first. */
+/** CPU seconds spent between two `threadCpu` snapshots, summed by thread name, largest first. */
 function cpuSpent(before, after) {
   const by = new Map();
   for (const [id, t] of after) {
-    const d = t.s - (before.get(id)?.s ?? 0);
+    const d = t.seconds - (before.get(id)?.seconds ?? 0);
     if (d > 0) by.set(t.key, (by.get(t.key) ?? 0) + d);
   }
   return [...by].sort((a, b) => b[1] - a[1]).filter(([, v]) => v >= 0.02).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
@@ -130,11 +108,11 @@ async function measure(browser, file, mode) {
     if (mode === 'warm') await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
     if (process.env.BENCH_GZIP_PIPELINE) await page.evaluate((m) => { window.traceprismGzipPipeline = m; }, process.env.BENCH_GZIP_PIPELINE);
     if (process.env.BENCH_GZIP_CRC) await page.selectOption('#crc-input', process.env.BENCH_GZIP_CRC);
-    const cpu0 = process.env.BENCH_CPU ? chromiumThreadCpu() : null;
+    const cpu0 = process.env.BENCH_CPU ? threadCpu(process.env.BENCH_CPU === 'tid') : null;
     await pickFile(page, file);
     await waitReady(page, 30 * 60_000);
     await page.waitForFunction(() => window.traceprismTiming.firstTable !== null, null, { timeout: 30 * 60_000 });
-    const cpu = cpu0 ? cpuSpent(cpu0, chromiumThreadCpu()) : null;
+    const cpu = cpu0 ? cpuSpent(cpu0, threadCpu(process.env.BENCH_CPU === 'tid')) : null;
     const timing = await page.evaluate(() => ({ ...window.traceprismTiming }));
     if (cpu) timing.cpu = cpu;
     if (mode === 'warm') timing.frames = await timelineFrames(page);

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ROOT, DIST, launch } from '../tests/browser/browser.mjs';
 import { startServer } from './serve.mjs';
+import { processCpu } from './chromium-cpu.mjs';
 
 const args = process.argv.slice(2);
 const ri = args.indexOf('--runs');
@@ -59,20 +60,6 @@ onmessage = async (e) => {
   a.free();
 };`);
 
-/** CPU seconds of every Chromium process so far (exited threads included). */
-function chromiumCpu() {
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom')) continue;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(f[11]) + Number(f[12])) / 100;
-    } catch { /* gone */ }
-  }
-  return total;
-}
-
 function nativeSeconds(extra) {
   const t0 = process.hrtime.bigint();
   execFileSync(cli, ['summary', file, '--json', ...extra], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 });
@@ -89,7 +76,7 @@ try {
   const read = [], readCpu = [], push = [], finish = [], native1 = [], native = [];
   for (let k = 0; k < runs; k++) {
     // Read only: two workers, a half each (as the page's two slice readers on 2 cores).
-    const c0 = chromiumCpu();
+    const c0 = processCpu();
     const t = await page.evaluate(() => new Promise((resolve) => {
       const file = /** @type {HTMLInputElement} */ (document.getElementById('f')).files[0];
       const t0 = performance.now();
@@ -100,7 +87,7 @@ try {
         w.postMessage({ file, start: Math.floor((file.size * r) / 2), end: Math.floor((file.size * (r + 1)) / 2) });
       }
     }));
-    readCpu.push(chromiumCpu() - c0);
+    readCpu.push(processCpu() - c0);
     read.push(t / 1000);
     // The core alone on bytes in memory, one warmed worker.
     const p = await page.evaluate(() => new Promise((resolve) => {
