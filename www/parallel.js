@@ -52,8 +52,11 @@ export class HelperPool {
   }
 
   spawn() {
-    /** jobs: id → job, in the order posted; bytes: of the ranges parsed since it started. */
-    const helper = { worker: new Worker(new URL('./part-worker.js', import.meta.url), { type: 'module' }), jobs: new Map(), bytes: 0, busy: false, warmed: false, failed: false };
+    /** jobs: id → job, in the order posted; bytes: of the ranges parsed since it started; busy: holds a job. */
+    const helper = {
+      worker: new Worker(new URL('./part-worker.js', import.meta.url), { type: 'module' }), jobs: new Map(), bytes: 0, warmed: false, failed: false,
+      get busy() { return this.jobs.size > 0; },
+    };
     helper.worker.onmessage = (e) => {
       const d = e.data;
       if (d.job === undefined && 'warmed' in d && !helper.warmed) {
@@ -63,7 +66,7 @@ export class HelperPool {
       const job = d.job === undefined ? undefined : helper.jobs.get(d.job);
       if (!job) return; // a stale job
       if (job.stream) {
-        if ('done' in d || 'error' in d) this.settle(helper, d.job);
+        if ('done' in d || 'error' in d) helper.jobs.delete(d.job);
         job.stream(d);
         return;
       }
@@ -71,7 +74,7 @@ export class HelperPool {
         job.onProgress(d.progress, d.events);
         return;
       }
-      this.settle(helper, d.job);
+      helper.jobs.delete(d.job);
       job.resolve(d.part ? { part: d.part, ms: d.ms } : { error: d.error || 'helper failed' });
     };
     helper.worker.onerror = (e) => {
@@ -84,19 +87,12 @@ export class HelperPool {
       const error = `helper worker failed: ${e.message || 'unknown error'}`;
       const jobs = [...helper.jobs.values()];
       helper.jobs.clear();
-      helper.busy = false;
       for (const job of jobs) {
         if (job.stream) job.stream({ error, crashed: true });
         else job.resolve({ error });
       }
     };
     return helper;
-  }
-
-  /** Forgets a job that has ended. */
-  settle(helper, id) {
-    helper.jobs.delete(id);
-    helper.busy = helper.jobs.size > 0;
   }
 
   /**
@@ -135,7 +131,6 @@ export class HelperPool {
    */
   run(helper, file, start, end, bare, onProgress) {
     const id = this.nextJob++;
-    helper.busy = true;
     helper.bytes += end - start;
     return new Promise((resolve) => {
       helper.jobs.set(id, { id, resolve, onProgress });
@@ -151,7 +146,6 @@ export class HelperPool {
    */
   stream(helper, request, onMessage) {
     const id = this.nextJob++;
-    helper.busy = true;
     helper.jobs.set(id, { id, stream: onMessage });
     helper.worker.postMessage({ ...request, job: id });
     return (message, transfer = []) => helper.worker.postMessage({ ...message, job: id }, transfer);
@@ -512,8 +506,7 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
     return granting;
   };
   let adopted = 0;
-  let granted = 0;
-  // Milliseconds spent by this worker: planning, its own ranges, waiting for parts, adopting them.
+  // Milliseconds spent by this worker: planning, its own range, waiting for parts, adopting them.
   const ms = { plan: 0, own: 0, wait: 0, adopt: 0 };
   try {
     if (parallel) {
@@ -530,7 +523,6 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
     ms.own = performance.now() - t;
     // The front has met the back (no grant can take a range any more); one under way ends first.
     await granting;
-    granted = parts.length;
     let k = 0;
     for (const part of parts) {
       k++;
@@ -541,17 +533,17 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
       t = performance.now();
       const kept = result.part && analyzer.adopt_part(new Uint8Array(result.part));
       ms.adopt += performance.now() - t;
+      // From here on this range counts as this worker's.
       part.events = 0;
+      part.done = 0;
       if (kept) {
         adopted++;
         mainDone += part.end - part.start;
-        part.done = 0;
         report();
         continue;
       }
       // A wrong guess or a helper error: this range is parsed here, in order (a real error in it
       // is then reported with its byte offset, as in a sequential read).
-      part.done = 0;
       const base = mainDone;
       await pushRange(analyzer, file, part.start, part.end, (bytes) => {
         mainDone = base + bytes;
@@ -563,5 +555,5 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
     throw err;
   }
   pool?.recycleLarge();
-  return { workers: parallel ? helpers.length + 1 : 1, parts: granted, adopted, ms };
+  return { workers: parallel ? helpers.length + 1 : 1, parts: parts.length, adopted, ms };
 }

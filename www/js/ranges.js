@@ -1,11 +1,11 @@
 // Hands out the byte ranges of a large plain-JSON file to the workers that parse it, while they run
 // (guided self-scheduling). The main worker parses from the front, in order, claiming each slice
 // as it comes; helpers take ranges from the back, each the range just before the previous one.
-// Every helper range is an equal share of
-// what is still unclaimed between all workers, halved, and at least `minBytes`: ranges shrink as
-// front and back meet, so whichever worker is slower (a helper still compiling its wasm on a page
-// just opened, a core shared with the file's readers) gets less to do, and the main worker, at
-// the meeting point, waits for a small range at most. A fixed split into equal halves made the
+// Every helper range is an equal share of what is still unclaimed between all workers, halved,
+// and at least `minBytes`: ranges shrink as front and back meet, so whichever worker is slower
+// (a helper still compiling its wasm on a page just opened, a core shared with the file's
+// readers) gets less to do, and the main worker, at the meeting point, waits for a small range
+// at most. A fixed split into equal halves made the
 // main worker wait 0.2-0.5 s for the helper on the 1 GB bench (or the helper idle as long).
 
 /** The unclaimed gap of a file, `[lo, hi)`, shared between a front (the main worker) and a back (helpers). */
