@@ -8,6 +8,7 @@ mod event;
 mod inflate;
 mod key_order;
 pub(crate) mod number;
+mod repair;
 mod scan;
 mod simd16;
 mod sniff;

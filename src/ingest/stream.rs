@@ -27,6 +27,12 @@ pub trait EventSink {
     fn header(&mut self, key: &str, value: serde_json::Value);
     /// An element of the event array that is not an object.
     fn not_an_object(&mut self, index: u64, offset: u64);
+    /// Event `index` broke the JSON grammar and was repaired (see [`super::repair`]): `strings`
+    /// strings of it, the first at byte `offset`, held `what` (an unescaped double quote...). The
+    /// repaired event follows through [`EventSink::event`].
+    fn repaired(&mut self, index: u64, offset: u64, what: &str, strings: u32) {
+        let _ = (index, offset, what, strings);
+    }
 }
 
 /// How a document ended (see [`JsonStream::finish`]).
@@ -90,6 +96,12 @@ pub struct JsonStream {
     retry_len: usize,
     /// Bytes of unparsed tail read again so far (what `retry_len` keeps linear).
     reread: u64,
+    /// Offset of this stream's first byte in the whole text (a part's range start), so that the
+    /// byte offsets it reports to its sink are the file's. Not part of the encoded state.
+    origin: u64,
+    /// Set by [`JsonStream::finish`]: no more text comes, so an event that cannot be repaired with
+    /// the text at hand is an error, not a wait for more.
+    ending: bool,
 }
 
 impl Default for JsonStream {
@@ -104,19 +116,23 @@ impl Default for JsonStream {
             keys: EventKeys::default(),
             retry_len: 0,
             reread: 0,
+            origin: 0,
+            ending: false,
         }
     }
 }
 
 impl JsonStream {
-    /// A stream that starts at an element inside the event array: the parallel reader parses the
-    /// second half of a block with one while the main stream parses the first half.
-    pub fn continuation(form: DocumentForm) -> Self {
+    /// A stream that starts at an element inside the event array, at byte `origin` of the whole
+    /// text: the parallel reader parses the second half of a block with one while the main stream
+    /// parses the first half.
+    pub fn continuation(form: DocumentForm, origin: u64) -> Self {
         let bare = form == DocumentForm::BareArray;
         JsonStream {
             state: State::Events { first: true, bare },
             object_form: !bare,
             saw_trace_events: !bare,
+            origin,
             ..Default::default()
         }
     }
@@ -264,6 +280,7 @@ impl JsonStream {
     /// events with a warning, or refuse in strict mode). Errors only when nothing usable was read
     /// (empty input, or the input ends inside the top-level object before any `traceEvents`).
     pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<TextEnd> {
+        self.ending = true;
         if !self.buf.is_empty() {
             let buf = std::mem::take(&mut self.buf);
             let used = self.run(&buf, sink)?;
@@ -303,6 +320,26 @@ impl JsonStream {
             e = e.in_event(self.events);
         }
         e
+    }
+
+    /// The event at `i` that the strict reader refused with `refusal`: repaired and handed to the
+    /// sink when it can be ([`super::repair`]); otherwise the strict reader's refusal stands.
+    /// Runs only for broken events, so a well-formed trace never pays for it.
+    #[cold]
+    fn repair_event(&mut self, buf: &[u8], i: usize, index: u64, sink: &mut dyn EventSink, refusal: Stop) -> Step<usize> {
+        let fixed = match super::repair::event(buf, i, self.ending) {
+            Ok(fixed) => fixed,
+            Err(Stop::Incomplete) if !self.ending => return Err(Stop::Incomplete),
+            Err(_) => return Err(refusal),
+        };
+        let mut ev = RawEvent::default();
+        if parse_event(&fixed.text, 0, &mut ev, &mut self.keys).is_err() {
+            return Err(refusal);
+        }
+        let at = |p: usize| self.origin + self.base + p as u64;
+        sink.repaired(index, at(fixed.first_at), fixed.what, fixed.strings);
+        sink.event(&ev, index, at(i));
+        Ok(fixed.end)
     }
 
     /// Parses as much of `buf` as possible; returns how many bytes were consumed.
@@ -390,12 +427,17 @@ impl JsonStream {
                     }
                 }
                 let index = self.events;
-                let offset = self.base + i as u64;
+                let offset = self.origin + self.base + i as u64;
                 let end = if buf[i] == b'{' {
                     let mut ev = RawEvent::default();
-                    let end = parse_event(buf, i, &mut ev, &mut self.keys)?;
-                    sink.event(&ev, index, offset);
-                    end
+                    match parse_event(buf, i, &mut ev, &mut self.keys) {
+                        Ok(end) => {
+                            sink.event(&ev, index, offset);
+                            end
+                        }
+                        Err(Stop::Bad(what, at)) => self.repair_event(buf, i, index, sink, Stop::Bad(what, at))?,
+                        Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+                    }
                 } else {
                     let end = scan::skip_value(buf, i)?;
                     sink.not_an_object(index, offset);

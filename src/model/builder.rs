@@ -27,6 +27,22 @@ enum Dest {
     Ignore,
 }
 
+/// The warning kind of an event whose JSON was repaired ([`crate::ingest::EventSink::repaired`]).
+pub const REPAIRED_JSON: &str =
+    "event with broken JSON, repaired (an unescaped quote, a stray backslash or a control character in a string)";
+/// The warning kind of counter events (`ph: C`: Kineto's hardware counters under `GPU N Counters`).
+pub const COUNTER_EVENTS: &str = "counter events (ph C, e.g. GPU hardware counters) not read: counters are not modelled";
+/// The start of the warning kind of complete events of a category no analysis reads.
+pub const UNREAD_CATEGORY: &str = "events of category";
+
+/// Complete events of categories that hold nothing an analysis needs: Kineto's whole-trace span
+/// (`Trace`), profiler overhead, stream synchronisations (`cuda_sync`: kineto#1356 puts them on a
+/// virtual thread `stream N (sync)`; they are waits, never kernels), and JAX's uncategorised
+/// events (read by their process names instead).
+fn quietly_ignored(cat: &[u8]) -> bool {
+    matches!(cat, b"" | b"Trace" | b"overhead" | b"cuda_sync" | b"cuda_profiler_range" | b"cpu_instant_event")
+}
+
 fn dest_of_x(cat: &[u8]) -> Dest {
     match cat {
         b"kernel" | b"Kernel" => Dest::Gpu(GpuKind::Kernel),
@@ -218,6 +234,11 @@ impl EventSink for TraceBuilder {
         self.trace.warnings.add("event is not a JSON object (skipped)", index, "");
     }
 
+    fn repaired(&mut self, index: u64, offset: u64, what: &str, strings: u32) {
+        let more = if strings > 1 { format!(" ({strings} strings of the event)") } else { String::new() };
+        self.trace.warnings.add(REPAIRED_JSON, index, &format!("byte {offset}: {what}{more}"));
+    }
+
     fn event(&mut self, ev: &RawEvent<'_>, index: u64, _offset: u64) {
         self.trace.stats.events += 1;
         let kept = match ev.ph {
@@ -225,6 +246,11 @@ impl EventSink for TraceBuilder {
             b's' | b'f' if &*ev.cat == b"ac2g" => self.flow(ev, index),
             b'M' => {
                 self.metadata(ev);
+                None
+            }
+            b'C' => {
+                let pid = self.id_value(&ev.pid);
+                self.trace.warnings.add(COUNTER_EVENTS, index, &format!("{} (pid {pid})", ev.name_text()));
                 None
             }
             _ => None,
@@ -238,6 +264,16 @@ impl EventSink for TraceBuilder {
 }
 
 impl TraceBuilder {
+    /// Counts a complete event of a category no analysis reads (a device kind we do not model:
+    /// MTIA, XPU, HPU...), as a warning named by its category, with its process id.
+    #[cold]
+    fn unread_category(&mut self, ev: &RawEvent<'_>, index: u64) {
+        let cat = String::from_utf8_lossy(&ev.cat);
+        let kind = format!("{UNREAD_CATEGORY} '{cat}' not read: this device or event kind is not modelled");
+        let pid = self.id_value(&ev.pid);
+        self.trace.warnings.add(&kind, index, &format!("{} (pid {pid})", ev.name_text()));
+    }
+
     /// `Some(true)` kept, `Some(false)` skipped as malformed, `None` not modelled.
     fn complete_event(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<bool> {
         let dest = if ev.cat.is_empty() && self.xla.is_some() {
@@ -247,6 +283,9 @@ impl TraceBuilder {
             dest_of_x(&ev.cat)
         };
         if let Dest::Ignore = dest {
+            if !quietly_ignored(&ev.cat) {
+                self.unread_category(ev, index);
+            }
             return None;
         }
         let Some((ts, dur)) = self.times(ev, index) else { return Some(false) };

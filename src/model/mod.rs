@@ -12,7 +12,7 @@ pub mod schema;
 pub mod transfer;
 mod xla_json;
 
-pub use builder::TraceBuilder;
+pub use builder::{TraceBuilder, COUNTER_EVENTS, REPAIRED_JSON, UNREAD_CATEGORY};
 pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};
 pub use meta::{DeviceInfo, TraceMeta, Vendor};
 use schema::{table, Tag};
@@ -368,12 +368,23 @@ impl std::fmt::Display for WarningExample {
 }
 
 const MAX_EXAMPLES: usize = 20;
+/// Examples kept of one kind, so that one frequent kind leaves room for the others.
+const EXAMPLES_PER_KIND: u64 = 5;
 
 impl Warnings {
     /// Records one occurrence of `kind` at event `index`, with detail text.
     pub fn add(&mut self, kind: &str, index: u64, detail: &str) {
-        *self.counts.entry(kind.to_string()).or_insert(0) += 1;
-        if self.examples.len() < MAX_EXAMPLES {
+        let seen = match self.counts.get_mut(kind) {
+            Some(n) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.counts.insert(kind.to_string(), 1);
+                1
+            }
+        };
+        if self.examples.len() < MAX_EXAMPLES && seen <= EXAMPLES_PER_KIND {
             self.examples.push(WarningExample {
                 event: index,
                 kind: kind.to_string(),
@@ -388,12 +399,19 @@ impl Warnings {
             *self.counts.entry(k).or_insert(0) += n;
         }
         for mut e in other.examples {
-            if self.examples.len() < MAX_EXAMPLES {
+            let of_kind = self.examples.iter().filter(|x| x.kind == e.kind).count() as u64;
+            if self.examples.len() < MAX_EXAMPLES && of_kind < EXAMPLES_PER_KIND {
                 e.event += event_offset;
                 self.examples.push(e);
             }
         }
     }
+
+    /// The examples of one kind.
+    pub fn examples_of<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a WarningExample> + 'a {
+        self.examples.iter().filter(move |e| e.kind == kind)
+    }
+
     /// Total number of warnings.
     pub fn total(&self) -> u64 {
         self.counts.values().sum()

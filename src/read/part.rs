@@ -46,7 +46,7 @@ impl PartReader {
     /// A reader for a range that starts at byte `start` of the text, at an element of the event
     /// array, of a document of `form` (see [`crate::ingest::document_form`]).
     pub fn new(form: DocumentForm, start: u64) -> Self {
-        PartReader { stream: JsonStream::continuation(form), builder: TraceBuilder::default(), start, bytes: 0, form }
+        PartReader { stream: JsonStream::continuation(form, start), builder: TraceBuilder::default(), start, bytes: 0, form }
     }
 
     /// Feeds the next piece of the range.
