@@ -2,6 +2,7 @@
 
 pub mod categories;
 pub mod compare;
+pub mod health;
 pub mod layers;
 pub mod lod;
 pub mod ops;

@@ -2,6 +2,7 @@
 
 mod args;
 mod compare;
+mod doctor;
 mod export;
 mod gate;
 mod layers;
@@ -18,6 +19,10 @@ const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of L
 USAGE:
   traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object); --verbose
                                                                  scores a truth file given or found beside TRACE
+  traceprism doctor TRACE [--json]                               the trace's health: what the profiler recorded
+                                                                 (CPU ops, kernels, shapes, stacks, steps, graphs...),
+                                                                 what that limits, the exact switch for the rest;
+                                                                 broken JSON repaired, kernels dropped, events not read
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
@@ -96,6 +101,7 @@ pub fn run(argv: &[String]) -> i32 {
             Ok(())
         }
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
+        "doctor" => args::parse(rest).and_then(|a| doctor::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
         "layers" => args::parse(rest).and_then(|a| layers::run(&a)),
         "report" => args::parse(rest).and_then(|a| report::run(&a)),

@@ -2,6 +2,7 @@
 
 use super::args::Args;
 use std::fmt::Write;
+use traceprism::analysis::health::Status;
 use traceprism::report::summary::{summary, Summary};
 use traceprism::table::Table;
 use traceprism::{Error, Result};
@@ -125,6 +126,11 @@ pub fn render(path: &str, s: &Summary) -> String {
     if !s.secret_metadata.is_empty() {
         let _ = writeln!(o, "WARNING  {}", secret_warning(&s.secret_metadata));
     }
+    // Every other problem the health report finds (truncation and secrets are said above).
+    for c in s.health.iter().filter(|c| c.status == Status::Warning && !matches!(c.check, "truncation" | "secret_metadata")) {
+        let fix = if c.fix.is_empty() { String::new() } else { format!(" (fix: {})", c.fix) };
+        let _ = writeln!(o, "WARNING  {}: {}{fix}", c.check, c.found);
+    }
     for note in &s.input.notes {
         let _ = writeln!(o, "note     {note}");
     }
@@ -236,6 +242,16 @@ pub fn render(path: &str, s: &Summary) -> String {
     } else {
         let _ =
             writeln!(o, "\nwarnings: none ({} events skipped, {} of unmodelled kinds ignored)", s.input.skipped, s.input.ignored);
+    }
+    let missing: Vec<&str> = s
+        .health
+        .iter()
+        .filter(|c| matches!(c.status, Status::Missing | Status::Partial) && !c.fix.is_empty())
+        .map(|c| c.check)
+        .collect();
+    if !missing.is_empty() {
+        let _ =
+            writeln!(o, "not recorded: {} (`traceprism doctor` says what that limits and how to record it)", missing.join(", "));
     }
     o
 }

@@ -205,6 +205,7 @@ impl TraceBuilder {
             t.thread_name = self.thread_names.get(&(t.pid, t.tid)).copied().unwrap_or(NO_NAME);
         }
         self.canonical_input_dims();
+        self.name_processes_in_warnings();
         if let Some(xla) = self.xla.take() {
             xla.module_annotations(&mut self.trace);
             if self.trace.meta.devices.is_empty() {
@@ -220,6 +221,21 @@ impl TraceBuilder {
         let first = t.gpu.ts.iter().chain(t.ops.ts.iter()).chain(t.launches.ts.iter()).copied().min();
         t.time_origin_ns = first.unwrap_or(0);
         self.trace
+    }
+}
+
+impl TraceBuilder {
+    /// Warning examples of events no analysis reads end with `(pid N)`: once the process names
+    /// are known (Kineto writes them last), `(pid N, process "GPU 0 Counters")`.
+    fn name_processes_in_warnings(&mut self) {
+        let TraceBuilder { trace, process_names, .. } = self;
+        for e in &mut trace.warnings.examples {
+            let Some(open) = e.detail.rfind("(pid ") else { continue };
+            let Ok(pid) = e.detail[open + 5..].trim_end_matches(')').parse::<i64>() else { continue };
+            if let Some(&name) = process_names.get(&pid) {
+                e.detail = format!("{}(pid {pid}, process \"{}\")", &e.detail[..open], trace.names.resolve(name));
+            }
+        }
     }
 }
 

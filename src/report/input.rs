@@ -37,7 +37,7 @@ pub fn trace_input(a: &Analysis) -> Table {
         row("note", Cell::from(note.as_str()));
     }
     for (kind, n) in &a.trace.warnings.counts {
-        row(&format!("skipped: {kind}"), Cell::from(*n));
+        row(&format!("warning: {kind}"), Cell::from(*n));
     }
     t
 }

@@ -7,6 +7,7 @@
 pub mod batches;
 pub mod categories;
 pub mod compare;
+pub mod health;
 pub mod html;
 pub mod input;
 pub mod kernels;
@@ -73,6 +74,7 @@ pub struct TableDef {
 /// Every table, in the order they are exported and shown, with the page view that shows it.
 pub const TABLES: &[TableDef] = &[
     TableDef { name: "trace_input", view: View::Overview, build: input::trace_input },
+    TableDef { name: "health", view: View::Overview, build: health::health },
     TableDef { name: "gpu_timeline", view: View::Overview, build: timeline::gpu_timeline },
     TableDef { name: "ops_summary_by_category", view: View::Categories, build: ops::ops_summary_by_category },
     TableDef { name: "ops_summary", view: View::Ops, build: ops::ops_summary },

@@ -241,6 +241,9 @@ pub struct Summary {
     /// Where the trace's header holds secret-looking metadata (`metadata.env.HF_TOKEN`): key
     /// paths only, never values, so a user knows before sharing the trace itself.
     pub secret_metadata: Vec<String>,
+    /// The trace's health: what the profiler recorded, what that limits, and the fix
+    /// ([`crate::analysis::health`]).
+    pub health: Vec<crate::analysis::health::Check>,
 }
 
 /// The first device's name; a device the trace leaves unnamed (ROCm often writes `""`, a JAX
@@ -452,9 +455,14 @@ pub fn summary(a: &Analysis) -> Summary {
         mixed: mixed_split(a),
         layers_per_pass: layers_per_pass_of(a),
         layer_kinds: layer_kinds(a),
-        warnings: t.warnings.clone(),
+        warnings: {
+            let mut w = t.warnings.clone();
+            w.absorb(crate::analysis::health::findings(t), 0);
+            w
+        },
         graph_replays: graph_replays(a, gpu_ns),
         secret_metadata: t.meta.secret_keys.clone(),
+        health: crate::analysis::health::health(a),
     }
 }
 
