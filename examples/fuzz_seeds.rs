@@ -50,6 +50,15 @@ fn main() {
                 .unwrap_or(start);
             let doc = format!("{{\"traceEvents\": [{}]}}", &text[start..end]);
             write(&out.join("pipeline"), &format!("{i}-slice"), &with_chunk(doc.as_bytes()));
+            // The same slice as PyTorch broke such text (unescaped quotes, a raw Windows path in
+            // names): seeds for the repair path.
+            let broken = doc.replacen("\"name\": \"", "\"name\": \"{\"device\": \"cpu\"} ", 3).replacen(
+                "\"name\": \"",
+                "\"name\": \"C:\\Users\\me ",
+                2,
+            );
+            write(&out.join("pipeline"), &format!("{i}-broken"), &with_chunk(broken.as_bytes()));
+            write(&out.join("events"), &format!("{i}-broken"), &[&[128u8][..], broken.as_bytes()].concat());
             write(&out.join("compare"), &format!("{i}-pair"), &[doc.as_bytes(), &[0xFF], doc.as_bytes()].concat());
             // A part of the text in its transfer bytes.
             let form = traceprism::ingest::document_form(&plain).unwrap_or(traceprism::ingest::DocumentForm::Object);

@@ -41,13 +41,22 @@ fn broken_and_escaped(text: &[u8], every: usize, inserts: &[(&str, &str); 2]) ->
     (broken, escaped, at)
 }
 
-/// Every table but `trace_input` (its byte counts differ) as CSV.
+/// Every table but `trace_input` (its byte counts differ) as CSV; `health` without its
+/// `repaired_json` row (which says what was repaired).
 fn tables(t: Trace) -> Vec<(String, String)> {
     let a = Analysis::new(t, Options::default()).expect("analysis");
     traceprism::report::table_names()
         .into_iter()
         .filter(|&n| n != "trace_input")
-        .map(|n| (n.to_string(), traceprism::report::table(&a, n).expect("table").to_csv()))
+        .map(|n| {
+            let csv = traceprism::report::table(&a, n).expect("table").to_csv();
+            let csv = if n == "health" {
+                csv.lines().filter(|l| !l.starts_with("repaired_json,")).collect::<Vec<_>>().join("\n")
+            } else {
+                csv
+            };
+            (n.to_string(), csv)
+        })
         .collect()
 }
 

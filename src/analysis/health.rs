@@ -6,7 +6,7 @@
 //! holds; a fix is given only for what is missing, never for what is there. *Problem* checks
 //! (`ok`, `warning`) say what went wrong while the trace was written or read: cut short, broken
 //! JSON repaired, kernels dropped, events of a device kind we do not read. Every warning of the
-//! second kind is also counted in the summary's `warnings` ([`findings`]) with examples, so no
+//! second kind is also counted in the summary's `warnings` ([`report`]) with examples, so no
 //! analysis is ever empty or partial without saying so.
 
 use crate::analysis::steps::annotations::find_steps;
@@ -69,8 +69,18 @@ pub struct Check {
 
 /// A trace's health report: every check, in a fixed order.
 pub fn health(a: &Analysis) -> Vec<Check> {
+    report(a).0
+}
+
+/// The health report and the warnings it finds (the kinds in [`kinds`]), counted once.
+pub fn report(a: &Analysis) -> (Vec<Check>, Warnings) {
+    let c = Counted::of(&a.trace);
+    let found = findings_of(&a.trace, &c);
+    (checks(a, &c, &found), found)
+}
+
+fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
     let t = &a.trace;
-    let c = Counted::of(t);
     let mut out = Vec::new();
     out.push(recorded(
         "cpu_ops",
@@ -135,7 +145,7 @@ pub fn health(a: &Analysis) -> Vec<Check> {
     out.push(time_unit_check(t));
     out.push(truncation_check(t));
     out.push(secrets_check(t));
-    out.extend(problem_checks(a, &c));
+    out.extend(problem_checks(a, c, found));
     if c.cpu_ops == 0 {
         // Shapes, stacks and modules hang off CPU ops: the fix starts with recording the CPU.
         for k in out.iter_mut().filter(|k| matches!(k.check, "shapes" | "stacks" | "modules") && k.status == Status::Missing) {
@@ -471,7 +481,7 @@ fn secrets_check(t: &Trace) -> Check {
     }
 }
 
-/// Warning kinds that health adds to the summary's `warnings` (see [`findings`]).
+/// Warning kinds that health adds to the summary's `warnings` (see [`report`]).
 pub mod kinds {
     /// Kernel launches recorded with no GPU event anywhere in the trace.
     pub const CPU_ONLY: &str =
@@ -488,12 +498,9 @@ pub mod kinds {
 }
 
 /// The warnings health finds in the linked model, with their counts and first examples (event
-/// indices). The summary adds them to the reader's own warnings.
-pub fn findings(t: &Trace) -> Warnings {
-    let c = Counted::of(t);
-    findings_of(t, &c)
-}
-
+/// indices): kernel launches without a kernel (all of them when the CPU was recorded alone), GPU
+/// events without a launch, kernels overlapping on their stream, kernels of zero duration. The
+/// summary adds them to the reader's own warnings.
 fn findings_of(t: &Trace, c: &Counted) -> Warnings {
     let mut w = Warnings::default();
     let l = &t.launches;
@@ -514,12 +521,21 @@ fn findings_of(t: &Trace, c: &Counted) -> Warnings {
     for &i in &c.gpu_without_cpu {
         w.add(kinds::GPU_WITHOUT_CPU, g.event_index[i] as u64, &format!("{} at {}", t.name(g.name[i]), at(g.ts[i])));
     }
-    let mut rows: Vec<usize> = t.kernel_rows().collect();
-    rows.sort_by_key(|&i| (g.device[i], g.stream[i], g.ts[i]));
-    for pair in rows.windows(2) {
-        let (p, i) = (pair[0], pair[1]);
+    // Each stream's kernels in time order: writers keep a stream's order, so the stable sort of
+    // each stream's rows (in trace order) is a linear pass.
+    let mut streams: crate::model::FastMap<(i32, i32), Vec<u32>> = Default::default();
+    for i in t.kernel_rows() {
+        streams.entry((g.device[i], g.stream[i])).or_default().push(i as u32);
+    }
+    let mut streams: Vec<((i32, i32), Vec<u32>)> = streams.into_iter().collect();
+    streams.sort_by_key(|(k, _)| *k);
+    let pairs = streams.iter_mut().flat_map(|(_, rows)| {
+        rows.sort_by_key(|&i| g.ts[i as usize]);
+        rows.windows(2).map(|w| (w[0] as usize, w[1] as usize)).collect::<Vec<_>>()
+    });
+    for (p, i) in pairs {
         // 1 µs of slack: writers round to µs and clocks of one stream jitter by less.
-        if g.device[p] == g.device[i] && g.stream[p] == g.stream[i] && g.ts[i] + 1_000 < g.end(p) {
+        if g.ts[i] + 1_000 < g.end(p) {
             w.add(
                 kinds::STREAM_OVERLAP,
                 g.event_index[i] as u64,
@@ -540,10 +556,9 @@ fn findings_of(t: &Trace, c: &Counted) -> Warnings {
     w
 }
 
-/// The problem checks built from the reader's warnings and [`findings`].
-fn problem_checks(a: &Analysis, c: &Counted) -> Vec<Check> {
+/// The problem checks built from the reader's warnings and those health finds.
+fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
     let t = &a.trace;
-    let found = findings_of(t, c);
     let count = |w: &Warnings, kind: &str| w.counts.get(kind).copied().unwrap_or(0);
     let first = |w: &Warnings, kind: &str| {
         w.examples_of(kind).next().map(|e| format!("; first: event {}, {}", e.event, e.detail)).unwrap_or_default()

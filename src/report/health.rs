@@ -7,7 +7,7 @@ use crate::table::{Cell, Table};
 
 /// One row per check: `check`, `status`, `count`, `found`, `limits`, `fix`.
 pub fn health(a: &Analysis) -> Table {
-    let mut t = Table::new("health", &["check", "status", "count", "found", "limits", "fix"]);
+    let mut t = Table::new("health", &["check", "status", "count:int", "found", "limits", "fix"]);
     for c in checks(a) {
         t.push(vec![
             Cell::from(c.check),

@@ -34,6 +34,7 @@ pub fn html_report(a: &Analysis) -> String {
         esc(&title)
     );
     overview(&mut h, a, &s);
+    section(&mut h, "Health (what the profiler recorded, what it limits, the fix)", &health_section(&s));
     section(&mut h, "Phase overview", &phase_overview(a, &s));
     section(&mut h, "Time distribution per phase (kernel families)", &per_phase_distribution(a));
     section(&mut h, "Top bottlenecks (ops by GPU time)", &top_bottlenecks(a));
@@ -195,6 +196,31 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
         item("Top-k", a.options.topk.to_string());
     }
     h.push_str("</dl>\n");
+}
+
+/// The health report: checks that need attention first, every check in one table.
+fn health_section(s: &Summary) -> String {
+    let mut h = String::new();
+    for c in s.health.iter().filter(|c| c.status == crate::analysis::health::Status::Warning) {
+        let _ =
+            writeln!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning ({}):</strong> {}</p>", esc(c.check), esc(&c.found));
+    }
+    h.push_str("<table><thead><tr><th>check</th><th>status</th><th>found</th><th>limits</th><th>fix</th></tr></thead><tbody>");
+    let mut rows: Vec<&crate::analysis::health::Check> = s.health.iter().filter(|c| c.status.needs_attention()).collect();
+    rows.extend(s.health.iter().filter(|c| !c.status.needs_attention()));
+    for c in rows {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(c.check),
+            esc(c.status.as_str()),
+            esc(&c.found),
+            esc(&c.limits),
+            esc(&c.fix)
+        );
+    }
+    h.push_str("</tbody></table>");
+    h
 }
 
 fn ms(ns: f64) -> String {

@@ -405,6 +405,7 @@ pub fn summary(a: &Analysis) -> Summary {
         })
         .collect();
     phases.sort_by(|a, b| a.phase.cmp(&b.phase));
+    let (health, found) = crate::analysis::health::report(a);
     Summary {
         device: device_label(&t.meta),
         vendor: t.meta.vendor,
@@ -457,12 +458,12 @@ pub fn summary(a: &Analysis) -> Summary {
         layer_kinds: layer_kinds(a),
         warnings: {
             let mut w = t.warnings.clone();
-            w.absorb(crate::analysis::health::findings(t), 0);
+            w.absorb(found, 0);
             w
         },
         graph_replays: graph_replays(a, gpu_ns),
         secret_metadata: t.meta.secret_keys.clone(),
-        health: crate::analysis::health::health(a),
+        health,
     }
 }
 

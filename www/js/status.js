@@ -26,6 +26,18 @@ export function secretWarning(keys) {
   return `Warning: the trace holds secret-looking metadata (${shown}${more}): redact it before sharing the trace itself (traceprism's outputs never copy it)`;
 }
 
+/**
+ * The banner for the health report's warnings other than truncation and secrets (they have their
+ * own): one line per problem, as the CLI's WARNING lines say it.
+ * @param {{check: string, status: string, found: string, fix: string}[]} health
+ */
+export function healthWarning(health) {
+  return health
+    .filter((c) => c.status === 'warning' && c.check !== 'truncation' && c.check !== 'secret_metadata')
+    .map((c) => `Warning: ${c.check}: ${c.found}${c.fix ? ` (fix: ${c.fix})` : ''}`)
+    .join('\n');
+}
+
 /** Shows how the input ended (a truncation warning, notes), or hides both when `summary` is null. */
 export function showInputStatus(summary) {
   const input = (summary && summary.input) || {};
@@ -36,6 +48,9 @@ export function showInputStatus(summary) {
   const secretBox = $('input-secrets');
   secretBox.textContent = secrets.length ? secretWarning(secrets) : '';
   secretBox.hidden = !secrets.length;
+  const healthBox = $('input-health');
+  healthBox.textContent = healthWarning((summary && summary.health) || []);
+  healthBox.hidden = !healthBox.textContent;
   const note = $('input-note');
   note.textContent = (input.notes || []).map((/** @type {string} */ n) => `Note: ${n}`).join('\n');
   note.hidden = !(input.notes || []).length;

@@ -47,6 +47,31 @@ function layersText(s) {
   return `${per.join(', ')} ${unit}${kinds}`;
 }
 
+/**
+ * The Health panel: what the profiler recorded and what went wrong, one row per check (the
+ * `health` table, `traceprism doctor`): status, what was found, what it limits, the fix. Checks
+ * that need attention first; the ones in order fold below.
+ * @param {{check: string, status: string, count: number, found: string, limits: string, fix: string}[]} health
+ */
+export function healthPanel(health) {
+  const attention = (/** @type {{status: string}} */ c) => c.status === 'warning' || c.status === 'missing' || c.status === 'partial';
+  const row = (/** @type {typeof health[number]} */ c) => el('tr', { attrs: { 'data-check': c.check, 'data-status': c.status } },
+    el('td', { class: `st st-${c.status}`, text: c.status }),
+    el('td', { class: 'mono', text: c.check }),
+    el('td', {},
+      el('div', { text: c.found }),
+      c.limits ? el('div', { class: 'lim', text: `limits: ${c.limits}` }) : null,
+      c.fix ? el('div', { class: 'fix', text: `fix: ${c.fix}` }) : null));
+  const bad = health.filter(attention), good = health.filter((c) => !attention(c));
+  const counts = ['warning', 'missing', 'partial'].map((st) => [st, health.filter((c) => c.status === st).length])
+    .filter(([, n]) => n).map(([st, n]) => `${n} ${st}`).join(', ');
+  return el('section', { attrs: { 'data-testid': 'health' } },
+    el('h3', { text: `Health: ${counts || 'everything recorded, nothing wrong'}` }),
+    bad.length ? el('table', { class: 'health' }, el('tbody', {}, bad.map(row))) : null,
+    el('details', {}, el('summary', { text: `${good.length} checks present or ok` }),
+      el('table', { class: 'health' }, el('tbody', {}, good.map(row)))));
+}
+
 /** Renders the overview. */
 export async function overview(ctx, root) {
   const s = ctx.summary;
@@ -70,6 +95,7 @@ export async function overview(ctx, root) {
     fact('memcpy', 'memcpy · memset', `${formatCount(c.memcpy)} · ${formatCount(c.memset)}`, c.memcpy),
     s.links ? fact('links', 'kernels linked to a launch', `${(s.links.launch_link_pct ?? 0).toFixed(1)} %`, s.links.launch_link_pct) : null));
 
+  if (s.health?.length) root.append(healthPanel(s.health));
   if (s.doubtful_passes) {
     root.append(el('p', { class: 'warning', attrs: { 'data-testid': 'doubtful-passes', 'data-value': s.doubtful_passes } },
       `${formatCount(s.doubtful_passes)} of ${formatCount((s.passes ?? 0) + (s.incomplete_passes ?? 0))} passes have a doubtful phase (thin or conflicting evidence): the passes table's doubt column says why.`));
@@ -111,9 +137,9 @@ export async function overview(ctx, root) {
   }
   const warnings = Object.entries(s.warnings?.counts || {});
   if (warnings.length) {
-    root.append(el('h3', { text: 'Warnings (what was skipped or repaired while reading)' }),
+    root.append(el('h3', { text: 'Warnings (what was skipped, repaired or found wrong)' }),
       el('ul', { class: 'warnings' }, warnings.map(([k, n]) => el('li', { text: `${k}: ${formatCount(n)}` }))),
-      el('details', {}, el('summary', { text: 'examples' }), el('ul', {}, (s.warnings.examples || []).map((w) => el('li', { class: 'mono', text: w })))));
+      el('details', {}, el('summary', { text: 'examples' }), el('ul', {}, (s.warnings.examples || []).map((w) => el('li', { class: 'mono', text: `event ${w.event}: ${w.kind}: ${w.detail}` })))));
   }
   await renderTables(ctx, 'overview', root);
 }
