@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { useBrowser } from './harness.mjs';
-import { ROOT, pickFile, waitReady } from './browser.mjs';
-import { cli } from './cli-match.mjs';
+import { ROOT, dropFile, pickFile, waitReady } from './browser.mjs';
+import { cli, cliCsvs, displayed, assertSameAsCli } from './cli-match.mjs';
 
 const FIXTURE = path.join(ROOT, 'fixtures/hf_bert_small_forward_h100.json.gz');
 const env = useBrowser('traceprism-health-');
@@ -61,6 +61,45 @@ test('unescaped quotes in frame names: the trace opens, the repair counted as by
   const row = await page.$eval('[data-testid="health"] tr[data-check="repaired_json"]', (tr) => [tr.dataset.status, tr.textContent]);
   assert.equal(row[0], 'warning');
   assert.ok(row[1].includes(`${repaired.count} events with broken JSON strings repaired`), row[1]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a large broken trace read in ranges by several workers: repaired as by the CLI, tables as if escaped', async () => {
+  // The 58 MB H100 llama trace, above the page's threshold for ranges, with a dynamo frame's file
+  // name unescaped in every 5th CPU op's name (it holds `}, {`, which a range cut takes for an
+  // event boundary) and the same names escaped correctly in a second file.
+  const text = zlib.gunzipSync(fs.readFileSync(path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz'))).toString();
+  const inner = ' [{"device": "cpu"}, {"device": "cuda"}]';
+  let ops = 0;
+  const edit = (escape) => text.replace(/("cat": "cpu_op",\s*"name": ")([^"]*)"/g, (m, pre, name) =>
+    (ops++ % 5 === 0 ? `${pre}${name}${escape ? inner.replaceAll('"', '\\"') : inner}"` : m));
+  const broken = path.join(env.tmp, 'llama-broken.json');
+  const escaped = path.join(env.tmp, 'llama-escaped.json');
+  fs.writeFileSync(broken, edit(false));
+  const count = Math.ceil(ops / 5);
+  ops = 0;
+  fs.writeFileSync(escaped, edit(true));
+  assert.ok(count > 1000, `${count} names broken`);
+  const csvs = cliCsvs(env.tmp, 'export', escaped);
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#kernels', { waitUntil: 'networkidle' });
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
+  await page.waitForFunction(() => window.traceprismTiming.warm, null, { timeout: 120_000 });
+  await dropFile(page, broken);
+  await waitReady(page, 300_000);
+  await page.waitForSelector('[data-view="kernels"][data-rendered]', { timeout: 60_000 });
+  if (cores >= 2) {
+    const parallel = await page.evaluate(() => window.traceprismTiming.parallel);
+    assert.ok(parallel && parallel.parts >= 1, `read in ranges: ${JSON.stringify(parallel)}`);
+  }
+  const names = await page.evaluate(() => [...document.querySelectorAll('table.data')].map((t) => t.dataset.table));
+  assert.ok(names.includes('kernels'));
+  for (const name of names) assertSameAsCli(await displayed(page, name), csvs.get(name), name);
+  await page.goto(env.server.url + '#overview');
+  await page.waitForSelector('[data-view="overview"][data-rendered]');
+  const row = await page.$eval('[data-testid="health"] tr[data-check="repaired_json"]', (tr) => tr.textContent);
+  assert.ok(row.includes(`${count} events with broken JSON strings repaired`), row);
   assert.deepEqual(problems, []);
   await page.close();
 });
