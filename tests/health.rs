@@ -46,6 +46,19 @@ fn cli(v: &Value, args: &[&str], tag: &str) -> (i32, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
 }
 
+/// The CLI's `summary --json` of the changed trace says what the library says: the same warning
+/// counts and the same status per check (the CLI exits 0).
+fn assert_cli_agrees(v: &Value, s: &traceprism::report::summary::Summary, tag: &str) {
+    let (code, text) = cli(v, &["summary", "--json"], tag);
+    assert_eq!(code, 0, "{tag}: {text}");
+    let json: Value = serde_json::from_str(text.trim_start_matches(|c| c != '{')).expect("summary JSON");
+    assert_eq!(json["warnings"]["counts"], serde_json::to_value(&s.warnings.counts).unwrap(), "{tag}: warnings");
+    for c in &s.health {
+        let row = json["health"].as_array().unwrap().iter().find(|r| r["check"] == c.check).expect("the same checks");
+        assert_eq!(row["status"], c.status.as_str(), "{tag}: {}", c.check);
+    }
+}
+
 #[test]
 fn a_whole_trace_is_never_asked_for_what_it_recorded() {
     let a = common::analysis(FIXTURE);
@@ -96,6 +109,7 @@ fn a_trace_of_the_cpu_alone_says_so_loudly() {
     let k = check(&s.health, "kernels");
     assert_eq!(k.status, Status::Warning);
     assert!(k.fix.contains("ProfilerActivity.CUDA"), "{}", k.fix);
+    assert_cli_agrees(&v, &s, "cpu-json");
     let (code, text) = cli(&v, &["summary"], "cpu");
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("WARNING  kernels: no kernels, though") && !text.contains("warnings: none"), "{text}");
@@ -131,6 +145,8 @@ fn device_events_of_a_kind_we_do_not_read_are_named_and_counted() {
     assert_eq!((u.status, u.count), (Status::Warning, 4555));
     assert!(u.found.contains("mtia_kernel") && u.found.contains("not modelled"), "{}", u.found);
     assert_eq!(check(&s.health, "kernels").status, Status::Warning);
+    assert!(u.found.contains("process \"MTIA 0\""), "{}", u.found);
+    assert_cli_agrees(&v, &s, "mtia");
 }
 
 #[test]
@@ -146,6 +162,9 @@ fn kernels_dropped_at_the_sessions_start_are_counted_with_their_window() {
     let d = check(&s.health, "dropped_kernels");
     assert_eq!((d.status, d.count), (Status::Warning, 20));
     assert!(d.found.contains("all at the session's start"), "{}", d.found);
+    assert_cli_agrees(&v, &s, "dropped");
+    let (_, text) = cli(&v, &["summary"], "dropped-text");
+    assert!(text.contains("WARNING  dropped_kernels: 20 kernel launches have no kernel"), "{text}");
 }
 
 #[test]
@@ -167,6 +186,7 @@ fn overlapping_and_zero_length_kernels_and_ns_timestamps_are_warned() {
     assert_eq!(s.warnings.counts.get(kinds::ZERO_DURATION).copied(), Some(3));
     assert_eq!(check(&s.health, "stream_overlap").status, Status::Warning);
     assert_eq!(check(&s.health, "time_unit").status, Status::Ok);
+    assert_cli_agrees(&v, &s, "overlap");
 
     // Timestamps written in ns while displayTimeUnit says "ns".
     let mut v = events(FIXTURE);
@@ -178,9 +198,10 @@ fn overlapping_and_zero_length_kernels_and_ns_timestamps_are_warned() {
             }
         }
     }
-    let h = health(&analyse(&v));
-    let c = check(&h, "time_unit");
+    let s = summary(&analyse(&v));
+    let c = check(&s.health, "time_unit");
     assert_eq!(c.status, Status::Warning, "{}", c.found);
+    assert_cli_agrees(&v, &s, "ns");
 }
 
 #[test]
@@ -227,6 +248,7 @@ fn kinetos_2026_counters_sync_events_strides_and_comms_ids_read_right() {
     let u = check(&s.health, "unread_events");
     assert_eq!(u.count, 25);
     assert!(u.found.contains("counter events") && u.found.contains("GPU 0 Counters"), "{}", u.found);
+    assert_cli_agrees(&v, &s, "kineto2026");
 }
 
 #[test]
@@ -245,4 +267,32 @@ fn the_health_table_and_summary_json_carry_the_same_checks() {
     assert_eq!(graphs.status, Status::Missing);
     assert!(graphs.fix.contains("--capture"));
     assert_eq!(check(&s.health, "distributed_info").status, Status::Present);
+}
+
+#[test]
+fn gpu_events_without_their_cpu_side_are_warned_and_an_unreadable_file_is_an_error() {
+    let mut v = events(FIXTURE);
+    v["traceEvents"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|e| !is_cat(e, &["cuda_runtime", "cuda_driver", "cpu_op", "user_annotation", "python_function"]));
+    let s = summary(&analyse(&v));
+    let kernels = s.counts.kernels + s.counts.memcpy + s.counts.memset;
+    assert_eq!(s.warnings.counts.get(kinds::GPU_WITHOUT_CPU).copied(), Some(kernels as u64));
+    let g = check(&s.health, "gpu_without_cpu");
+    assert_eq!(g.status, Status::Warning);
+    assert!(g.fix.contains("ProfilerActivity.CPU"), "{}", g.fix);
+    assert_eq!(check(&s.health, "cpu_ops").status, Status::Missing);
+    assert!(check(&s.health, "shapes").fix.starts_with("record the CPU first"), "shapes hang off CPU ops");
+    assert_cli_agrees(&v, &s, "gpu-only");
+
+    // Not a trace at all: the reader's message, exit 1.
+    let path = std::env::temp_dir().join(format!("traceprism-health-bad-{}.json", std::process::id()));
+    std::fs::write(&path, b"{\"traceEvents\": [{\"ph\": \"X\" \"cat\": 3}]}").unwrap();
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_traceprism")).args(["doctor", &path.to_string_lossy()]).output().unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a valid trace JSON") && err.contains("byte"), "{err}");
 }
