@@ -628,7 +628,7 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
             "every kernel launch has its kernel".into()
         },
         "the kernels those launches ran are missing from every table; a pass they fall in is short",
-        "profile a step later (a schedule with warmup=1 leaves the session's first kernels out of the record: pytorch#192021)",
+        "start keeping steps after a warm-up: torch.profiler.schedule(wait=1, warmup=1, active=N) with prof.step() each iteration, so the session's first kernels (which the profiler may drop: pytorch#192021) fall outside the steps kept",
     ));
     let orphan = count(&found, kinds::GPU_WITHOUT_CPU);
     let orphan_status = if orphan > 0 && c.launches == 0 {

@@ -110,51 +110,33 @@ impl Writer<'_> {
 
     /// The object at `i` (`{`) whose members are followed as `member`.
     fn object(&mut self, i: usize, member: Follow) -> Step<usize> {
-        self.out.push(b'{');
-        let mut i = i + 1;
-        let mut first = true;
-        self.stack.push(member);
-        loop {
-            i = self.ws(i);
-            match self.byte(i)? {
-                b'}' => {
-                    self.out.push(b'}');
-                    self.stack.pop();
-                    return Ok(i + 1);
-                }
-                b',' if !first => {
-                    self.out.push(b',');
-                    i = self.ws(i + 1);
-                }
-                _ if first => {}
-                _ => return Err(Stop::Bad("expected ',' or '}' in event", i)),
-            }
-            first = false;
-            if self.byte(i)? != b'"' {
-                return Err(Stop::Bad("expected a key", i));
-            }
-            i = self.string(i, None)?;
-            i = self.ws(i);
-            if self.byte(i)? != b':' {
-                return Err(Stop::Bad("expected ':' after a key", i));
-            }
-            self.out.push(b':');
-            i = self.ws(i + 1);
-            i = self.value(i, member)?;
-        }
+        self.container(i, b'}', member, "expected ',' or '}' in event", Self::member)
     }
 
     /// The array at `i` (`[`).
     fn array(&mut self, i: usize) -> Step<usize> {
-        self.out.push(b'[');
+        self.container(i, b']', Follow::Element, "expected ',' or ']' in an array", Self::value)
+    }
+
+    /// The container at `i` (its opening bracket) up to `close`: elements separated by commas,
+    /// each read by `element` and followed as `follow`; `what` names a missing comma.
+    fn container(
+        &mut self,
+        i: usize,
+        close: u8,
+        follow: Follow,
+        what: &'static str,
+        element: fn(&mut Self, usize, Follow) -> Step<usize>,
+    ) -> Step<usize> {
+        self.out.push(self.buf[i]);
         let mut i = i + 1;
         let mut first = true;
-        self.stack.push(Follow::Element);
+        self.stack.push(follow);
         loop {
             i = self.ws(i);
             match self.byte(i)? {
-                b']' => {
-                    self.out.push(b']');
+                b if b == close => {
+                    self.out.push(close);
                     self.stack.pop();
                     return Ok(i + 1);
                 }
@@ -163,11 +145,26 @@ impl Writer<'_> {
                     i = self.ws(i + 1);
                 }
                 _ if first => {}
-                _ => return Err(Stop::Bad("expected ',' or ']' in an array", i)),
+                _ => return Err(Stop::Bad(what, i)),
             }
             first = false;
-            i = self.value(i, Follow::Element)?;
+            i = element(self, i, follow)?;
         }
+    }
+
+    /// One member of an object at `i`: its key, `:` and its value, followed as `follow`.
+    fn member(&mut self, i: usize, follow: Follow) -> Step<usize> {
+        if self.byte(i)? != b'"' {
+            return Err(Stop::Bad("expected a key", i));
+        }
+        let i = self.string(i, None)?;
+        let i = self.ws(i);
+        if self.byte(i)? != b':' {
+            return Err(Stop::Bad("expected ':' after a key", i));
+        }
+        self.out.push(b':');
+        let i = self.ws(i + 1);
+        self.value(i, follow)
     }
 
     /// One value at `i`, followed as `follow`.
