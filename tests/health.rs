@@ -167,26 +167,40 @@ fn kernels_dropped_at_the_sessions_start_are_counted_with_their_window() {
     assert!(text.contains("WARNING  dropped_kernels: 20 kernel launches have no kernel"), "{text}");
 }
 
-#[test]
-fn overlapping_and_zero_length_kernels_and_ns_timestamps_are_warned() {
-    let mut v = events(FIXTURE);
+/// The fixture with one kernel stretched 5 µs past the start of the next on its stream and three
+/// kernels of zero duration.
+fn overlapped(name: &str) -> Value {
+    let mut v = events(name);
     let evs = v["traceEvents"].as_array_mut().unwrap();
     let mut kernels: Vec<usize> = (0..evs.len()).filter(|&i| is_cat(&evs[i], &["kernel"])).collect();
     kernels.sort_by(|&a, &b| evs[a]["ts"].as_f64().unwrap().total_cmp(&evs[b]["ts"].as_f64().unwrap()));
     let same_stream = |a: &Value, b: &Value| a["args"]["stream"] == b["args"]["stream"];
-    // Stretch one kernel 5 µs past the start of the next on its stream.
     let (p, n) = kernels.windows(2).map(|w| (w[0], w[1])).find(|&(p, n)| same_stream(&evs[p], &evs[n])).unwrap();
     let stretched = evs[n]["ts"].as_f64().unwrap() - evs[p]["ts"].as_f64().unwrap() + 5.0;
     evs[p]["dur"] = json!(stretched);
     for &k in &kernels[100..103] {
         evs[k]["dur"] = json!(0);
     }
+    v
+}
+
+#[test]
+fn overlapping_and_zero_length_kernels_and_ns_timestamps_are_warned() {
+    // On an MI300X (no programmatic dependent launch) an overlap on one stream is an error.
+    let v = overlapped("sglang_qwen3-8b_prefill_mi300x.json.gz");
     let s = summary(&analyse(&v));
     assert_eq!(s.warnings.counts.get(kinds::STREAM_OVERLAP).copied(), Some(1), "{:?}", s.warnings.counts);
     assert_eq!(s.warnings.counts.get(kinds::ZERO_DURATION).copied(), Some(3));
     assert_eq!(check(&s.health, "stream_overlap").status, Status::Warning);
     assert_eq!(check(&s.health, "time_unit").status, Status::Ok);
     assert_cli_agrees(&v, &s, "overlap");
+    // On an H100, programmatic dependent launch overlaps kernels by design: said, not warned.
+    let v = overlapped(FIXTURE);
+    let s = summary(&analyse(&v));
+    assert!(!s.warnings.counts.contains_key(kinds::STREAM_OVERLAP), "{:?}", s.warnings.counts);
+    let o = check(&s.health, "stream_overlap");
+    assert_eq!((o.status, o.count), (Status::Ok, 1));
+    assert!(o.found.contains("programmatic dependent launch"), "{}", o.found);
 
     // Timestamps written in ns while displayTimeUnit says "ns".
     let mut v = events(FIXTURE);
