@@ -426,7 +426,7 @@ fn graphs_check(a: &Analysis, c: &Counted) -> Check {
         fix: if whole {
             String::new()
         } else {
-            "give the capture trace: --capture FILE (the profile the engine recorded while capturing its graphs: graph_capture_*, capture_trace_*, or TraceLens' execution_details.json folder); in the page, Add capture traces…".into()
+            "give the capture trace: --capture FILE, a profile recorded while the engine captured its graphs (vLLM with TraceLens' patch: --profiler-config.capture_torch_profiler_dir DIR; SGLang with TraceLens' patch: --enable-profile-cuda-graph; or TraceLens' execution_details.json folder); in the page, Add capture traces…".into()
         },
     }
 }

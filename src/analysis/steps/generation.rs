@@ -50,7 +50,23 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
             out.llm = Some(short(trace.name(id)));
         }
     }
+    if !trace.ops.kind.contains(&OpKind::CpuOp) {
+        sampling_kernels(trace, rules, &mut out);
+    }
     out
+}
+
+/// In a trace with no CPU op (the GPU profiled alone), the kernels that sample a token stand for
+/// the sampling ops: one sample per kernel, at its GPU start.
+fn sampling_kernels(trace: &Trace, rules: &PhaseRules, out: &mut NameEvidence) {
+    let mut seen: PerName<bool> = PerName::new(trace.names.len());
+    for i in trace.kernel_rows() {
+        let id = trace.gpu.name[i];
+        if *seen.get_or_insert_with(id, || any_match(&rules.sampling_kernels, trace.name(id))) {
+            out.sampling_ts.push(trace.gpu.ts[i]);
+            out.sampler.get_or_insert_with(|| format!("kernel {}", short(trace.name(id))));
+        }
+    }
 }
 
 /// Whether the names alone already show LLM generation, before any repetition is looked for:

@@ -117,6 +117,8 @@ struct RawMarkers {
     #[serde(default)]
     end_ops_not_on: Vec<String>,
     end_kernels: Vec<String>,
+    #[serde(default)]
+    sampling_kernels: Vec<String>,
     full_graph_min_kernels: usize,
 }
 #[derive(Deserialize)]
@@ -219,6 +221,9 @@ pub struct PhaseRules {
     /// integer token ids): such an op ends no step.
     pub end_ops_not_on: Vec<Regex>,
     pub end_kernels: Vec<Regex>,
+    /// Kernels that sample a token from logits: the evidence of generation in a trace with no CPU
+    /// op (a profile of the GPU alone).
+    pub sampling_kernels: Vec<Regex>,
     /// A graph replay with at least this many kernels starts a step.
     pub full_graph_min_kernels: usize,
     pub shape_ops: Vec<ShapeOp>,
@@ -276,6 +281,7 @@ impl PhaseRules {
             end_ops: compile(&raw.markers.end_ops)?,
             end_ops_not_on: compile(&raw.markers.end_ops_not_on)?,
             end_kernels: compile(&raw.markers.end_kernels)?,
+            sampling_kernels: compile(&raw.markers.sampling_kernels)?,
             full_graph_min_kernels: raw.markers.full_graph_min_kernels,
             shape_ops: raw
                 .shape_op
