@@ -146,7 +146,7 @@ struct MarkerCache {
     end_kernel: PerName<bool>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Mark {
     None,
     /// Inside the op with this row.
@@ -211,13 +211,24 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
     }
     let n = kernels.len();
     let mut cut = vec![false; n + 1];
+    // A start marker cuts before its first kernel, an end marker after its last: another stream's
+    // kernels may run inside one (an overlap scheduler's next batch launches small eager kernels
+    // that land inside the current step's graph replay), and must not cut it in two.
+    let mut first_of: FastMap<Mark, usize> = FastMap::default();
+    let mut last_of: FastMap<Mark, usize> = FastMap::default();
     for p in 0..n {
-        if start_mark[p] != Mark::None && (p == 0 || start_mark[p - 1] != start_mark[p]) {
-            cut[p] = true;
+        if start_mark[p] != Mark::None {
+            first_of.entry(start_mark[p]).or_insert(p);
         }
-        if end_mark[p] != Mark::None && (p + 1 == n || end_mark[p + 1] != end_mark[p]) {
-            cut[p + 1] = true;
+        if end_mark[p] != Mark::None {
+            last_of.insert(end_mark[p], p);
         }
+    }
+    for p in first_of.into_values() {
+        cut[p] = true;
+    }
+    for p in last_of.into_values() {
+        cut[p + 1] = true;
     }
     cut[0] = true;
     cut[n] = true;
