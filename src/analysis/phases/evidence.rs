@@ -88,6 +88,10 @@ pub struct PassEvidence {
     pub kernel_time_ns: i64,
     /// Kernels replayed from a CUDA/HIP graph.
     pub graph_kernels: usize,
+    /// Kernels replayed by graph launches that replay a whole forward (at least
+    /// `full_graph_min_kernels` kernels each): what engines capture for decode. vLLM's piecewise
+    /// graphs (a dozen kernels between attention calls) replay prefill and mixed steps too.
+    pub full_graph_kernels: usize,
     pub annotation: Option<StepInfo>,
     /// Largest GEMM M (tokens) seen in the pass.
     pub gemm_max_tokens: Option<u64>,
@@ -179,6 +183,8 @@ pub struct EvidenceCache {
     op_seen_in: Vec<u32>,
     /// Passes gathered so far.
     passes: u32,
+    /// Kernels each runtime launch replays (filled at the first graph-replayed kernel).
+    replayed: Option<Vec<u32>>,
 }
 
 impl EvidenceCache {
@@ -193,7 +199,23 @@ impl EvidenceCache {
             attention: PerName::new(names),
             op_seen_in: vec![0; trace.ops.len()],
             passes: 0,
+            replayed: None,
         }
+    }
+
+    /// Kernels replayed by launch `l` (a graph launch).
+    fn replayed_by(&mut self, trace: &Trace, l: u32) -> u32 {
+        let counts = self.replayed.get_or_insert_with(|| {
+            let mut n = vec![0u32; trace.launches.len()];
+            for r in trace.kernel_rows() {
+                let l = trace.gpu.launch[r];
+                if l != crate::model::NONE {
+                    n[l as usize] += 1;
+                }
+            }
+            n
+        });
+        counts[l as usize]
     }
 }
 
@@ -228,6 +250,9 @@ pub fn gather(
         let l = g.launch[r];
         if l != crate::model::NONE && trace.launches.is_graph[l as usize] {
             ev.graph_kernels += 1;
+            if cache.replayed_by(trace, l) as usize >= rules.full_graph_min_kernels {
+                ev.full_graph_kernels += 1;
+            }
         }
         // One GEMM is often several nested ops (linear > matmul > mm): only the innermost one
         // with shapes counts towards the widest GEMM.
@@ -410,10 +435,11 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                     None => {}
                 }
             }
-            // Engines capture graphs for decode batch sizes; a graph-replayed pass far heavier than
-            // its neighbours (a compiled prefill) gets no such hint.
+            // Engines capture whole-forward graphs for decode batch sizes; a graph-replayed pass far
+            // heavier than its neighbours (a compiled prefill) gets no such hint, nor does one
+            // replayed piecewise (vLLM's piecewise graphs replay prefill and mixed steps too).
             let heavy = ev.time_ratio.is_some_and(|r| r >= rules.thresholds.prefill_time_ratio);
-            if ev.kernels > 0 && ev.graph_kernels * 2 >= ev.kernels && !heavy {
+            if ev.kernels > 0 && ev.full_graph_kernels * 2 >= ev.kernels && !heavy {
                 return on(
                     Basis::Names,
                     vote(method, Phase::Decode, 0.3, "replayed from a CUDA/HIP graph (engines capture decode)".into()),

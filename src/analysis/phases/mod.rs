@@ -310,7 +310,10 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             lm_head_columns: ev.widest_gemm.filter(|w| w.ops == 1).map(|w| w.n),
             stage,
             mix: if phase == Phase::Mixed { mix::estimate(trace, rules, &seg.rows, ev, &mut named) } else { Vec::new() },
-            doubt: if piece.is_some() { None } else { doubt::doubt(phase, &votes, rules) },
+            doubt: match piece {
+                Some(_) => None,
+                None => doubt::may_be_mixed(doubt::doubt(phase, &votes, rules), phase, ann.is_some(), &names),
+            },
             votes,
             rows: seg.rows,
         };

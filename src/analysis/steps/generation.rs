@@ -18,6 +18,8 @@ pub struct NameEvidence {
     pub diffusion: Option<String>,
     /// A name that shows an LLM engine or generation loop.
     pub llm: Option<String>,
+    /// A name that shows a serving engine batching requests continuously.
+    pub batching_engine: Option<String>,
     /// CPU ops that look up token embeddings (the step-start markers).
     pub embeddings: usize,
 }
@@ -35,6 +37,7 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
                 | ((any_match(&w.diffusion_names, name) as u8) << 1)
                 | ((any_match(&w.llm_names, name) as u8) << 2)
                 | ((any_match(&rules.start_ops, name) as u8) << 3)
+                | ((any_match(&w.batching_engine_names, name) as u8) << 4)
         });
         if class & 8 != 0 && trace.ops.kind[i] == OpKind::CpuOp {
             out.embeddings += 1;
@@ -48,6 +51,9 @@ pub fn name_evidence(trace: &Trace, rules: &PhaseRules) -> NameEvidence {
         }
         if class & 4 != 0 && out.llm.is_none() {
             out.llm = Some(short(trace.name(id)));
+        }
+        if class & 16 != 0 && out.batching_engine.is_none() {
+            out.batching_engine = Some(short(trace.name(id)));
         }
     }
     if !trace.ops.kind.contains(&OpKind::CpuOp) {

@@ -48,6 +48,8 @@ struct RawWorkload {
     diffusion_names: Vec<String>,
     llm_names: Vec<String>,
     #[serde(default)]
+    batching_engine_names: Vec<String>,
+    #[serde(default)]
     generation_categories: Vec<String>,
 }
 
@@ -64,6 +66,9 @@ pub struct WorkloadRules {
     pub diffusion_names: Vec<Regex>,
     /// Names that show an LLM engine or generation loop.
     pub llm_names: Vec<Regex>,
+    /// Names that show a serving engine that batches requests continuously (decode requests
+    /// beside a prefill chunk in one step): an unannotated prefill of such an engine may be mixed.
+    pub batching_engine_names: Vec<Regex>,
     /// Kernel categories that show token generation (KV-cache writes, paged or decode attention).
     pub generation_categories: Vec<String>,
 }
@@ -323,6 +328,7 @@ impl PhaseRules {
                 min_step_alignment: raw.workload.min_step_alignment.clamp(0.0, 1.0),
                 diffusion_names: compile(&raw.workload.diffusion_names)?,
                 llm_names: compile(&raw.workload.llm_names)?,
+                batching_engine_names: compile(&raw.workload.batching_engine_names)?,
                 generation_categories: raw.workload.generation_categories.clone(),
             },
         })
