@@ -153,3 +153,19 @@ fn annotated_traces_read_the_same_without_their_step_markers() {
     eprintln!("iteration count matched on {count_ok} of {n}; every step's phase right on {phase_ok} of {n}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A single-step decode trace (vLLM gpt-oss, bs 32, one full-graph replay) without its step
+/// annotation: one pass leaves no gap in GEMM M to learn a threshold from, so M = 32 alone was read
+/// as prefill-like (a doubted decode). The replay of a whole forward needs no other pass: the M is
+/// a decode batch, and the pass is decode with no doubt.
+#[test]
+fn a_single_decode_step_is_not_doubted_for_its_batch_size() {
+    let (bytes, _) = stripped("vllm_gptoss_decode_fullgraph_mi300x.json.gz", true, true);
+    let a = analyse(&bytes);
+    let p = &a.phases.passes[0];
+    assert_eq!((a.phases.passes.len(), p.phase), (1, Phase::Decode));
+    assert!(p.doubt.is_none(), "{:?}", p.doubt);
+    let gemm = p.votes.iter().find(|v| v.method.as_str() == "gemm_params").expect("a GEMM vote");
+    assert_eq!(gemm.phase, Phase::Decode, "{}", gemm.why);
+    assert!(gemm.why.contains("M = 32"), "{}", gemm.why);
+}

@@ -460,7 +460,17 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
             let m = ev.shape_tokens()?;
             let what = if ev.gemm_max_tokens == Some(m) { "GEMM M" } else { "tokens of the packed attention inputs" };
             // 2-D M = batch x sequence: a large decode batch looks like a short prompt, so weaker.
-            if m > thr {
+            let lone_decode = ev.passes_on_device <= 1
+                && m <= rules.thresholds.single_pass_decode_max_tokens
+                && (ev.full_graph_kernels * 2 >= ev.kernels.max(1) || ev.attention_hint[DECODE] > ev.attention_hint[PREFILL]);
+            if m > thr && lone_decode {
+                let why = if ev.full_graph_kernels * 2 >= ev.kernels.max(1) {
+                    "a whole-forward graph replay"
+                } else {
+                    "decode attention kernels"
+                };
+                vote(method, Phase::Decode, 0.5, format!("{what} = {m} in the device's only pass, beside {why}: a decode batch (one pass: no gap to learn a threshold from)"))
+            } else if m > thr {
                 vote(method, Phase::Prefill, 0.5, format!("{what} = {m} > {thr}"))
             } else {
                 vote(method, Phase::Decode, 0.7, format!("{what} = {m} <= {thr}"))

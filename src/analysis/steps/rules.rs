@@ -88,6 +88,11 @@ pub struct Thresholds {
     /// the median pass (see `attention_contrast_ratio` in the TOML).
     #[serde(default = "default_contrast_ratio")]
     pub attention_contrast_ratio: f64,
+    /// A device's only pass with decode evidence that needs no other pass (decode attention
+    /// kernels, a whole-forward graph replay) is a decode batch up to this many tokens, whatever
+    /// `decode_threshold` (no gap to learn it from with one pass).
+    #[serde(default)]
+    pub single_pass_decode_max_tokens: u64,
 }
 
 fn default_attention_families() -> Vec<String> {
