@@ -157,6 +157,7 @@ mod tests {
             min_step_alignment: 0.9,
             diffusion_names: Vec::new(),
             llm_names: Vec::new(),
+            batching_engine_names: Vec::new(),
             generation_categories: Vec::new(),
         }
     }
