@@ -310,3 +310,19 @@ fn gpu_events_without_their_cpu_side_are_warned_and_an_unreadable_file_is_an_err
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not a valid trace JSON") && err.contains("byte"), "{err}");
 }
+
+#[test]
+fn a_header_value_that_is_not_json_is_said_not_dropped() {
+    let text = String::from_utf8(common::plain_fixture(FIXTURE)).unwrap();
+    let key = "\"deviceProperties\": [";
+    assert_eq!(text.matches(key).count(), 1, "the fixture has deviceProperties once");
+    let at = text.find(key).unwrap() + key.len() - 1;
+    let broken = text.replacen(key, &format!("{key}{{\"name\": \"x\" \"y\"}}, "), 1);
+    let a = Analysis::new(common::read_bytes(broken.as_bytes()).expect("reads"), Options::default()).unwrap();
+    let s = summary(&a);
+    assert_eq!(s.warnings.counts.get(traceprism::model::HEADER_UNREAD).copied(), Some(1), "{:?}", s.warnings.counts);
+    let h = check(&s.health, "header_values");
+    assert_eq!(h.status, Status::Warning);
+    assert!(h.found.contains(&format!("\"deviceProperties\" at byte {at}: not valid JSON")), "{}", h.found);
+    assert_eq!(check(&s.health, "device_properties").status, Status::Missing);
+}

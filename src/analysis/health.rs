@@ -12,7 +12,7 @@
 use crate::analysis::steps::annotations::find_steps;
 use crate::analysis::steps::rules::PhaseRules;
 use crate::analysis::Analysis;
-use crate::model::{GpuKind, OpKind, Trace, Warnings, COUNTER_EVENTS, NONE, REPAIRED_JSON, UNREAD_CATEGORY};
+use crate::model::{GpuKind, OpKind, Trace, Warnings, COUNTER_EVENTS, HEADER_UNREAD, NONE, REPAIRED_JSON, UNREAD_CATEGORY};
 use serde::Serialize;
 
 /// What a check found.
@@ -601,6 +601,19 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         "none: the repaired events read as if escaped correctly (json.load, Perfetto and TraceLens refuse this file)",
         "upgrade PyTorch (kineto#1459, kineto#1508 fixed the escaping of frame names)",
     )];
+    let header = count(&t.warnings, HEADER_UNREAD);
+    out.push(problem(
+        "header_values",
+        header,
+        if header > 0 {
+            let which = t.warnings.examples_of(HEADER_UNREAD).map(|e| e.detail.as_str()).collect::<Vec<_>>().join("; ");
+            format!("{header} top-level values not read: {which}")
+        } else {
+            "every top-level value read".into()
+        },
+        "the facts they hold are missing (deviceProperties: the device and roofline peaks; distributedInfo: the rank)",
+        "none in the profiler: the file was written or edited with broken JSON there (--device names the GPU)",
+    ));
     // Events of kinds no analysis reads.
     let unread: Vec<(String, u64)> = t
         .warnings

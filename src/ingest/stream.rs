@@ -25,6 +25,11 @@ pub trait EventSink {
     fn event(&mut self, ev: &RawEvent<'_>, index: u64, offset: u64);
     /// A top-level key other than `traceEvents`, with its (small) value.
     fn header(&mut self, key: &str, value: serde_json::Value);
+    /// A top-level key whose value could not be read (`why`), at byte `offset`: its facts
+    /// (`deviceProperties`, `distributedInfo`...) are missing, and the sink should say so.
+    fn header_unread(&mut self, key: &str, offset: u64, why: &str) {
+        let _ = (key, offset, why);
+    }
     /// An element of the event array that is not an object.
     fn not_an_object(&mut self, index: u64, offset: u64);
     /// Event `index` broke the JSON grammar and was repaired (see [`super::repair`]): `strings`
@@ -404,10 +409,18 @@ impl JsonStream {
                     return Ok(Some(v + 1));
                 }
                 let end = scan::skip_value(buf, v)?;
+                let at = self.origin + self.base + v as u64;
                 if end - v <= MAX_HEADER_VALUE {
-                    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf[v..end]) {
-                        sink.header(&key, value);
+                    match serde_json::from_slice::<serde_json::Value>(&buf[v..end]) {
+                        Ok(value) => sink.header(&key, value),
+                        Err(e) => sink.header_unread(&key, at, &format!("not valid JSON ({e})")),
                     }
+                } else {
+                    sink.header_unread(
+                        &key,
+                        at,
+                        &format!("{} bytes, over the {} MiB read for a top-level value", end - v, MAX_HEADER_VALUE >> 20),
+                    );
                 }
                 self.state = State::ObjectKey { first: false };
                 Ok(Some(end))

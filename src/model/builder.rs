@@ -30,6 +30,8 @@ enum Dest {
 /// The warning kind of an event whose JSON was repaired ([`crate::ingest::EventSink::repaired`]).
 pub const REPAIRED_JSON: &str =
     "event with broken JSON, repaired (an unescaped quote, a stray backslash or a control character in a string)";
+/// The warning kind of a top-level value (beside `traceEvents`) that could not be read.
+pub const HEADER_UNREAD: &str = "top-level values not read (their facts, e.g. deviceProperties, are missing)";
 /// The warning kind of counter events (`ph: C`: Kineto's hardware counters under `GPU N Counters`).
 pub const COUNTER_EVENTS: &str = "counter events (ph C, e.g. GPU hardware counters) not read: counters are not modelled";
 /// The start of the warning kind of complete events of a category no analysis reads.
@@ -248,6 +250,10 @@ impl EventSink for TraceBuilder {
         self.trace.stats.events += 1;
         self.trace.stats.skipped += 1;
         self.trace.warnings.add("event is not a JSON object (skipped)", index, "");
+    }
+
+    fn header_unread(&mut self, key: &str, offset: u64, why: &str) {
+        self.trace.warnings.add(HEADER_UNREAD, 0, &format!("\"{key}\" at byte {offset}: {why}"));
     }
 
     fn repaired(&mut self, index: u64, offset: u64, what: &str, strings: u32) {

@@ -12,7 +12,7 @@ pub mod schema;
 pub mod transfer;
 mod xla_json;
 
-pub use builder::{TraceBuilder, COUNTER_EVENTS, REPAIRED_JSON, UNREAD_CATEGORY};
+pub use builder::{TraceBuilder, COUNTER_EVENTS, HEADER_UNREAD, REPAIRED_JSON, UNREAD_CATEGORY};
 pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};
 pub use meta::{DeviceInfo, TraceMeta, Vendor};
 use schema::{table, Tag};
