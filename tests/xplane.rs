@@ -329,3 +329,28 @@ fn a_tensorflow_xspace_reads_only_its_stream_lines_as_device_events() {
         assert_ne!(a.categories.name(i), "Other", "{}", a.trace.name(a.trace.gpu.name[i]));
     }
 }
+
+/// A device plane of a kind we do not read (a TPU's, made here by renaming GPU 0's plane in place:
+/// `/device:GPU:0` and `/device:TPU:0` have one length, so the protobuf stays valid) is never read as
+/// host CPU ops: its events are counted in a warning named after the plane, and the other GPUs
+/// read as before.
+#[test]
+fn a_device_plane_of_another_kind_is_counted_never_read_as_host_ops() {
+    let bytes = std::fs::read(common::fixture(JAX)).unwrap();
+    let plane0: usize = gpu_lines(&bytes).iter().filter(|l| l.0 == 0).map(|l| l.2).sum();
+    assert!(plane0 > 0);
+    let needle = b"/device:GPU:0";
+    let at = memchr::memmem::find(&bytes, needle).expect("GPU 0's plane");
+    let mut tpu = bytes.clone();
+    tpu[at..at + needle.len()].copy_from_slice(b"/device:TPU:0");
+    let base = summary(&traceprism::Analysis::new(common::read_bytes(&bytes).unwrap(), Default::default()).unwrap());
+    let a = traceprism::Analysis::new(common::read_bytes(&tpu).unwrap(), Default::default()).unwrap();
+    let s = summary(&a);
+    let kind =
+        s.warnings.counts.keys().find(|k| k.contains("'xspace /device:TPU:' not read")).expect("a warning named by the plane");
+    assert_eq!(s.warnings.counts[kind], plane0 as u64, "every event of the plane counted");
+    assert!(!a.trace.gpu.device.contains(&0), "no kernel of the TPU plane");
+    assert_eq!(s.counts.cpu_ops, base.counts.cpu_ops, "no TPU event read as a host op");
+    let unread = s.health.iter().find(|c| c.check == "unread_events").unwrap();
+    assert!(unread.found.contains("process \"/device:TPU:0\""), "{}", unread.found);
+}

@@ -30,6 +30,8 @@ use std::collections::HashMap;
 
 /// Process id given to host planes (device planes use their device number).
 const HOST_PID: i64 = 1 << 20;
+/// Process ids of device planes of kinds traceprism does not read (their events are counted).
+const FOREIGN_PID: i64 = (1 << 20) + 1000;
 
 /// Whether `bytes` start like a serialized `XSpace`: a plane (field 1, length-delimited) whose
 /// first fields are its id and a name starting with `/` (`/device:GPU:0`, `/host:CPU`).
@@ -98,7 +100,10 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLin
     let mut out = Emitter { sink, index: 0 };
     // Launch times by correlation id, to place each module execution on the host.
     let mut launches: HashMap<u64, (i64, i64, i64)> = HashMap::new(); // correlation → (ts, end, tid)
-    for plane in planes.iter().filter(|p| p.device().is_none()) {
+                                                                      // A device plane of a kind traceprism does not read (`/device:TPU:0`, a custom accelerator)
+                                                                      // is no host: its events are counted under its own name, never read as CPU ops.
+    let foreign = |p: &Plane<'_>| p.device().is_none() && p.name.starts_with("/device:");
+    for plane in planes.iter().filter(|p| p.device().is_none() && !foreign(p)) {
         out.metadata(b"process_name", HOST_PID, 0, plane.name);
         for line in &plane.lines {
             out.metadata(b"thread_name", HOST_PID, line.id, line.name);
@@ -113,6 +118,16 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLin
                     }
                 }
                 out.event(cat, &e, HOST_PID, line.id, Args { correlation: correlation.map(|c| c as i64), ..Args::default() });
+            }
+        }
+    }
+    for (k, plane) in planes.iter().filter(|p| foreign(p)).enumerate() {
+        let pid = FOREIGN_PID + k as i64;
+        out.metadata(b"process_name", pid, 0, plane.name);
+        let cat = format!("xspace {}", plane.name.trim_end_matches(|c: char| c.is_ascii_digit()));
+        for line in &plane.lines {
+            for e in line.events(plane)? {
+                out.event(cat.as_bytes(), &e, pid, line.id, Args::default());
             }
         }
     }
@@ -253,7 +268,7 @@ impl<S: EventSink> Emitter<'_, S> {
     #[allow(clippy::too_many_arguments)]
     fn complete(
         &mut self,
-        cat: &'static [u8],
+        cat: &[u8],
         name: Cow<'_, [u8]>,
         pid: i64,
         tid: i64,
@@ -277,7 +292,7 @@ impl<S: EventSink> Emitter<'_, S> {
         self.index += 1;
     }
 
-    fn event(&mut self, cat: &'static [u8], e: &Event<'_>, pid: i64, tid: i64, args: Args<'_>) {
+    fn event(&mut self, cat: &[u8], e: &Event<'_>, pid: i64, tid: i64, args: Args<'_>) {
         self.complete(cat, Cow::Borrowed(e.name.as_bytes()), pid, tid, e.ts_ns, e.dur_ns, e.offset, args);
     }
 
