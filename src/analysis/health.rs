@@ -85,14 +85,12 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
     out.push(recorded(
         "cpu_ops",
         c.cpu_ops,
-        c.cpu_ops,
         format!("{} CPU ops", c.cpu_ops),
         "ops tables and the op of each kernel are empty; passes and phases come from the GPU side alone",
         "record the CPU: ProfilerActivity.CPU in activities (torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))",
     ));
     out.push(recorded(
         "runtime_calls",
-        c.launches,
         c.launches,
         format!("{} runtime calls ({} kernel launches, {} graph launches)", c.launches, c.kernel_launches, c.graph_launches),
         "kernels cannot be linked to the CPU op that launched them; launch overhead and CPU-bound gaps are not measured",
@@ -111,10 +109,9 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         limits: String::new(),
         fix: String::new(),
     });
-    out.push(shapes_check(t, &c));
+    out.push(shapes_check(c));
     out.push(recorded(
         "stacks",
-        c.python,
         c.python,
         format!("{} Python frames", c.python),
         "no Python frame per kernel (hover, the ops' call sites, a late rank's host_op between ops)",
@@ -122,7 +119,6 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
     ));
     out.push(recorded(
         "modules",
-        c.modules,
         c.modules,
         format!("{} nn.Module ranges", c.modules),
         "layers are found from kernel patterns and op names, not from the model's own module names",
@@ -191,9 +187,9 @@ fn distributed_check(a: &Analysis) -> Check {
     }
 }
 
-/// A recorded fact: present when `have > 0`, else missing with its limits and fix.
-fn recorded(check: &'static str, have: u64, count: u64, found: String, limits: &str, fix: &str) -> Check {
-    let there = have > 0;
+/// A recorded fact: present when `count > 0`, else missing with its limits and fix.
+fn recorded(check: &'static str, count: u64, found: String, limits: &str, fix: &str) -> Check {
+    let there = count > 0;
     Check {
         check,
         status: if there { Status::Present } else { Status::Missing },
@@ -209,7 +205,6 @@ fn recorded(check: &'static str, have: u64, count: u64, found: String, limits: &
 struct Counted {
     cpu_ops: u64,
     python: u64,
-    annotations: u64,
     modules: u64,
     profiler_steps: u64,
     launches: u64,
@@ -242,7 +237,6 @@ impl Counted {
                     }
                 }
                 OpKind::UserAnnotation => {
-                    c.annotations += 1;
                     if t.name(t.ops.name[i]).starts_with("ProfilerStep#") {
                         c.profiler_steps += 1;
                     }
@@ -264,25 +258,12 @@ impl Counted {
         }
         let l = &t.launches;
         c.launches = l.len() as u64;
-        let mut has_gpu = vec![false; l.len()];
-        for &launch in &t.gpu.launch {
-            if launch != NONE {
-                has_gpu[launch as usize] = true;
-            }
-        }
-        let mut is_kernel_launch: Vec<Option<bool>> = vec![None; t.names.len()];
-        for i in 0..l.len() {
-            let launches_kernel = l.is_graph[i]
-                || *is_kernel_launch[l.name[i] as usize].get_or_insert_with(|| {
-                    let n = t.name(l.name[i]);
-                    n.contains("LaunchKernel") || n.contains("LaunchCooperativeKernel") || n.contains("ModuleLaunch")
-                });
-            if l.is_graph[i] {
-                c.graph_launches += 1;
-            }
-            if launches_kernel {
+        c.graph_launches = l.is_graph.iter().filter(|&&g| g).count() as u64;
+        let gpu_rows = crate::analysis::launches::rows_per_launch(t, 0..t.gpu.len());
+        for (i, launches_kernels) in crate::analysis::launches::kernel_launches(t).into_iter().enumerate() {
+            if launches_kernels {
                 c.kernel_launches += 1;
-                if !has_gpu[i] {
+                if gpu_rows[i] == 0 {
                     c.launches_without_kernel.push((i, l.ts[i]));
                 }
             }
@@ -298,8 +279,7 @@ impl Counted {
 /// previous ends (writers round to µs; one stream's clock jitters by less).
 fn stream_overlaps(t: &Trace) -> Vec<(usize, usize)> {
     let g = &t.gpu;
-    // Each stream's kernels in time order: writers keep a stream's order, so the stable sort of
-    // each stream's rows (in trace order) is a linear pass.
+    // Each stream's kernels in time order (writers keep a stream's order: usually no sort at all).
     let mut streams: crate::model::FastMap<(i32, i32), Vec<u32>> = Default::default();
     for i in t.kernel_rows() {
         streams.entry((g.device[i], g.stream[i])).or_default().push(i as u32);
@@ -308,7 +288,7 @@ fn stream_overlaps(t: &Trace) -> Vec<(usize, usize)> {
     streams.sort_by_key(|(k, _)| *k);
     let mut out = Vec::new();
     for (_, rows) in &mut streams {
-        rows.sort_by_key(|&i| g.ts[i as usize]);
+        crate::analysis::rows::sort_by_time(&g.ts, rows);
         out.extend(rows.windows(2).map(|w| (w[0] as usize, w[1] as usize)).filter(|&(p, i)| g.ts[i] + 1_000 < g.end(p)));
     }
     out
@@ -326,7 +306,6 @@ fn pdl_device(t: &Trace, device: i32) -> bool {
 fn kernels_check(c: &Counted) -> Check {
     let mut k = recorded(
         "kernels",
-        c.kernels,
         c.kernels,
         format!("{} kernels", c.kernels),
         "no GPU time at all: categories, phases, layers and the timeline are empty",
@@ -352,14 +331,13 @@ fn unread_device_events(t: &Trace) -> u64 {
     t.warnings.counts.iter().filter(|(k, _)| k.starts_with(UNREAD_CATEGORY)).map(|(_, n)| n).sum()
 }
 
-fn shapes_check(t: &Trace, c: &Counted) -> Check {
+fn shapes_check(c: &Counted) -> Check {
     let status = match (c.ops_with_shapes, c.cpu_ops) {
         (_, 0) => Status::Missing,
         (0, _) => Status::Missing,
         (s, n) if s * 10 >= n * 9 => Status::Present,
         _ => Status::Partial,
     };
-    let _ = t;
     let there = status == Status::Present;
     Check {
         check: "shapes",
@@ -386,7 +364,6 @@ fn steps_check(t: &Trace, c: &Counted) -> Check {
         format!("{} ProfilerStep# ranges, {} engine step markers (vLLM execute_*, SGLang step[...])", c.profiler_steps, engine);
     let mut k = recorded(
         "step_annotations",
-        n,
         n,
         found,
         "passes are cut from the ops and kernels alone, and each step's phase from its kernels and shapes",
@@ -645,7 +622,7 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         "their time is in no table: an accelerator whose kernels sit under these categories shows no GPU work",
         "none in the profiler: traceprism reads CUDA and ROCm kernels, memcpy and memset; tell us the device kind",
     ));
-    let lost = count(&found, kinds::LAUNCH_WITHOUT_KERNEL);
+    let lost = count(found, kinds::LAUNCH_WITHOUT_KERNEL);
     out.push(problem(
         "dropped_kernels",
         lost,
@@ -653,7 +630,7 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
             let window = window_of(t, &c.launches_without_kernel);
             format!(
                 "{lost} kernel launches have no kernel in the trace ({window}){}",
-                first(&found, kinds::LAUNCH_WITHOUT_KERNEL)
+                first(found, kinds::LAUNCH_WITHOUT_KERNEL)
             )
         } else {
             "every kernel launch has its kernel".into()
@@ -661,7 +638,7 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         "the kernels those launches ran are missing from every table; a pass they fall in is short",
         "start keeping steps after a warm-up: torch.profiler.schedule(wait=1, warmup=1, active=N) with prof.step() each iteration, so the session's first kernels (which the profiler may drop: pytorch#192021) fall outside the steps kept",
     ));
-    let orphan = count(&found, kinds::GPU_WITHOUT_CPU);
+    let orphan = count(found, kinds::GPU_WITHOUT_CPU);
     let orphan_status = if orphan > 0 && c.launches == 0 {
         Status::Warning
     } else if orphan > 0 {
@@ -677,7 +654,7 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
             format!(
                 "{orphan} of {} GPU events have no launch on the CPU side{}",
                 t.gpu.len(),
-                first(&found, kinds::GPU_WITHOUT_CPU)
+                first(found, kinds::GPU_WITHOUT_CPU)
             )
         } else {
             "every GPU event has its launch".into()
@@ -717,12 +694,12 @@ fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         );
     }
     out.push(overlap);
-    let zero = count(&found, kinds::ZERO_DURATION);
+    let zero = count(found, kinds::ZERO_DURATION);
     out.push(problem(
         "zero_durations",
         zero,
         if zero > 0 {
-            format!("{zero} kernels last 0 µs{}", first(&found, kinds::ZERO_DURATION))
+            format!("{zero} kernels last 0 µs{}", first(found, kinds::ZERO_DURATION))
         } else {
             "no kernel of zero duration".into()
         },

@@ -3,6 +3,7 @@
 pub mod categories;
 pub mod compare;
 pub mod health;
+pub mod launches;
 pub mod layers;
 pub mod lod;
 pub mod ops;

@@ -100,8 +100,9 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLin
     let mut out = Emitter { sink, index: 0 };
     // Launch times by correlation id, to place each module execution on the host.
     let mut launches: HashMap<u64, (i64, i64, i64)> = HashMap::new(); // correlation → (ts, end, tid)
-                                                                      // A device plane of a kind traceprism does not read (`/device:TPU:0`, a custom accelerator)
-                                                                      // is no host: its events are counted under its own name, never read as CPU ops.
+
+    // A device plane of a kind traceprism does not read (`/device:TPU:0`, a custom accelerator)
+    // is no host: its events are counted under its own name, never read as CPU ops.
     let foreign = |p: &Plane<'_>| p.device().is_none() && p.name.starts_with("/device:");
     for plane in planes.iter().filter(|p| p.device().is_none() && !foreign(p)) {
         out.metadata(b"process_name", HOST_PID, 0, plane.name);

@@ -64,6 +64,25 @@ pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String>
     (!why.is_empty()).then(|| why.join("; "))
 }
 
+/// Adds "may be mixed" to the doubt of an unannotated prefill of a serving engine that batches
+/// requests continuously (its names show it): such a step may hold decode requests beside the
+/// prefill chunk, and only the engine's step annotation (which states the mix) tells them apart.
+pub fn may_be_mixed(
+    doubt: Option<String>,
+    phase: Phase,
+    annotated: bool,
+    names: &crate::analysis::steps::generation::NameEvidence,
+) -> Option<String> {
+    let Some(engine) = names.batching_engine.as_ref().filter(|_| phase == Phase::Prefill && !annotated) else { return doubt };
+    let why = format!(
+        "may be mixed: a continuously batching engine ({engine}) can run decode requests beside a prefill chunk, and without its step annotation the trace does not say"
+    );
+    Some(match doubt {
+        Some(d) => format!("{d}; {why}"),
+        None => why,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::evidence::Method;
@@ -85,23 +104,4 @@ mod tests {
         assert_eq!(doubt(Phase::Unknown, &[], r).as_deref(), Some("no phase evidence at all"));
         assert_eq!(doubt(Phase::Denoise, &[], r), None);
     }
-}
-
-/// Adds "may be mixed" to the doubt of an unannotated prefill of a serving engine that batches
-/// requests continuously (its names show it): such a step may hold decode requests beside the
-/// prefill chunk, and only the engine's step annotation (which states the mix) tells them apart.
-pub fn may_be_mixed(
-    doubt: Option<String>,
-    phase: Phase,
-    annotated: bool,
-    names: &crate::analysis::steps::generation::NameEvidence,
-) -> Option<String> {
-    let Some(engine) = names.batching_engine.as_ref().filter(|_| phase == Phase::Prefill && !annotated) else { return doubt };
-    let why = format!(
-        "may be mixed: a continuously batching engine ({engine}) can run decode requests beside a prefill chunk, and without its step annotation the trace does not say"
-    );
-    Some(match doubt {
-        Some(d) => format!("{d}; {why}"),
-        None => why,
-    })
 }

@@ -155,6 +155,12 @@ pub struct WidestGemm {
 }
 
 impl PassEvidence {
+    /// At least half the pass's kernels are replayed by whole-forward graph launches (what
+    /// engines capture for decode batch sizes).
+    pub fn replayed_whole(&self) -> bool {
+        self.kernels > 0 && self.full_graph_kernels * 2 >= self.kernels
+    }
+
     /// Tokens in the step as its shapes show them: the larger of the GEMM M and the packed
     /// attention inputs' T.
     pub fn shape_tokens(&self) -> Option<u64> {
@@ -205,17 +211,7 @@ impl EvidenceCache {
 
     /// Kernels replayed by launch `l` (a graph launch).
     fn replayed_by(&mut self, trace: &Trace, l: u32) -> u32 {
-        let counts = self.replayed.get_or_insert_with(|| {
-            let mut n = vec![0u32; trace.launches.len()];
-            for r in trace.kernel_rows() {
-                let l = trace.gpu.launch[r];
-                if l != crate::model::NONE {
-                    n[l as usize] += 1;
-                }
-            }
-            n
-        });
-        counts[l as usize]
+        self.replayed.get_or_insert_with(|| crate::analysis::launches::rows_per_launch(trace, trace.kernel_rows()))[l as usize]
     }
 }
 
@@ -439,7 +435,7 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
             // heavier than its neighbours (a compiled prefill) gets no such hint, nor does one
             // replayed piecewise (vLLM's piecewise graphs replay prefill and mixed steps too).
             let heavy = ev.time_ratio.is_some_and(|r| r >= rules.thresholds.prefill_time_ratio);
-            if ev.kernels > 0 && ev.full_graph_kernels * 2 >= ev.kernels && !heavy {
+            if ev.replayed_whole() && !heavy {
                 return on(
                     Basis::Names,
                     vote(method, Phase::Decode, 0.3, "replayed from a CUDA/HIP graph (engines capture decode)".into()),
@@ -462,13 +458,9 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
             // 2-D M = batch x sequence: a large decode batch looks like a short prompt, so weaker.
             let lone_decode = ev.passes_on_device <= 1
                 && m <= rules.thresholds.single_pass_decode_max_tokens
-                && (ev.full_graph_kernels * 2 >= ev.kernels.max(1) || ev.attention_hint[DECODE] > ev.attention_hint[PREFILL]);
+                && (ev.replayed_whole() || ev.attention_hint[DECODE] > ev.attention_hint[PREFILL]);
             if m > thr && lone_decode {
-                let why = if ev.full_graph_kernels * 2 >= ev.kernels.max(1) {
-                    "a whole-forward graph replay"
-                } else {
-                    "decode attention kernels"
-                };
+                let why = if ev.replayed_whole() { "a whole-forward graph replay" } else { "decode attention kernels" };
                 vote(method, Phase::Decode, 0.5, format!("{what} = {m} in the device's only pass, beside {why}: a decode batch (one pass: no gap to learn a threshold from)"))
             } else if m > thr {
                 vote(method, Phase::Prefill, 0.5, format!("{what} = {m} > {thr}"))

@@ -420,25 +420,11 @@ fn mark_cut_passes_incomplete(trace: &Trace, passes: &mut [Pass]) {
         passes[k].incomplete = true;
     }
     let (l, ops) = (&trace.launches, &trace.ops);
-    let mut launch_has_kernel = vec![false; l.len()];
-    for &launch in &trace.gpu.launch {
-        if launch != NONE {
-            launch_has_kernel[launch as usize] = true;
-        }
-    }
-    // Whether each launch name launches kernels, decided once per distinct name (a trace has
-    // millions of launches and a handful of runtime call names).
-    let mut launches_kernels: Vec<Option<bool>> = vec![None; trace.names.len()];
-    for &id in &l.name {
-        let known = &mut launches_kernels[id as usize];
-        if known.is_none() {
-            let name = trace.name(id);
-            *known = Some(name.contains("LaunchKernel") || name.contains("LaunchCooperativeKernel"));
-        }
-    }
-    let is_kernel_launch = |i: usize| l.is_graph[i] || launches_kernels[l.name[i] as usize] == Some(true);
+    let gpu_rows = crate::analysis::launches::rows_per_launch(trace, 0..trace.gpu.len());
+    let kernel_launch = crate::analysis::launches::kernel_launches(trace);
+    let is_kernel_launch = |i: usize| kernel_launch[i];
     // Times at which a kernel was launched (or an op that launches kernels ran) with no kernel here.
-    let mut lost: Vec<i64> = (0..l.len()).filter(|&i| !launch_has_kernel[i] && is_kernel_launch(i)).map(|i| l.ts[i]).collect();
+    let mut lost: Vec<i64> = (0..l.len()).filter(|&i| gpu_rows[i] == 0 && is_kernel_launch(i)).map(|i| l.ts[i]).collect();
     let mut op_launches = vec![false; ops.len()];
     let mut launching_names = std::collections::HashSet::new();
     for i in (0..l.len()).filter(|&i| is_kernel_launch(i) && l.cpu_op[i] != NONE) {

@@ -77,7 +77,12 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
         by_device.entry(g.device[i]).or_default().push(i as u32);
     }
     let names = trace.names.len();
-    let mut markers = MarkerCache { start: PerName::new(names), end: PerName::new(names), end_kernel: PerName::new(names) };
+    let mut markers = MarkerCache {
+        start: PerName::new(names),
+        end: PerName::new(names),
+        end_kernel: PerName::new(names),
+        kernels_per_launch: None,
+    };
     let mut out = Vec::new();
     for (device, mut rows) in by_device {
         crate::analysis::rows::sort_by_time(&g.ts, &mut rows);
@@ -144,6 +149,16 @@ struct MarkerCache {
     start: PerName<bool>,
     end: PerName<bool>,
     end_kernel: PerName<bool>,
+    /// Kernels each runtime launch ran (filled at the first graph launch met).
+    kernels_per_launch: Option<Vec<u32>>,
+}
+
+impl MarkerCache {
+    /// Kernels launch `l` ran (for a graph launch: the kernels it replayed).
+    fn kernels_of(&mut self, trace: &Trace, l: u32) -> usize {
+        self.kernels_per_launch.get_or_insert_with(|| crate::analysis::launches::rows_per_launch(trace, trace.kernel_rows()))
+            [l as usize] as usize
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -163,14 +178,6 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
     let kernels: Vec<u32> = rows.iter().copied().filter(|&r| g.kind[r as usize] == GpuKind::Kernel).collect();
     if kernels.is_empty() {
         return Vec::new();
-    }
-    // Kernels per graph launch: big replays are whole captured forwards.
-    let mut per_graph: FastMap<u32, usize> = FastMap::default();
-    for &r in &kernels {
-        let l = g.launch[r as usize];
-        if l != NONE && trace.launches.is_graph[l as usize] {
-            *per_graph.entry(l).or_insert(0) += 1;
-        }
     }
     let mut start_mark = Vec::with_capacity(kernels.len());
     let mut end_mark = Vec::with_capacity(kernels.len());
@@ -197,7 +204,12 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
             }
         }
         let l = g.launch[r];
-        if s == Mark::None && per_graph.get(&l).is_some_and(|&n| n >= rules.full_graph_min_kernels) {
+        // A big replay is a whole captured forward.
+        if s == Mark::None
+            && l != NONE
+            && trace.launches.is_graph[l as usize]
+            && cache.kernels_of(trace, l) >= rules.full_graph_min_kernels
+        {
             s = Mark::Graph(l);
         }
         if e == Mark::None && !pooling {
