@@ -12,7 +12,7 @@ mod common;
 
 use serde_json::Value;
 use traceprism::analysis::phases::{Phase, Phases};
-use traceprism::{Analysis, Options};
+use traceprism::Analysis;
 
 /// Fixtures with engine step markers.
 const ANNOTATED: &[&str] = &[
@@ -39,8 +39,6 @@ const KNOWN_MISSES: &[(&str, bool, &str)] = &[
     ),
 ];
 
-const SHAPE_ARGS: &[&str] = &["Input Dims", "Input type", "Input Strides", "Concrete Inputs"];
-
 /// The fixture with every step marker removed (and, unless `shapes`, every shape argument and
 /// Python frame, as torch.profiler's defaults write). Returns the JSON and the markers removed.
 fn stripped(name: &str, markers: bool, shapes: bool) -> (Vec<u8>, usize) {
@@ -57,21 +55,12 @@ fn stripped(name: &str, markers: bool, shapes: bool) -> (Vec<u8>, usize) {
     }
     let removed = before - events.len();
     if !shapes {
-        events.retain(|e| e["cat"] != "python_function");
-        for e in events.iter_mut() {
-            if let Some(a) = e.get_mut("args").and_then(|a| a.as_object_mut()) {
-                for k in SHAPE_ARGS {
-                    a.remove(*k);
-                }
-            }
-        }
+        common::strip_shapes_and_stacks(events);
     }
     (serde_json::to_vec(&doc).unwrap(), removed)
 }
 
-fn analyse(bytes: &[u8]) -> Analysis {
-    Analysis::new(common::read_bytes(bytes).expect("reads"), Options::default()).expect("analysis")
-}
+use common::analyse_bytes as analyse;
 
 /// Whole passes (not incomplete, not a diffusion stage).
 fn whole(p: &Phases) -> usize {

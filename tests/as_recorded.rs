@@ -23,25 +23,11 @@ const TRUTH: &[(&str, &str)] = &[
     ("llama_small_stack.pt.trace.json.gz", "llama_small_stack.truth.json.gz"),
 ];
 
-/// The args torch.profiler writes only with `record_shapes=True`.
-const SHAPE_ARGS: &[&str] = &["Input Dims", "Input type", "Input Strides", "Concrete Inputs"];
-
 /// Fixture `name` as torch.profiler's defaults would have written it: no shape args, no Python
 /// frames. Returns the JSON text and how many args and events were removed.
 fn as_recorded(name: &str) -> (Vec<u8>, usize, usize) {
     let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).expect("fixture is JSON");
-    let events = doc["traceEvents"].as_array_mut().expect("traceEvents");
-    let before = events.len();
-    events.retain(|e| e["cat"] != "python_function");
-    let frames = before - events.len();
-    let mut args = 0;
-    for e in events.iter_mut() {
-        if let Some(a) = e.get_mut("args").and_then(|a| a.as_object_mut()) {
-            for k in SHAPE_ARGS {
-                args += usize::from(a.remove(*k).is_some());
-            }
-        }
-    }
+    let (args, frames) = strip_shapes_and_stacks(doc["traceEvents"].as_array_mut().expect("traceEvents"));
     (serde_json::to_vec(&doc).unwrap(), args, frames)
 }
 
@@ -56,10 +42,6 @@ fn gpu_only(name: &str) -> (Vec<u8>, usize) {
     events.retain(|e| e["ph"] == "M" || ["kernel", "gpu_memcpy", "gpu_memset"].iter().any(|c| e["cat"] == *c));
     let removed = before - events.len();
     (serde_json::to_vec(&doc).unwrap(), removed)
-}
-
-fn analyse_bytes(bytes: &[u8]) -> Analysis {
-    Analysis::new(read_bytes(bytes).expect("reads"), Options::default()).expect("analysis")
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod common;
 use serde_json::{json, Value};
 use traceprism::analysis::health::{health, kinds, Check, Status};
 use traceprism::report::summary::summary;
-use traceprism::{Analysis, Options};
+use traceprism::Analysis;
 
 const FIXTURE: &str = "llama_small_stack.pt.trace.json.gz";
 
@@ -18,8 +18,7 @@ fn events(name: &str) -> Value {
 }
 
 fn analyse(v: &Value) -> Analysis {
-    let t = common::read_bytes(&serde_json::to_vec(v).unwrap()).expect("reads");
-    Analysis::new(t, Options::default()).expect("analysis")
+    common::analyse_bytes(&serde_json::to_vec(v).unwrap())
 }
 
 fn check<'a>(checks: &'a [Check], name: &str) -> &'a Check {
@@ -75,15 +74,7 @@ fn a_whole_trace_is_never_asked_for_what_it_recorded() {
     );
     // Recorded without shapes or stacks (the profiler's defaults), those two are asked for.
     let mut v = events(FIXTURE);
-    let evs = v["traceEvents"].as_array_mut().unwrap();
-    evs.retain(|e| !is_cat(e, &["python_function"]));
-    for e in evs.iter_mut() {
-        if let Some(args) = e["args"].as_object_mut() {
-            for k in ["Input Dims", "Input type", "Input Strides", "Concrete Inputs"] {
-                args.remove(k);
-            }
-        }
-    }
+    common::strip_shapes_and_stacks(v["traceEvents"].as_array_mut().unwrap());
     let h = health(&analyse(&v));
     for name in ["shapes", "stacks"] {
         let c = check(&h, name);
@@ -318,7 +309,7 @@ fn a_header_value_that_is_not_json_is_said_not_dropped() {
     assert_eq!(text.matches(key).count(), 1, "the fixture has deviceProperties once");
     let at = text.find(key).unwrap() + key.len() - 1;
     let broken = text.replacen(key, &format!("{key}{{\"name\": \"x\" \"y\"}}, "), 1);
-    let a = Analysis::new(common::read_bytes(broken.as_bytes()).expect("reads"), Options::default()).unwrap();
+    let a = common::analyse_bytes(broken.as_bytes());
     let s = summary(&a);
     assert_eq!(s.warnings.counts.get(traceprism::model::HEADER_UNREAD).copied(), Some(1), "{:?}", s.warnings.counts);
     let h = check(&s.health, "header_values");

@@ -76,6 +76,32 @@ pub fn all_columns(t: &Trace) -> String {
     )
 }
 
+/// The args torch.profiler writes only with `record_shapes=True`.
+pub const SHAPE_ARGS: &[&str] = &["Input Dims", "Input type", "Input Strides", "Concrete Inputs"];
+
+/// Turns a trace's events into what torch.profiler's defaults (no shapes, no stacks) would have
+/// written: every `python_function` event and every [`SHAPE_ARGS`] argument removed. Returns how
+/// many args and events were removed.
+pub fn strip_shapes_and_stacks(events: &mut Vec<serde_json::Value>) -> (usize, usize) {
+    let before = events.len();
+    events.retain(|e| e["cat"] != "python_function");
+    let frames = before - events.len();
+    let mut args = 0;
+    for e in events.iter_mut() {
+        if let Some(a) = e.get_mut("args").and_then(|a| a.as_object_mut()) {
+            for k in SHAPE_ARGS {
+                args += usize::from(a.remove(*k).is_some());
+            }
+        }
+    }
+    (args, frames)
+}
+
+/// Reads and analyses a trace held in memory, with default options.
+pub fn analyse_bytes(bytes: &[u8]) -> Analysis {
+    Analysis::new(read_bytes(bytes).expect("reads"), Options::default()).expect("analysis")
+}
+
 /// Reads a trace from in-memory bytes.
 pub fn read_bytes(bytes: &[u8]) -> traceprism::Result<Trace> {
     let mut r = traceprism::Reader::new();
