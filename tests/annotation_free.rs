@@ -158,3 +158,42 @@ fn a_single_decode_step_is_not_doubted_for_its_batch_size() {
     assert_eq!(gemm.phase, Phase::Decode, "{}", gemm.why);
     assert!(gemm.why.contains("M = 32"), "{}", gemm.why);
 }
+
+/// `bytes` (a trace object) with an engine configuration added to its metadata, as
+/// `prof.add_metadata_json("vllm_config", ...)` would write it (no fixture carries one).
+fn with_max_num_seqs(bytes: &[u8], limit: u64) -> Vec<u8> {
+    let mut doc: Value = serde_json::from_slice(bytes).unwrap();
+    doc["vllm_config"] = serde_json::json!({ "scheduler_config": { "max_num_seqs": limit, "max_num_batched_tokens": 8192 } });
+    serde_json::to_vec(&doc).unwrap()
+}
+
+/// Single-step traces read with the engine's batch limit from the metadata: GEMM M above it is no
+/// decode batch (prefill, firmly), within it GEMM M alone says nothing (no fallback to the fixed
+/// threshold of 10), and a decode shown by a graph replay names the limit it sits within.
+#[test]
+fn an_engine_batch_limit_in_the_metadata_reads_a_lone_pass_by_its_size() {
+    let gemm = |a: &Analysis| a.phases.passes[0].votes.iter().find(|v| v.method.as_str() == "gemm_params").cloned();
+    // vLLM MoE eager prefill on B200: 888 tokens, prefill attention kernels.
+    let (prefill, _) = stripped("vllm_moe_tp8_eager_b200.json.gz", true, true);
+    let before = analyse(&prefill);
+    assert_eq!(gemm(&before).map(|v| (v.phase, v.strength)), Some((Phase::Prefill, 0.5)), "read against the fixed threshold");
+    let above = analyse(&with_max_num_seqs(&prefill, 256));
+    let v = gemm(&above).expect("a GEMM vote");
+    assert_eq!((v.phase, v.strength), (Phase::Prefill, 0.9), "{}", v.why);
+    assert!(
+        v.why.contains("above the engine's limit of 256 sequences a step (vllm_config.scheduler_config.max_num_seqs)"),
+        "{}",
+        v.why
+    );
+    assert_eq!(above.phases.passes[0].phase, Phase::Prefill);
+    let within = analyse(&with_max_num_seqs(&prefill, 1024));
+    assert_eq!(gemm(&within), None, "888 tokens within a limit of 1024: a decode batch or a prompt");
+    assert_eq!(within.phases.passes[0].phase, Phase::Prefill, "by its prefill attention kernels");
+    // vLLM gpt-oss decode, bs 32, one full-graph replay.
+    let (decode, _) = stripped("vllm_gptoss_decode_fullgraph_mi300x.json.gz", true, true);
+    let a = analyse(&with_max_num_seqs(&decode, 1024));
+    let v = gemm(&a).expect("a GEMM vote");
+    assert_eq!(v.phase, Phase::Decode, "{}", v.why);
+    assert!(v.why.contains("within the engine's limit of 1024 sequences a step"), "{}", v.why);
+    assert_eq!((a.phases.passes[0].phase, a.phases.passes[0].doubt.as_deref()), (Phase::Decode, None));
+}

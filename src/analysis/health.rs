@@ -96,7 +96,7 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         "kernels cannot be linked to the CPU op that launched them; launch overhead and CPU-bound gaps are not measured",
         "record both sides: activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
     ));
-    out.push(kernels_check(&c));
+    out.push(kernels_check(c));
     out.push(Check {
         check: "memcpy_memset",
         status: if c.memcpy + c.memset > 0 { Status::Present } else { Status::Ok },
@@ -124,8 +124,8 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         "layers are found from kernel patterns and op names, not from the model's own module names",
         "with_modules=True in torch.profiler.profile(...) (needs with_stack=True)",
     ));
-    out.push(steps_check(t, &c));
-    out.push(graphs_check(a, &c));
+    out.push(steps_check(t, c));
+    out.push(graphs_check(a, c));
     out.push(distributed_check(a));
     out.push(Check {
         check: "device_properties",

@@ -68,12 +68,21 @@ pub struct TraceMeta {
     /// Whether the input was the object form (`{"traceEvents": ...}`) or a bare array.
     pub object_form: bool,
     /// Other top-level keys with scalar values (versions, trace id...), as text; the value of a
-    /// secret-looking key is [`crate::support::secrets::REDACTED`].
+    /// secret-looking key is [`crate::support::secrets::REDACTED`]. Numbers and switches inside
+    /// top-level objects follow under dotted keys (`vllm_config.scheduler_config.max_num_seqs`).
     pub other: Vec<(String, String)>,
     /// Where the header holds secret-looking metadata (`metadata.env.HF_TOKEN`): the paths of
     /// values under a key named like a credential, or shaped like one. Never the values.
     pub secret_keys: Vec<String>,
+    /// How many `other` entries came from inside top-level objects.
+    #[serde(skip)]
+    settings: usize,
 }
+
+/// Levels of a top-level object whose numbers are kept as settings.
+pub const MAX_SETTING_DEPTH: usize = 4;
+/// Settings kept from inside top-level objects, at most.
+pub const MAX_SETTINGS: usize = 512;
 
 impl TraceMeta {
     /// Reads a top-level key/value pair of the trace object.
@@ -127,10 +136,33 @@ impl TraceMeta {
         let text = match value {
             serde_json::Value::String(s) if is_secret(key, s) => crate::support::secrets::REDACTED.to_string(),
             serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Array(_) | serde_json::Value::Object(_) => return,
+            serde_json::Value::Object(_) => return self.push_settings(key, value, 1),
+            serde_json::Value::Array(_) => return,
             other => other.to_string(),
         };
         self.other.push((key.to_string(), text));
+    }
+
+    /// The numbers and switches inside a top-level object (an engine's configuration written with
+    /// `prof.add_metadata_json`: `vllm_config.scheduler_config.max_num_seqs`), as `other` entries
+    /// with dotted keys, [`MAX_SETTING_DEPTH`] levels and [`MAX_SETTINGS`] entries at most.
+    /// Strings are left out: they are where credentials hide.
+    fn push_settings(&mut self, path: &str, value: &serde_json::Value, depth: usize) {
+        let serde_json::Value::Object(fields) = value else { return };
+        for (k, v) in fields {
+            if self.settings >= MAX_SETTINGS {
+                return;
+            }
+            let key = format!("{path}.{k}");
+            match v {
+                serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                    self.settings += 1;
+                    self.other.push((key, v.to_string()));
+                }
+                serde_json::Value::Object(_) if depth < MAX_SETTING_DEPTH => self.push_settings(&key, v, depth + 1),
+                _ => {}
+            }
+        }
     }
 
     /// Adds header facts read by another reader of the same document.
@@ -164,5 +196,24 @@ impl TraceMeta {
                 Vendor::Unknown => "unknown GPU".into(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_inside_a_configuration_object_are_kept_by_path_and_its_strings_are_not() {
+        let mut m = TraceMeta::default();
+        let config = serde_json::json!({
+            "scheduler_config": { "max_num_seqs": 256, "chunked_prefill": true, "policy": "fcfs" },
+            "hf_token": "hf_abcdefghijklmnopqrstuvwxyz0123456789",
+        });
+        m.absorb("vllm_config", &config);
+        assert!(m.other.contains(&("vllm_config.scheduler_config.max_num_seqs".into(), "256".into())));
+        assert!(m.other.contains(&("vllm_config.scheduler_config.chunked_prefill".into(), "true".into())));
+        assert!(m.other.iter().all(|(_, v)| !v.contains("hf_") && v != "\"fcfs\""), "{:?}", m.other);
+        assert_eq!(m.secret_keys.len(), 1, "the token is found, never kept: {:?}", m.secret_keys);
     }
 }

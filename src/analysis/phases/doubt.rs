@@ -25,9 +25,9 @@ pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String>
     }
     let d = &rules.doubt;
     let weight = |v: &Vote| v.method.weight(rules) * v.strength;
-    let support: f64 = votes.iter().filter(|v| v.phase == phase).map(weight).sum();
+    let support: f64 = votes.iter().filter(|v| v.backs(phase)).map(weight).sum();
     let mut against: Vec<(Phase, f64, Vec<&Vote>)> = Vec::new();
-    for v in votes.iter().filter(|v| v.phase != phase) {
+    for v in votes.iter().filter(|v| !v.backs(phase)) {
         match against.iter_mut().find(|a| a.0 == v.phase) {
             Some(a) => {
                 a.1 += weight(v);
@@ -44,9 +44,9 @@ pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String>
             why.push(format!("conflicting: {} says {} ({w:.2} against {support:.2})", methods.join(", "), other.as_str()));
         }
     }
-    let names_only = votes.iter().filter(|v| v.phase == phase).all(|v| v.basis == Basis::Names);
+    let names_only = votes.iter().filter(|v| v.backs(phase)).all(|v| v.basis == Basis::Names);
     if names_only && why.is_empty() {
-        if let Some(v) = votes.iter().find(|v| v.phase != phase) {
+        if let Some(v) = votes.iter().find(|v| !v.backs(phase)) {
             why.push(format!(
                 "{} rests on kernel names only, and {} says {} ({})",
                 phase.as_str(),
@@ -57,7 +57,7 @@ pub fn doubt(phase: Phase, votes: &[Vote], rules: &PhaseRules) -> Option<String>
         }
     }
     if support < d.min_support {
-        let methods: Vec<&str> = votes.iter().filter(|v| v.phase == phase).map(|v| v.method.as_str()).collect();
+        let methods: Vec<&str> = votes.iter().filter(|v| v.backs(phase)).map(|v| v.method.as_str()).collect();
         let by = if methods.is_empty() { "nothing".to_string() } else { methods.join(", ") };
         why.push(format!("thin: {} backed by {by} only (weight {support:.2} < {})", phase.as_str(), d.min_support));
     }
@@ -89,7 +89,7 @@ mod tests {
     use super::*;
 
     fn v(method: Method, phase: Phase, strength: f64) -> Vote {
-        Vote { method, phase, strength, why: "x".into(), basis: Basis::Measured }
+        Vote { method, phase, strength, why: "x".into(), basis: Basis::Measured, amount: false }
     }
 
     #[test]

@@ -78,6 +78,18 @@ pub struct Vote {
     pub why: String,
     /// What the vote rests on.
     pub basis: Basis,
+    /// The vote measures how much work the pass did (many tokens by GEMM M, wide GEMM tiles, a
+    /// heavy kernel time), not what kind: a prefill vote of this sort backs a mixed step as much,
+    /// since a prefill chunk with decodes beside it is as heavy.
+    pub amount: bool,
+}
+
+impl Vote {
+    /// Whether this vote backs `phase`: it names it, or it is a prefill vote by amount of work
+    /// and `phase` is mixed.
+    pub fn backs(&self, phase: Phase) -> bool {
+        self.phase == phase || (phase == Phase::Mixed && self.phase == Phase::Prefill && self.amount)
+    }
 }
 
 /// What one pass shows.
@@ -130,6 +142,30 @@ pub struct PassEvidence {
     /// How the pass's attention kernels compare with those most passes on its device run (set by
     /// [`relate_passes`]).
     pub attention_contrast: Option<AttentionContrast>,
+    /// The engine's limit on sequences per step, when the trace's metadata states it.
+    pub batch_limit: Option<BatchLimit>,
+}
+
+/// An engine's limit on the sequences one step batches, read from the trace's metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchLimit {
+    /// The limit.
+    pub sequences: u64,
+    /// The metadata key that states it (a dotted path: `vllm_config.scheduler_config.max_num_seqs`).
+    pub key: String,
+}
+
+/// The smallest batch limit the trace's metadata states ([`PhaseRules::batch_limit_keys`]).
+pub fn batch_limit(trace: &Trace, rules: &PhaseRules) -> Option<BatchLimit> {
+    trace
+        .meta
+        .other
+        .iter()
+        .filter(|(k, _)| rules.batch_limit_keys.iter().any(|r| r.is_match(k)))
+        .filter_map(|(k, v)| {
+            Some(BatchLimit { sequences: v.trim_matches('"').parse().ok().filter(|&n: &u64| n > 0)?, key: k.clone() })
+        })
+        .min_by_key(|b| b.sequences)
 }
 
 /// A pass's attention kernels against those of the alike passes on its device (the decode run).
@@ -138,8 +174,8 @@ pub enum AttentionContrast {
     /// Kernels the alike passes never run, and not all of theirs (a prefill's own attention path;
     /// generic kernels both paths share, such as KV-cache writes, may be there).
     OwnInstead,
-    /// Kernels of its own beside every one of the alike passes' (prefill work batched with decodes,
-    /// or decode kernels launched with nothing to do).
+    /// Kernels of its own beside every one of the alike passes' (prefill work batched with the
+    /// decodes the alike passes' kernels do; a mixed step when those are named decode attention).
     OwnAndRuns,
 }
 
@@ -395,7 +431,12 @@ fn vote(method: Method, phase: Phase, strength: f64, why: String) -> Option<Vote
         Method::OperationFrequency => Basis::Relative,
         Method::KernelNames => Basis::Names,
     };
-    Some(Vote { method, phase, strength: strength.clamp(0.0, 1.0), why, basis })
+    Some(Vote { method, phase, strength: strength.clamp(0.0, 1.0), why, basis, amount: false })
+}
+
+/// `v` as a vote by amount of work (see [`Vote::amount`]).
+fn by_amount(v: Option<Vote>) -> Option<Vote> {
+    v.map(|v| Vote { amount: true, ..v })
 }
 
 /// `v` resting on `basis` instead of its method's usual one.
@@ -456,14 +497,28 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
             let m = ev.shape_tokens()?;
             let what = if ev.gemm_max_tokens == Some(m) { "GEMM M" } else { "tokens of the packed attention inputs" };
             // 2-D M = batch x sequence: a large decode batch looks like a short prompt, so weaker.
-            let lone_decode = ev.passes_on_device <= 1
-                && m <= rules.thresholds.single_pass_decode_max_tokens
-                && (ev.replayed_whole() || ev.attention_hint[DECODE] > ev.attention_hint[PREFILL]);
+            let lone = ev.passes_on_device <= 1;
+            let limit = ev.batch_limit.as_ref().filter(|_| lone);
+            if let Some(l) = limit.filter(|l| m > l.sequences) {
+                return vote(method, Phase::Prefill, 0.9, format!("{what} = {m} in the device's only pass, above the engine's limit of {} sequences a step ({}): no decode batch is that large", l.sequences, l.key));
+            }
+            let max_decode = limit.map_or(rules.thresholds.single_pass_decode_max_tokens, |l| l.sequences);
+            let lone_decode =
+                lone && m <= max_decode && (ev.replayed_whole() || ev.attention_hint[DECODE] > ev.attention_hint[PREFILL]);
+            if limit.is_some() && m > thr && !lone_decode {
+                // Within the engine's limit and nothing else says decode: GEMM M cannot tell a
+                // decode batch from a short prompt.
+                return None;
+            }
             if m > thr && lone_decode {
                 let why = if ev.replayed_whole() { "a whole-forward graph replay" } else { "decode attention kernels" };
-                vote(method, Phase::Decode, 0.5, format!("{what} = {m} in the device's only pass, beside {why}: a decode batch (one pass: no gap to learn a threshold from)"))
+                let within = match limit {
+                    Some(l) => format!(", within the engine's limit of {} sequences a step ({})", l.sequences, l.key),
+                    None => String::new(),
+                };
+                vote(method, Phase::Decode, 0.5, format!("{what} = {m} in the device's only pass, beside {why}{within}: a decode batch (one pass: no gap to learn a threshold from)"))
             } else if m > thr {
-                vote(method, Phase::Prefill, 0.5, format!("{what} = {m} > {thr}"))
+                by_amount(vote(method, Phase::Prefill, 0.5, format!("{what} = {m} > {thr}")))
             } else {
                 vote(method, Phase::Decode, 0.7, format!("{what} = {m} <= {thr}"))
             }
@@ -496,7 +551,12 @@ pub fn method_vote(method: Method, ev: &PassEvidence, rules: &PhaseRules, decode
                 if skinny >= t.skinny_min_share {
                     vote(method, Phase::Decode, t.strength, format!("{:.0}% of GEMM tiles skinny on tokens", 100.0 * skinny))
                 } else if wide >= t.wide_min_share {
-                    vote(method, Phase::Prefill, t.strength, format!("{:.0}% of GEMM tiles wide on tokens", 100.0 * wide))
+                    by_amount(vote(
+                        method,
+                        Phase::Prefill,
+                        t.strength,
+                        format!("{:.0}% of GEMM tiles wide on tokens", 100.0 * wide),
+                    ))
                 } else {
                     None
                 }
@@ -596,13 +656,21 @@ fn contrast_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
             0.8,
             format!("attention kernels of its own instead of those most of the {runs} passes run, kernel time {ratio:.1}x the median pass"),
         ),
-        // The run's decode kernels may have had decodes to do, or been launched with none (vLLM's
-        // ROCm backend launches paged attention in every step): prefill, less sure.
+        // Engines launch decode attention only for the decodes a step holds (vLLM's backends run
+        // it when the step has decode metadata; FlashInfer's and TensorRT-LLM's decode kernels
+        // likewise): the run's decode-named kernels beside a prefill's own make a mixed step.
+        AttentionContrast::OwnAndRuns if ev.attention_hint[DECODE] >= 0.8 => vote(
+            Method::AttentionPatterns,
+            Phase::Mixed,
+            0.7,
+            format!("attention kernels of its own (a prefill's) beside the decode attention the alike passes run: decodes batched with a prefill, kernel time {ratio:.1}x the median pass"),
+        ),
+        // Beside generic kernels of the run (KV-cache writes): prefill, less sure.
         AttentionContrast::OwnAndRuns => vote(
             Method::AttentionPatterns,
             Phase::Prefill,
             0.6,
-            format!("attention kernels of its own beside those the alike passes run (mixed, or decode kernels with no work?), kernel time {ratio:.1}x the median pass"),
+            format!("attention kernels of its own beside those the alike passes run (none named for decode), kernel time {ratio:.1}x the median pass"),
         ),
     }
 }
@@ -616,9 +684,14 @@ pub fn frequency_vote(ev: &PassEvidence, rules: &PhaseRules) -> Option<Vote> {
     let ratio = ev.time_ratio?;
     if ratio >= th.prefill_time_ratio {
         let (strength, eager) = if ev.eager_among_graphs { (0.9, ", eager among graph replays") } else { (0.8, "") };
-        vote(Method::OperationFrequency, Phase::Prefill, strength, format!("kernel time {ratio:.1}x the median pass{eager}"))
+        by_amount(vote(
+            Method::OperationFrequency,
+            Phase::Prefill,
+            strength,
+            format!("kernel time {ratio:.1}x the median pass{eager}"),
+        ))
     } else if ev.eager_among_graphs {
-        vote(Method::OperationFrequency, Phase::Prefill, 0.6, "eager while most passes replay graphs".into())
+        by_amount(vote(Method::OperationFrequency, Phase::Prefill, 0.6, "eager while most passes replay graphs".into()))
     } else if ratio <= th.alike_time_ratio && ratio >= 1.0 / th.alike_time_ratio {
         vote(Method::OperationFrequency, Phase::Decode, 0.5, format!("one of {} alike passes", ev.passes_on_device))
     } else {

@@ -128,18 +128,22 @@ pub const GAP_RATIO: f64 = 4.0;
 /// little evidence was seen at all.
 fn union(votes: &[Vote], rules: &PhaseRules) -> (Phase, f32) {
     let phases = [Phase::Prefill, Phase::Decode, Phase::Mixed];
-    let mut score = [0.0f64; 3];
-    for v in votes {
-        if let Some(k) = phases.iter().position(|p| *p == v.phase) {
-            score[k] += v.method.weight(rules) * v.strength;
-        }
-    }
-    let total: f64 = score.iter().sum();
+    let weight = |v: &Vote| v.method.weight(rules) * v.strength;
+    let total: f64 = votes.iter().filter(|v| phases.contains(&v.phase)).map(weight).sum();
     if total <= 0.0 {
         return (Phase::Unknown, 0.0);
     }
+    // Mixed is in the running only when a vote names it; then prefill votes by amount of work
+    // back it too (see `Vote::backs`).
+    let mixed_named = votes.iter().any(|v| v.phase == Phase::Mixed);
+    let score = phases.map(|p| {
+        if p == Phase::Mixed && !mixed_named {
+            return 0.0;
+        }
+        votes.iter().filter(|v| v.backs(p)).map(weight).sum::<f64>()
+    });
     let (k, best) = score.iter().enumerate().fold((0, 0.0), |acc, (k, &s)| if s > acc.1 { (k, s) } else { acc });
-    let conf = best / total * (1.0 - (-total).exp());
+    let conf = (best / total).min(1.0) * (1.0 - (-total).exp());
     (phases[k], conf as f32)
 }
 
@@ -256,6 +260,8 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         },
     );
     relate_passes(&mut evs, rules);
+    let limit = evidence::batch_limit(trace, rules);
+    evs.iter_mut().for_each(|e| e.batch_limit = limit.clone());
     let (threshold, threshold_reason) = match options.decode_threshold {
         t if t > 0 => (t, format!("GEMM M above {t} is prefill-like (set by the user)")),
         _ => adaptive_threshold(&evs, rules.thresholds.decode_threshold),
@@ -470,5 +476,30 @@ mod threshold_tests {
         assert_eq!(adaptive_threshold(&passes(&[4, 4, 2048]), 10).0, 10, "single-digit decode batches");
         assert_eq!(adaptive_threshold(&passes(&[512, 600, 700]), 10).0, 10, "no gap: all prefill");
         assert_eq!(adaptive_threshold(&[], 10).0, 10);
+    }
+}
+
+#[cfg(test)]
+mod union_tests {
+    use super::evidence::{Basis, Method, Vote};
+    use super::{union, Phase, PhaseRules};
+
+    fn v(method: Method, phase: Phase, strength: f64, amount: bool) -> Vote {
+        Vote { method, phase, strength, why: "x".into(), basis: Basis::Measured, amount }
+    }
+
+    #[test]
+    fn prefill_votes_by_amount_back_a_mixed_step_once_a_vote_names_it() {
+        let r = PhaseRules::builtin();
+        let heavy = v(Method::OperationFrequency, Phase::Prefill, 0.9, true);
+        let wide = v(Method::KernelNames, Phase::Prefill, 0.5, true);
+        // Both attention kinds in one step, heavy and wide: a prefill with decodes beside it.
+        let both = v(Method::AttentionPatterns, Phase::Mixed, 0.7, false);
+        assert_eq!(union(&[both.clone(), heavy.clone(), wide.clone()], r).0, Phase::Mixed);
+        // Nothing names mixed: heavy and wide say prefill.
+        assert_eq!(union(&[heavy.clone(), wide.clone()], r).0, Phase::Prefill);
+        // The engine's annotation says prefill: it outweighs the attention kinds.
+        let stated = v(Method::FrameworkApis, Phase::Prefill, 1.0, false);
+        assert_eq!(union(&[stated, both, heavy], r).0, Phase::Prefill);
     }
 }

@@ -23,6 +23,14 @@ struct RawRules {
     workload: RawWorkload,
     #[serde(default)]
     doubt: Doubt,
+    #[serde(default)]
+    batch_limit: RawBatchLimit,
+}
+
+#[derive(Deserialize, Default)]
+struct RawBatchLimit {
+    #[serde(default)]
+    keys: Vec<String>,
 }
 
 /// When a pass's phase is doubted (`[doubt]` of the TOML; see `doubt.rs`).
@@ -249,6 +257,9 @@ pub struct PhaseRules {
     pub workload: WorkloadRules,
     /// When a pass's phase is doubted.
     pub doubt: Doubt,
+    /// Metadata keys (dotted paths of `TraceMeta::other`) holding an engine's limit on the
+    /// sequences one step batches (`max_num_seqs`, `max_running_requests`).
+    pub batch_limit_keys: Vec<Regex>,
 }
 
 /// Parses a phase name as used in the rules (`prefill`, `decode`, `mixed`).
@@ -327,6 +338,7 @@ impl PhaseRules {
             attention_kernels: compile(&raw.training.attention_kernels)?,
             attention_families: raw.training.attention_families.clone(),
             doubt: raw.doubt.clone(),
+            batch_limit_keys: compile(&raw.batch_limit.keys)?,
             workload: WorkloadRules {
                 min_step_kernels: raw.workload.min_step_kernels.max(2),
                 min_step_attention: raw.workload.min_step_attention,
