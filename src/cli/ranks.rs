@@ -64,13 +64,16 @@ pub fn run(a: &Args) -> Result<()> {
         return Ok(());
     }
     let mut text = format!(
-        "{} ranks, {} collectives matched on every rank{}{}\n\n",
+        "{} ranks, {} collectives matched on every rank{}{}{}\n\n",
         run.ranks.len(),
         run.collectives.len(),
-        if run.unmatched.is_empty() {
-            String::new()
-        } else {
-            format!(", {} collective names unmatched (see unmatched_collectives)", run.unmatched.len())
+        match run.missing_collectives() {
+            0 => String::new(),
+            k => format!(", {k} lacked by some rank (left out; see unmatched_collectives)"),
+        },
+        match run.unmatched_names() {
+            0 => String::new(),
+            k => format!(", {k} collective names unmatched (see unmatched_collectives)"),
         },
         if run.aligned { ", clocks aligned on the collectives" } else { ", clocks as recorded (--no-align)" },
     );

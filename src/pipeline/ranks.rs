@@ -113,7 +113,8 @@ pub fn run_json(loaded: &LoadedRun, tables: &[crate::table::Table]) -> serde_jso
     serde_json::json!({
         "ranks": run.ranks.len(),
         "collectives_matched": run.collectives.len(),
-        "unmatched_collective_names": run.unmatched.len(),
+        "unmatched_collective_names": run.unmatched_names(),
+        "collectives_missing_on_some_ranks": run.missing_collectives(),
         "ranks_left_out": loaded.left_out.len(),
         "aligned": run.aligned,
         "finding": run.finding(),

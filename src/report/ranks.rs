@@ -341,14 +341,44 @@ pub fn straggler_cause(run: &Run) -> Table {
     t
 }
 
-/// `unmatched_collectives`: collective kernels that do not occur equally often on every rank.
+/// `unmatched_collectives`: what could not be paired on every rank. A row per collective that
+/// some ranks lack (`position`, `at_us`, `missing_on_ranks`; the count columns say which ranks ran
+/// it, 1 or 0), and a row per key whose counts differ where no single missing collective could be
+/// told (the count columns are its occurrences per rank).
 pub fn unmatched_collectives(run: &Run) -> Table {
-    let mut columns = vec!["name".to_string()];
+    let mut columns: Vec<String> =
+        ["name", "kind", "kernel", "bytes:int", "position:int", "at_us:us", "while_all_traced", "missing_on_ranks"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     columns.extend(run.ranks.iter().map(|r| format!("count_rank{}:int", r.rank)));
     let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut t = Table::new("unmatched_collectives", &column_refs);
     for u in &run.unmatched {
-        let mut row = vec![Cell::from(u.name.as_str())];
+        let lacking: Vec<String> =
+            run.ranks.iter().zip(&u.per_rank).filter(|(_, &c)| c == 0).map(|(r, _)| r.rank.to_string()).collect();
+        let mut row = match &u.missing {
+            Some(m) => vec![
+                Cell::from(u.name.as_str()),
+                Cell::from(m.kind.as_str()),
+                Cell::from(m.kernel.as_str()),
+                Cell::from(m.bytes),
+                Cell::from(m.position),
+                Cell::Micros(m.at_ns),
+                Cell::from(if m.while_all_traced { "yes" } else { "no" }),
+                Cell::from(lacking.join(" ")),
+            ],
+            None => vec![
+                Cell::from(u.name.as_str()),
+                Cell::from(crate::analysis::ranks::Kind::of(&u.name).as_str()),
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Empty,
+                Cell::from(lacking.join(" ")),
+            ],
+        };
         row.extend(u.per_rank.iter().map(|&c| Cell::from(c)));
         t.push(row);
     }

@@ -47,6 +47,8 @@ struct RunSummary {
     ranks: Vec<RankLine>,
     collectives: usize,
     unmatched: usize,
+    /// Collectives some ranks lack (left out by sequence matching).
+    missing: usize,
     aligned: bool,
     finding: Option<String>,
     warnings: Vec<String>,
@@ -104,7 +106,8 @@ impl RankRun {
                 .map(|r| RankLine { rank: r.rank, rank_from: r.rank_from, file: r.trace.file.clone() })
                 .collect(),
             collectives: run.collectives.len(),
-            unmatched: run.unmatched.len(),
+            unmatched: run.unmatched_names(),
+            missing: run.missing_collectives(),
             aligned: run.aligned,
             finding: run.finding(),
             warnings: run.warnings.clone(),

@@ -14,6 +14,7 @@
 mod collectives;
 mod identify;
 pub mod lateness;
+pub mod sequence;
 
 pub use collectives::{message_bytes, Kind};
 pub use identify::{rank_from_file_name, rank_group_key, trace_rank};
@@ -155,13 +156,34 @@ impl Collective {
     }
 }
 
-/// Occurrences of a collective kernel that some rank lacks.
+/// Occurrences of a collective that some rank lacks: a key whose counts differ (`missing` empty),
+/// or one collective some ranks did not run (`missing` says which and where; `per_rank` is 1 on
+/// the ranks that ran it, 0 on the others).
 #[derive(Debug, Clone)]
 pub struct Unmatched {
-    /// The kernel's name.
+    /// What ranks are matched by: process group and collective, or the kernel's name.
     pub name: String,
     /// Occurrences on each rank, in [`Run::ranks`] order.
     pub per_rank: Vec<usize>,
+    /// The one collective some ranks lack, when sequence matching found it.
+    pub missing: Option<Missing>,
+}
+
+/// One collective that some ranks ran and others did not.
+#[derive(Debug, Clone)]
+pub struct Missing {
+    /// Its position among the run's collectives (matched or not), in time order.
+    pub position: usize,
+    /// Its end on the first rank's clock, since that rank's trace began (ns).
+    pub at_ns: i64,
+    /// Its kind.
+    pub kind: Kind,
+    /// The kernel's name (on a rank that ran it).
+    pub kernel: String,
+    /// Message bytes, when recorded.
+    pub bytes: Option<u64>,
+    /// Whether every rank was being traced then (else a window cut differently explains it).
+    pub while_all_traced: bool,
 }
 
 /// Compute one rank ran between the previous collective and this one, by category, beyond the
@@ -307,6 +329,109 @@ fn number_ranks(traces: Vec<RankTrace>, warnings: &mut Vec<String>) -> Result<Ve
     Ok(numbered)
 }
 
+/// What sequence matching left out: a row and a warning per collective some ranks lack.
+struct MissingCollectives {
+    rows: Vec<Unmatched>,
+    warnings: Vec<String>,
+}
+
+/// Collectives named in warnings, at most (the rest are counted; all are rows).
+const NAMED_MISSING: usize = 5;
+
+/// The groups some ranks lack, as rows and warnings; an error when a rank lacks more than
+/// [`sequence::MAX_MISSING_SHARE`] of the collectives run while every rank was traced (the ranks
+/// do not run the same sequence), naming the first divergence.
+fn missing_collectives(
+    numbered: &[(u32, &'static str, RankTrace)],
+    params: &[CommLookup],
+    keys: &[sequence::KeyOccurrences<'_>],
+    groups: &[sequence::Group],
+    offsets: &[i64],
+) -> Result<MissingCollectives> {
+    let n = numbered.len();
+    let (from, to) = sequence::common_span(keys, offsets);
+    let origin = numbered[0].2.analysis.trace.time_origin_ns;
+    let mut rows = Vec::new();
+    let mut inside = 0usize;
+    let mut lacking = vec![0usize; n];
+    for (position, g) in groups.iter().enumerate() {
+        let while_all_traced = g.end_ns >= from && g.end_ns <= to;
+        inside += usize::from(while_all_traced);
+        if g.complete() {
+            continue;
+        }
+        let (r, row) = g.rows.iter().enumerate().find_map(|(r, row)| row.map(|row| (r, row))).expect("a group has a rank");
+        let t = &numbered[r].2.analysis.trace;
+        let bytes = params[r].row_of(t, row).and_then(|c| params[r].bytes(t, c)).or_else(|| message_bytes(t, row));
+        if while_all_traced {
+            for (k, present) in g.rows.iter().enumerate() {
+                lacking[k] += usize::from(present.is_none());
+            }
+        }
+        rows.push(Unmatched {
+            name: keys[g.key].key.to_string(),
+            per_rank: g.rows.iter().map(|x| usize::from(x.is_some())).collect(),
+            missing: Some(Missing {
+                position,
+                at_ns: g.end_ns - origin,
+                kind: Kind::of(keys[g.key].key),
+                kernel: t.name(t.gpu.name[row]).to_string(),
+                bytes,
+                while_all_traced,
+            }),
+        });
+    }
+    let lacks = |u: &Unmatched| -> Vec<u32> { (0..n).filter(|&k| u.per_rank[k] == 0).map(|k| numbered[k].0).collect() };
+    let describe = |u: &Unmatched| {
+        let m = u.missing.as_ref().expect("a missing row");
+        let bytes = m.bytes.map_or(String::new(), |b| format!(", {b} bytes"));
+        format!(
+            "collective #{} ({} {}{bytes}, at {:.1} µs on rank {}'s clock)",
+            m.position,
+            m.kind.as_str(),
+            u.name,
+            m.at_ns as f64 / 1e3,
+            numbered[0].0
+        )
+    };
+    for (k, &count) in lacking.iter().enumerate() {
+        if inside > 0 && count as f64 > sequence::MAX_MISSING_SHARE * inside as f64 {
+            let first = rows
+                .iter()
+                .find(|u| u.per_rank[k] == 0 && u.missing.as_ref().is_some_and(|m| m.while_all_traced))
+                .expect("a row it lacks");
+            return Err(Error::new(format!(
+                "the ranks do not run the same collectives: rank {} ({}) lacks {count} of the {inside} collectives run while every rank was traced, the first {}; different code paths or programs? (ranks are matched by their sequences of collectives)",
+                numbered[k].0,
+                numbered[k].2.file,
+                describe(first)
+            )));
+        }
+    }
+    let mut warnings = Vec::new();
+    let within: Vec<&Unmatched> = rows.iter().filter(|u| u.missing.as_ref().is_some_and(|m| m.while_all_traced)).collect();
+    for u in within.iter().take(NAMED_MISSING) {
+        let ranks = lacks(u).iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
+        warnings.push(format!(
+            "rank {ranks} lacks {} that the other ranks ran: left out, and the collectives after it paired with their right partners (see unmatched_collectives)",
+            describe(u)
+        ));
+    }
+    if within.len() > NAMED_MISSING {
+        warnings.push(format!(
+            "{} more collectives lacked by some rank while every rank was traced (see unmatched_collectives)",
+            within.len() - NAMED_MISSING
+        ));
+    }
+    let outside = rows.len() - within.len();
+    if outside > 0 {
+        warnings.push(format!(
+            "{outside} collectives before or after the span every rank was traced in are lacked by some ranks (their windows were cut differently): left out (see unmatched_collectives)"
+        ));
+    }
+    Ok(MissingCollectives { rows, warnings })
+}
+
 /// Analyses a run of at least two ranks' traces.
 pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     if traces.len() < 2 {
@@ -338,23 +463,59 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     names.sort_unstable();
     names.dedup();
     let mut unmatched = Vec::new();
+    // Keys some rank never runs (another process group, another program): counted, not matched.
+    let (everywhere, somewhere): (Vec<&str>, Vec<&str>) =
+        names.into_iter().partition(|name| by_name.iter().all(|m| m.contains_key(*name)));
+    for name in somewhere {
+        let per_rank: Vec<usize> = by_name.iter().map(|m| m.get(name).map_or(0, Vec::len)).collect();
+        unmatched.push(Unmatched { name: name.to_string(), per_rank, missing: None });
+    }
+    let end = |rank: usize, row: usize| numbered[rank].2.analysis.trace.gpu.end(row);
+    let occurrences: Vec<sequence::KeyOccurrences> = everywhere
+        .iter()
+        .map(|&key| sequence::KeyOccurrences {
+            key,
+            per_rank: (0..n).map(|r| by_name[r][key].iter().map(|&row| (row, end(r, row))).collect()).collect(),
+        })
+        .collect();
     // (first rank's start, name, occurrence, rows per rank)
     let mut matched: Vec<(i64, &str, usize, Vec<usize>)> = Vec::new();
-    for name in names {
-        let per_rank: Vec<usize> = by_name.iter().map(|m| m.get(name).map_or(0, Vec::len)).collect();
-        let common = per_rank.iter().copied().min().unwrap_or(0);
-        if per_rank.iter().any(|&c| c != common) {
-            unmatched.push(Unmatched { name: name.to_string(), per_rank: per_rank.clone() });
+    match sequence::match_sequences(&occurrences, n) {
+        sequence::Matching::ByTime { groups, offsets, .. } => {
+            let missing = missing_collectives(&numbered, &params, &occurrences, &groups, &offsets)?;
+            warnings.extend(missing.warnings);
+            unmatched.extend(missing.rows);
+            for g in groups.iter().filter(|g| g.complete()) {
+                let key = &occurrences[g.key];
+                let sides: Vec<usize> = g.rows.iter().map(|r| r.expect("complete")).collect();
+                let occurrence = key.per_rank[0].iter().position(|&(row, _)| row == sides[0]).unwrap_or(0);
+                let start = numbered[0].2.analysis.trace.gpu.ts[sides[0]];
+                matched.push((start, key.key, occurrence, sides));
+            }
         }
-        for k in 0..common {
-            let sides: Vec<usize> = by_name.iter().map(|m| m[name][k]).collect();
-            let start = numbered[0].2.analysis.trace.gpu.ts[sides[0]];
-            matched.push((start, name, k, sides));
+        sequence::Matching::ByOccurrence { .. } => {
+            for key in &occurrences {
+                let per_rank: Vec<usize> = key.per_rank.iter().map(Vec::len).collect();
+                if per_rank.iter().any(|&c| c != per_rank[0]) {
+                    warnings.push(format!(
+                        "{}: {} times on the ranks ({}), and their ends agree on no clock offset: left out, since which occurrence is which cannot be told (see unmatched_collectives)",
+                        key.key,
+                        per_rank.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+                        numbered.iter().map(|(r, _, _)| format!("rank {r}")).collect::<Vec<_>>().join(", ")
+                    ));
+                    unmatched.push(Unmatched { name: key.key.to_string(), per_rank, missing: None });
+                    continue;
+                }
+                for k in 0..per_rank[0] {
+                    let sides: Vec<usize> = key.per_rank.iter().map(|v| v[k].0).collect();
+                    let start = numbered[0].2.analysis.trace.gpu.ts[sides[0]];
+                    matched.push((start, key.key, k, sides));
+                }
+            }
         }
     }
     matched.sort_by_key(|(start, name, k, _)| (*start, *name, *k));
     // Clock offsets from the ends of matched collectives.
-    let end = |rank: usize, row: usize| numbered[rank].2.analysis.trace.gpu.end(row);
     let mut offsets = vec![(0i64, 0i64); n];
     if options.align && !matched.is_empty() {
         for (r, off) in offsets.iter_mut().enumerate().skip(1) {
@@ -443,6 +604,16 @@ pub const RESIDUAL_WARN_NS: i64 = 100_000;
 pub const LATE_NS: i64 = 1_000;
 
 impl Run {
+    /// Collectives some ranks lack (found by sequence matching).
+    pub fn missing_collectives(&self) -> usize {
+        self.unmatched.iter().filter(|u| u.missing.is_some()).count()
+    }
+
+    /// Keys left unmatched whole: run by only some ranks, or counts that could not be paired.
+    pub fn unmatched_names(&self) -> usize {
+        self.unmatched.iter().filter(|u| u.missing.is_none()).count()
+    }
+
     /// Every (collective, rank) where the rank arrives at least [`LATE_FLOOR_NS`] after the median
     /// rank: how late, busy and idle excess, side, host op; in collective then rank order.
     pub fn lateness(&self) -> &[Lateness] {
