@@ -49,9 +49,11 @@ fn check(source: &str, kind: LateKind, rows: &[Lateness], delays: usize, run: &R
         // The ranks left the previous collective together: the excesses add up to the lateness.
         let sum = l.busy_excess_ns + l.idle_excess_ns;
         assert!((sum - l.late_ns).abs() <= l.late_ns / 100, "{source} {kind:?}: {sum} vs {}", l.late_ns);
+        assert_eq!(sum + l.remainder_ns, l.late_ns, "the remainder is what the excesses leave");
         if kind == LateKind::Host {
             let (op, covers) = l.host_op.as_ref().expect("a host op during the idle gap");
             assert!(!op.is_empty() && *covers as f64 >= 0.9 * DELAY_US * 1e3, "{op}: {covers} ns");
+            assert!(!op.starts_with("ProfilerStep#") && !op.starts_with("execute_"), "a step marker tells nothing: {op}");
         }
     }
 }
@@ -74,7 +76,7 @@ fn injected_host_and_device_lateness_is_recovered_on_two_vendors() {
             // The lateness table says the same.
             let t = traceprism::report::ranks::lateness(&run);
             assert_eq!(
-                &t.columns[..11],
+                &t.columns[..12],
                 [
                     "collective",
                     "rank",
@@ -84,6 +86,7 @@ fn injected_host_and_device_lateness_is_recovered_on_two_vendors() {
                     "late_us",
                     "gpu_busy_excess_us",
                     "gpu_idle_excess_us",
+                    "remainder_us",
                     "side",
                     "host_op",
                     "host_op_us"
@@ -141,5 +144,40 @@ fn collectives_split_into_transfer_and_skew_and_ranks_into_transfer_and_wait() {
         let total: i64 = run.collectives.iter().map(|c| c.sides[k].dur_ns).sum();
         let (a, b) = (row[tr].as_f64().unwrap(), row[wa].as_f64().unwrap());
         assert!(((a + b) * 1e3 - total as f64).abs() < 1.0, "rank {k}: transfer + wait = time in collectives");
+    }
+}
+
+/// The first collective of each source, by name: (name, occurrence 0).
+fn first_collective(text: &[u8]) -> String {
+    let doc: serde_json::Value = serde_json::from_slice(text).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let first = events
+        .iter()
+        .filter(|e| e["cat"] == "kernel" && traceprism::synth::ranks::is_collective(e["name"].as_str().unwrap_or("")))
+        .min_by(|a, b| a["ts"].as_f64().unwrap().total_cmp(&b["ts"].as_f64().unwrap()))
+        .expect("a collective");
+    first["name"].as_str().unwrap().to_string()
+}
+
+/// At the first collective there is no earlier one the ranks left together: windows open when the
+/// first rank began its step, and the figures add up there too (issue 45): `late` = busy excess +
+/// idle excess + a remainder of nearly nothing, the injected side named, and a host op that is not
+/// a step marker.
+#[test]
+fn lateness_at_the_first_collective_adds_up() {
+    for source in SOURCES {
+        let text = plain_fixture(source);
+        let name = first_collective(&text);
+        for kind in [LateKind::Device, LateKind::Host] {
+            let spec = RunSpec { ranks: 4, straggler: 2, delays: vec![(name.clone(), 0, DELAY_US)], kind, ..RunSpec::default() };
+            let made = make_run(&text, &spec).expect("the generator runs");
+            assert_eq!(made.truth.delays.len(), 1, "{source}: the first collective can be delayed");
+            let run = run_of(&made.traces);
+            let rows = run.lateness();
+            eprintln!("{source} {kind:?} at the first collective: {rows:?}");
+            let first: Vec<&Lateness> = rows.iter().filter(|l| l.collective == 0).collect();
+            assert_eq!(first.len(), 1, "{source} {kind:?}: {rows:#?}");
+            check(source, kind, &first.into_iter().cloned().collect::<Vec<_>>(), 1, &run);
+        }
     }
 }

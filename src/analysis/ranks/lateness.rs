@@ -1,22 +1,26 @@
 //! Why a rank is late at a collective: its host or its GPU, in figures that add up.
 //!
 //! A rank's *arrival* at a collective is its collective kernel's start (clocks aligned). Its
-//! *window* runs from its end of the previous collective (for the first one, from the moment every
-//! rank is being traced: the latest of the ranks' first events) to its arrival. In the window the
-//! GPU is busy (the union of its kernels, memcpy and memset) or idle. The *median rank* is the one
-//! whose arrival is the median (for an even number of ranks, the two middle ones, averaged); a
-//! rank's lateness and its busy and idle excesses are measured against it:
+//! *window* runs from its end of the previous collective to its arrival; before the first
+//! collective of the trace, from the moment the first rank began the step (the earliest start of
+//! the pass, or `ProfilerStep#N`, each rank is in), so a rank that began its step late shows it as
+//! idle time. In the window the GPU is busy (the union of its kernels, memcpy and memset) or idle.
+//! The *median rank* is the one whose arrival is the median (for an even number of ranks, the two
+//! middle ones, averaged); a rank's lateness and its busy and idle excesses are measured against
+//! it:
 //!
 //! - `late` = arrival − the median arrival;
-//! - `busy excess` = busy time in the window − the median rank's; `idle excess` likewise.
+//! - `busy excess` = busy time in the window − the median rank's; `idle excess` likewise;
+//! - `remainder` = `late` − busy excess − idle excess.
 //!
-//! Busy + idle = the window's length, so the two excesses add up to `late` exactly when the ranks
-//! left the previous collective together (same window start); when they did not, the difference is
-//! how much earlier or later this rank left it than the median rank. A rank whose idle excess is at
-//! least ⅔ of its lateness waited for its host (`host`); one whose busy excess is, ran more GPU work
-//! (`device`); else `mixed`. For a host-side lateness, the longest GPU idle gap of the window is
-//! blamed on what the host was doing then: the outermost CPU op, user annotation or Python frame
-//! covering most of it.
+//! Busy + idle = the window's length, so the excesses add up to `late` when the windows open
+//! together (remainder 0); the remainder is how much earlier or later this rank's window opened
+//! than the median rank's (a previous collective's end skew, a clock residual). A rank whose idle
+//! excess is at least ⅔ of its lateness waited for its host (`host`); one whose busy excess is,
+//! ran more GPU work (`device`); else `mixed`. For a host-side lateness, the longest GPU idle gap
+//! of the window is blamed on what the host was doing then: the innermost CPU op, user annotation
+//! or Python frame covering it (from the range overlapping it most, down to a child while one
+//! covers at least 90% as much), never a step marker, which covers the whole step.
 
 use super::{Collective, Rank};
 use crate::analysis::phases::Phase;
@@ -61,6 +65,9 @@ pub struct Lateness {
     pub busy_excess_ns: i64,
     /// GPU idle time in the window − the median rank's, ns.
     pub idle_excess_ns: i64,
+    /// What busy and idle excess leave of `late_ns` (windows that open at different moments on the
+    /// ranks: a previous collective's end skew, a clock residual), ns; normally near 0.
+    pub remainder_ns: i64,
     /// Which side made it late.
     pub side: LateSide,
     /// What the host was doing during the longest GPU idle gap of the window, and for how long it
@@ -119,22 +126,121 @@ fn busy_in(busy: &[(i64, i64)], from: i64, to: i64) -> (i64, (i64, i64)) {
     (total, gap)
 }
 
-/// Frames looked at, walking back from a gap's middle, for the one open there.
-const FRAME_WALK: usize = 100_000;
-
-/// The outermost host ranges of a trace (CPU ops, annotations, Python frames with no parent),
-/// sorted by start, with the longest one's duration (for searching by time).
+/// A rank's host ranges (CPU ops, annotations, Python frames) as the tree their time nesting
+/// makes, and its `ProfilerStep#N` markers (for searching by time).
 pub(super) struct HostTops {
-    /// The outermost ranges and Python frames, built on first use (only a late rank needs them).
-    ranges: std::cell::OnceCell<Ranges>,
+    /// The tree, built on first use (only a late rank needs it).
+    tree: std::cell::OnceCell<Tree>,
     steps: Vec<(i64, i64, u64)>,
 }
 
-/// A rank's outermost host ranges (and the longest one's duration) and its Python frames, by start.
-struct Ranges {
-    tops: Vec<(i64, i64, u32)>,
-    longest: i64,
-    frames: Vec<(i64, i64, u32)>,
+/// Host ranges by nesting: the roots (no enclosing range) by start, each range's children by start.
+struct Tree {
+    /// Per thread: its roots by start, and the longest one's duration.
+    roots: std::collections::HashMap<u32, (Vec<u32>, i64)>,
+    /// Children of range `i`: `children[first[i]..first[i + 1]]`.
+    first: Vec<u32>,
+    children: Vec<u32>,
+    /// Whether a range is a step marker (`ProfilerStep#N`, an engine's step annotation): never the
+    /// answer, since it covers the whole step.
+    step_marker: Vec<bool>,
+}
+
+impl Tree {
+    fn new(t: &Trace) -> Tree {
+        let o = &t.ops;
+        let n = o.len();
+        let mut count = vec![0u32; n + 1];
+        for i in 0..n {
+            if o.parent[i] != NONE {
+                count[o.parent[i] as usize] += 1;
+            }
+        }
+        let mut first = vec![0u32; n + 1];
+        for i in 0..n {
+            first[i + 1] = first[i] + count[i];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![0u32; first[n] as usize];
+        let mut roots: std::collections::HashMap<u32, (Vec<u32>, i64)> = std::collections::HashMap::new();
+        for i in 0..n {
+            match o.parent[i] {
+                NONE => {
+                    let e = roots.entry(o.thread[i]).or_default();
+                    e.0.push(i as u32);
+                    e.1 = e.1.max(o.dur[i]);
+                }
+                p => {
+                    children[fill[p as usize] as usize] = i as u32;
+                    fill[p as usize] += 1;
+                }
+            }
+        }
+        let by_start = |v: &mut [u32]| v.sort_unstable_by_key(|&i| (o.ts[i as usize], i));
+        for (list, _) in roots.values_mut() {
+            by_start(list);
+        }
+        for i in 0..n {
+            by_start(&mut children[first[i] as usize..first[i + 1] as usize]);
+        }
+        let rules = crate::analysis::phases::rules::PhaseRules::builtin();
+        let mut marker = crate::analysis::per_name::PerName::new(t.names.len());
+        let step_marker = (0..n)
+            .map(|i| {
+                let id = o.name[i];
+                *marker.get_or_insert_with(id, || {
+                    let name = t.name(id);
+                    name.starts_with("ProfilerStep#")
+                        || crate::analysis::steps::annotations::parse_step_name(rules, name).is_some_and(|s| !s.module_run)
+                })
+            })
+            .collect();
+        Tree { roots, first, children, step_marker }
+    }
+
+    /// The range of `list[start..]` (sorted by start) overlapping `[from, to)` the most, with the
+    /// overlap.
+    fn widest(t: &Trace, list: &[u32], start: usize, from: i64, to: i64) -> Option<(u32, i64)> {
+        let o = &t.ops;
+        let mut best: Option<(u32, i64)> = None;
+        for &i in &list[start..] {
+            let i_ = i as usize;
+            if o.ts[i_] >= to {
+                break;
+            }
+            let overlap = o.end(i_).min(to) - o.ts[i_].max(from);
+            if overlap > 0 && best.is_none_or(|(_, b)| overlap > b) {
+                best = Some((i, overlap));
+            }
+        }
+        best
+    }
+
+    /// The innermost range of thread `thread` (of any, when unknown) covering `[from, to)` (see
+    /// [`HostTops::covering`]). Siblings on one thread do not overlap, so their ends are sorted
+    /// too; a thread's roots are searched back by its longest one.
+    fn innermost(&self, t: &Trace, thread: Option<u32>, from: i64, to: i64) -> Option<(u32, i64)> {
+        let o = &t.ops;
+        let roots = self.roots.iter().filter(|(th, _)| thread.is_none_or(|want| **th == want));
+        let mut cur = roots
+            .filter_map(|(_, (list, longest))| {
+                let start = list.partition_point(|&i| o.ts[i as usize] < from.saturating_sub(*longest));
+                Self::widest(t, list, start, from, to)
+            })
+            .max_by_key(|&(i, overlap)| (overlap, std::cmp::Reverse(i)))?;
+        loop {
+            let i = cur.0 as usize;
+            let kids = &self.children[self.first[i] as usize..self.first[i + 1] as usize];
+            let start = kids.partition_point(|&k| o.end(k as usize) <= from);
+            let Some(kid) = Self::widest(t, kids, start, from, to) else { break };
+            if self.step_marker[i] || kid.1 * 10 >= cur.1 * 9 {
+                cur = kid;
+            } else {
+                break;
+            }
+        }
+        (!self.step_marker[cur.0 as usize]).then_some(cur)
+    }
 }
 
 impl HostTops {
@@ -151,81 +257,42 @@ impl HostTops {
             })
             .collect();
         steps.sort_unstable();
-        HostTops { ranges: std::cell::OnceCell::new(), steps }
+        HostTops { tree: std::cell::OnceCell::new(), steps }
     }
 
-    fn ranges(&self, t: &Trace) -> &Ranges {
-        self.ranges.get_or_init(|| {
-            let o = &t.ops;
-            // The outermost CPU ops and annotations (Python frames around them do not count: the
-            // outermost frame is the interpreter's own bootstrap, which covers everything).
-            let python = |i: usize| o.kind[i] == OpKind::PythonFunction;
-            let outermost_op = |i: usize| {
-                let mut p = o.parent[i];
-                for _ in 0..256 {
-                    if p == NONE {
-                        return true;
-                    }
-                    if !python(p as usize) {
-                        return false;
-                    }
-                    p = o.parent[p as usize];
-                }
-                true
-            };
-            let mut tops: Vec<(i64, i64, u32)> =
-                (0..o.len()).filter(|&i| !python(i) && outermost_op(i)).map(|i| (o.ts[i], o.end(i), o.name[i])).collect();
-            let mut frames: Vec<(i64, i64, u32)> =
-                (0..o.len()).filter(|&i| python(i)).map(|i| (o.ts[i], o.end(i), o.name[i])).collect();
-            frames.sort_unstable();
-            tops.sort_unstable();
-            let longest = tops.iter().map(|(a, b, _)| b - a).max().unwrap_or(0);
-            Ranges { tops, longest, frames }
-        })
-    }
-
-    /// What the host was doing in `[from, to)`: the outermost CPU op or annotation overlapping it
-    /// the most, unless a Python frame covers more of it (between ops: the innermost frame open at
-    /// the gap's middle, found by walking back from it past the frames that closed before).
-    fn covering(&self, t: &Trace, from: i64, to: i64) -> Option<(u32, i64)> {
-        let r = self.ranges(t);
-        let op = Self::outermost(r, from, to);
-        let mid = from + (to - from) / 2;
-        let end = r.frames.partition_point(|&(a, _, _)| a <= mid);
-        let frame = r.frames[..end]
-            .iter()
-            .rev()
-            .take(FRAME_WALK)
-            .find(|&&(_, b, _)| b > mid)
-            .map(|&(a, b, name)| (name, b.min(to) - a.max(from)));
-        match (op, frame) {
-            (Some(o), Some(f)) if f.1 > o.1 => Some(f),
-            (Some(o), _) => Some(o),
-            (None, f) => f,
-        }
-    }
-
-    /// The outermost CPU op or annotation overlapping `[from, to)` the most, with the overlap (ns).
-    fn outermost(r: &Ranges, from: i64, to: i64) -> Option<(u32, i64)> {
-        let start = r.tops.partition_point(|&(a, _, _)| a < from.saturating_sub(r.longest));
-        let mut best: Option<(u32, i64)> = None;
-        for &(a, b, name) in &r.tops[start..] {
-            if a >= to {
-                break;
-            }
-            let overlap = b.min(to) - a.max(from);
-            if overlap > 0 && best.is_none_or(|(_, o)| overlap > o) {
-                best = Some((name, overlap));
-            }
-        }
-        best
+    /// What the host thread that launches the GPU work (`thread`; any when unknown) was doing in
+    /// `[from, to)`: the innermost CPU op, annotation or Python frame that covers it, found from the range overlapping it the most by going down to a child
+    /// while one covers at least 90% as much; never a step marker (it covers the whole step: the
+    /// search goes on into its widest child). The range's name and overlap (ns).
+    fn covering(&self, t: &Trace, thread: Option<u32>, from: i64, to: i64) -> Option<(u32, i64)> {
+        let tree = self.tree.get_or_init(|| Tree::new(t));
+        tree.innermost(t, thread, from, to).map(|(i, overlap)| (t.ops.name[i as usize], overlap))
     }
 
     /// N of the `ProfilerStep#N` covering time `t`.
     pub(super) fn step_at(&self, t: i64) -> Option<u64> {
-        let k = self.steps.partition_point(|&(a, _, _)| a <= t);
-        self.steps[..k].iter().rev().find(|&&(_, b, _)| b > t).map(|&(_, _, n)| n)
+        self.step_covering(t).map(|s| s.2)
     }
+
+    /// Start of the `ProfilerStep#N` covering time `t`.
+    pub(super) fn step_start_at(&self, t: i64) -> Option<i64> {
+        self.step_covering(t).map(|s| s.0)
+    }
+
+    fn step_covering(&self, t: i64) -> Option<(i64, i64, u64)> {
+        let k = self.steps.partition_point(|&(a, _, _)| a <= t);
+        self.steps[..k].iter().rev().find(|&&(_, b, _)| b > t).copied()
+    }
+}
+
+/// The host thread that launched GPU row `row` (its runtime call's, else its op's).
+fn launching_thread(t: &Trace, row: usize) -> Option<u32> {
+    let l = t.gpu.launch[row];
+    if l != NONE {
+        return Some(t.launches.thread[l as usize]);
+    }
+    let o = t.gpu.cpu_op[row];
+    (o != NONE).then(|| t.ops.thread[o as usize])
 }
 
 /// When a rank's host asked for GPU row `row`: its launch (or op) time, else the kernel's own start.
@@ -259,9 +326,12 @@ impl Finder<'_> {
         for (ci, c) in self.collectives.iter().enumerate() {
             let arrivals: Vec<i64> = c.sides.iter().map(|s| s.start_ns).collect();
             let (median_arrival, middle) = median_of(&arrivals);
+            // Before the first collective, every rank's window opens when the first rank began the
+            // step (the earliest start of the pass, or step marker, each rank is in).
+            let step_start = if ci == 0 { self.step_start(c, hosts).unwrap_or(traced_from) } else { traced_from };
             let windows: Vec<(i64, i64)> = (0..n)
                 .map(|r| {
-                    let from = if ci == 0 { traced_from } else { self.collectives[ci - 1].sides[r].end_ns };
+                    let from = if ci == 0 { step_start } else { self.collectives[ci - 1].sides[r].end_ns };
                     (from.min(arrivals[r]), arrivals[r])
                 })
                 .collect();
@@ -282,6 +352,20 @@ impl Finder<'_> {
             }
         }
         out
+    }
+
+    /// The earliest start, over the ranks, of the step each is in at collective `c` (its pass's
+    /// first kernel, else the `ProfilerStep#N` around its launch), aligned.
+    fn step_start(&self, c: &Collective, hosts: &[HostTops]) -> Option<i64> {
+        (0..self.ranks.len())
+            .filter_map(|r| {
+                let a = &self.ranks[r].trace.analysis;
+                let s = &c.sides[r];
+                let pass = a.phases.passes.get(s.pass as usize).map(|p| p.start_ns);
+                let own = pass.or_else(|| hosts[r].step_start_at(host_time(&a.trace, s.row)))?;
+                Some(own + self.ranks[r].clock_offset_ns)
+            })
+            .min()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -305,8 +389,9 @@ impl Finder<'_> {
             LateSide::Mixed
         };
         let t = &self.ranks[r].trace.analysis.trace;
+        let thread = launching_thread(t, c.sides[r].row);
         let host_op = (gap.1 > gap.0)
-            .then(|| host.covering(t, gap.0, gap.1))
+            .then(|| host.covering(t, thread, gap.0, gap.1))
             .flatten()
             .map(|(name, covers)| (crate::support::text::ellipsis(t.name(name), 120), covers));
         let s = &c.sides[r];
@@ -316,6 +401,7 @@ impl Finder<'_> {
             late_ns: late,
             busy_excess_ns: busy_excess,
             idle_excess_ns: idle_excess,
+            remainder_ns: late - busy_excess - idle_excess,
             side,
             host_op,
             phase: s.phase,
