@@ -181,3 +181,41 @@ fn lateness_at_the_first_collective_adds_up() {
         }
     }
 }
+
+/// Each collective's cost class (issue 45): delays injected before every 30th collective make
+/// those waiting-dominated (`skew`; `mixed` only where the transfer itself is long beside the
+/// delay), and every other collective, which nobody waits for beyond the run's jitter, `transfer`.
+/// The roll-up and the sentence name rank 2 as the one waited for.
+#[test]
+fn delayed_collectives_are_skew_and_the_others_transfer() {
+    use traceprism::analysis::ranks::CostClass;
+    for source in SOURCES {
+        let spec = RunSpec { ranks: 4, straggler: 2, every: 30, delay_us: DELAY_US, ..RunSpec::default() };
+        let made = make_run(&plain_fixture(source), &spec).expect("the generator runs");
+        let run = run_of(&made.traces);
+        let delayed: std::collections::HashSet<(String, usize)> =
+            made.truth.delays.iter().map(|d| (d.name.clone(), d.occurrence)).collect();
+        assert!(run.jitter_ns < 5_000, "{source}: the run's jitter is {} ns", run.jitter_ns);
+        let mut seen = 0;
+        for c in &run.collectives {
+            let class = run.cost_class(c);
+            if delayed.contains(&(c.name.clone(), c.occurrence)) {
+                seen += 1;
+                let n = c.sides.len() as i64;
+                let want =
+                    if (n - 1) * (DELAY_US * 1e3) as i64 >= 2 * n * c.transfer_ns() { CostClass::Skew } else { CostClass::Mixed };
+                assert_eq!(class, want, "{source}: delayed collective {} (transfer {} ns)", c.index, c.transfer_ns());
+            } else {
+                assert_eq!(class, CostClass::Transfer, "{source}: collective {} nobody was delayed for", c.index);
+            }
+        }
+        assert_eq!(seen, delayed.len(), "{source}: every delay found");
+        let rollup = run.class_rollup();
+        let all: Vec<_> = rollup.iter().filter(|g| g.layer.is_none()).collect();
+        assert_eq!(all.iter().map(|g| g.collectives).sum::<usize>(), run.collectives.len());
+        assert_eq!(all.iter().map(|g| g.classes[1] + g.classes[2]).sum::<usize>(), delayed.len());
+        let sentence = run.cost_finding().expect("a sentence");
+        assert!(sentence.contains("% of it for rank 2"), "{source}: {sentence}");
+        eprintln!("{source}: {sentence}");
+    }
+}

@@ -77,7 +77,7 @@ pub fn run(a: &Args) -> Result<()> {
         },
         if run.aligned { ", clocks aligned on the collectives" } else { ", clocks as recorded (--no-align)" },
     );
-    for name in ["ranks", "straggler_summary", "straggler_cause"] {
+    for name in ["ranks", "straggler_summary", "straggler_cause", "collective_classes"] {
         if let Some(t) = tables.iter().find(|t| t.name == name) {
             text.push_str(&format!("{name}\n{}\n", render_table(t, 40, 20)));
         }
@@ -85,6 +85,9 @@ pub fn run(a: &Args) -> Result<()> {
     match run.finding() {
         Some(f) => text.push_str(&format!("finding: {f}\n")),
         None => text.push_str("finding: no rank arrives last by more than 1 µs at any collective\n"),
+    }
+    if let Some(f) = run.cost_finding() {
+        text.push_str(&format!("collectives: {f} (see collective_classes)\n"));
     }
     super::out(&text);
     Ok(())

@@ -118,6 +118,7 @@ pub fn run_json(loaded: &LoadedRun, tables: &[crate::table::Table]) -> serde_jso
         "ranks_left_out": loaded.left_out.len(),
         "aligned": run.aligned,
         "finding": run.finding(),
+        "cost_finding": run.cost_finding(),
         "warnings": run.warnings,
         "tables": tables,
     })

@@ -17,6 +17,7 @@ pub fn run_tables(run: &Run) -> Vec<Table> {
         rank_categories(run),
         rank_phases(run),
         collectives(run),
+        collective_classes(run),
         lateness(run),
         straggler_summary(run),
         wait_by_layer(run),
@@ -170,6 +171,9 @@ pub fn collectives(run: &Run) -> Table {
         "first_rank:int",
         "algbw_GBps:float",
         "busbw_GBps:float",
+        "link_peak_GBps:float",
+        "wait_pct:float",
+        "cost_class",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -177,8 +181,10 @@ pub fn collectives(run: &Run) -> Table {
     columns.extend(run.ranks.iter().map(|r| format!("wait_us_rank{}:us", r.rank)));
     let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut t = Table::new("collectives", &column_refs);
+    let link = run.link_peak_gbps();
     for c in &run.collectives {
         let first = &c.sides[0];
+        let cost = crate::analysis::ranks::cost::transfer_cost_ns(c) + c.skew_ns();
         let mut row = vec![
             Cell::from(c.index),
             Cell::from(c.kind.as_str()),
@@ -200,8 +206,57 @@ pub fn collectives(run: &Run) -> Table {
             Cell::from(run.ranks[c.first()].rank),
             Cell::from(c.algbw_gbps()),
             Cell::from(c.busbw_gbps()),
+            Cell::from(link.filter(|_| c.bytes.is_some())),
+            Cell::Float(percent(c.skew_ns(), cost)),
+            Cell::from(run.cost_class(c).as_str()),
         ];
         row.extend(c.sides.iter().map(|s| Cell::Micros(s.wait_ns)));
+        t.push(row);
+    }
+    t
+}
+
+/// `collective_classes`: the collectives' cost by phase and kind (`layer` empty: all of them) and
+/// by phase, kind and layer: their zero-skew cost (n × transfer), their waits, waiting's share and
+/// the class of the sum (see [`crate::analysis::ranks::cost`]), how many of each class, and the
+/// rank most of the wait was for.
+pub fn collective_classes(run: &Run) -> Table {
+    let mut t = Table::new(
+        "collective_classes",
+        &[
+            "phase",
+            "kind",
+            "layer:int",
+            "collectives:int",
+            "transfer_cost_us:us",
+            "wait_us:us",
+            "wait_pct:float",
+            "class",
+            "transfer:int",
+            "skew:int",
+            "mixed:int",
+            "inconclusive:int",
+            "waited_for_rank:int",
+            "waited_for_pct:float",
+            "jitter_us:us",
+        ],
+    );
+    for g in run.class_rollup() {
+        let waited = g.waited_for();
+        let mut row = vec![
+            Cell::from(g.phase.as_str()),
+            Cell::from(g.kind.as_str()),
+            Cell::from(g.layer),
+            Cell::from(g.collectives),
+            Cell::Micros(g.transfer_ns),
+            Cell::Micros(g.wait_ns),
+            Cell::Float(g.wait_pct()),
+            Cell::from(g.class().as_str()),
+        ];
+        row.extend(g.classes.iter().map(|&n| Cell::from(n)));
+        row.push(waited.map_or(Cell::Empty, |(r, _)| Cell::from(run.ranks[r].rank)));
+        row.push(waited.map_or(Cell::Empty, |(_, pct)| Cell::Float(pct)));
+        row.push(Cell::Micros(run.jitter_ns));
         t.push(row);
     }
     t

@@ -51,6 +51,8 @@ struct RunSummary {
     missing: usize,
     aligned: bool,
     finding: Option<String>,
+    /// Where the collectives' time went (see `Run::cost_finding`).
+    cost_finding: Option<String>,
     warnings: Vec<String>,
     tables: Vec<String>,
 }
@@ -110,6 +112,7 @@ impl RankRun {
             missing: run.missing_collectives(),
             aligned: run.aligned,
             finding: run.finding(),
+            cost_finding: run.cost_finding(),
             warnings: run.warnings.clone(),
             tables: tables.iter().map(|t| t.name.clone()).collect(),
         };

@@ -12,11 +12,13 @@
 //! wait at a collective is the latest start minus its own start.
 
 mod collectives;
+pub mod cost;
 mod identify;
 pub mod lateness;
 pub mod sequence;
 
 pub use collectives::{message_bytes, Kind};
+pub use cost::CostClass;
 pub use identify::{rank_from_file_name, rank_group_key, trace_rank};
 pub use lateness::{LateSide, Lateness, LATE_FLOOR_NS};
 
@@ -186,6 +188,55 @@ pub struct Missing {
     pub while_all_traced: bool,
 }
 
+/// The collectives of one phase and kind (and layer, unless `layer` is None): their cost and
+/// classes.
+#[derive(Debug, Clone)]
+pub struct ClassRollup {
+    /// Phase on the first rank (`none` outside passes).
+    pub phase: String,
+    /// Collective kind.
+    pub kind: Kind,
+    /// Layer on the first rank; None: every collective of the phase and kind.
+    pub layer: Option<u32>,
+    /// How many.
+    pub collectives: usize,
+    /// Their zero-skew cost (n × transfer), summed, ns.
+    pub transfer_ns: i64,
+    /// Their waits, summed over ranks and collectives, ns.
+    pub wait_ns: i64,
+    /// Collectives per class, in [`CostClass::ALL`] order.
+    pub classes: [usize; 4],
+    /// Wait caused by each rank (the skew of the collectives it arrived last at), in rank order.
+    pub wait_by_rank: Vec<i64>,
+}
+
+impl ClassRollup {
+    /// Waiting's share of the cost, %.
+    pub fn wait_pct(&self) -> f64 {
+        let cost = self.transfer_ns + self.wait_ns;
+        if cost <= 0 {
+            0.0
+        } else {
+            100.0 * self.wait_ns as f64 / cost as f64
+        }
+    }
+
+    /// The class of the summed cost.
+    pub fn class(&self) -> CostClass {
+        if self.classes[3] == self.collectives {
+            CostClass::Inconclusive
+        } else {
+            CostClass::of_cost(self.transfer_ns, self.wait_ns)
+        }
+    }
+
+    /// The rank most of the wait was for (position in the run) and its share of it, %.
+    pub fn waited_for(&self) -> Option<(usize, f64)> {
+        let (rank, &ns) = self.wait_by_rank.iter().enumerate().max_by_key(|(r, ns)| (**ns, std::cmp::Reverse(*r)))?;
+        (ns > 0 && self.wait_ns > 0).then(|| (rank, 100.0 * ns as f64 / self.wait_ns as f64))
+    }
+}
+
 /// Compute one rank ran between the previous collective and this one, by category, beyond the
 /// median rank: the excess of a late rank.
 #[derive(Debug, Clone)]
@@ -216,6 +267,8 @@ pub struct Run {
     pub aligned: bool,
     /// Late arrivals (see [`lateness`]), computed once.
     late: Vec<Lateness>,
+    /// The run's own jitter (see [`cost::jitter_ns`]), ns.
+    pub jitter_ns: i64,
 }
 
 fn min_max(values: impl Iterator<Item = i64>) -> (i64, i64) {
@@ -593,7 +646,8 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         })
         .collect::<Vec<Rank>>();
     let late = lateness::lateness(&ranks, &collectives, &hosts);
-    Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align, late })
+    let jitter_ns = cost::jitter_ns(&collectives, Run::lateness_ns);
+    Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align, late, jitter_ns })
 }
 
 /// A residual of the clock offset above this (ns) is named in a warning.
@@ -604,6 +658,72 @@ pub const RESIDUAL_WARN_NS: i64 = 100_000;
 pub const LATE_NS: i64 = 1_000;
 
 impl Run {
+    /// What collective `c`'s time went to (see [`cost`]).
+    pub fn cost_class(&self, c: &Collective) -> CostClass {
+        cost::class(c, self.jitter_ns)
+    }
+
+    /// The one-way link bandwidth of the first rank's GPU (`devices.toml`'s `link`), GB/s.
+    pub fn link_peak_gbps(&self) -> Option<f64> {
+        let a = &self.ranks.first()?.trace.analysis;
+        let peaks = crate::analysis::roofline::devices::select(&a.trace.meta.devices, a.options.device.as_deref())?;
+        (peaks.link > 0.0).then_some(peaks.link)
+    }
+
+    /// The collectives' cost rolled up by phase and kind (`layer` None) and by phase, kind and
+    /// layer: see [`ClassRollup`]. Phases, kinds and layers are the first rank's.
+    pub fn class_rollup(&self) -> Vec<ClassRollup> {
+        type Key = (String, Kind, Option<u32>);
+        let mut by: BTreeMap<Key, ClassRollup> = BTreeMap::new();
+        for c in &self.collectives {
+            let s = &c.sides[0];
+            let phase = s.phase.map_or("none", |p| p.as_str()).to_string();
+            let layer = (s.layer != NONE).then_some(s.layer);
+            let class = self.cost_class(c);
+            let mut keys = vec![(phase.clone(), c.kind, None)];
+            if layer.is_some() {
+                keys.push((phase, c.kind, layer));
+            }
+            for key in keys {
+                let e = by.entry(key.clone()).or_insert_with(|| ClassRollup {
+                    phase: key.0,
+                    kind: key.1,
+                    layer: key.2,
+                    collectives: 0,
+                    transfer_ns: 0,
+                    wait_ns: 0,
+                    classes: [0; 4],
+                    wait_by_rank: vec![0; self.ranks.len()],
+                });
+                e.collectives += 1;
+                e.transfer_ns += cost::transfer_cost_ns(c);
+                e.wait_ns += c.skew_ns();
+                e.classes[CostClass::ALL.iter().position(|k| *k == class).unwrap_or(0)] += 1;
+                e.wait_by_rank[c.last()] += c.skew_ns();
+            }
+        }
+        by.into_values().collect()
+    }
+
+    /// One sentence on where the collectives' time went: the phase and kind that waited the most,
+    /// its share of waiting and the rank it waited for.
+    pub fn cost_finding(&self) -> Option<String> {
+        let groups = self.class_rollup();
+        let g = groups.iter().filter(|g| g.layer.is_none()).max_by_key(|g| g.wait_ns)?;
+        let phase = if g.phase == "none" { String::new() } else { format!("{} ", g.phase) };
+        let mut s = format!(
+            "{phase}{} collectives ({}): {:.0}% of their time is waiting ({})",
+            g.kind.as_str(),
+            g.collectives,
+            g.wait_pct(),
+            g.class().as_str()
+        );
+        if let Some((rank, pct)) = g.waited_for() {
+            s.push_str(&format!(", {pct:.0}% of it for rank {}", self.ranks[rank].rank));
+        }
+        Some(s)
+    }
+
     /// Collectives some ranks lack (found by sequence matching).
     pub fn missing_collectives(&self) -> usize {
         self.unmatched.iter().filter(|u| u.missing.is_some()).count()

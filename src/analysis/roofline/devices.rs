@@ -30,6 +30,10 @@ pub struct Peaks {
     pub fp32: f64,
     /// HBM bandwidth, TB/s.
     pub hbm: f64,
+    /// GPU-to-GPU link bandwidth one way per GPU (NVLink, Infinity Fabric), GB/s: the roof of a
+    /// collective's bus bandwidth (0 = unknown).
+    #[serde(default)]
+    pub link: f64,
 }
 
 impl Peaks {
@@ -100,6 +104,7 @@ fn custom(spec: &str) -> Option<Peaks> {
         fp8: 0.0,
         fp32: 0.0,
         hbm: 0.0,
+        link: 0.0,
     };
     for part in spec.split(',') {
         let (k, v) = part.split_once('=')?;
@@ -109,6 +114,7 @@ fn custom(spec: &str) -> Option<Peaks> {
             "fp8" => p.fp8 = v,
             "fp32" => p.fp32 = v,
             "hbm" => p.hbm = v,
+            "link" => p.link = v,
             _ => return None,
         }
     }
@@ -128,6 +134,10 @@ mod tests {
         assert!(table().len() >= 10);
         assert_eq!(select(&[dev("NVIDIA H100 80GB HBM3", 132, 9, 0)], None).unwrap().key, "H100-SXM");
         assert_eq!(select(&[dev("NVIDIA H800", 132, 9, 0)], None).unwrap().key, "H800");
+        // One-way link bandwidth per GPU, the roof of a collective's bus bandwidth.
+        assert_eq!(select(&[dev("NVIDIA H100 80GB HBM3", 132, 9, 0)], None).unwrap().link, 450.0);
+        assert_eq!(select(&[dev("AMD Instinct MI300X", 304, 9, 4)], None).unwrap().link, 448.0);
+        assert_eq!(select(&[dev("NVIDIA H100 PCIe", 114, 9, 0)], None).unwrap().link, 0.0, "unknown: no NVLink bridge said");
         assert_eq!(select(&[dev("NVIDIA B300 SXM6 AC", 148, 10, 3)], None).unwrap().key, "B300");
         assert_eq!(select(&[dev("AMD Instinct MI300X", 304, 9, 4)], None).unwrap().key, "MI300X");
         assert_eq!(select(&[dev("NVIDIA A100-SXM4-80GB", 108, 8, 0)], None).unwrap().key, "A100-80GB");
