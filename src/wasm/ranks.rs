@@ -30,6 +30,8 @@ struct Lanes {
     end_us: Vec<f64>,
     wait_us: Vec<f64>,
     kind: Vec<&'static str>,
+    /// Per collective: its cost class (`transfer`, `skew`, `mixed`, `inconclusive`).
+    class: Vec<&'static str>,
     phase: Vec<Option<&'static str>>,
     layer: Vec<i64>,
     /// Late arrivals (the `lateness` rows): the rank's position, its arrival (µs, relative), the
@@ -141,7 +143,7 @@ impl RankRun {
     }
 
     /// Aligned collective times per rank (`{ranks, origin_us, start_us, end_us, wait_us, kind,
-    /// phase, layer}`, collective-major), for the page's lanes.
+    /// class, phase, layer}`, collective-major), for the page's lanes.
     pub fn lanes(&self) -> Result<JsValue, JsValue> {
         let run = &self.analysed()?.0;
         let origin = run.collectives.iter().flat_map(|c| c.sides.iter().map(|s| s.start_ns)).min().unwrap_or(0);
@@ -153,6 +155,7 @@ impl RankRun {
             end_us: Vec::new(),
             wait_us: Vec::new(),
             kind: Vec::new(),
+            class: Vec::new(),
             phase: Vec::new(),
             layer: Vec::new(),
             late_rank: Vec::new(),
@@ -170,6 +173,7 @@ impl RankRun {
         }
         for c in &run.collectives {
             lanes.kind.push(c.kind.as_str());
+            lanes.class.push(run.cost_class(c).as_str());
             let first = &c.sides[0];
             lanes.phase.push(first.phase.map(|p| p.as_str()));
             lanes.layer.push(if first.layer == crate::model::NONE { -1 } else { first.layer as i64 });

@@ -44,8 +44,28 @@ test('a run of three ranks: the straggler, the tables and the exports equal `tra
   assert.equal(finding, json.finding);
   assert.ok(finding.startsWith(`rank ${truth.straggler} arrives last at ${truth.delays.length} of`), finding);
 
+  // Where the collectives' time went: the CLI's sentence, a bar per phase and kind, and the class
+  // lane coloured by class — waiting (skew, or mixed beside a long transfer) where the delays are,
+  // transfer elsewhere.
+  assert.equal(await page.textContent('[data-testid="run-cost-finding"]'), `Collectives: ${json.cost_finding}.`);
+  assert.ok(json.cost_finding.includes('for rank 1'), json.cost_finding);
+  assert.ok(await page.$('[data-testid="class-bars"]'), 'the class bars');
+  assert.ok(await page.$('[data-testid="class-legend"]'), 'the class legend');
+  const classLane = await page.$eval('[data-testid="rank-lanes"]', (c) => {
+    const canvas = /** @type {HTMLCanvasElement} */ (c);
+    const d = canvas.getContext('2d').getImageData(0, 11, canvas.width, 1).data;
+    const count = { waiting: 0, transfer: 0 };
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] === 0xd2 && d[i + 1] === 0x46 && d[i + 2] === 0x2f) count.waiting++;
+      if (d[i] === 0xf2 && d[i + 1] === 0xa9 && d[i + 2] === 0x3b) count.waiting++;
+      if (d[i] === 0x4f && d[i + 1] === 0x7f && d[i + 2] === 0xb8) count.transfer++;
+    }
+    return count;
+  });
+  assert.ok(classLane.waiting > 0 && classLane.transfer > 0, JSON.stringify(classLane));
+
   // Tables equal the CLI's CSVs (the first page of each; `ranks` names files differently).
-  for (const name of ['straggler_summary', 'lateness', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases']) {
+  for (const name of ['straggler_summary', 'lateness', 'collective_classes', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases']) {
     assertSameAsCli(await displayed(page, name), want.get(name), name);
   }
 
@@ -79,4 +99,40 @@ test('a run of three ranks: the straggler, the tables and the exports equal `tra
 
   assert.deepEqual(leaks, [], 'no request left the page');
   assert.deepEqual(problems, []);
+});
+
+test('a rank that lacks a collective: the page names it, as the CLI does, under a banner', async () => {
+  // Rank 2 loses its 20th collective kernel (a kernel the profiler dropped).
+  const dir = path.join(tmp, 'lacking');
+  fs.mkdirSync(dir, { recursive: true });
+  const files = rankFiles().map((f, r) => {
+    const doc = JSON.parse(fs.readFileSync(f, 'utf8'));
+    if (r === 2) {
+      const collectives = doc.traceEvents
+        .map((e, i) => ({ e, i }))
+        .filter(({ e }) => e.cat === 'kernel' && /AllReduce|cross_device_reduce/.test(e.name))
+        .sort((a, b) => a.e.ts - b.e.ts);
+      doc.traceEvents.splice(collectives[19].i, 1);
+    }
+    const out = path.join(dir, `rank${r}.json`);
+    fs.writeFileSync(out, JSON.stringify(doc));
+    return out;
+  });
+  const json = JSON.parse(cli('ranks', ...files, '--json').toString('utf8'));
+  assert.equal(json.collectives_missing_on_some_ranks, 1);
+  const named = json.warnings.filter((w) => w.startsWith('rank 2 lacks collective #19'));
+  assert.equal(named.length, 1, JSON.stringify(json.warnings));
+
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url, { waitUntil: 'networkidle' });
+  await page.setInputFiles('#run-files-input', files);
+  await page.waitForSelector('[data-view="ranks"][data-rendered] table[data-table="unmatched_collectives"]', { timeout: 300_000 });
+  assert.match(await page.textContent('[data-testid="run-divergence"]'), /1 collectives ran on some ranks only/);
+  const warnings = await page.$$eval('.warning', (ws) => ws.map((w) => w.textContent));
+  assert.ok(warnings.includes(named[0]), JSON.stringify(warnings));
+  assert.ok((await page.textContent('[data-testid="run-head"]')).includes('1 lacked by some rank'));
+  assert.equal(await page.textContent('[data-testid="run-finding"]'), json.finding);
+  assert.ok(json.finding.startsWith('rank 1 arrives last'), json.finding);
+  assert.deepEqual(problems, []);
+  await page.close();
 });

@@ -215,7 +215,10 @@ export function createLoading(page) {
       store.run.summary = await session.call('runAnalyse', { align: store.run.align });
       timing.memory = await session.call('memory');
     } catch (err) {
-      if (store.current(stamp) && err.message !== 'cancelled') showError(`Could not analyse the run: ${err.message}`);
+      if (store.current(stamp) && err.message !== 'cancelled') {
+        showError(`Could not analyse the run: ${err.message}`);
+        store.run.failed.push(`Could not analyse the run: ${err.message}`);
+      }
     }
     run.loading = null;
     // Something else was loaded meanwhile: this run is no longer the one shown.

@@ -11,11 +11,13 @@
 //! - `skew`: the waits are at least ⅔ of the cost;
 //! - `mixed`: between.
 //!
-//! The run's jitter is measured from the run: the 90th percentile of the arrival spread (latest
-//! start − earliest start) at the collectives nobody was late for (no rank [`LATE_FLOOR_NS`] after
-//! the median one); with none, the floor itself.
+//! The run's jitter is measured from the run: how much a rank's arrival, relative to the median
+//! arrival, changes from one collective to the next (the 75th percentile over ranks and
+//! consecutive collectives, at least [`MIN_JITTER_NS`]). A rank late at every collective by the
+//! same amount changes nothing from one to the next, so its lateness is skew, not jitter; a rank
+//! delayed at some collectives changes few consecutive pairs.
 
-use super::{Collective, LATE_FLOOR_NS};
+use super::Collective;
 
 /// A collective's cost class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,16 +73,35 @@ pub fn class(c: &Collective, jitter_ns: i64) -> CostClass {
     CostClass::of_cost(transfer_cost_ns(c), c.skew_ns())
 }
 
-/// The run's jitter, ns (see the module's text). `late_ns(c)` is how much later than the median
-/// the last rank arrived at `c`.
-pub fn jitter_ns(collectives: &[Collective], late_ns: impl Fn(&Collective) -> i64) -> i64 {
-    let mut spreads: Vec<i64> = collectives.iter().filter(|c| late_ns(c) < LATE_FLOOR_NS).map(|c| c.start_skew_ns()).collect();
-    if spreads.is_empty() {
-        return LATE_FLOOR_NS;
+/// The run's jitter, ns (see the module's text): the 75th percentile, over ranks and consecutive
+/// collectives, of how much a rank's arrival relative to the median arrival changes from one
+/// collective to the next; at least [`MIN_JITTER_NS`].
+pub fn jitter_ns(collectives: &[Collective]) -> i64 {
+    let relative = |c: &Collective| -> Vec<i64> {
+        let mut starts: Vec<i64> = c.sides.iter().map(|s| s.start_ns).collect();
+        starts.sort_unstable();
+        let median = starts[starts.len() / 2];
+        c.sides.iter().map(|s| s.start_ns - median).collect()
+    };
+    let mut changes: Vec<i64> = Vec::new();
+    let mut previous: Option<Vec<i64>> = None;
+    for c in collectives.iter().filter(|c| !c.sides.is_empty()) {
+        let now = relative(c);
+        if let Some(p) = previous.as_ref().filter(|p| p.len() == now.len()) {
+            changes.extend(p.iter().zip(&now).map(|(a, b)| (b - a).abs()));
+        }
+        previous = Some(now);
     }
-    spreads.sort_unstable();
-    spreads[(spreads.len() * 9 / 10).min(spreads.len() - 1)]
+    if changes.is_empty() {
+        return MIN_JITTER_NS;
+    }
+    changes.sort_unstable();
+    changes[(changes.len() * 3 / 4).min(changes.len() - 1)].max(MIN_JITTER_NS)
 }
+
+/// The jitter is never taken below this (ns): kernel launches and clock alignment vary by about a
+/// microsecond.
+pub const MIN_JITTER_NS: i64 = 1_000;
 
 #[cfg(test)]
 mod tests {

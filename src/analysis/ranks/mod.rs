@@ -646,7 +646,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         })
         .collect::<Vec<Rank>>();
     let late = lateness::lateness(&ranks, &collectives, &hosts);
-    let jitter_ns = cost::jitter_ns(&collectives, Run::lateness_ns);
+    let jitter_ns = cost::jitter_ns(&collectives);
     Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align, late, jitter_ns })
 }
 

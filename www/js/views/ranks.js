@@ -9,7 +9,10 @@ import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
 
 /** Tables shown, in order (the straggler summary first). */
-const ORDER = ['straggler_summary', 'lateness', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
+const ORDER = ['straggler_summary', 'lateness', 'collective_classes', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
+
+/** Colour of each cost class (see `collective_classes`). */
+export const CLASS_COLOURS = { transfer: '#4f7fb8', skew: '#d2462f', mixed: '#f2a93b', inconclusive: '#c8c8c8' };
 
 /**
  * The inputs that open a run: several files, or a folder.
@@ -41,22 +44,34 @@ function openControls(ctx) {
  * to its end, its colour the rank's wait there (grey: none; red: the longest wait of the run).
  * Before a late arrival, the part of its lateness the rank's GPU sat idle waiting for its host is
  * drawn apart (amber, below the lane's middle) from extra GPU work (violet, above).
- * @param {{ranks: number[], start_us: number[], end_us: number[], wait_us: number[], late_rank?: number[],
+ * @param {{ranks: number[], start_us: number[], end_us: number[], wait_us: number[], class?: string[], late_rank?: number[],
  *   late_arrival_us?: number[], late_idle_us?: number[], late_busy_us?: number[]}} lanes
  */
 function laneCanvas(lanes) {
   const n = lanes.ranks.length;
   const count = n ? lanes.start_us.length / n : 0;
-  const labelW = 70, laneH = 22, width = 1100;
-  const canvas = el('canvas', { width, height: n * laneH + 24, attrs: { 'data-testid': 'rank-lanes' } });
+  const labelW = 70, laneH = 22, width = 1100, top = laneH;
+  const canvas = el('canvas', { width, height: top + n * laneH + 24, attrs: { 'data-testid': 'rank-lanes' } });
   const g = canvas.getContext('2d');
   if (!g || !count) return canvas;
   const end = Math.max(...lanes.end_us);
   const maxWait = Math.max(1e-9, ...lanes.wait_us);
   const x = (us) => labelW + ((width - labelW - 10) * us) / Math.max(end, 1e-9);
   g.font = '12px system-ui, sans-serif';
+  // The top lane: each collective from its earliest start to its latest end, on whole pixels,
+  // coloured by class; waiting drawn last, so a pixel holding several collectives shows it.
+  g.fillStyle = '#222';
+  g.fillText('class', 6, 15);
+  const order = ['inconclusive', 'transfer', 'mixed', 'skew'];
+  const byClass = [...Array(count).keys()].sort((a, b) => order.indexOf(lanes.class?.[a] ?? '') - order.indexOf(lanes.class?.[b] ?? ''));
+  for (const c of byClass) {
+    const starts = lanes.start_us.slice(c * n, c * n + n), ends = lanes.end_us.slice(c * n, c * n + n);
+    g.fillStyle = CLASS_COLOURS[/** @type {keyof typeof CLASS_COLOURS} */ (lanes.class?.[c] ?? 'inconclusive')] ?? '#c8c8c8';
+    const x0 = Math.floor(x(Math.min(...starts)));
+    g.fillRect(x0, 3, Math.max(1, Math.ceil(x(Math.max(...ends))) - x0), laneH - 6);
+  }
   for (let r = 0; r < n; r++) {
-    const y = r * laneH;
+    const y = top + r * laneH;
     g.fillStyle = r % 2 ? '#f6f6f6' : '#ffffff';
     g.fillRect(labelW, y, width - labelW, laneH);
     g.fillStyle = '#222';
@@ -71,7 +86,7 @@ function laneCanvas(lanes) {
   }
   const late = lanes.late_rank || [];
   for (let i = 0; i < late.length; i++) {
-    const y = late[i] * laneH;
+    const y = top + late[i] * laneH;
     const at = lanes.late_arrival_us?.[i] ?? 0;
     const idle = lanes.late_idle_us?.[i] ?? 0, busy = lanes.late_busy_us?.[i] ?? 0;
     const half = (laneH - 6) / 2;
@@ -81,10 +96,36 @@ function laneCanvas(lanes) {
     if (busy > 0) g.fillRect(x(at - busy), y + 3, Math.max(2, x(at) - x(at - busy)), half);
   }
   g.fillStyle = '#555';
-  g.fillText('0', labelW, n * laneH + 16);
+  g.fillText('0', labelW, top + n * laneH + 16);
   const last = formatUs(end);
-  g.fillText(last, width - 10 - g.measureText(last).width, n * laneH + 16);
+  g.fillText(last, width - 10 - g.measureText(last).width, top + n * laneH + 16);
   return canvas;
+}
+
+/**
+ * Where the collectives' time went, per phase and kind (`collective_classes` rows of all layers):
+ * a bar each, the zero-skew transfer cost beside the waiting, with the class and the rank waited
+ * for in its label.
+ * @param {{columns: string[], rows: any[][]}} t
+ */
+function classBars(t) {
+  const c = (name) => t.columns.indexOf(name);
+  const [ip, ik, il, it, iw, ic, ir, ipct] = [c('phase'), c('kind'), c('layer'), c('transfer_cost_us'), c('wait_us'), c('class'), c('waited_for_rank'), c('wait_pct')];
+  const stacks = t.rows
+    .filter((r) => r[il] === null || r[il] === undefined || r[il] === '')
+    .map((r) => ({
+      label: `${r[ip]} ${r[ik]}: ${r[ic]}, ${Number(r[ipct]).toFixed(0)}% waiting${r[ir] === null || r[ir] === undefined || r[ir] === '' ? '' : ` (for rank ${r[ir]})`}`,
+      parts: [{ label: 'transfer', value: r[it] || 0 }, { label: 'waiting', value: r[iw] || 0 }],
+    }));
+  const bars = stackedBars(stacks);
+  bars.dataset.testid = 'class-bars';
+  return bars;
+}
+
+/** The colour key of the class lane. */
+function classLegend() {
+  return el('div', { class: 'legend', attrs: { 'data-testid': 'class-legend' } },
+    Object.entries(CLASS_COLOURS).map(([name, colour]) => el('span', {}, el('span', { class: 'swatch', style: `background:${colour}` }), name)));
 }
 
 /**
@@ -144,18 +185,24 @@ export async function ranks(ctx, root) {
   for (const failure of run.failed || []) root.append(el('div', { class: 'warning', attrs: { 'data-testid': 'run-failed' }, text: failure }));
   const s = run.summary;
   if (!s) return;
-  root.append(el('p', { attrs: { 'data-testid': 'run-head' }, text: `${s.ranks.length} ranks · ${s.collectives} collectives matched on every rank · ${s.unmatched} collective names unmatched · ${s.aligned ? 'clocks aligned on the collectives' : 'clocks as recorded'}` }));
+  root.append(el('p', { attrs: { 'data-testid': 'run-head' }, text: `${s.ranks.length} ranks · ${s.collectives} collectives matched on every rank · ${s.missing ? `${s.missing} lacked by some rank · ` : ''}${s.unmatched} collective names unmatched · ${s.aligned ? 'clocks aligned on the collectives' : 'clocks as recorded'}` }));
+  if (s.missing) {
+    root.append(el('div', { class: 'warning', attrs: { 'data-testid': 'run-divergence' }, text: `The ranks' collective sequences differ: ${s.missing} collectives ran on some ranks only. Each is named below and in unmatched_collectives, and left out; the collectives after it are paired with their right partners.` }));
+  }
   for (const w of s.warnings) root.append(el('div', { class: 'warning', text: w }));
   root.append(el('p', { class: 'finding', attrs: { 'data-testid': 'run-finding' }, text: s.finding || 'No rank arrives last by more than 1 µs at any collective.' }));
+  if (s.cost_finding) root.append(el('p', { class: 'finding', attrs: { 'data-testid': 'run-cost-finding' }, text: `Collectives: ${s.cost_finding}.` }));
   root.append(el('div', { class: 'compare-options' },
     el('button', { type: 'button', id: 'run-export-all', text: 'Export run tables (.zip)', on: { click: () => ctx.exportRunZip() } }),
     el('button', { type: 'button', id: 'run-xlsx', text: 'Download .xlsx', on: { click: () => ctx.downloadRun('xlsx') } }),
     el('button', { type: 'button', id: 'run-html', text: 'Download HTML report', on: { click: () => ctx.downloadRun('html') } })));
   const lanes = await ctx.runCall('runLanes');
-  root.append(el('h3', { text: 'Collectives on aligned lanes, coloured by each rank\'s wait' }), laneCanvas(lanes),
+  root.append(el('h3', { text: 'Collectives on aligned lanes: the top lane by cost class, each rank\'s lane by its wait' }), laneCanvas(lanes), classLegend(),
     el('p', { class: 'note', text: 'Before a late arrival: amber = its GPU idle waiting for its host, violet = GPU work beyond the median rank.' }));
   const tables = new Map();
   for (const name of s.tables) tables.set(name, await ctx.runTable(name));
+  const classes = tables.get('collective_classes');
+  if (classes) root.append(el('h3', { text: 'Where the collectives\' time went: transfer (every rank arriving together) and waiting, per phase and kind' }), classBars(classes));
   const wbl = tables.get('wait_by_layer');
   if (wbl) root.append(el('h3', { text: 'Wait at collectives: rank (rows) × layer (columns), summed over passes' }), waitHeatMap(wbl));
   const cats = tables.get('rank_categories');
