@@ -81,6 +81,9 @@ pub fn run_html_report(run: &crate::analysis::ranks::Run) -> String {
     }
     let finding = run.finding().unwrap_or_else(|| "No rank arrives last by more than 1 µs at any collective.".to_string());
     let _ = writeln!(h, "<p><strong>Finding:</strong> {}</p>", esc(&finding));
+    if let Some(f) = run.cost_finding() {
+        let _ = writeln!(h, "<p><strong>Collectives:</strong> {}</p>", esc(&f));
+    }
     let tables = super::ranks::run_tables(run);
     let find = |name: &str| tables.iter().find(|t| t.name == name);
     if let Some(t) = find("straggler_summary") {
