@@ -1,7 +1,10 @@
 //! The crate's layers run one way: bytes → events (ingest) → model → read and link → rules →
 //! analyses → tables → reports → the pipeline → faces. This test reads every source file and fails
-//! if a module imports (`crate::x`) a module of a higher layer, or if `lib.rs` declares a module
-//! this table does not place.
+//! if a module imports (`crate::x`) a module of a higher layer, or names one of the crate root's
+//! re-exports (`crate::Result`, `crate::Analysis`: the root sits above every layer, so the import
+//! graph would show a lower layer reaching the top), or if `lib.rs` declares a module this table
+//! does not place. The binary's faces (`cli`, `mcp`) are thin and side by side: neither imports the
+//! other. The Python face's modules import each other without a circle.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -23,7 +26,13 @@ const LAYERS: &[(&str, u32)] = &[
     ("gate", 8),
     ("pipeline", 9),
     ("wasm", 10),
+    // The binary's faces, over the library's public API (`crate::` there is the binary).
+    ("cli", 11),
+    ("mcp", 11),
 ];
+
+/// The binary's faces: each is its own, none imports another.
+const FACES: &[&str] = &["cli", "mcp"];
 
 fn layer(module: &str) -> Option<u32> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|&(_, l)| l)
@@ -77,16 +86,23 @@ fn no_module_imports_a_higher_layer() {
     for file in &files {
         let rel = file.strip_prefix(&src).expect("inside src");
         let top = rel.components().next().expect("a path").as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
-        // The binary's files (main.rs, cli/) are a face over the library's public API.
-        if top == "main" || top == "cli" || top == "lib" {
+        if top == "main" || top == "lib" {
             continue;
         }
         let Some(own) = layer(&top) else { panic!("{}: module {top} has no layer in LAYERS", rel.display()) };
         checked += 1;
+        let face = FACES.contains(&top.as_str());
         let code = without_comments(&std::fs::read_to_string(file).expect("readable"));
         for module in imported_modules(&code) {
             match layer(&module) {
                 Some(l) if l > own => upward.push(format!("{} (layer {own}) uses crate::{module} (layer {l})", rel.display())),
+                _ if face && module != top && FACES.contains(&module.as_str()) => {
+                    upward.push(format!("{} (face {top}) uses crate::{module}, another face", rel.display()))
+                }
+                // `crate::Result`, `crate::Analysis`: the root's re-exports, above every layer.
+                None if !face && module.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => {
+                    upward.push(format!("{} (layer {own}) uses crate::{module}, a re-export of the crate root: name its module", rel.display()))
+                }
                 _ => {}
             }
         }
@@ -116,4 +132,51 @@ fn the_checker_sees_an_upward_import() {
     let found = imported_modules(&code);
     assert!(found.contains("pipeline") && found.contains("model") && found.contains("report"), "{found:?}");
     assert!(!found.contains("wasm"));
+}
+
+#[test]
+fn the_python_face_has_no_import_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut edges: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for file in &files {
+        let name = file.file_stem().expect("a name").to_string_lossy().to_string();
+        let code = without_comments(&std::fs::read_to_string(file).expect("readable"));
+        let uses: BTreeSet<String> = imported_modules(&code).into_iter().filter(|m| *m != name).collect();
+        edges.insert(name, uses);
+    }
+    assert!(edges.len() >= 5, "{edges:?}");
+    // Depth-first search for a back edge.
+    fn visit(m: &str, edges: &std::collections::BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut circle = path[at..].to_vec();
+            circle.push(m.to_string());
+            return Some(circle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in edges.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in edges.keys() {
+        if let Some(circle) = visit(m, &edges, &mut Vec::new(), &mut done) {
+            panic!("the Python face's modules import in a circle: {}", circle.join(" → "));
+        }
+    }
+}
+
+#[test]
+fn the_checker_sees_a_root_re_export() {
+    let found = imported_modules(&without_comments("fn f() -> crate::Result<()> { crate::Analysis::new() }"));
+    assert!(found.contains("Result") && found.contains("Analysis"), "{found:?}");
 }

@@ -33,3 +33,8 @@ pub fn from_json(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<P
     let text = serde_json::to_string(value).map_err(|e| TraceError::new_err(e.to_string()))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
+
+/// A `KeyError` for a table name that is not one of `known`.
+pub fn unknown_table(name: &str, known: &[String]) -> pyo3::PyErr {
+    pyo3::exceptions::PyKeyError::new_err(format!("no table named '{name}' (tables: {})", known.join(", ")))
+}

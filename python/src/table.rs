@@ -28,7 +28,7 @@ impl BuiltTables {
     }
     /// Table `name`, or a `KeyError` that lists the names.
     pub fn table(&self, name: &str) -> PyResult<Table> {
-        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| crate::trace::unknown_table(name, &self.names()))?;
+        let t = self.tables.iter().find(|t| t.name == name).ok_or_else(|| crate::errors::unknown_table(name, &self.names()))?;
         Ok(Table::built(t.clone(), self.identity.clone()))
     }
     /// Table `name` as a `pandas.DataFrame`.

@@ -1,9 +1,8 @@
 //! `traceprism.open(path)` and the `Trace` it returns.
 
-use crate::errors::{from_json, trace_error, warn};
+use crate::errors::{from_json, trace_error, unknown_table, warn};
 use crate::paths::{options, path_list};
 use crate::table::Table;
-use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -28,11 +27,6 @@ impl Trace {
     pub(crate) fn table_of(&self, name: &str) -> PyResult<Table> {
         Table::of_analysis(&self.analysis, name, self.identity.clone()).ok_or_else(|| unknown_table(name, &names()))
     }
-}
-
-/// A `KeyError` for a table name that is not one of `known`.
-pub fn unknown_table(name: &str, known: &[String]) -> PyErr {
-    PyKeyError::new_err(format!("no table named '{name}' (tables: {})", known.join(", ")))
 }
 
 fn names() -> Vec<String> {

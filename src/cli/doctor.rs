@@ -15,7 +15,7 @@ pub fn run(a: &Args) -> Result<()> {
     let analysis = super::load(path, a)?;
     let s = summary(analysis);
     if a.json {
-        let v = serde_json::json!({ "trace": path, "health": s.health, "warnings": s.warnings });
+        let v = traceprism::report::health::doctor_json(path, &s);
         let text = serde_json::to_string_pretty(&v).map_err(|e| Error::new(e.to_string()))?;
         super::out(&format!("{text}\n"));
         return Ok(());

@@ -14,19 +14,10 @@ fn file_name(path: &str) -> String {
 
 /// A digest from a digest file, or of a trace.
 fn digest_of(path: &str, a: &Args) -> Result<Digest> {
-    // The first bytes tell a digest from a trace: a trace of gigabytes is not read twice.
-    let mut head = [0u8; 64];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .map_err(|e| Error::new(format!("cannot read {path}: {e}")))?;
-    if Digest::looks_like(&head[..n]) {
-        let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {path}: {e}")))?;
-        if let Some(d) = Digest::parse(&bytes) {
-            return d.map_err(|e| Error::new(format!("{path}: {e}")));
-        }
+    match Digest::read_file(Path::new(path))? {
+        Some(d) => Ok(d),
+        None => Ok(Digest::of(super::load(path, a)?, &file_name(path))),
     }
-    let analysis = super::load(path, a)?;
-    Ok(Digest::of(analysis, &file_name(path)))
 }
 
 /// Runs `digest`.

@@ -29,7 +29,7 @@ USAGE:
                                                                  the trace's file, rank, device and workload
                                                                  as key-value metadata)
   traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
-  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers]  layers per pass; kernels of chosen layers
+  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers] [--json]  layers per pass; kernels of chosen layers
   traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
                                                                  the events of one pass, phase or time window
                                                                  (µs since the trace's start) as a .json.gz

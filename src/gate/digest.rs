@@ -120,6 +120,22 @@ impl Digest {
         serde_json::to_string(self).expect("a digest serializes")
     }
 
+    /// The digest in the file at `path`, or `None` when the file is a trace (its first bytes tell,
+    /// so a trace of gigabytes is not read twice).
+    pub fn read_file(path: &std::path::Path) -> crate::error::Result<Option<Digest>> {
+        let cannot = |e: std::io::Error| crate::error::Error::new(format!("cannot read {}: {e}", path.display()));
+        let mut head = [0u8; 64];
+        let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).map_err(cannot)?;
+        if !Digest::looks_like(&head[..n]) {
+            return Ok(None);
+        }
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        match Digest::parse(&bytes) {
+            Some(d) => d.map(Some).map_err(|e| crate::error::Error::new(format!("{}: {e}", path.display()))),
+            None => Ok(None),
+        }
+    }
+
     /// Whether a file starting with `head` (its first 64 bytes are enough) is a digest.
     pub fn looks_like(head: &[u8]) -> bool {
         let head = &head[..head.len().min(64)];
@@ -127,18 +143,18 @@ impl Digest {
     }
 
     /// Reads a digest; `None` when `bytes` are not one (a trace).
-    pub fn parse(bytes: &[u8]) -> Option<crate::Result<Digest>> {
+    pub fn parse(bytes: &[u8]) -> Option<crate::error::Result<Digest>> {
         if !Digest::looks_like(bytes) {
             return None;
         }
         Some(
             serde_json::from_slice::<Digest>(bytes)
-                .map_err(|e| crate::Error::new(format!("not a readable digest: {e}")))
+                .map_err(|e| crate::error::Error::new(format!("not a readable digest: {e}")))
                 .and_then(|d| {
                     if d.traceprism_digest == DIGEST_VERSION {
                         Ok(d)
                     } else {
-                        Err(crate::Error::new(format!(
+                        Err(crate::error::Error::new(format!(
                             "digest version {} (this traceprism reads version {DIGEST_VERSION})",
                             d.traceprism_digest
                         )))

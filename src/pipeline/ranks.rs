@@ -62,7 +62,7 @@ pub fn read_run(
     let threads = threads.unwrap_or((cores / files.len()).max(1));
     let captures = ranked_captures(captures, threads)?;
     let captures = &captures;
-    let results: Vec<Result<crate::Analysis>> = std::thread::scope(|scope| {
+    let results: Vec<Result<crate::analysis::Analysis>> = std::thread::scope(|scope| {
         let workers: Vec<_> = files
             .iter()
             .map(|f| {

@@ -173,7 +173,7 @@ impl Part {
 mod tests {
     use super::*;
     use crate::ingest::{document_form, gunzip, likely_event_start};
-    use crate::Reader;
+    use crate::read::Reader;
 
     /// The model after adopting the second half of `text` as a part, moved through bytes or not.
     fn read_with_part(text: &[u8], split: usize, through_bytes: bool) -> String {

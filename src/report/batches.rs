@@ -49,7 +49,7 @@ pub fn write_parquet_tables<A>(
     analysis: A,
     identity: &[(String, String)],
     dir: &std::path::Path,
-) -> crate::Result<Vec<(std::path::PathBuf, usize)>>
+) -> crate::error::Result<Vec<(std::path::PathBuf, usize)>>
 where
     A: std::ops::Deref<Target = Analysis> + Clone + Send + 'static,
 {

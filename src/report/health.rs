@@ -20,3 +20,8 @@ pub fn health(a: &Analysis) -> Table {
     }
     t
 }
+
+/// `doctor --json`: the trace's path, its health checks and its warnings.
+pub fn doctor_json(path: &str, s: &crate::report::summary::Summary) -> serde_json::Value {
+    serde_json::json!({ "trace": path, "health": s.health, "warnings": s.warnings })
+}

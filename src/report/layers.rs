@@ -162,6 +162,33 @@ fn runs<T: PartialEq + Clone>(items: &[T]) -> Vec<(T, usize)> {
     out
 }
 
+/// `layers --json`: per pass its phase, layer count, kernel time and layer-type sequence
+/// (`dense x 16`), and the `layer_summary` table (µs).
+pub fn layers_json(a: &Analysis) -> serde_json::Value {
+    let passes: Vec<serde_json::Value> = passes(a)
+        .iter()
+        .map(|pass| {
+            let segs = segments(a, pass.rows);
+            let types: Vec<String> =
+                segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();
+            let seq: Vec<String> = runs(&types).iter().map(|(t, n)| format!("{t} x {n}")).collect();
+            serde_json::json!({
+                "index": pass.index,
+                "phase": pass.phase,
+                "layers": a.layers.layers_per_pass.get(pass.index as usize).copied().unwrap_or(0),
+                "kernel_time_us": format_micros(segs.iter().map(|s| time(a, &s.rows)).sum()).parse::<f64>().unwrap_or(0.0),
+                "layer_types": seq.join(", "),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "whole_trace_pass": a.layers.whole_trace_pass,
+        "layers_per_pass": a.layers.layers_per_pass,
+        "passes": passes,
+        "layer_summary": layer_summary(a),
+    })
+}
+
 /// Terminal view (`traceprism layers TRACE [--debug-layers 0,1,2]`): layers per pass, the layer
 /// type sequence, per-layer time for the first pass of each phase, and the kernels of the chosen
 /// layers (in the first pass of each phase).

@@ -43,12 +43,12 @@ pub fn write_parquet_dir(
     dir: &std::path::Path,
     metadata: &[(String, String)],
     tables: impl IntoIterator<Item = (String, RowBatches)>,
-) -> crate::Result<Vec<(std::path::PathBuf, usize)>> {
-    std::fs::create_dir_all(dir).map_err(|e| crate::Error::new(format!("cannot create {}: {e}", dir.display())))?;
+) -> crate::error::Result<Vec<(std::path::PathBuf, usize)>> {
+    std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::new(format!("cannot create {}: {e}", dir.display())))?;
     let mut written = Vec::new();
     for (name, batches) in tables {
         let file = dir.join(format!("{name}.parquet"));
-        let cannot = |e: String| crate::Error::new(format!("cannot write {}: {e}", file.display()));
+        let cannot = |e: String| crate::error::Error::new(format!("cannot write {}: {e}", file.display()));
         let out = std::fs::File::create(&file).map_err(|e| cannot(e.to_string()))?;
         let rows = write_parquet(batches, metadata, std::io::BufWriter::with_capacity(1 << 20, out)).map_err(cannot)?;
         written.push((file, rows));
