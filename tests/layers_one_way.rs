@@ -100,9 +100,10 @@ fn no_module_imports_a_higher_layer() {
                     upward.push(format!("{} (face {top}) uses crate::{module}, another face", rel.display()))
                 }
                 // `crate::Result`, `crate::Analysis`: the root's re-exports, above every layer.
-                None if !face && module.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => {
-                    upward.push(format!("{} (layer {own}) uses crate::{module}, a re-export of the crate root: name its module", rel.display()))
-                }
+                None if !face && module.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => upward.push(format!(
+                    "{} (layer {own}) uses crate::{module}, a re-export of the crate root: name its module",
+                    rel.display()
+                )),
                 _ => {}
             }
         }
@@ -148,7 +149,12 @@ fn the_python_face_has_no_import_circle() {
     }
     assert!(edges.len() >= 5, "{edges:?}");
     // Depth-first search for a back edge.
-    fn visit(m: &str, edges: &std::collections::BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
         if let Some(at) = path.iter().position(|p| p == m) {
             let mut circle = path[at..].to_vec();
             circle.push(m.to_string());

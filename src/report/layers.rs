@@ -169,8 +169,11 @@ pub fn layers_json(a: &Analysis) -> serde_json::Value {
         .iter()
         .map(|pass| {
             let segs = segments(a, pass.rows);
-            let types: Vec<String> =
-                segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();
+            let types: Vec<String> = segs
+                .iter()
+                .filter(|s| s.role == Role::Layer)
+                .map(|s| a.layers.layer_type(s.rows[0] as usize).to_string())
+                .collect();
             let seq: Vec<String> = runs(&types).iter().map(|(t, n)| format!("{t} x {n}")).collect();
             serde_json::json!({
                 "index": pass.index,
