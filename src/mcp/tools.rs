@@ -86,7 +86,7 @@ pub fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "gate",
-            description: "Is NEW slower than BASELINE beyond noise? A statistical verdict per phase and overall: pass, regression or inconclusive (each an answer, not an error), with the slowdown and its confidence interval. BASELINE may be a trace or a digest (see `digest`). Same JSON as `traceprism gate BASELINE NEW --json`.",
+            description: "Is NEW slower than BASELINE beyond noise? A statistical verdict per phase and overall: `no_change`, `improvement`, `regression` or `inconclusive` (each an answer, not an error; the CLI exits 0, 0, 1, 2), with the change and its confidence interval. BASELINE may be a trace or a digest (see `digest`). Same JSON as `traceprism gate BASELINE NEW --json`.",
             schema: json!({"type": "object", "properties": {
                 "baseline": {"type": "string", "description": "a trace or a digest file"},
                 "new": {"type": "string", "description": "a trace (or a digest)"},
