@@ -248,7 +248,9 @@ fn tables_in(dir: &std::path::Path, known: &mut std::collections::BTreeSet<Strin
             for ch in header.chars().chain(std::iter::once(',')) {
                 match ch {
                     '"' => quoted = !quoted,
-                    ',' if !quoted => known.insert(std::mem::take(&mut field)).then_some(()).unwrap_or(()),
+                    ',' if !quoted => {
+                        known.insert(std::mem::take(&mut field));
+                    }
                     c => field.push(c),
                 }
             }
