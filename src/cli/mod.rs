@@ -46,6 +46,9 @@ USAGE:
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
   traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
+  traceprism mcp                                                  a Model Context Protocol server on stdin/stdout: the
+                                                                 commands above as tools for an agent (see
+                                                                 skills/traceprism/SKILL.md)
   traceprism watch DIR [--interval S] [--trend FILE] [--ranks] [--once]
                                                                  each new trace of a folder once complete:
                                                                  a line per window, a trend CSV row
