@@ -126,6 +126,13 @@ impl TraceMeta {
                 self.vendor = Vendor::Amd;
                 self.push_other(key, value);
             }
+            // Nsight Systems traces CUDA: its exports are NVIDIA's.
+            "nsys.EXPORT_SCHEMA_VERSION" => {
+                if self.vendor == Vendor::Unknown {
+                    self.vendor = Vendor::Nvidia;
+                }
+                self.push_other(key, value);
+            }
             "with_stack" => self.with_stack = value.as_i64().unwrap_or(0) != 0 || value.as_bool() == Some(true),
             "record_shapes" => self.record_shapes = value.as_i64().unwrap_or(0) != 0 || value.as_bool() == Some(true),
             _ => self.push_other(key, value),

@@ -486,6 +486,8 @@ pub enum InputFormat {
     ChromeJson,
     /// A JAX / XLA profile: protobuf `XSpace` (`*.xplane.pb`).
     Xspace,
+    /// An Nsight Systems export (`nsys export --type sqlite`).
+    NsysSqlite,
 }
 
 impl InputFormat {
@@ -494,6 +496,7 @@ impl InputFormat {
         match self {
             InputFormat::ChromeJson => "JSON",
             InputFormat::Xspace => "XSpace protobuf",
+            InputFormat::NsysSqlite => "Nsight Systems SQLite",
         }
     }
 }

@@ -59,6 +59,9 @@ pub struct Reader {
     /// A JAX profile (protobuf `XSpace`, plain or inflated from `*.xplane.pb.gz`), told by its
     /// first bytes and kept whole: it is decoded at the end.
     xspace: Option<Vec<u8>>,
+    /// An Nsight Systems export (SQLite), told by its first bytes and kept whole: it is read at
+    /// the end.
+    sqlite: Option<Vec<u8>>,
 }
 
 impl Default for Reader {
@@ -80,6 +83,7 @@ impl Reader {
             gzip_cut: None,
             gzip_crc: true,
             xspace: None,
+            sqlite: None,
         }
     }
 
@@ -105,6 +109,13 @@ impl Reader {
                 self.input = gzip();
             } else {
                 self.input = if is_gzip(chunk) { gzip() } else { Input::Plain };
+            }
+        }
+        // An Nsight Systems export is kept whole, read at the end.
+        if let Input::Plain = self.input {
+            if self.sqlite.is_some() || (self.json_bytes == 0 && chunk.starts_with(b"SQLite format 3\0")) {
+                self.sqlite.get_or_insert_with(Vec::new).extend_from_slice(chunk);
+                return Ok(());
             }
         }
         let Reader { input, json, builder, json_bytes, xspace, .. } = self;
@@ -238,6 +249,9 @@ impl Reader {
                 }
             }
         }
+        if let Some(bytes) = self.sqlite.take() {
+            return self.finish_nsys(&bytes);
+        }
         if let Some(bytes) = self.xspace.take() {
             if let Some(what) = self.gzip_cut.take() {
                 return Err(Error::new(format!("truncated gzip around a JAX profile: {what}")));
@@ -317,6 +331,39 @@ impl Reader {
             )));
         }
         Ok(trace)
+    }
+}
+
+impl Reader {
+    /// The trace of an Nsight Systems export (`bytes`, the whole SQLite database).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn finish_nsys(mut self, bytes: &[u8]) -> Result<Trace> {
+        let read = crate::ingest::read_nsys(bytes, &mut self.builder)?;
+        let mut trace = std::mem::take(&mut self.builder).finish(false);
+        trace.stats.bytes_in = self.bytes_in;
+        trace.stats.json_bytes = bytes.len() as u64;
+        trace.stats.format = crate::model::InputFormat::NsysSqlite;
+        let [kernels, runtime, memcpy, memset, nvtx] = read.counts;
+        trace.stats.notes.push(format!(
+            "read as an Nsight Systems export (SQLite, schema {}): {kernels} kernels, {runtime} runtime calls, {memcpy} memcpy, {memset} memset, {nvtx} NVTX ranges",
+            read.schema_version
+        ));
+        trace.stats.notes.extend(read.notes);
+        if trace.stats.kept == 0 {
+            return Err(Error::new(format!(
+                "an Nsight Systems export (schema {}) with no kernel, runtime call or NVTX range",
+                read.schema_version
+            )));
+        }
+        Ok(trace)
+    }
+
+    /// The page does not read SQLite yet: a clear refusal.
+    #[cfg(target_arch = "wasm32")]
+    fn finish_nsys(self, _bytes: &[u8]) -> Result<Trace> {
+        Err(Error::new(
+            "the input is an Nsight Systems export (SQLite): the page does not read these yet; `traceprism summary FILE.sqlite` (the CLI) or `traceprism.open` (Python) do",
+        ))
     }
 }
 

@@ -60,14 +60,17 @@ pub fn key_looks_secret(key: &str) -> bool {
     words.iter().any(|w| SECRET_WORDS.iter().any(|s| w.ends_with(s)))
 }
 
-/// Whether a value under a secret-looking key holds something: not empty and not already a
-/// redaction mark (`REDACTED`, or one character repeated: `xxxx`, `****`).
+/// Whether a value under a secret-looking key holds something: not empty, not already a
+/// redaction mark (`REDACTED`, or one character repeated: `xxxx`, `****`), and not a switch or a
+/// small number (Nsight Systems' `HOTKEY_ENABLED = false`, `HOT_KEY_VALUE = 0` are settings).
 pub fn holds_value(value: &str) -> bool {
     let v = value.trim();
     let mut chars = v.chars();
     let Some(first) = chars.next() else { return false };
     let one_mark = "xX*#.-".contains(first) && chars.all(|c| c == first);
-    !(one_mark || v == REDACTED || v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("null"))
+    let word = ["none", "null", "true", "false", "yes", "no", "on", "off"].iter().any(|w| v.eq_ignore_ascii_case(w));
+    let small_number = v.len() <= 6 && v.chars().all(|c| c.is_ascii_digit());
+    !(one_mark || v == REDACTED || word || small_number)
 }
 
 /// What a redacted value is written as.

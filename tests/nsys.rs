@@ -1,0 +1,159 @@
+//! Nsight Systems exports (issue 47), read like Kineto traces: checked by independent count —
+//! SQL of this test's own against the export (kernels, summed kernel time, kernels whose runtime
+//! call is in the export by process and correlation id, memcpy and memset counts and time) — on
+//! every nsys fixture; read by column name, so a renamed optional column still reads and a
+//! renamed needed one is an error naming it and the schema version; secrets in its environment
+//! tables flagged by name, never shown.
+
+mod common;
+
+use rusqlite::Connection;
+use std::path::PathBuf;
+use traceprism::model::{GpuKind, InputFormat, NONE};
+use traceprism::{Analysis, Options};
+
+const FIXTURES: [&str; 2] = ["nsys/h100_2gpu_1s.sqlite", "nsys/mfu_2gpu_before.sqlite"];
+
+fn analyse_file(path: &std::path::Path) -> traceprism::Result<Analysis> {
+    traceprism::analyze_path(path, Options::default())
+}
+
+fn count(db: &Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |r| r.get::<_, Option<i64>>(0)).unwrap().unwrap_or(0)
+}
+
+/// A copy of a fixture in a temporary folder, changed by `edit` (SQL run on the copy).
+fn edited(name: &str, tag: &str, edit: &[&str]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("traceprism-nsys-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("export.sqlite");
+    std::fs::copy(common::fixture(name), &copy).unwrap();
+    let db = Connection::open(&copy).unwrap();
+    for sql in edit {
+        db.execute_batch(sql).unwrap();
+    }
+    copy
+}
+
+#[test]
+fn every_export_reads_with_the_counts_its_own_sql_gives() {
+    for name in FIXTURES {
+        let path = common::fixture(name);
+        let db = Connection::open(&path).unwrap();
+        let kernels = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+        let kernel_ns = count(&db, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+        // A kernel's launch: the runtime row with its correlation id in its process.
+        let linked = count(
+            &db,
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r \
+             WHERE r.correlationId = k.correlationId AND r.globalTid / 16777216 % 16777216 = k.globalPid / 16777216 % 16777216)",
+        );
+        let memcpy = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+        let memcpy_ns = count(&db, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+        let memset = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET");
+        let runtime = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+        let devices = count(&db, "SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+
+        let a = analyse_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let t = &a.trace;
+        let g = &t.gpu;
+        let ours = |kind: GpuKind| (0..g.len()).filter(|&i| g.kind[i] == kind).collect::<Vec<_>>();
+        let (k, m, s) = (ours(GpuKind::Kernel), ours(GpuKind::Memcpy), ours(GpuKind::Memset));
+        let linked_ours = k.iter().filter(|&&i| g.launch[i] != NONE).count() as i64;
+        eprintln!(
+            "{name}: kernels {} / {kernels}, kernel time {} / {kernel_ns} ns, linked {linked_ours} / {linked}, memcpy {} / {memcpy}, memset {} / {memset}, runtime {} / {runtime}",
+            k.len(),
+            k.iter().map(|&i| g.dur[i]).sum::<i64>(),
+            m.len(),
+            s.len(),
+            t.launches.len()
+        );
+        assert_eq!(t.stats.format, InputFormat::NsysSqlite);
+        assert_eq!(k.len() as i64, kernels, "{name}: kernels");
+        assert_eq!(k.iter().map(|&i| g.dur[i]).sum::<i64>(), kernel_ns, "{name}: kernel time");
+        assert_eq!(linked_ours, linked, "{name}: kernels linked to their launch");
+        assert_eq!((m.len() as i64, m.iter().map(|&i| g.dur[i]).sum::<i64>()), (memcpy, memcpy_ns), "{name}: memcpy");
+        assert_eq!(s.len() as i64, memset, "{name}: memset");
+        assert_eq!(t.launches.len() as i64, runtime, "{name}: runtime calls");
+        let mut ours_devices: Vec<i32> = k.iter().map(|&i| g.device[i]).collect();
+        ours_devices.sort_unstable();
+        ours_devices.dedup();
+        assert_eq!(ours_devices.len() as i64, devices, "{name}: devices");
+        assert!(t.stats.notes.iter().any(|n| n.contains("Nsight Systems export (SQLite, schema 3.25.0)")), "{:?}", t.stats.notes);
+        assert_eq!(t.meta.vendor, traceprism::model::Vendor::Nvidia);
+        assert!(t.meta.secret_keys.is_empty(), "{name}: no credential in its environment tables: {:?}", t.meta.secret_keys);
+    }
+}
+
+#[test]
+fn the_training_capture_is_training_and_its_nvtx_ops_are_cpu_ops() {
+    // The 2-GPU torchrun training capture: emit_nvtx ranges (`aten::addmm, seq = …, op_id = …`) are its CPU ops.
+    let a = analyse_file(&common::fixture(FIXTURES[1])).unwrap();
+    assert_eq!(a.phases.workload.kind.as_str(), "training", "{:?}", a.phases.workload);
+    let ops = &a.trace.ops;
+    let mm = (0..ops.len()).filter(|&i| a.trace.name(ops.name[i]) == "aten::addmm").count();
+    assert!(mm > 100, "{mm} aten::addmm ops");
+    let linked_to_ops = (0..a.trace.gpu.len()).filter(|&i| a.trace.gpu.cpu_op[i] != NONE).count();
+    assert!(linked_to_ops > 3000, "{linked_to_ops} kernels under an op");
+}
+
+#[test]
+fn columns_are_read_by_name_across_schema_versions() {
+    // A later schema: the short name column renamed, the version bumped. Still read (by the
+    // demangled name), with the new version said.
+    let renamed = edited(
+        FIXTURES[0],
+        "renamed",
+        &[
+            "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN shortName TO shortNameId",
+            "UPDATE META_DATA_EXPORT SET value = '3.28.0' WHERE name = 'EXPORT_SCHEMA_VERSION'",
+        ],
+    );
+    let a = analyse_file(&renamed).unwrap();
+    let b = analyse_file(&common::fixture(FIXTURES[0])).unwrap();
+    assert_eq!(a.trace.gpu.len(), b.trace.gpu.len());
+    assert!(a.trace.stats.notes.iter().any(|n| n.contains("schema 3.28.0")), "{:?}", a.trace.stats.notes);
+    let names = |x: &Analysis| (0..x.trace.gpu.len()).map(|i| x.trace.name(x.trace.gpu.name[i]).to_string()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "kernel names from demangledName either way");
+
+    // A column the reader needs, renamed: an error naming it and the schema version.
+    let broken = edited(
+        FIXTURES[0],
+        "broken",
+        &[
+            "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN correlationId TO corrId",
+            "UPDATE META_DATA_EXPORT SET value = '3.28.0' WHERE name = 'EXPORT_SCHEMA_VERSION'",
+        ],
+    );
+    let e = analyse_file(&broken).err().expect("an error").to_string();
+    assert!(e.contains("schema 3.28.0") && e.contains("column correlationId in CUPTI_ACTIVITY_KIND_KERNEL"), "{e}");
+
+    // An export with no kernel table at all (no CUDA trace): said.
+    let no_kernels = edited(FIXTURES[0], "nokernels", &["DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL"]);
+    let e = analyse_file(&no_kernels).err().expect("an error").to_string();
+    assert!(e.contains("CUPTI_ACTIVITY_KIND_KERNEL"), "{e}");
+    for p in [renamed, broken, no_kernels] {
+        std::fs::remove_dir_all(p.parent().unwrap()).ok();
+    }
+}
+
+#[test]
+fn a_token_in_the_environment_is_flagged_by_name_and_never_shown() {
+    let token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    let with_token = edited(
+        FIXTURES[1],
+        "token",
+        &[&format!("INSERT INTO TARGET_INFO_SYSTEM_ENV (globalVid, devStateName, name, nameEnum, value) VALUES (0, 'env', 'HF_TOKEN', 999, '{token}')")],
+    );
+    let a = analyse_file(&with_token).unwrap();
+    assert!(a.trace.meta.secret_keys.iter().any(|k| k.ends_with("HF_TOKEN")), "{:?}", a.trace.meta.secret_keys);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_traceprism"))
+        .arg("summary")
+        .arg(&with_token)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("HF_TOKEN") && !text.contains(token), "flagged by name, the value never shown");
+    std::fs::remove_dir_all(with_token.parent().unwrap()).ok();
+}
