@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(op_name("vllm::unified_attention_with_output"), Some("vllm::unified_attention_with_output"));
         assert_eq!(op_name("execute_context_1(512)_generation_0(0)"), None);
         assert_eq!(op_name(":: a"), None);
-        assert_eq!(process_of(0x1_2345_6700_0001), 0x2345_67);
+        assert_eq!(process_of(0x0001_2345_6700_0001), 0x0023_4567);
         assert_ne!(correlation(1, 5), correlation(2, 5));
     }
 }
