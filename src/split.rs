@@ -53,6 +53,16 @@ pub struct Selection {
 /// Chooses the events of `window` from the analysed trace.
 pub fn select(a: &Analysis, window: &Window) -> Result<Selection> {
     let t = &a.trace;
+    if t.stats.format != crate::model::InputFormat::ChromeJson {
+        let how = match t.stats.format {
+            crate::model::InputFormat::NsysSqlite => "cut the report with `nsys export --times` instead",
+            _ => "profile the window alone instead",
+        };
+        return Err(Error::new(format!(
+            "split copies the events of a Chrome-trace JSON; this trace was read from {}: {how}",
+            t.stats.format.label()
+        )));
+    }
     let g = &t.gpu;
     let origin = t.time_origin_ns;
     let chosen: Vec<usize> = match window {

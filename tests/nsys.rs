@@ -157,3 +157,10 @@ fn a_token_in_the_environment_is_flagged_by_name_and_never_shown() {
     assert!(text.contains("HF_TOKEN") && !text.contains(token), "flagged by name, the value never shown");
     std::fs::remove_dir_all(with_token.parent().unwrap()).ok();
 }
+
+#[test]
+fn split_refuses_an_export_with_a_clear_message() {
+    let a = analyse_file(&common::fixture(FIXTURES[1])).unwrap();
+    let e = traceprism::split::select(&a, &traceprism::split::Window::Pass(0)).err().expect("refused").to_string();
+    assert!(e.contains("Nsight Systems SQLite") && e.contains("nsys export --times"), "{e}");
+}

@@ -218,3 +218,12 @@ print(start, *[x for r in rounds for x in r])
     assert model > 10, f"a held trace shows in the resident size ({start:.0f} -> {rounds[0][0]:.0f} MB)"
     growth = max(after for _, after in rounds[2:]) - rounds[1][1]
     assert growth < model / 2, f"{growth:.0f} MB more after 8 rounds of {model:.0f} MB: {rounds}"
+
+
+def test_an_nsight_systems_export_opens_like_a_trace():
+    # traceprism.open reads an nsys SQLite export as the CLI does: the same summary.
+    path = FIXTURES / "nsys" / "mfu_2gpu_before.sqlite"
+    t = traceprism.open(str(path))
+    assert comparable(t.summary) == comparable(cli_json("summary", path, "--json"))
+    assert t.summary["workload"] == "training"
+    assert len(t.to_pandas("kernels")) == 4010
