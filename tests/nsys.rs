@@ -164,3 +164,14 @@ fn split_refuses_an_export_with_a_clear_message() {
     let e = traceprism::split::select(&a, &traceprism::split::Window::Pass(0)).err().expect("refused").to_string();
     assert!(e.contains("Nsight Systems SQLite") && e.contains("nsys export --times"), "{e}");
 }
+
+#[test]
+fn an_export_reads_the_same_on_one_thread_and_on_several() {
+    // A file of 1 MB or more is memory-mapped for the JSON reader; an export is read whole.
+    for name in FIXTURES {
+        let path = common::fixture(name);
+        let one = traceprism::pipeline::read_path_on(&path, 1).unwrap_or_else(|e| panic!("{name} on one thread: {e}"));
+        let many = traceprism::pipeline::read_path_on(&path, 4).unwrap_or_else(|e| panic!("{name} on four: {e}"));
+        assert_eq!((one.gpu.len(), one.ops.len(), one.launches.len()), (many.gpu.len(), many.ops.len(), many.launches.len()));
+    }
+}
