@@ -161,7 +161,8 @@ fn a_token_in_the_environment_is_flagged_by_name_and_never_shown() {
 #[test]
 fn split_refuses_an_export_with_a_clear_message() {
     let a = analyse_file(&common::fixture(FIXTURES[1])).unwrap();
-    let e = traceprism::split::select(&a, &traceprism::split::Window::Pass(0)).err().expect("refused").to_string();
+    let Err(e) = traceprism::split::select(&a, &traceprism::split::Window::Pass(0)) else { panic!("split an export") };
+    let e = e.to_string();
     assert!(e.contains("Nsight Systems SQLite") && e.contains("nsys export --times"), "{e}");
 }
 
