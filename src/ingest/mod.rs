@@ -8,7 +8,7 @@ mod event;
 mod inflate;
 mod key_order;
 /// Nsight Systems SQLite exports (native only: the SQLite engine is C).
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
 pub mod nsys;
 pub(crate) mod number;
 mod repair;
@@ -22,7 +22,7 @@ pub use boundary::{document_form, likely_event_start, DocumentForm};
 pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use event::{Args, CommArgs, Field, Id, RawEvent, XlaArgs};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
 pub use nsys::{looks_like_sqlite, read_nsys, NsysRead};
 pub use stream::{EventSink, JsonStream, TextEnd};
 pub use xplane::{launch_dims, looks_like_xspace, read_xspace, ModuleRun, ModuleRuns};

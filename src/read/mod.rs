@@ -336,7 +336,7 @@ impl Reader {
 
 impl Reader {
     /// The trace of an Nsight Systems export (`bytes`, the whole SQLite database).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
     fn finish_nsys(mut self, bytes: &[u8]) -> Result<Trace> {
         let read = crate::ingest::read_nsys(bytes, &mut self.builder)?;
         let mut trace = std::mem::take(&mut self.builder).finish(false);
@@ -358,8 +358,8 @@ impl Reader {
         Ok(trace)
     }
 
-    /// The page does not read SQLite yet: a clear refusal.
-    #[cfg(target_arch = "wasm32")]
+    /// The page (and a build without the `nsys` feature) does not read SQLite: a clear refusal.
+    #[cfg(any(target_arch = "wasm32", not(feature = "nsys")))]
     fn finish_nsys(self, _bytes: &[u8]) -> Result<Trace> {
         Err(Error::new(
             "the input is an Nsight Systems export (SQLite): the page does not read these yet; `traceprism summary FILE.sqlite` (the CLI) or `traceprism.open` (Python) do",
