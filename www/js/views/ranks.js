@@ -104,18 +104,19 @@ function laneCanvas(lanes) {
 
 /**
  * Where the collectives' time went, per phase and kind (`collective_classes` rows of all layers):
- * a bar each, the zero-skew transfer cost beside the waiting, with the class and the rank waited
- * for in its label.
+ * a bar each, the zero-skew transfer cost beside the waiting, labelled with its class.
  * @param {{columns: string[], rows: any[][]}} t
  */
 function classBars(t) {
   const c = (name) => t.columns.indexOf(name);
-  const [ip, ik, il, it, iw, ic, ir, ipct] = [c('phase'), c('kind'), c('layer'), c('transfer_cost_us'), c('wait_us'), c('class'), c('waited_for_rank'), c('wait_pct')];
+  const [ip, ik, il, it, iw, ic] = [c('phase'), c('kind'), c('layer'), c('transfer_cost_us'), c('wait_us'), c('class')];
   const stacks = t.rows
     .filter((r) => r[il] === null || r[il] === undefined || r[il] === '')
     .map((r) => ({
-      label: `${r[ip]} ${r[ik]}: ${r[ic]}, ${Number(r[ipct]).toFixed(0)}% waiting${r[ir] === null || r[ir] === undefined || r[ir] === '' ? '' : ` (for rank ${r[ir]})`}`,
-      parts: [{ label: 'transfer', value: r[it] || 0 }, { label: 'waiting', value: r[iw] || 0 }],
+      // Short enough for the bar's label; the share waiting and the rank waited for are in
+      // collective_classes and the sentence above.
+      label: `${r[ip]} ${r[ik]} (${r[ic]})`,
+      parts: [{ label: 'transfer', value: r[it] || 0, colour: CLASS_COLOURS.transfer }, { label: 'waiting', value: r[iw] || 0, colour: CLASS_COLOURS.skew }],
     }));
   const bars = stackedBars(stacks);
   bars.dataset.testid = 'class-bars';
