@@ -176,3 +176,39 @@ fn an_export_reads_the_same_on_one_thread_and_on_several() {
         assert_eq!((one.gpu.len(), one.ops.len(), one.launches.len()), (many.gpu.len(), many.ops.len(), many.launches.len()));
     }
 }
+
+#[test]
+fn one_export_of_two_processes_is_a_run_of_two_ranks() {
+    // The 2-GPU torchrun capture: each process is a rank; its NCCL kernels, counted here by SQL per
+    // process, are all matched across the two.
+    let path = common::fixture(FIXTURES[1]);
+    let db = Connection::open(&path).unwrap();
+    let per_process: Vec<(i64, i64)> = db
+        .prepare(
+            "SELECT k.globalPid / 16777216 % 16777216, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName \
+             WHERE s.value LIKE 'ncclDevKernel%' GROUP BY 1 ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(per_process.len(), 2, "{per_process:?}");
+    let loaded = traceprism::pipeline::ranks::read_run(
+        &[path.clone()],
+        &Options::default(),
+        None,
+        &[],
+        traceprism::analysis::ranks::RunOptions::default(),
+    )
+    .unwrap();
+    let run = &loaded.run;
+    assert_eq!(run.ranks.len(), 2);
+    for (rank, (pid, _)) in run.ranks.iter().zip(&per_process) {
+        assert!(rank.trace.file.ends_with(&format!("(process {pid})")), "{}", rank.trace.file);
+    }
+    assert_eq!(per_process[0].1, per_process[1].1);
+    assert_eq!(run.collectives.len() as i64, per_process[0].1, "every NCCL kernel matched: {:?}", run.warnings);
+    assert_eq!(run.missing_collectives(), 0);
+    assert!(run.finding().is_some_and(|f| f.starts_with("rank ")));
+}

@@ -149,9 +149,34 @@ fn op_name(text: &str) -> Option<&str> {
     (word(ns) && word(name)).then_some(head)
 }
 
+/// The processes of an export that ran GPU kernels, by process id.
+pub fn nsys_gpu_processes(bytes: &[u8]) -> Result<Vec<i64>> {
+    let x = Export::open(bytes)?;
+    let Some((_, have)) = x.select("CUPTI_ACTIVITY_KIND_KERNEL", &["globalPid"]) else { return Ok(Vec::new()) };
+    if !have.contains("globalPid") {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    x.each("SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL", |r| {
+        if let Some(g) = int(r, 0) {
+            out.push(process_of(g));
+        }
+        Ok(())
+    })?;
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
 /// Reads an export and hands its rows to `sink` as events.
 pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
+    read_nsys_process(bytes, sink, None)
+}
+
+/// [`read_nsys`] of one process only (`process`: its id), as one rank of a run.
+pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Option<i64>) -> Result<NsysRead> {
     let x = Export::open(bytes)?;
+    let keep = |p: i64| process.is_none_or(|want| want == p);
     if x.columns("META_DATA_EXPORT").is_none() && x.columns("CUPTI_ACTIVITY_KIND_KERNEL").is_none() {
         return Err(Error::new(
             "the input is an SQLite database but not an Nsight Systems export (it has neither META_DATA_EXPORT nor CUPTI_ACTIVITY_KIND_KERNEL): export the .nsys-rep with `nsys export --type sqlite`",
@@ -200,7 +225,9 @@ pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
         if have.contains("name") {
             x.each(&sql, |r| {
                 if let (Some(g), Some(n)) = (int(r, 0).or(int(r, 1).map(|p| p * PROCESS_SHIFT)), text(r, 2)) {
-                    emit(&mut send, meta("process_name", process_of(g), 0, n));
+                    if keep(process_of(g)) {
+                        emit(&mut send, meta("process_name", process_of(g), 0, n));
+                    }
                 }
                 Ok(())
             })?;
@@ -209,7 +236,9 @@ pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
     if let Some((sql, _)) = x.select("ThreadNames", &["nameId", "globalTid"]) {
         x.each(&sql, |r| {
             if let (Some(n), Some(g)) = (name_of(int(r, 0)), int(r, 1)) {
-                emit(&mut send, meta("thread_name", process_of(g), g % PROCESS_SHIFT, n.to_string()));
+                if keep(process_of(g)) {
+                    emit(&mut send, meta("thread_name", process_of(g), g % PROCESS_SHIFT, n.to_string()));
+                }
             }
             Ok(())
         })?;
@@ -252,6 +281,9 @@ pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
         else {
             return Ok(());
         };
+        if !keep(process_of(gpid)) {
+            return Ok(());
+        }
         let name = name_of(int(r, 6)).or(name_of(int(r, 7))).unwrap_or("(unnamed kernel)").to_string();
         let args = Args {
             correlation: Some(correlation(process_of(gpid), corr)),
@@ -270,6 +302,9 @@ pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
     match x.select("CUPTI_ACTIVITY_KIND_RUNTIME", &["start", "end", "globalTid", "correlationId", "nameId"]) {
         Some((sql, _)) => x.each(&sql, |r| {
             let (Some(start), Some(end), Some(g)) = (int(r, 0), int(r, 1), int(r, 2)) else { return Ok(()) };
+            if !keep(process_of(g)) {
+                return Ok(());
+            }
             let name = runtime_name(name_of(int(r, 4)).unwrap_or("(unnamed runtime call)")).to_string();
             let args = Args { correlation: int(r, 3).map(|c| correlation(process_of(g), c)), ..Args::default() };
             emit(&mut send, x_event(b"cuda_runtime", name, process_of(g), g % PROCESS_SHIFT, start, end, args));
@@ -292,6 +327,9 @@ pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
                 return Ok(());
             };
             let process = int(r, 5).map_or(0, process_of);
+            if !keep(process) {
+                return Ok(());
+            }
             let name = if slot == 2 { memcpy_name(int(r, 6).unwrap_or(0)).to_string() } else { "Memset (Device)".to_string() };
             let args = Args {
                 correlation: int(r, 4).map(|c| correlation(process, c)),
@@ -312,7 +350,7 @@ pub fn read_nsys(bytes: &[u8], sink: &mut impl EventSink) -> Result<NsysRead> {
                 return Ok(());
             };
             // 59: push/pop range, 60: start/end range (34: a mark, no duration).
-            if kind != 59 && kind != 60 {
+            if (kind != 59 && kind != 60) || !keep(process_of(g)) {
                 return Ok(());
             }
             let label = text(r, 3).or_else(|| name_of(int(r, 4)).map(str::to_string)).unwrap_or_default();

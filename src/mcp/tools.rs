@@ -77,7 +77,7 @@ pub fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "ranks",
-            description: "All ranks of one distributed run: collectives matched across ranks (sequence matching; those some rank lacks are named), clocks aligned, each rank's wait, the straggler named with the phase and layer it is late in and whether its host or its GPU made it late, each collective's cost class (transfer, skew, mixed, inconclusive). Give a folder or the rank files. Each table cut to `max_rows` rows (default 25). Same JSON as `traceprism ranks --json`.",
+            description: "All ranks of one distributed run: collectives matched across ranks (sequence matching; those some rank lacks are named), clocks aligned, each rank's wait, the straggler named with the phase and layer it is late in and whether its host or its GPU made it late, each collective's cost class (transfer, skew, mixed, inconclusive). Give a folder, the rank files, or one Nsight Systems export of several processes. Each table cut to `max_rows` rows (default 25). Same JSON as `traceprism ranks --json`.",
             schema: json!({"type": "object", "properties": {
                 "paths": {"type": "array", "items": {"type": "string"}, "description": "the rank trace files, or one folder holding them"},
                 "align": {"type": "boolean", "description": "align clocks on the collectives (default true)"},

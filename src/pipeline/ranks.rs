@@ -29,7 +29,56 @@ pub fn rank_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 fn is_rank_trace(f: &Path) -> bool {
     let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    (name.ends_with(".json") || name.ends_with(".json.gz")) && !name.contains("truth")
+    (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite")) && !name.contains("truth")
+}
+
+/// One rank to read: a file, or one process of an Nsight Systems export holding several.
+struct RankSource {
+    path: PathBuf,
+    process: Option<i64>,
+}
+
+impl RankSource {
+    fn label(&self) -> String {
+        match self.process {
+            Some(p) => format!("{} (process {p})", self.path.display()),
+            None => self.path.display().to_string(),
+        }
+    }
+}
+
+/// The ranks of `files`: an Nsight Systems export whose several processes ran GPU kernels is one
+/// rank per process (by process id); any other file is one rank.
+fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
+    let mut out = Vec::new();
+    for f in files {
+        let mut head = [0u8; 16];
+        let is_sqlite = std::fs::File::open(f).and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head)).is_ok()
+            && head.starts_with(b"SQLite format 3\0");
+        #[cfg(feature = "nsys")]
+        if is_sqlite {
+            let bytes = std::fs::read(f).map_err(|e| Error::new(format!("cannot read {}: {e}", f.display())))?;
+            let processes = crate::ingest::nsys_gpu_processes(&bytes)?;
+            if processes.len() > 1 {
+                out.extend(processes.into_iter().map(|p| RankSource { path: f.clone(), process: Some(p) }));
+                continue;
+            }
+        }
+        let _ = is_sqlite;
+        out.push(RankSource { path: f.clone(), process: None });
+    }
+    Ok(out)
+}
+
+/// Reads, links and analyses one process of an Nsight Systems export.
+fn analyze_process(path: &Path, process: i64, options: Options) -> Result<crate::analysis::Analysis> {
+    let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let mut reader = crate::read::Reader::new();
+    reader.only_process(process);
+    reader.push(&bytes)?;
+    let mut trace = reader.finish()?;
+    crate::link::link(&mut trace);
+    crate::analysis::Analysis::new(trace, options)
 }
 
 /// A run read from its rank files, with what could not be read.
@@ -52,24 +101,26 @@ pub fn read_run(
     captures: &[PathBuf],
     run_options: RunOptions,
 ) -> Result<LoadedRun> {
-    if files.len() < 2 {
+    let sources = rank_sources(files)?;
+    if sources.len() < 2 {
         return Err(Error::new(format!(
-            "ranks needs the traces of at least two ranks (files, or a folder holding them); {} given",
-            files.len()
+            "ranks needs the traces of at least two ranks (files, a folder holding them, or an Nsight Systems export of several processes); {} given",
+            sources.len()
         )));
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = threads.unwrap_or((cores / files.len()).max(1));
+    let threads = threads.unwrap_or((cores / sources.len()).max(1));
     let captures = ranked_captures(captures, threads)?;
     let captures = &captures;
     let results: Vec<Result<crate::analysis::Analysis>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = files
+        let workers: Vec<_> = sources
             .iter()
-            .map(|f| {
-                scope.spawn(move || {
-                    analyze_path_choosing(f, options.clone(), threads, |t| {
-                        captures_of_rank(captures, trace_rank(t, &f.display().to_string()))
-                    })
+            .map(|s| {
+                scope.spawn(move || match s.process {
+                    Some(p) => analyze_process(&s.path, p, options.clone()),
+                    None => analyze_path_choosing(&s.path, options.clone(), threads, |t| {
+                        captures_of_rank(captures, trace_rank(t, &s.path.display().to_string()))
+                    }),
                 })
             })
             .collect();
@@ -78,8 +129,8 @@ pub fn read_run(
     let mut traces = Vec::new();
     let mut left_out = Vec::new();
     let mut truncated = Vec::new();
-    for (file, result) in files.iter().zip(results) {
-        let name = file.display().to_string();
+    for (source, result) in sources.iter().zip(results) {
+        let name = source.label();
         match result {
             Ok(analysis) => {
                 if let Some(cut) = &analysis.trace.stats.truncation {
@@ -91,7 +142,11 @@ pub fn read_run(
         }
     }
     if !left_out.is_empty() && traces.len() < 2 {
-        return Err(Error::new(format!("{} of {} ranks could not be read: fewer than two remain", left_out.len(), files.len())));
+        return Err(Error::new(format!(
+            "{} of {} ranks could not be read: fewer than two remain",
+            left_out.len(),
+            sources.len()
+        )));
     }
     let run = analyse_run(traces, run_options)?;
     Ok(LoadedRun { run, left_out, truncated })

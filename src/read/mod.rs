@@ -62,6 +62,8 @@ pub struct Reader {
     /// An Nsight Systems export (SQLite), told by its first bytes and kept whole: it is read at
     /// the end.
     sqlite: Option<Vec<u8>>,
+    /// Of an Nsight Systems export, read only this process (one rank of a run).
+    nsys_process: Option<i64>,
 }
 
 impl Default for Reader {
@@ -84,7 +86,14 @@ impl Reader {
             gzip_crc: true,
             xspace: None,
             sqlite: None,
+            nsys_process: None,
         }
+    }
+
+    /// Of an Nsight Systems export, reads only the events of process `process` (its id): one rank
+    /// of a run whose processes one export holds. Other inputs ignore it.
+    pub fn only_process(&mut self, process: i64) {
+        self.nsys_process = Some(process);
     }
 
     /// Checks a gzip input's CRC-32 (the default) or not; call before the first [`Reader::push`].
@@ -338,7 +347,7 @@ impl Reader {
     /// The trace of an Nsight Systems export (`bytes`, the whole SQLite database).
     #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
     fn finish_nsys(mut self, bytes: &[u8]) -> Result<Trace> {
-        let read = crate::ingest::read_nsys(bytes, &mut self.builder)?;
+        let read = crate::ingest::read_nsys_process(bytes, &mut self.builder, self.nsys_process)?;
         let mut trace = std::mem::take(&mut self.builder).finish(false);
         trace.stats.bytes_in = self.bytes_in;
         trace.stats.json_bytes = bytes.len() as u64;
@@ -349,6 +358,9 @@ impl Reader {
             read.schema_version
         ));
         trace.stats.notes.extend(read.notes);
+        if let Some(p) = self.nsys_process {
+            trace.stats.notes.push(format!("process {p} of the export only (one rank of the run it holds)"));
+        }
         if trace.stats.kept == 0 {
             return Err(Error::new(format!(
                 "an Nsight Systems export (schema {}) with no kernel, runtime call or NVTX range",

@@ -710,7 +710,8 @@ impl Run {
     pub fn cost_finding(&self) -> Option<String> {
         let groups = self.class_rollup();
         let g = groups.iter().filter(|g| g.layer.is_none()).max_by_key(|g| g.wait_ns)?;
-        let phase = if g.phase == "none" { String::new() } else { format!("{} ", g.phase) };
+        let phase =
+            if matches!(g.phase.as_str(), "prefill" | "decode" | "mixed") { format!("{} ", g.phase) } else { String::new() };
         let mut s = format!(
             "{phase}{} collectives ({}): {:.0}% of their time is waiting ({})",
             g.kind.as_str(),
