@@ -195,7 +195,7 @@ fn one_export_of_two_processes_is_a_run_of_two_ranks() {
         .collect();
     assert_eq!(per_process.len(), 2, "{per_process:?}");
     let loaded = traceprism::pipeline::ranks::read_run(
-        &[path.clone()],
+        std::slice::from_ref(&path),
         &Options::default(),
         None,
         &[],
