@@ -11,7 +11,7 @@ pub const DEFAULT_LIMIT: usize = 100;
 /// A page's CSV text, at most (its JSON rows are bounded alike): the answer stays under 100 KB.
 pub const MAX_PAGE_BYTES: usize = 48 * 1024;
 
-/// A filter on one column: its cell equal to `equals` (text as written in CSV), containing
+/// A filter on one column: its cell equal to `equals` (its text, as CSV writes it unquoted), containing
 /// `contains`, or within `[min, max]` (numbers).
 #[derive(Debug, Default)]
 pub struct Filter {
@@ -37,33 +37,15 @@ fn column(t: &Table, name: &str) -> Result<usize> {
         .ok_or_else(|| Error::new(format!("table {} has no column '{name}' (columns: {})", t.name, t.columns.join(", "))))
 }
 
-/// A cell as CSV writes it (without quoting).
-fn text(c: &Cell) -> String {
-    let mut one = Table::new("x", &["x"]);
-    one.push(vec![c.clone()]);
-    let csv = one.to_csv();
-    let line = csv.lines().nth(1).unwrap_or("").to_string();
-    line.strip_prefix('"').and_then(|l| l.strip_suffix('"')).map_or(line.clone(), |l| l.replace("\"\"", "\""))
-}
-
-fn number(c: &Cell) -> Option<f64> {
-    match c {
-        Cell::Int(v) => Some(*v as f64),
-        Cell::Float(v) => Some(*v),
-        Cell::Micros(ns) => Some(*ns as f64 / 1000.0),
-        _ => None,
-    }
-}
-
 /// Orders two cells: numbers by value, the rest by text; empty cells last.
 fn order(a: &Cell, b: &Cell) -> std::cmp::Ordering {
     match (a, b) {
         (Cell::Empty, Cell::Empty) => std::cmp::Ordering::Equal,
         (Cell::Empty, _) => std::cmp::Ordering::Greater,
         (_, Cell::Empty) => std::cmp::Ordering::Less,
-        _ => match (number(a), number(b)) {
+        _ => match (a.as_f64(), b.as_f64()) {
             (Some(x), Some(y)) => x.total_cmp(&y),
-            _ => text(a).cmp(&text(b)),
+            _ => a.text().cmp(&b.text()),
         },
     }
 }
@@ -75,10 +57,10 @@ pub fn page(t: &Table, q: &Query) -> Result<(Value, String)> {
         let c = column(t, &f.column)?;
         rows.retain(|&r| {
             let cell = &t.rows[r][c];
-            f.equals.as_ref().is_none_or(|v| text(cell) == *v)
-                && f.contains.as_ref().is_none_or(|v| text(cell).contains(v.as_str()))
-                && f.min.is_none_or(|m| number(cell).is_some_and(|x| x >= m))
-                && f.max.is_none_or(|m| number(cell).is_some_and(|x| x <= m))
+            f.equals.as_ref().is_none_or(|v| cell.text() == *v)
+                && f.contains.as_ref().is_none_or(|v| cell.text().contains(v.as_str()))
+                && f.min.is_none_or(|m| cell.as_f64().is_some_and(|x| x >= m))
+                && f.max.is_none_or(|m| cell.as_f64().is_some_and(|x| x <= m))
         });
     }
     if let Some((name, descending)) = &q.sort {
@@ -98,10 +80,12 @@ pub fn page(t: &Table, q: &Query) -> Result<(Value, String)> {
     let mut json_rows: Vec<Value> = Vec::new();
     let (mut csv_bytes, mut json_bytes) = (out.to_csv().len(), 0usize);
     let mut cut_by_size = false;
+    let mut line = String::new();
     for &r in rows.iter().skip(q.offset).take(limit) {
         let row = &t.rows[r];
-        let mut line = Table { rows: vec![row.clone()], ..out.clone_empty() };
-        let csv_line = line.to_csv().split_once('\n').map_or(0, |(_, rest)| rest.len());
+        line.clear();
+        traceprism::table::push_row(&mut line, row);
+        let csv_line = line.len() + 2;
         let json_row = serde_json::to_value(row).map_err(|e| Error::new(e.to_string()))?;
         let json_len = json_row.to_string().len() + 1;
         if !out.rows.is_empty() && (csv_bytes + csv_line > MAX_PAGE_BYTES || json_bytes + json_len > MAX_PAGE_BYTES) {
@@ -110,7 +94,7 @@ pub fn page(t: &Table, q: &Query) -> Result<(Value, String)> {
         }
         csv_bytes += csv_line;
         json_bytes += json_len;
-        out.rows.push(line.rows.remove(0));
+        out.rows.push(row.clone());
         json_rows.push(json_row);
     }
     let returned = out.rows.len();
@@ -140,15 +124,4 @@ pub fn page(t: &Table, q: &Query) -> Result<(Value, String)> {
         "rows": json_rows,
     });
     Ok((answer, out.to_csv()))
-}
-
-/// Table helpers the page needs.
-trait CloneEmpty {
-    fn clone_empty(&self) -> Table;
-}
-
-impl CloneEmpty for Table {
-    fn clone_empty(&self) -> Table {
-        Table { name: self.name.clone(), columns: self.columns.clone(), types: self.types.clone(), rows: Vec::new() }
-    }
 }

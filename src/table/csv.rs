@@ -16,6 +16,20 @@ fn push_field(out: &mut String, field: &str) {
     }
 }
 
+/// Appends one row's fields to `out`, comma-separated, without the line end (CRLF).
+pub fn push_row(out: &mut String, cells: &[Cell]) {
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match c {
+            Cell::Text(s) => push_field(out, s),
+            // Numbers (digits, sign, point) never need quoting: written straight into the line.
+            _ => c.write_text(out),
+        }
+    }
+}
+
 /// Writes CSV rows to `out` as they come, header first.
 pub struct CsvWriter<W: Write> {
     out: W,
@@ -47,16 +61,7 @@ impl<W: Write> CsvWriter<W> {
 
     /// Writes one row.
     pub fn row(&mut self, cells: &[Cell]) -> io::Result<()> {
-        for (i, c) in cells.iter().enumerate() {
-            if i > 0 {
-                self.line.push(',');
-            }
-            match c {
-                Cell::Text(s) => push_field(&mut self.line, s),
-                // Numbers (digits, sign, point) never need quoting: written straight into the line.
-                _ => c.write_text(&mut self.line),
-            }
-        }
+        push_row(&mut self.line, cells);
         self.rows += 1;
         self.end_line()
     }

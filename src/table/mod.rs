@@ -14,7 +14,7 @@ pub mod markup;
 pub mod parquet;
 pub mod xlsx;
 
-pub use self::csv::{to_csv, write_table, CsvWriter};
+pub use self::csv::{push_row, to_csv, write_table, CsvWriter};
 use serde::Serialize;
 
 /// One cell of a table.
