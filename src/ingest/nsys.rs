@@ -29,11 +29,6 @@ use rusqlite::{Connection, Row};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-/// Whether `bytes` start like an SQLite database.
-pub fn looks_like_sqlite(bytes: &[u8]) -> bool {
-    bytes.starts_with(b"SQLite format 3\0")
-}
-
 /// What the reader says about an export beside its events.
 #[derive(Debug, Default, Clone)]
 pub struct NsysRead {

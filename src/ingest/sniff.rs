@@ -1,12 +1,20 @@
 //! What a file that is not a trace looks like, so the error can say so ("a zip archive", "an
 //! SQLite database") instead of only "not JSON".
 
+/// The first bytes of every SQLite database (an Nsight Systems export is one).
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Whether `bytes` start like an SQLite database.
+pub fn looks_like_sqlite(bytes: &[u8]) -> bool {
+    bytes.starts_with(SQLITE_MAGIC)
+}
+
 /// The message for input whose first non-blank bytes are `start` and that is neither Chrome-trace
 /// JSON nor a JAX `XSpace`.
 pub fn not_a_trace(start: &[u8]) -> &'static str {
     const KNOWN: &[(&[u8], &str)] = &[
         (b"PK\x03\x04", "the input is a zip archive, not a trace: unzip it and open the .json or .json.gz inside"),
-        (b"SQLite format 3\0", "the input is an SQLite database (an Nsight Systems export?), not a Chrome-trace JSON"),
+        (SQLITE_MAGIC, "the input is an SQLite database (an Nsight Systems export?), not a Chrome-trace JSON"),
         (b"\x28\xb5\x2f\xfd", "the input is zstd-compressed: decompress it first (zstd -d), or give the .json / .json.gz"),
         (b"BZh", "the input is bzip2-compressed: decompress it first (bunzip2), or give the .json / .json.gz"),
         (b"\xfd7zXZ", "the input is xz-compressed: decompress it first (unxz), or give the .json / .json.gz"),

@@ -32,16 +32,17 @@ fn is_rank_trace(f: &Path) -> bool {
     (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite")) && !name.contains("truth")
 }
 
-/// One rank to read: a file, or one process of an Nsight Systems export holding several.
+/// One rank to read: a file, or one process of an Nsight Systems export holding several (with
+/// the export's bytes, read once for all its processes).
 struct RankSource {
     path: PathBuf,
-    process: Option<i64>,
+    process: Option<(i64, std::sync::Arc<Vec<u8>>)>,
 }
 
 impl RankSource {
     fn label(&self) -> String {
-        match self.process {
-            Some(p) => format!("{} (process {p})", self.path.display()),
+        match &self.process {
+            Some((p, _)) => format!("{} (process {p})", self.path.display()),
             None => self.path.display().to_string(),
         }
     }
@@ -54,13 +55,14 @@ fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
     for f in files {
         let mut head = [0u8; 16];
         let is_sqlite = std::fs::File::open(f).and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head)).is_ok()
-            && head.starts_with(b"SQLite format 3\0");
+            && crate::ingest::looks_like_sqlite(&head);
         #[cfg(feature = "nsys")]
         if is_sqlite {
             let bytes = std::fs::read(f).map_err(|e| Error::new(format!("cannot read {}: {e}", f.display())))?;
             let processes = crate::ingest::nsys_gpu_processes(&bytes)?;
             if processes.len() > 1 {
-                out.extend(processes.into_iter().map(|p| RankSource { path: f.clone(), process: Some(p) }));
+                let bytes = std::sync::Arc::new(bytes);
+                out.extend(processes.into_iter().map(|p| RankSource { path: f.clone(), process: Some((p, bytes.clone())) }));
                 continue;
             }
         }
@@ -70,12 +72,11 @@ fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
     Ok(out)
 }
 
-/// Reads, links and analyses one process of an Nsight Systems export.
-fn analyze_process(path: &Path, process: i64, options: Options) -> Result<crate::analysis::Analysis> {
-    let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+/// Reads, links and analyses one process of an Nsight Systems export (`bytes`).
+fn analyze_process(bytes: &[u8], process: i64, options: Options) -> Result<crate::analysis::Analysis> {
     let mut reader = crate::read::Reader::new();
     reader.only_process(process);
-    reader.push(&bytes)?;
+    reader.push(bytes)?;
     let mut trace = reader.finish()?;
     crate::link::link(&mut trace);
     crate::analysis::Analysis::new(trace, options)
@@ -116,8 +117,8 @@ pub fn read_run(
         let workers: Vec<_> = sources
             .iter()
             .map(|s| {
-                scope.spawn(move || match s.process {
-                    Some(p) => analyze_process(&s.path, p, options.clone()),
+                scope.spawn(move || match &s.process {
+                    Some((p, bytes)) => analyze_process(bytes, *p, options.clone()),
                     None => analyze_path_choosing(&s.path, options.clone(), threads, |t| {
                         captures_of_rank(captures, trace_rank(t, &s.path.display().to_string()))
                     }),

@@ -50,7 +50,7 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
             // truncates the file while we read, the OS may raise SIGBUS — the same risk every
             // mmap-based reader accepts for speed.
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-                if !is_gzip(&map) && !crate::ingest::looks_like_xspace(&map) && !map.starts_with(b"SQLite format 3\0") {
+                if !is_gzip(&map) && !crate::ingest::looks_like_xspace(&map) && !crate::ingest::looks_like_sqlite(&map) {
                     return read_mapped(&map, threads);
                 }
             }

@@ -122,7 +122,7 @@ impl Reader {
         }
         // An Nsight Systems export is kept whole, read at the end.
         if let Input::Plain = self.input {
-            if self.sqlite.is_some() || (self.json_bytes == 0 && chunk.starts_with(b"SQLite format 3\0")) {
+            if self.sqlite.is_some() || (self.json_bytes == 0 && crate::ingest::looks_like_sqlite(chunk)) {
                 self.sqlite.get_or_insert_with(Vec::new).extend_from_slice(chunk);
                 return Ok(());
             }
