@@ -5,19 +5,12 @@
 
 use super::args::Args;
 use std::path::Path;
-use traceprism::gate::{gate, markdown, Digest, GateOptions, Metric};
+use traceprism::gate::{fraction, gate, markdown, Digest, GateOptions, Metric};
 use traceprism::{Error, Result};
-
-fn file_name(path: &str) -> String {
-    Path::new(path).file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
-}
 
 /// A digest from a digest file, or of a trace.
 fn digest_of(path: &str, a: &Args) -> Result<Digest> {
-    match Digest::read_file(Path::new(path))? {
-        Some(d) => Ok(d),
-        None => Ok(Digest::of(super::load(path, a)?, &file_name(path))),
-    }
+    Digest::of_file(Path::new(path), || super::load(path, a))
 }
 
 /// Runs `digest`.
@@ -39,11 +32,7 @@ fn share(flag: &str, v: &str) -> Result<f64> {
         None => (v, false),
     };
     let x: f64 = num.trim().parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))?;
-    let x = if pct || x >= 1.0 { x / 100.0 } else { x };
-    if !(0.0..1.0).contains(&x) {
-        return Err(Error::new(format!("{flag}: {v} is out of range")));
-    }
-    Ok(x)
+    fraction(x, pct).ok_or_else(|| Error::new(format!("{flag}: {v} is out of range")))
 }
 
 /// Runs `gate`; returns the exit status.

@@ -120,6 +120,23 @@ impl Digest {
         serde_json::to_string(self).expect("a digest serializes")
     }
 
+    /// The name a digest gives its source: the file's name, without its folder.
+    pub fn source_name(path: &std::path::Path) -> String {
+        path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    }
+
+    /// The digest in the file at `path` when it is one, else the digest of the trace there, which
+    /// `analyse` reads (a trace of gigabytes is read once, and not at all when it is a digest).
+    pub fn of_file<A: std::ops::Deref<Target = Analysis>>(
+        path: &std::path::Path,
+        analyse: impl FnOnce() -> crate::error::Result<A>,
+    ) -> crate::error::Result<Digest> {
+        match Digest::read_file(path)? {
+            Some(d) => Ok(d),
+            None => Ok(Digest::of(&*analyse()?, &Digest::source_name(path))),
+        }
+    }
+
     /// The digest in the file at `path`, or `None` when the file is a trace (its first bytes tell,
     /// so a trace of gigabytes is not read twice).
     pub fn read_file(path: &std::path::Path) -> crate::error::Result<Option<Digest>> {

@@ -27,6 +27,13 @@ pub enum Metric {
     Wall,
 }
 
+/// A share given as a fraction (`0.03`) or a percentage (`3`, or any value when `percent`: it was
+/// written `3%`): the fraction, when it lies in [0, 1).
+pub fn fraction(x: f64, percent: bool) -> Option<f64> {
+    let x = if percent || x >= 1.0 { x / 100.0 } else { x };
+    (0.0..1.0).contains(&x).then_some(x)
+}
+
 /// How the gate decides.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GateOptions {

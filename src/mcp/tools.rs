@@ -131,10 +131,6 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::new(e.to_string()))
 }
 
-fn file_name(path: &str) -> String {
-    Path::new(path).file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
-}
-
 /// Cuts each table (a JSON object with `rows`) to `max` rows, noting `rows_total` where it cut.
 fn cut_tables(tables: &mut [Value], max: usize) {
     for t in tables {
@@ -166,7 +162,7 @@ pub fn call(name: &str, args: &Map<String, Value>, cache: &mut Cache) -> Result<
         "digest" => {
             let path = string(args, "trace", name)?;
             let a = cache.get(path, &strings(args, "captures"))?;
-            let text = traceprism::gate::Digest::of(&a, &file_name(path)).to_json();
+            let text = traceprism::gate::Digest::of(&a, &traceprism::gate::Digest::source_name(Path::new(path))).to_json();
             Ok(Answer::Json(serde_json::from_str(&text).map_err(|e| Error::new(e.to_string()))?))
         }
         "tables" => tables(args, cache),
@@ -280,21 +276,12 @@ fn ranks(args: &Map<String, Value>) -> Result<Answer> {
 }
 
 fn share(key: &str, v: f64) -> Result<f64> {
-    let x = if v >= 1.0 { v / 100.0 } else { v };
-    if !(0.0..1.0).contains(&x) {
-        return Err(Error::new(format!("`{key}`: {v} is out of range")));
-    }
-    Ok(x)
+    traceprism::gate::fraction(v, false).ok_or_else(|| Error::new(format!("`{key}`: {v} is out of range")))
 }
 
 fn gate(args: &Map<String, Value>, cache: &mut Cache) -> Result<Answer> {
     use traceprism::gate::{Digest, GateOptions, Metric};
-    let mut digest_of = |path: &str| -> Result<Digest> {
-        match Digest::read_file(Path::new(path))? {
-            Some(d) => Ok(d),
-            None => Ok(Digest::of(cache.get(path, &[])?.as_ref(), &file_name(path))),
-        }
-    };
+    let mut digest_of = |path: &str| Digest::of_file(Path::new(path), || cache.get(path, &[]));
     let (base, new) = (string(args, "baseline", "gate")?, string(args, "new", "gate")?);
     let mut o = GateOptions::default();
     if let Some(v) = args.get("max_slowdown").and_then(Value::as_f64) {
