@@ -9,10 +9,8 @@
 mod common;
 
 use common::*;
-use traceprism::analysis::ranks::{analyse_run, LateSide, Lateness, RankTrace, Run, RunOptions};
-use traceprism::analysis::Analysis;
+use traceprism::analysis::ranks::{LateSide, Lateness, Run};
 use traceprism::synth::ranks::{make_run, LateKind, RunSpec};
-use traceprism::Options;
 
 const SOURCES: [&str; 2] =
     ["vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz", "vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz"];
@@ -20,15 +18,7 @@ const SOURCES: [&str; 2] =
 const DELAY_US: f64 = 300.0;
 
 fn run_of(texts: &[Vec<u8>]) -> Run {
-    let traces = texts
-        .iter()
-        .enumerate()
-        .map(|(r, t)| RankTrace {
-            file: format!("rank{r}.json"),
-            analysis: Analysis::new(read_bytes(t).expect("a rank reads"), Options::default()).unwrap(),
-        })
-        .collect();
-    analyse_run(traces, RunOptions::default()).expect("the run analyses")
+    run_of_texts(texts).expect("the run analyses")
 }
 
 fn made(source: &str, kind: LateKind) -> (Vec<Vec<u8>>, usize) {

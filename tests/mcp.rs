@@ -98,6 +98,22 @@ fn steady(mut v: Value) -> Value {
     v
 }
 
+/// A run of two ranks made by `synth-ranks` from the real vLLM TP4 trace, in `dir/run`.
+fn two_ranks(dir: &std::path::Path) -> std::path::PathBuf {
+    let run = dir.join("run");
+    cli(&[
+        "synth-ranks",
+        &path("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"),
+        "--out",
+        run.to_str().unwrap(),
+        "--ranks",
+        "2",
+        "--straggler",
+        "1",
+    ]);
+    run
+}
+
 fn ok(answer: &Value) -> &Value {
     assert_ne!(answer["isError"], json!(true), "{answer}");
     &answer["structuredContent"]
@@ -186,17 +202,7 @@ fn every_tool_answers_as_the_cli_does() {
     assert!(["no_change", "improvement", "regression", "inconclusive"].contains(&overall.as_str()), "{overall}");
 
     // ranks: two ranks made from a real trace.
-    let run = dir.join("run");
-    cli(&[
-        "synth-ranks",
-        &path("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"),
-        "--out",
-        run.to_str().unwrap(),
-        "--ranks",
-        "2",
-        "--straggler",
-        "1",
-    ]);
+    let run = two_ranks(&dir);
     let r0 = run.join("rank0.json").to_string_lossy().into_owned();
     let r1 = run.join("rank1.json").to_string_lossy().into_owned();
     let answer = c.call("ranks", json!({"paths": [r0, r1], "max_rows": 1_000_000}));
@@ -307,17 +313,7 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
         (path("sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz"), path("sglang_qwen3-30b-a3b_decode_b300.trace.json.gz"));
     cli(&["export", &trace, "--out", dir.join("trace").to_str().unwrap()]);
     cli(&["compare", &a, &b, "--out", dir.join("compare").to_str().unwrap()]);
-    let run = dir.join("run");
-    cli(&[
-        "synth-ranks",
-        &path("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"),
-        "--out",
-        run.to_str().unwrap(),
-        "--ranks",
-        "2",
-        "--straggler",
-        "1",
-    ]);
+    let run = two_ranks(&dir);
     cli(&["ranks", run.to_str().unwrap(), "--out", dir.join("ranks").to_str().unwrap()]);
     for sub in ["trace", "compare", "ranks"] {
         tables_in(&dir.join(sub), &mut known);

@@ -10,11 +10,9 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use traceprism::analysis::ranks::{analyse_run, RankTrace, Run, RunOptions};
-use traceprism::analysis::Analysis;
+use traceprism::analysis::ranks::Run;
 use traceprism::support::mix::SplitMix64;
 use traceprism::synth::ranks::{is_collective, make_run, RunSpec};
-use traceprism::Options;
 
 const SOURCE: &str = "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz";
 /// The rank whose trace loses events (not the straggler).
@@ -25,17 +23,7 @@ fn generated() -> Vec<Vec<u8>> {
     make_run(&plain_fixture(SOURCE), &spec).expect("the generator runs").traces
 }
 
-fn run_of(texts: &[Vec<u8>]) -> traceprism::Result<Run> {
-    let traces = texts
-        .iter()
-        .enumerate()
-        .map(|(r, t)| RankTrace {
-            file: format!("rank{r}.json"),
-            analysis: Analysis::new(read_bytes(t).expect("a rank reads"), Options::default()).unwrap(),
-        })
-        .collect();
-    analyse_run(traces, RunOptions::default())
-}
+use common::run_of_texts as run_of;
 
 /// `text` without the events `drop` picks: `drop(index among kernels, index among collective
 /// kernels (if one), ts)`, kernels in time order. Returns the new text and the collectives dropped.

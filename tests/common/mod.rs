@@ -102,6 +102,15 @@ pub fn analyse_bytes(bytes: &[u8]) -> Analysis {
     Analysis::new(read_bytes(bytes).expect("reads"), Options::default()).expect("analysis")
 }
 
+/// The run of rank traces held in memory (`rank0.json`, `rank1.json`... in order), analysed with
+/// default options.
+pub fn run_of_texts(texts: &[Vec<u8>]) -> traceprism::Result<traceprism::analysis::ranks::Run> {
+    use traceprism::analysis::ranks::{analyse_run, RankTrace, RunOptions};
+    let traces =
+        texts.iter().enumerate().map(|(r, t)| RankTrace { file: format!("rank{r}.json"), analysis: analyse_bytes(t) }).collect();
+    analyse_run(traces, RunOptions::default())
+}
+
 /// Reads a trace from in-memory bytes.
 pub fn read_bytes(bytes: &[u8]) -> traceprism::Result<Trace> {
     let mut r = traceprism::Reader::new();
