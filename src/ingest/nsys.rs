@@ -190,11 +190,11 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
     }
     let name_of = |id: Option<i64>| id.and_then(|i| strings.get(&i)).map(String::as_str);
     let mut index = 0u64;
-    let mut emit = |sink: &mut dyn FnMut(&RawEvent<'_>, u64), ev: RawEvent<'_>| {
-        sink(&ev, index);
+    // Events are numbered in the order they are handed on, as a JSON trace's are by position.
+    let mut emit = |ev: RawEvent<'_>| {
+        sink.event(&ev, index, 0);
         index += 1;
     };
-    let mut send = |ev: &RawEvent<'_>, i: u64| sink.event(ev, i, 0);
     let x_event = |cat: &'static [u8], name: String, pid: i64, tid: i64, start: i64, end: i64, args: Args<'static>| RawEvent {
         ph: b'X',
         cat: Cow::Borrowed(cat),
@@ -221,7 +221,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
             x.each(&sql, |r| {
                 if let (Some(g), Some(n)) = (int(r, 0).or(int(r, 1).map(|p| p * PROCESS_SHIFT)), text(r, 2)) {
                     if keep(process_of(g)) {
-                        emit(&mut send, meta("process_name", process_of(g), 0, n));
+                        emit(meta("process_name", process_of(g), 0, n));
                     }
                 }
                 Ok(())
@@ -232,7 +232,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
         x.each(&sql, |r| {
             if let (Some(n), Some(g)) = (name_of(int(r, 0)), int(r, 1)) {
                 if keep(process_of(g)) {
-                    emit(&mut send, meta("thread_name", process_of(g), g % PROCESS_SHIFT, n.to_string()));
+                    emit(meta("thread_name", process_of(g), g % PROCESS_SHIFT, n.to_string()));
                 }
             }
             Ok(())
@@ -288,7 +288,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
             block: dims(r, 11),
             ..Args::default()
         };
-        emit(&mut send, x_event(b"kernel", name, device, stream, start, end, args));
+        emit(x_event(b"kernel", name, device, stream, start, end, args));
         out.counts[0] += 1;
         Ok(())
     })?;
@@ -302,7 +302,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
             }
             let name = runtime_name(name_of(int(r, 4)).unwrap_or("(unnamed runtime call)")).to_string();
             let args = Args { correlation: int(r, 3).map(|c| correlation(process_of(g), c)), ..Args::default() };
-            emit(&mut send, x_event(b"cuda_runtime", name, process_of(g), g % PROCESS_SHIFT, start, end, args));
+            emit(x_event(b"cuda_runtime", name, process_of(g), g % PROCESS_SHIFT, start, end, args));
             out.counts[1] += 1;
             Ok(())
         })?,
@@ -332,7 +332,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
                 stream: Some(stream),
                 ..Args::default()
             };
-            emit(&mut send, x_event(cat, name, device, stream, start, end, args));
+            emit(x_event(cat, name, device, stream, start, end, args));
             out.counts[slot] += 1;
             Ok(())
         })?;
@@ -353,7 +353,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
                 Some(op) => (b"cpu_op", op.to_string()),
                 None => (b"user_annotation", label),
             };
-            emit(&mut send, x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, Args::default()));
+            emit(x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, Args::default()));
             out.counts[4] += 1;
             Ok(())
         })?;
@@ -387,7 +387,7 @@ pub fn read_nsys_process(bytes: &[u8], sink: &mut impl EventSink, process: Optio
         }
         let mut env = serde_json::Map::new();
         x.each(&sql, |r| {
-            if let (Some(k), Some(v)) = (text(r, 0), r.get::<_, Option<String>>(1).ok().flatten()) {
+            if let (Some(k), Some(v)) = (text(r, 0), text(r, 1)) {
                 env.insert(k, serde_json::Value::String(v));
             }
             Ok(())
