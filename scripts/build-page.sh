@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the static page into dist/ (or $1): the core compiled to wasm by wasm-pack (--target web),
+# the SQLite module (sqlite/) likewise,
 # the front end from www/ and one bundled example trace. All URLs in the output are relative, so
 # the folder works from any sub-path (GitHub Pages serves /<repo>/).
 set -euo pipefail
@@ -18,6 +19,12 @@ mkdir -p "$out/pkg" "$out/examples"
 pkg=$(cd "$out/pkg" && pwd)
 wasm-pack --quiet build --target web --release --no-typescript --no-pack --out-name traceprism --out-dir "$pkg" .
 rm -f "$pkg/.gitignore"
+# The SQLite module (crate sqlite/, feature `engine`): its own wasm, which the worker imports only
+# when an Nsight Systems export (.sqlite) arrives, so the core's wasm above carries no SQLite.
+mkdir -p "$out/pkg-sqlite"
+sqlite_pkg=$(cd "$out/pkg-sqlite" && pwd)
+wasm-pack --quiet build --target web --release --no-typescript --no-pack --out-name traceprism_sqlite --out-dir "$sqlite_pkg" sqlite
+rm -f "$sqlite_pkg/.gitignore"
 if [ "${WASM_OPT:-0}" = 1 ] && command -v wasm-opt >/dev/null; then
   binaryen=$(wasm-opt --version | sed -n 's/.*version \([0-9]*\).*/\1/p')
   if [ "${binaryen:-0}" -gt 108 ]; then
@@ -29,4 +36,4 @@ fi
 cp -R www/. "$out/"
 # The example trace: a small real trace, copied unmodified (loaded by a same-origin fetch).
 cp fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz "$out/examples/"
-echo "built $out/ ($(du -sh "$out" | cut -f1))"
+echo "built $out/ ($(du -sh "$out" | cut -f1)); wasm: core $(du -k "$pkg/traceprism_bg.wasm" | cut -f1) KiB, SQLite module $(du -k "$sqlite_pkg/traceprism_sqlite_bg.wasm" | cut -f1) KiB (fetched only for a .sqlite)"

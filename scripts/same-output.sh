@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves a change of structure changed no output: runs `traceprism export` and
-# `traceprism summary --json` of a binary over every fixture into a folder, or compares two
+# `traceprism summary --json` of a binary over every fixture (Kineto and Nsight Systems) into a folder, or compares two
 # binaries' outputs byte for byte.
 #
 #   scripts/same-output.sh --write BIN DIR          write BIN's outputs into DIR
@@ -14,9 +14,9 @@ cd "$(dirname "$0")/.."
 write() {
   local bin=$1 dir=$2
   rm -rf "$dir" && mkdir -p "$dir"
-  for f in fixtures/*.json.gz; do
+  for f in fixtures/*.json.gz fixtures/nsys/*.sqlite; do
     case "$f" in *truth*) continue ;; esac
-    local name; name=$(basename "$f" .json.gz)
+    local name; name=$(basename "$f"); name=${name%.json.gz}
     "$bin" export "$f" --out "$dir/$name" >/dev/null 2>&1 || echo "export failed: $f" >"$dir/$name.export-error"
     "$bin" summary "$f" --json 2>/dev/null | sed -E 's/"parallel_blocks": ?[0-9]+/"parallel_blocks":N/' >"$dir/$name.summary.json" || true
   done

@@ -147,6 +147,9 @@ fn a_token_in_the_environment_is_flagged_by_name_and_never_shown() {
     );
     let a = analyse_file(&with_token).unwrap();
     assert!(a.trace.meta.secret_keys.iter().any(|k| k.ends_with("HF_TOKEN")), "{:?}", a.trace.meta.secret_keys);
+    // The page reads the same environment through its SQLite module's row bytes.
+    let rows = traceprism::ingest::nsys::sqlite::row_bytes(&std::fs::read(&with_token).unwrap()).unwrap();
+    assert_eq!(traceprism::read_trace(&rows[..]).unwrap().meta.secret_keys, a.trace.meta.secret_keys);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_traceprism"))
         .arg("summary")
         .arg(&with_token)
@@ -211,4 +214,36 @@ fn one_export_of_two_processes_is_a_run_of_two_ranks() {
     assert_eq!(run.collectives.len() as i64, per_process[0].1, "every NCCL kernel matched: {:?}", run.warnings);
     assert_eq!(run.missing_collectives(), 0);
     assert!(run.finding().is_some_and(|f| f.starts_with("rank ")));
+}
+
+/// The page reads an export as the row bytes its SQLite module makes of it (`sqlite/`, its own
+/// wasm): the same tables through another door must give the same analysis, byte for byte.
+#[test]
+fn the_pages_row_bytes_read_as_the_database_does() {
+    for name in FIXTURES {
+        let path = common::fixture(name);
+        let sqlite = std::fs::read(&path).unwrap();
+        let rows = traceprism::ingest::nsys::sqlite::row_bytes(&sqlite).unwrap();
+        assert!(traceprism::ingest::looks_like_rows(&rows));
+        let dir = std::env::temp_dir().join(format!("traceprism-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rows_path = dir.join(name.replace('/', "_") + ".rows");
+        std::fs::write(&rows_path, &rows).unwrap();
+        let direct = analyse_file(&path).unwrap();
+        let through = analyse_file(&rows_path).unwrap();
+        let json = |a: &Analysis| serde_json::to_string_pretty(&traceprism::report::summary::summary(a)).unwrap();
+        assert_eq!(json(&through), json(&direct), "{name}");
+        assert_eq!(through.trace.stats.bytes_in, sqlite.len() as u64, "{name}: the input's size is the database's");
+        eprintln!(
+            "{name}: {} bytes of SQLite, {} bytes of rows ({:.1} %)",
+            sqlite.len(),
+            rows.len(),
+            100.0 * rows.len() as f64 / sqlite.len() as f64
+        );
+        // Every cut of the row bytes is an error, never a panic (the page hands them over whole,
+        // but they cross from one wasm module to another).
+        for cut in [8, 9, rows.len() / 3, rows.len() - 1] {
+            assert!(traceprism::read_trace(&rows[..cut]).is_err(), "{name}: cut at {cut} read");
+        }
+    }
 }

@@ -9,7 +9,8 @@
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelinePyramid {slot, lane} → {head, cover} · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel}
+//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel} ·
+//      loadNsys {slot, options, file} → {summary, tables, memory, nsys} (an Nsight Systems export, through the SQLite module; watchFile and watchRun take exports too)
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
@@ -24,10 +25,11 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
+import { looksLikeSqlite } from './js/sniff.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
@@ -85,6 +87,48 @@ ready.then(async () => {
   if (pool) await pool.warmed;
   self.postMessage({ warmed: performance.now() - warmStart, error });
 }, () => {});
+
+/**
+ * The SQLite module (its own wasm, built from the crate in sqlite/), imported and instantiated on
+ * the first Nsight Systems export: a Kineto trace never fetches it.
+ * @type {Promise<any> | null}
+ */
+let sqlite = null;
+function sqliteEngine() {
+  sqlite ??= import('./pkg-sqlite/traceprism_sqlite.js').then(async (m) => {
+    await m.default();
+    return m;
+  });
+  // A failed fetch is tried again with the next export.
+  sqlite.catch(() => {
+    sqlite = null;
+  });
+  return sqlite;
+}
+
+/**
+ * Pushes a whole file into an analyzer. An Nsight Systems export (SQLite) goes through the SQLite
+ * module, which makes row bytes of the tables the core reads (`nsys_requests`); the core reads
+ * those as it reads any trace. Anything else goes in slices. Returns, for an export, what the
+ * module did: `{sqlite, rowBytes, ms: {engine, rows}}`; else null.
+ * @param {any} a an Analyzer
+ * @param {Blob} file
+ */
+async function pushFile(a, file) {
+  if (looksLikeSqlite(new Uint8Array(await file.slice(0, 16).arrayBuffer()))) {
+    const t0 = performance.now();
+    const engine = await sqliteEngine();
+    const t1 = performance.now();
+    const rows = engine.dump_tables(new Uint8Array(await file.arrayBuffer()), nsys_requests());
+    const t2 = performance.now();
+    a.push(rows);
+    return { sqlite: engine.sqlite_version(), rowBytes: rows.length, ms: { engine: t1 - t0, rows: t2 - t1 } };
+  }
+  for (let at = 0; at < file.size; at += WORKER_SLICE_BYTES) {
+    a.push(new Uint8Array(await file.slice(at, at + WORKER_SLICE_BYTES).arrayBuffer()));
+  }
+  return null;
+}
 
 /** slot name → Analyzer */
 const analyzers = new Map();
@@ -266,9 +310,7 @@ const ops = {
       let first = null;
       for (const { file, name } of files) {
         const a = new Analyzer(JSON.stringify(options || {}));
-        for (let at = 0; at < file.size; at += WORKER_SLICE_BYTES) {
-          a.push(new Uint8Array(await file.slice(at, at + WORKER_SLICE_BYTES).arrayBuffer()));
-        }
+        await pushFile(a, file);
         const summary = a.finish();
         if (summary.input?.truncation) {
           a.free();
@@ -288,9 +330,7 @@ const ops = {
   async watchFile({ file, name, options }) {
     const a = new Analyzer(JSON.stringify(options || {}));
     try {
-      for (let at = 0; at < file.size; at += WORKER_SLICE_BYTES) {
-        a.push(new Uint8Array(await file.slice(at, at + WORKER_SLICE_BYTES).arrayBuffer()));
-      }
+      await pushFile(a, file);
       const summary = a.finish();
       if (summary.input?.truncation) return { cut: summary.input.truncation.message };
       const text = digest(a, name);
@@ -340,6 +380,15 @@ const ops = {
   // large for the tab ends the same way). The page never sends it.
   testAllocate({ megabytes }) {
     return allocate_for_test(megabytes);
+  },
+  // An Nsight Systems export (SQLite), read through the SQLite module (see `pushFile`).
+  async loadNsys(data, id) {
+    ops.start(data);
+    const a = analyzer(data);
+    self.postMessage({ id, progress: { bytesRead: 0, total: data.file.size, events: 0 } });
+    const nsys = await pushFile(a, data.file);
+    self.postMessage({ id, progress: { bytesRead: data.file.size, total: data.file.size, events: a.progress().events } });
+    return { ...ops.finish(data), nsys };
   },
   async load(data, id) {
     ops.start(data);

@@ -43,7 +43,7 @@ fn is_candidate(name: &str, trend: Option<&str>) -> bool {
     let temporary =
         lower.starts_with('.') || [".part", ".crswap", ".tmp", ".partial", ".download"].iter().any(|s| lower.ends_with(s));
     let ours = lower.ends_with(".digest.json") || lower.contains("truth") || Some(name) == trend;
-    let trace = lower.ends_with(".json") || lower.ends_with(".json.gz") || lower.ends_with(".pb") || lower.ends_with(".pb.gz");
+    let trace = [".json", ".json.gz", ".pb", ".pb.gz", ".sqlite"].iter().any(|s| lower.ends_with(s));
     trace && !temporary && !ours
 }
 

@@ -8,7 +8,6 @@ mod event;
 mod inflate;
 mod key_order;
 /// Nsight Systems SQLite exports (native only: the SQLite engine is C).
-#[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
 pub mod nsys;
 pub(crate) mod number;
 mod repair;
@@ -23,7 +22,8 @@ pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use event::{Args, CommArgs, Field, Id, RawEvent, XlaArgs};
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
 #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
-pub use nsys::{nsys_gpu_processes, read_nsys, read_nsys_process, NsysRead};
+pub use nsys::sqlite::{nsys_gpu_processes, read_nsys, read_nsys_process};
+pub use nsys::{looks_like_rows, read_nsys_rows, NsysRead};
 pub use sniff::looks_like_sqlite;
 pub use stream::{EventSink, JsonStream, TextEnd};
 pub use xplane::{launch_dims, looks_like_xspace, read_xspace, ModuleRun, ModuleRuns};

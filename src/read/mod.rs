@@ -59,8 +59,8 @@ pub struct Reader {
     /// A JAX profile (protobuf `XSpace`, plain or inflated from `*.xplane.pb.gz`), told by its
     /// first bytes and kept whole: it is decoded at the end.
     xspace: Option<Vec<u8>>,
-    /// An Nsight Systems export (SQLite), told by its first bytes and kept whole: it is read at
-    /// the end.
+    /// An Nsight Systems export (SQLite, or the row bytes the page's SQLite module makes of one),
+    /// told by its first bytes and kept whole: it is read at the end.
     sqlite: Option<Vec<u8>>,
     /// Of an Nsight Systems export, read only this process (one rank of a run).
     nsys_process: Option<i64>,
@@ -122,7 +122,8 @@ impl Reader {
         }
         // An Nsight Systems export is kept whole, read at the end.
         if let Input::Plain = self.input {
-            if self.sqlite.is_some() || (self.json_bytes == 0 && crate::ingest::looks_like_sqlite(chunk)) {
+            let nsys = |b: &[u8]| crate::ingest::looks_like_sqlite(b) || crate::ingest::looks_like_rows(b);
+            if self.sqlite.is_some() || (self.json_bytes == 0 && nsys(chunk)) {
                 self.sqlite.get_or_insert_with(Vec::new).extend_from_slice(chunk);
                 return Ok(());
             }
@@ -344,13 +345,18 @@ impl Reader {
 }
 
 impl Reader {
-    /// The trace of an Nsight Systems export (`bytes`, the whole SQLite database).
-    #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
+    /// The trace of an Nsight Systems export (`bytes`: the whole SQLite database, or its row
+    /// bytes from the page's SQLite module).
     fn finish_nsys(mut self, bytes: &[u8]) -> Result<Trace> {
-        let read = crate::ingest::read_nsys_process(bytes, &mut self.builder, self.nsys_process)?;
+        // Row bytes stand for the database they were made of: its size is the input's.
+        let (read, database_bytes) = if crate::ingest::looks_like_rows(bytes) {
+            crate::ingest::read_nsys_rows(bytes, &mut self.builder, self.nsys_process)?
+        } else {
+            (self.read_sqlite(bytes)?, bytes.len() as u64)
+        };
         let mut trace = std::mem::take(&mut self.builder).finish(false);
-        trace.stats.bytes_in = self.bytes_in;
-        trace.stats.json_bytes = bytes.len() as u64;
+        trace.stats.bytes_in = database_bytes;
+        trace.stats.json_bytes = database_bytes;
         trace.stats.format = crate::model::InputFormat::NsysSqlite;
         let [kernels, runtime, memcpy, memset, nvtx] = read.counts;
         trace.stats.notes.push(format!(
@@ -370,12 +376,21 @@ impl Reader {
         Ok(trace)
     }
 
-    /// The page (and a build without the `nsys` feature) does not read SQLite: a clear refusal.
+    /// An SQLite database's tables, read natively.
+    #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
+    fn read_sqlite(&mut self, bytes: &[u8]) -> Result<crate::ingest::NsysRead> {
+        crate::ingest::read_nsys_process(bytes, &mut self.builder, self.nsys_process)
+    }
+
+    /// The core in the page reads an export only as row bytes (its SQLite is a module of its own,
+    /// which the page runs first); a build without the `nsys` feature not at all.
     #[cfg(any(target_arch = "wasm32", not(feature = "nsys")))]
-    fn finish_nsys(self, _bytes: &[u8]) -> Result<Trace> {
-        Err(Error::new(
-            "the input is an Nsight Systems export (SQLite): the page does not read these yet; `traceprism summary FILE.sqlite` (the CLI) or `traceprism.open` (Python) do",
-        ))
+    fn read_sqlite(&mut self, _bytes: &[u8]) -> Result<crate::ingest::NsysRead> {
+        Err(Error::new(if cfg!(target_arch = "wasm32") {
+            "the input is an SQLite database (an Nsight Systems export?) handed to the core as it is: the page reads these through its SQLite module, which makes row bytes of the export first"
+        } else {
+            "the input is an SQLite database (an Nsight Systems export?): this build of traceprism has no SQLite reader (the `nsys` feature)"
+        }))
     }
 }
 

@@ -364,6 +364,13 @@ pub fn builtin_category_rules() -> String {
     crate::rules::categories::BUILTIN.to_string()
 }
 
+/// What the page's SQLite module is asked of an Nsight Systems export (text: one line per table,
+/// its name then its columns), so that the core reads its answer ([`crate::ingest::nsys::WANTED`]).
+#[wasm_bindgen]
+pub fn nsys_requests() -> String {
+    traceprism_sqlite::Request::text_of(&crate::ingest::nsys::requests())
+}
+
 /// The overview the page shows first: the same summary `traceprism summary --json` prints.
 pub(crate) fn summary_of(a: &Analysis) -> impl Serialize {
     crate::report::summary::summary(a)

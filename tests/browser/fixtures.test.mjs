@@ -1,6 +1,6 @@
 // Every real trace we have opens in the page and every analysis view draws it without a page
 // error; the overview shows the CLI's kernel count and workload for it. (A real trace the page
-// cannot show is a bug in the page, whatever its kind: LLM, diffusion, training, JAX.)
+// cannot show is a bug in the page, whatever its kind: LLM, diffusion, training, JAX, Nsight Systems.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,7 +12,8 @@ import { cli } from './cli-match.mjs';
 const env = useBrowser('traceprism-fixtures-');
 const FIXTURES = fs.readdirSync(path.join(ROOT, 'fixtures'))
   .filter((f) => (f.endsWith('.json.gz') || f.endsWith('.xplane.pb')) && !f.includes('.truth.'))
-  .sort();
+  .sort()
+  .concat(fs.readdirSync(path.join(ROOT, 'fixtures/nsys')).filter((f) => f.endsWith('.sqlite')).sort().map((f) => `nsys/${f}`));
 const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report'];
 
 test('every fixture opens and draws in every analysis view', async () => {

@@ -48,7 +48,7 @@ test('files are read once, whole, after two quiet polls', async () => {
 });
 
 test('candidates: traces, not temporary or our own files', () => {
-  for (const n of ['a.json', 'a.json.gz', 'x.xplane.pb', 'trace_rank3.pt.trace.json.gz']) assert.ok(isCandidate(n), n);
+  for (const n of ['a.json', 'a.json.gz', 'x.xplane.pb', 'trace_rank3.pt.trace.json.gz', 'report1.sqlite']) assert.ok(isCandidate(n), n);
   for (const n of ['a.json.part', 'a.json.gz.crswap', '.hidden.json', 'base.digest.json', 'run.truth.json.gz', 'notes.txt']) assert.ok(!isCandidate(n), n);
 });
 

@@ -35,6 +35,7 @@ export function digest(a: Analyzer, source: string): string;
 export function gate(baseJson: string, newJson: string, optionsJson: string): any;
 export function watch_window(digestJson: string, file: string): any;
 export function builtin_category_rules(): string;
+export function nsys_requests(): string;
 export function failed_allocation_bytes(): number;
 export function allocate_for_test(megabytes: number): number;
 export function document_form(head: Uint8Array): string;

@@ -1,5 +1,20 @@
 // What a file is, from its first bytes: the page sends a JAX profile (protobuf XSpace) down the
-// one-worker path, since the parallel readers split JSON text.
+// one-worker path, since the parallel readers split JSON text, and an Nsight Systems export
+// (SQLite) through the SQLite module.
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/**
+ * Whether `head` (the file's first bytes) is an SQLite database's. Mirrors the core's
+ * `looks_like_sqlite`.
+ * @param {Uint8Array} head
+ */
+export function looksLikeSqlite(head) {
+  if (head.length < SQLITE_MAGIC.length) return false;
+  for (let i = 0; i < SQLITE_MAGIC.length; i++) if (head[i] !== SQLITE_MAGIC.charCodeAt(i)) return false;
+  return true;
+}
 
 /**
  * Reads a protobuf varint at `at`; returns `[value, next]` or null when the bytes end first.

@@ -32,7 +32,7 @@ export function isCandidate(name) {
   const lower = name.toLowerCase();
   const temporary = lower.startsWith('.') || ['.part', '.crswap', '.tmp', '.partial', '.download'].some((s) => lower.endsWith(s));
   const ours = lower.endsWith('.digest.json') || lower.includes('truth');
-  const trace = ['.json', '.json.gz', '.pb', '.pb.gz'].some((s) => lower.endsWith(s));
+  const trace = ['.json', '.json.gz', '.pb', '.pb.gz', '.sqlite'].some((s) => lower.endsWith(s));
   return trace && !temporary && !ours;
 }
 
@@ -231,7 +231,7 @@ export async function watch(ctx, root) {
     } } }));
   } else {
     controls.append(el('p', { class: 'warning', attrs: { 'data-testid': 'watch-unsupported' }, text: 'This browser cannot watch a folder (no File System Access API: Firefox and Safari). Open the window files instead; each is read once.' }));
-    const input = el('input', { type: 'file', multiple: true, accept: '.json,.gz,.pb', id: 'watch-files' });
+    const input = el('input', { type: 'file', multiple: true, accept: '.json,.gz,.pb,.sqlite', id: 'watch-files' });
     input.addEventListener('change', async () => {
       for (const file of [...(input.files || [])].filter((f) => isCandidate(f.name))) {
         const r = await readFile(file, file.name);

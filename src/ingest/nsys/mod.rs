@@ -1,0 +1,402 @@
+//! bytes → events for Nsight Systems exports (`nsys export --type sqlite`): each row becomes the
+//! event a Kineto trace would hold, handed to the same [`EventSink`], so every analysis reads it
+//! unchanged.
+//!
+//! What is read (by column name, never by position; the schema is versioned in
+//! `META_DATA_EXPORT.EXPORT_SCHEMA_VERSION` and a minor bump may rename a column):
+//!
+//! - `CUPTI_ACTIVITY_KIND_KERNEL` → kernels (`start`/`end` ns, `deviceId` as the process,
+//!   `streamId` as the thread, the name from `StringIds` by `demangledName`, else `shortName`, grid
+//!   and block);
+//! - `CUPTI_ACTIVITY_KIND_RUNTIME` → runtime calls (`cuda_runtime`) on the thread of `globalTid`,
+//!   named without their version suffix (`cudaLaunchKernel_v7000` → `cudaLaunchKernel`);
+//! - `CUPTI_ACTIVITY_KIND_MEMCPY` / `_MEMSET` → memcpy / memset by `copyKind`;
+//! - `NVTX_EVENTS` ranges (push/pop and start/end) → CPU ops when named like one (`aten::mm, seq =
+//!   12` → `aten::mm`, as `torch.autograd.profiler.emit_nvtx` writes them), else annotations (vLLM's
+//!   and SGLang's step ranges);
+//! - `TARGET_INFO_GPU` → `deviceProperties`; `PROCESSES` and `ThreadNames` → names;
+//! - `TARGET_INFO_SYSTEM_ENV` and `META_DATA_CAPTURE` → metadata, which the secret detector reads
+//!   (values never kept).
+//!
+//! The reader asks for tables and columns ([`WANTED`]) through [`Tables`]: natively `rusqlite`
+//! answers ([`sqlite`]); in the page the SQLite module (crate `traceprism-sqlite`) answers with
+//! row bytes, which [`Dump`] reads back. Either way the same code below makes the events.
+//!
+//! A kernel's launch is the runtime row with its `correlationId` in its process (`globalPid` /
+//! 2²⁴ mod 2²⁴ for kernels, `globalTid` / 2²⁴ mod 2²⁴ for runtime rows): correlation ids restart in
+//! every process, so the event's correlation is the process and the id together.
+
+use super::event::{Args, Field, Id, RawEvent};
+use super::stream::EventSink;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+use std::collections::HashMap;
+pub use traceprism_sqlite::{looks_like_rows, Cell, Dump, Request, Tables};
+
+#[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
+pub mod sqlite;
+
+/// What the reader asks of an export: each table and the columns it reads, by name (a column
+/// absent from the export reads as NULL; which ones the analysis cannot do without is checked
+/// below). The page's SQLite module answers exactly these.
+pub const WANTED: &[(&str, &[&str])] = &[
+    ("META_DATA_EXPORT", &["name", "value"]),
+    ("StringIds", &["id", "value"]),
+    ("PROCESSES", &["globalPid", "pid", "name"]),
+    ("ThreadNames", &["nameId", "globalTid"]),
+    (KERNELS, KERNEL_COLUMNS),
+    ("CUPTI_ACTIVITY_KIND_RUNTIME", &["start", "end", "globalTid", "correlationId", "nameId"]),
+    ("CUPTI_ACTIVITY_KIND_MEMCPY", COPY_COLUMNS),
+    ("CUPTI_ACTIVITY_KIND_MEMSET", COPY_COLUMNS),
+    ("NVTX_EVENTS", &["start", "end", "eventType", "text", "textId", "globalTid"]),
+    ("TARGET_INFO_GPU", &["id", "name", "totalMemory", "computeMajor", "computeMinor", "smCount", "warpSize"]),
+    ("TARGET_INFO_SYSTEM_ENV", &["name", "value"]),
+    ("META_DATA_CAPTURE", &["name", "value"]),
+];
+
+const KERNELS: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const KERNEL_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "deviceId",
+    "streamId",
+    "correlationId",
+    "globalPid",
+    "demangledName",
+    "shortName",
+    "gridX",
+    "gridY",
+    "gridZ",
+    "blockX",
+    "blockY",
+    "blockZ",
+];
+const COPY_COLUMNS: &[&str] = &["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "copyKind", "bytes"];
+
+/// [`WANTED`] as requests (the page hands them to its SQLite module).
+pub fn requests() -> Vec<Request> {
+    WANTED.iter().map(|(t, c)| Request { table: t.to_string(), columns: c.iter().map(|c| c.to_string()).collect() }).collect()
+}
+
+/// What the reader says about an export beside its events.
+#[derive(Debug, Default, Clone)]
+pub struct NsysRead {
+    /// `EXPORT_SCHEMA_VERSION` (`3.25.0`), or `unknown`.
+    pub schema_version: String,
+    /// Things the analysis does without (a table or column absent), for the notes.
+    pub notes: Vec<String>,
+    /// Kernels, runtime calls, memcpy, memset and NVTX ranges read.
+    pub counts: [u64; 5],
+}
+
+/// An export's tables with its schema version, read by the names in [`WANTED`].
+struct Export<'t> {
+    tables: &'t mut dyn Tables,
+    version: String,
+}
+
+const PROCESS_SHIFT: i64 = 0x100_0000;
+
+/// Process id of a `globalPid` / `globalTid`.
+fn process_of(global: i64) -> i64 {
+    global / PROCESS_SHIFT % PROCESS_SHIFT
+}
+
+/// A process's correlation ids made unique across processes.
+fn correlation(process: i64, id: i64) -> i64 {
+    (process << 32) | (id & 0xffff_ffff)
+}
+
+/// The columns [`WANTED`] lists for `table`.
+fn wanted(table: &str) -> &'static [&'static str] {
+    WANTED.iter().find(|w| w.0 == table).map_or(&[], |w| w.1)
+}
+
+impl<'t> Export<'t> {
+    fn new(tables: &'t mut dyn Tables) -> Result<Export<'t>> {
+        let mut e = Export { tables, version: "unknown".into() };
+        let mut version = None;
+        e.each("META_DATA_EXPORT", |r| {
+            if r[0].text() == Some("EXPORT_SCHEMA_VERSION") {
+                version = r[1].text().map(str::to_string);
+            }
+        })?;
+        if let Some(v) = version {
+            e.version = v;
+        }
+        Ok(e)
+    }
+
+    /// The columns `table` has of those [`WANTED`] lists, or `None` when the export has no such
+    /// table.
+    fn columns(&mut self, table: &str) -> Result<Option<Vec<&'static str>>> {
+        let have = self.tables.columns(table).map_err(|e| self.fail(e))?;
+        Ok(have.map(|have| wanted(table).iter().copied().filter(|w| have.iter().any(|h| h == w)).collect()))
+    }
+
+    fn missing(&self, what: &str) -> Error {
+        Error::new(format!(
+            "this Nsight Systems export (schema {}) has no {what}, which traceprism needs: export it again with `nsys export --type sqlite` (CUDA trace on)",
+            self.version
+        ))
+    }
+
+    fn fail(&self, e: String) -> Error {
+        Error::new(format!("reading the export (schema {}): {e}", self.version))
+    }
+
+    /// Every row of `table` with the columns [`WANTED`] lists for it, in that order (an absent
+    /// column is NULL; an absent table has no rows).
+    fn each(&mut self, table: &str, mut f: impl FnMut(&[Cell<'_>])) -> Result<()> {
+        let r = self.tables.rows(table, wanted(table), &mut f);
+        r.map_err(|e| self.fail(e))
+    }
+}
+
+/// `cudaLaunchKernel_v7000` → `cudaLaunchKernel`.
+fn runtime_name(name: &str) -> &str {
+    match name.rfind("_v") {
+        Some(at) if at > 0 && name[at + 2..].chars().all(|c| c.is_ascii_digit()) && name.len() > at + 2 => &name[..at],
+        _ => name,
+    }
+}
+
+/// A name for a memcpy of CUPTI's `copyKind`, as Kineto writes it.
+fn memcpy_name(kind: i64) -> &'static str {
+    match kind {
+        1 => "Memcpy HtoD (Host -> Device)",
+        2 => "Memcpy DtoH (Device -> Host)",
+        8 => "Memcpy DtoD (Device -> Device)",
+        9 => "Memcpy HtoH (Host -> Host)",
+        10 => "Memcpy PtoP (Device -> Device)",
+        _ => "Memcpy (other)",
+    }
+}
+
+/// An NVTX range's text as an op name when it is one (`aten::mm, seq = 12, ...` → `aten::mm`).
+fn op_name(text: &str) -> Option<&str> {
+    let head = text.split(", ").next().unwrap_or(text);
+    let (ns, name) = head.split_once("::")?;
+    let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (word(ns) && word(name)).then_some(head)
+}
+
+/// Reads an export's tables and hands its rows to `sink` as events; with `process`, only that
+/// process's (one rank of a run).
+pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, process: Option<i64>) -> Result<NsysRead> {
+    let mut x = Export::new(tables)?;
+    let keep = |p: i64| process.is_none_or(|want| want == p);
+    if x.columns("META_DATA_EXPORT")?.is_none() && x.columns(KERNELS)?.is_none() {
+        return Err(Error::new(
+            "the input is an SQLite database but not an Nsight Systems export (it has neither META_DATA_EXPORT nor CUPTI_ACTIVITY_KIND_KERNEL): export the .nsys-rep with `nsys export --type sqlite`",
+        ));
+    }
+    let mut out = NsysRead { schema_version: x.version.clone(), ..NsysRead::default() };
+    let mut strings: HashMap<i64, String> = HashMap::new();
+    match x.columns("StringIds")? {
+        Some(have) if have.len() == 2 => x.each("StringIds", |r| {
+            if let (Some(id), Some(v)) = (r[0].int(), r[1].text()) {
+                strings.insert(id, v.to_string());
+            }
+        })?,
+        _ => return Err(x.missing("StringIds table (id, value)")),
+    }
+    let name_of = |id: Option<i64>| id.and_then(|i| strings.get(&i)).map(String::as_str);
+    let mut index = 0u64;
+    // Events are numbered in the order they are handed on, as a JSON trace's are by position.
+    let mut emit = |ev: RawEvent<'_>| {
+        sink.event(&ev, index, 0);
+        index += 1;
+    };
+    let x_event = |cat: &'static [u8], name: &str, pid: i64, tid: i64, start: i64, end: i64, args: Args<'static>| RawEvent {
+        ph: b'X',
+        cat: Cow::Borrowed(cat),
+        name: Cow::Owned(name.as_bytes().to_vec()),
+        pid: Id::Num(pid),
+        tid: Id::Num(tid),
+        ts: Field::Value(start),
+        dur: Field::Value((end - start).max(0)),
+        id: None,
+        args,
+    };
+    let meta = |what: &'static str, pid: i64, tid: i64, name: &str| RawEvent {
+        ph: b'M',
+        name: Cow::Borrowed(what.as_bytes()),
+        pid: Id::Num(pid),
+        tid: Id::Num(tid),
+        args: Args { name: Some(Cow::Owned(name.to_string())), ..Args::default() },
+        ..RawEvent::default()
+    };
+
+    // Process and thread names.
+    if x.columns("PROCESSES")?.is_some_and(|have| have.contains(&"name")) {
+        x.each("PROCESSES", |r| {
+            if let (Some(g), Some(n)) = (r[0].int().or(r[1].int().map(|p| p * PROCESS_SHIFT)), r[2].text()) {
+                if keep(process_of(g)) {
+                    emit(meta("process_name", process_of(g), 0, n));
+                }
+            }
+        })?;
+    }
+    x.each("ThreadNames", |r| {
+        if let (Some(n), Some(g)) = (name_of(r[0].int()), r[1].int()) {
+            if keep(process_of(g)) {
+                emit(meta("thread_name", process_of(g), g % PROCESS_SHIFT, n));
+            }
+        }
+    })?;
+
+    // Kernels: the table the analysis cannot do without.
+    let Some(have) = x.columns(KERNELS)? else {
+        return Err(x.missing("CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was traced)"));
+    };
+    for need in ["start", "end", "deviceId", "streamId", "correlationId", "globalPid"] {
+        if !have.contains(&need) {
+            return Err(x.missing(&format!("column {need} in CUPTI_ACTIVITY_KIND_KERNEL")));
+        }
+    }
+    if !have.contains(&"demangledName") && !have.contains(&"shortName") {
+        return Err(x.missing("kernel name column (demangledName or shortName) in CUPTI_ACTIVITY_KIND_KERNEL"));
+    }
+    let dims = |r: &[Cell<'_>], at: usize| -> Option<[u32; 3]> {
+        Some([r[at].int()? as u32, r[at + 1].int()? as u32, r[at + 2].int()? as u32])
+    };
+    x.each(KERNELS, |r| {
+        let (Some(start), Some(end), Some(device), Some(stream), Some(corr), Some(gpid)) =
+            (r[0].int(), r[1].int(), r[2].int(), r[3].int(), r[4].int(), r[5].int())
+        else {
+            return;
+        };
+        if !keep(process_of(gpid)) {
+            return;
+        }
+        let name = name_of(r[6].int()).or(name_of(r[7].int())).unwrap_or("(unnamed kernel)");
+        let args = Args {
+            correlation: Some(correlation(process_of(gpid), corr)),
+            device: Some(device),
+            stream: Some(stream),
+            grid: dims(r, 8),
+            block: dims(r, 11),
+            ..Args::default()
+        };
+        emit(x_event(b"kernel", name, device, stream, start, end, args));
+        out.counts[0] += 1;
+    })?;
+
+    // Runtime calls.
+    if x.columns("CUPTI_ACTIVITY_KIND_RUNTIME")?.is_none() {
+        out.notes.push("no CUPTI_ACTIVITY_KIND_RUNTIME table: kernels have no launch".into());
+    }
+    x.each("CUPTI_ACTIVITY_KIND_RUNTIME", |r| {
+        let (Some(start), Some(end), Some(g)) = (r[0].int(), r[1].int(), r[2].int()) else { return };
+        if !keep(process_of(g)) {
+            return;
+        }
+        let name = runtime_name(name_of(r[4].int()).unwrap_or("(unnamed runtime call)"));
+        let args = Args { correlation: r[3].int().map(|c| correlation(process_of(g), c)), ..Args::default() };
+        emit(x_event(b"cuda_runtime", name, process_of(g), g % PROCESS_SHIFT, start, end, args));
+        out.counts[1] += 1;
+    })?;
+
+    // Copies and fills.
+    for (table, cat, slot) in
+        [("CUPTI_ACTIVITY_KIND_MEMCPY", &b"gpu_memcpy"[..], 2), ("CUPTI_ACTIVITY_KIND_MEMSET", &b"gpu_memset"[..], 3)]
+    {
+        x.each(table, |r| {
+            let (Some(start), Some(end), Some(device), Some(stream)) = (r[0].int(), r[1].int(), r[2].int(), r[3].int()) else {
+                return;
+            };
+            let process = r[5].int().map_or(0, process_of);
+            if !keep(process) {
+                return;
+            }
+            let name = if slot == 2 { memcpy_name(r[6].int().unwrap_or(0)) } else { "Memset (Device)" };
+            let args = Args {
+                correlation: r[4].int().map(|c| correlation(process, c)),
+                device: Some(device),
+                stream: Some(stream),
+                ..Args::default()
+            };
+            emit(x_event(cat, name, device, stream, start, end, args));
+            out.counts[slot] += 1;
+        })?;
+    }
+
+    // NVTX ranges: ops when named like one, else annotations.
+    x.each("NVTX_EVENTS", |r| {
+        let (Some(start), Some(end), Some(kind), Some(g)) = (r[0].int(), r[1].int(), r[2].int(), r[5].int()) else {
+            return;
+        };
+        // 59: push/pop range, 60: start/end range (34: a mark, no duration).
+        if (kind != 59 && kind != 60) || !keep(process_of(g)) {
+            return;
+        }
+        let label = r[3].text().or_else(|| name_of(r[4].int())).unwrap_or_default();
+        let (cat, name): (&'static [u8], &str) = match op_name(label) {
+            Some(op) => (b"cpu_op", op),
+            None => (b"user_annotation", label),
+        };
+        emit(x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, Args::default()));
+        out.counts[4] += 1;
+    })?;
+
+    // Devices.
+    if x.columns("TARGET_INFO_GPU")?.is_some() {
+        let mut devices = Vec::new();
+        x.each("TARGET_INFO_GPU", |r| {
+            devices.push(serde_json::json!({
+                "id": r[0].int().unwrap_or(devices.len() as i64),
+                "name": r[1].text().unwrap_or_default(),
+                "totalGlobalMem": r[2].int().unwrap_or(0),
+                "computeMajor": r[3].int().unwrap_or(0),
+                "computeMinor": r[4].int().unwrap_or(0),
+                "numSms": r[5].int().unwrap_or(0),
+                "warpSize": r[6].int().unwrap_or(32),
+            }));
+        })?;
+        sink.header("deviceProperties", serde_json::Value::Array(devices));
+    } else {
+        out.notes.push("no TARGET_INFO_GPU table: the GPUs are not named (nor their peaks known)".into());
+    }
+    // Metadata the secret detector reads: the profiled process's environment and the capture's.
+    for table in ["TARGET_INFO_SYSTEM_ENV", "META_DATA_CAPTURE"] {
+        if x.columns(table)?.is_none_or(|have| have.len() < 2) {
+            continue;
+        }
+        let mut env = serde_json::Map::new();
+        x.each(table, |r| {
+            if let (Some(k), Some(v)) = (r[0].text(), r[1].text()) {
+                env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
+            }
+        })?;
+        sink.header(&format!("nsys.{table}"), serde_json::Value::Object(env));
+    }
+    sink.header("nsys.EXPORT_SCHEMA_VERSION", serde_json::Value::String(x.version.clone()));
+    Ok(out)
+}
+
+/// Reads row bytes (what the page's SQLite module makes of an export) as [`read_nsys_tables`];
+/// also returns the size of the database they come from.
+pub fn read_nsys_rows(bytes: &[u8], sink: &mut impl EventSink, process: Option<i64>) -> Result<(NsysRead, u64)> {
+    let mut dump = Dump::new(bytes).map_err(Error::new)?;
+    let database_bytes = dump.database_bytes;
+    Ok((read_nsys_tables(&mut dump, sink, process)?, database_bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_ids() {
+        assert_eq!(runtime_name("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+        assert_eq!(runtime_name("cudaGraphLaunch_v10000"), "cudaGraphLaunch");
+        assert_eq!(runtime_name("cudaMemcpyAsync"), "cudaMemcpyAsync");
+        assert_eq!(op_name("aten::mm, seq = 12, op_id = 3"), Some("aten::mm"));
+        assert_eq!(op_name("vllm::unified_attention_with_output"), Some("vllm::unified_attention_with_output"));
+        assert_eq!(op_name("execute_context_1(512)_generation_0(0)"), None);
+        assert_eq!(op_name(":: a"), None);
+        assert_eq!(process_of(0x0001_2345_6700_0001), 0x0023_4567);
+        assert_ne!(correlation(1, 5), correlation(2, 5));
+    }
+}
