@@ -1,6 +1,6 @@
 //! Nsight Systems exports (issue 47), read like Kineto traces: checked by independent count —
 //! SQL of this test's own against the export (kernels, summed kernel time, kernels whose runtime
-//! call is in the export by process and correlation id, memcpy and memset counts and time) — on
+//! call is in the export by process and correlation id, memcpy and memset counts, time and bytes) — on
 //! every nsys fixture; read by column name, so a renamed optional column still reads and a
 //! renamed needed one is an error naming it and the schema version; secrets in its environment
 //! tables flagged by name, never shown.
@@ -51,6 +51,8 @@ fn every_export_reads_with_the_counts_its_own_sql_gives() {
         let memcpy = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
         let memcpy_ns = count(&db, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
         let memset = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET");
+        let memcpy_bytes = count(&db, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+        let memset_bytes = count(&db, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMSET");
         let runtime = count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
         let devices = count(&db, "SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL");
 
@@ -74,6 +76,13 @@ fn every_export_reads_with_the_counts_its_own_sql_gives() {
         assert_eq!(linked_ours, linked, "{name}: kernels linked to their launch");
         assert_eq!((m.len() as i64, m.iter().map(|&i| g.dur[i]).sum::<i64>()), (memcpy, memcpy_ns), "{name}: memcpy");
         assert_eq!(s.len() as i64, memset, "{name}: memset");
+        let counts = traceprism::report::summary::summary(&a).counts;
+        eprintln!(
+            "{name}: memcpy bytes {} / {memcpy_bytes}, memset bytes {} / {memset_bytes}",
+            counts.memcpy_bytes, counts.memset_bytes
+        );
+        assert!(memcpy_bytes > 0, "{name}: an export with copies to count");
+        assert_eq!((counts.memcpy_bytes as i64, counts.memset_bytes as i64), (memcpy_bytes, memset_bytes), "{name}: bytes");
         assert_eq!(t.launches.len() as i64, runtime, "{name}: runtime calls");
         let mut ours_devices: Vec<i32> = k.iter().map(|&i| g.device[i]).collect();
         ours_devices.sort_unstable();

@@ -152,6 +152,13 @@ pub fn render(path: &str, s: &Summary) -> String {
         l.launch_link_pct, l.kernels_from_graph_launch, l.kernels_with_cpu_op, l.kernels_unlinked
     );
     let _ = writeln!(o, "kernels  {:.3} ms of kernel time ({:.3} ms incl. memcpy/memset)", s.kernel_time_ms, s.gpu_time_ms);
+    for c in s.copies.iter().take(4) {
+        let moved = match c.gb_per_s {
+            Some(rate) => format!(", {} at {rate:.2} GB/s", bytes_text(c.bytes)),
+            None => String::new(),
+        };
+        let _ = writeln!(o, "copies   {} × {}: {:.3} ms{moved}", c.count, c.name, c.time_ms);
+    }
     if let Some(g) = &s.graph_replays {
         let _ = writeln!(o, "graphs   {}", g.note);
     }
@@ -290,4 +297,14 @@ pub fn render_table(t: &Table, width: usize, max_rows: usize) -> String {
         let _ = writeln!(o, "... {} more rows (use --csv for all)", t.rows.len() - max_rows);
     }
     o
+}
+
+/// Bytes in the largest unit that keeps a number of at least 1 (decimal units, as GB/s are).
+fn bytes_text(b: u64) -> String {
+    match b {
+        0..1_000 => format!("{b} B"),
+        1_000..1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        _ => format!("{:.2} GB", b as f64 / 1e9),
+    }
 }

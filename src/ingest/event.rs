@@ -63,6 +63,8 @@ pub struct Args<'a> {
     pub kernel: Option<Cow<'a, str>>,
     /// What a JAX trace in Chrome JSON (no `cat`) says of a kernel or launch.
     pub xla: XlaArgs<'a>,
+    /// `bytes` a memcpy or memset moved or wrote.
+    pub bytes: Option<i64>,
 }
 
 /// The `args` of an event in a JAX trace converted to Chrome JSON: the HLO op and module a kernel
@@ -224,6 +226,7 @@ enum ArgKey {
     HloModule,
     KernelDetails,
     Kernel,
+    Bytes,
     Other,
 }
 
@@ -254,6 +257,7 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"hlo_module" => ArgKey::HloModule,
         b"kernel_details" => ArgKey::KernelDetails,
         b"kernel" => ArgKey::Kernel,
+        b"bytes" => ArgKey::Bytes,
         _ => ArgKey::Other,
     }
 }
@@ -449,6 +453,7 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
     members(buf, pos, "expected ',' or '}' in args", order, at, arg_key, |key, i, _| {
         Ok(match key {
             ArgKey::Correlation => int_field(buf, i, &mut args.correlation)?,
+            ArgKey::Bytes => int_field(buf, i, &mut args.bytes)?,
             ArgKey::ExternalId => int_field(buf, i, &mut args.external_id)?,
             ArgKey::Device => int_field(buf, i, &mut args.device)?,
             ArgKey::Stream => int_field(buf, i, &mut args.stream)?,

@@ -334,6 +334,10 @@ impl TraceBuilder {
                     block: a.block.unwrap_or([0; 3]),
                     event_index: index32,
                 });
+                if let (GpuKind::Memcpy | GpuKind::Memset, Some(bytes)) = (kind, a.bytes) {
+                    let gpu = (self.trace.gpu.len() - 1) as u32;
+                    self.trace.copies.push(CopyBytes { gpu, bytes: bytes.max(0) });
+                }
             }
             Dest::Op(kind) => {
                 let thread = self.thread(pid, tid);
@@ -472,13 +476,25 @@ impl TraceBuilder {
         match other {
             PartBuilder::Parsed(o) => {
                 let ids = self.absorb_ids(&o);
-                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset, op_offset: self.trace.ops.len() as u32 };
+                let to = Remap {
+                    names: &ids.names,
+                    threads: &ids.threads,
+                    event_offset,
+                    op_offset: self.trace.ops.len() as u32,
+                    gpu_offset: self.trace.gpu.len() as u32,
+                };
                 self.absorb_parsed_rows(&o.trace, &to);
                 self.absorb_rest(o, event_offset);
             }
             PartBuilder::InBytes(part) => {
                 let ids = self.absorb_ids(&part.small);
-                let to = Remap { names: &ids.names, threads: &ids.threads, event_offset, op_offset: self.trace.ops.len() as u32 };
+                let to = Remap {
+                    names: &ids.names,
+                    threads: &ids.threads,
+                    event_offset,
+                    op_offset: self.trace.ops.len() as u32,
+                    gpu_offset: self.trace.gpu.len() as u32,
+                };
                 append_rows(&mut self.trace, &mut part.rows(), part.rows, &to);
                 self.absorb_rest(part.small, event_offset);
             }
@@ -489,7 +505,7 @@ impl TraceBuilder {
     fn absorb_ids(&mut self, o: &TraceBuilder) -> IdMaps {
         let names: Vec<NameId> =
             (0..o.trace.names.len()).map(|i| self.trace.names.intern(o.trace.names.resolve(i as NameId))).collect();
-        let id = |v: i64| Remap { names: &names, threads: &[], event_offset: 0, op_offset: 0 }.id(v);
+        let id = |v: i64| Remap { names: &names, threads: &[], event_offset: 0, op_offset: 0, gpu_offset: 0 }.id(v);
         let threads = o.trace.threads.iter().map(|t| (id(t.pid), id(t.tid))).collect::<Vec<_>>();
         let threads = threads.into_iter().map(|(pid, tid)| self.thread(pid, tid)).collect();
         for (&pid, &n) in &o.process_names {
@@ -504,7 +520,7 @@ impl TraceBuilder {
     /// Appends a part's own columns (parsed in this process): natively, the CPU ops (about half
     /// the bytes) are appended on a second thread while this one appends every other table.
     fn absorb_parsed_rows(&mut self, o: &Trace, to: &Remap) {
-        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, .. } = &mut self.trace;
+        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, copies, .. } = &mut self.trace;
         crate::support::threads::both(
             row_counts(o).iter().sum(),
             || ops.append(&o.ops, to),
@@ -515,6 +531,7 @@ impl TraceBuilder {
                 flow_starts.append(&o.flow_starts, to);
                 flow_finishes.append(&o.flow_finishes, to);
                 comm.append(&o.comm, to);
+                copies.append(&o.copies, to);
             },
         );
     }

@@ -276,6 +276,33 @@ table! {
     links {}
 }
 
+table! {
+    /// Bytes a memcpy or memset moved or wrote (`args.bytes`; CUPTI's `bytes` in an Nsight
+    /// Systems export), for the GPU events that say.
+    pub struct Copies, row CopyBytes {
+        /// The memcpy or memset (row in [`GpuEvents`]).
+        gpu: u32 => GpuRow,
+        /// Bytes.
+        bytes: i64 => Plain,
+    }
+    links {}
+}
+
+impl Copies {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.gpu.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.gpu.is_empty()
+    }
+    /// Bytes of the copies of `kind` (memcpy or memset) in `trace`'s GPU events.
+    pub fn total(&self, gpu: &GpuEvents, kind: GpuKind) -> u64 {
+        self.gpu.iter().zip(&self.bytes).filter(|(&g, _)| gpu.kind[g as usize] == kind).map(|(_, &b)| b.max(0) as u64).sum()
+    }
+}
+
 impl CommParams {
     /// Number of rows.
     pub fn len(&self) -> usize {
@@ -435,6 +462,8 @@ pub struct Trace {
     pub gpu_annotations: GpuAnnotations,
     /// Communication parameters of the CPU ops that record them.
     pub comm: CommParams,
+    /// Bytes of the memcpys and memsets that say how many.
+    pub copies: Copies,
     /// CPU threads (process, thread, names).
     pub threads: Vec<ThreadInfo>,
     /// Flow starts and finishes kept for linking (`ac2g` only).

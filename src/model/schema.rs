@@ -14,6 +14,7 @@
 //! | [`EventIndex`] | an event's index in `traceEvents`        | shifted by the events before the part | no   |
 //! | [`TextOrNumber`] | a pid/tid: a number or a text's name id | the text's adopter id  | a text id below the part's names |
 //! | [`OpRow`]      | a row of `Trace::ops`                    | shifted by the adopter's ops before the part | below the part's ops |
+//! | [`GpuRow`]     | a row of `Trace::gpu`                    | shifted by the adopter's GPU events before the part | below the part's GPU events |
 //!
 //! Link columns (filled by [`crate::link`]) are declared apart: a builder has not linked anything,
 //! so they are not in the bytes and are [`NONE`](super::NONE) when pushed or appended.
@@ -31,6 +32,8 @@ pub struct Remap<'a> {
     pub event_offset: u64,
     /// CPU ops in the adopter before the part's first op.
     pub op_offset: u32,
+    /// GPU events in the adopter before the part's first GPU event.
+    pub gpu_offset: u32,
 }
 
 impl Remap<'_> {
@@ -52,6 +55,8 @@ pub struct Limits {
     pub threads: usize,
     /// CPU ops the part holds.
     pub ops: usize,
+    /// GPU events the part holds.
+    pub gpu: usize,
 }
 
 /// A value a column holds, and its form in a part's bytes.
@@ -151,6 +156,19 @@ pub struct EventIndex;
 pub struct TextOrNumber;
 /// A row of `Trace::ops`.
 pub struct OpRow;
+/// A row of `Trace::gpu`.
+pub struct GpuRow;
+
+impl Role<u32> for GpuRow {
+    const CHECKS: bool = true;
+    #[inline]
+    fn remap(v: u32, to: &Remap) -> u32 {
+        v.saturating_add(to.gpu_offset)
+    }
+    fn valid(v: u32, limits: &Limits) -> bool {
+        (v as usize) < limits.gpu
+    }
+}
 
 impl Role<u32> for OpRow {
     const CHECKS: bool = true;

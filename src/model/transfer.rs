@@ -34,8 +34,9 @@ fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -
 }
 
 /// Rows of each of the model's tables, in the order their bytes follow each other: GPU events, CPU
-/// ranges, launches, GPU annotations, flow starts, flow finishes, communication parameters.
-pub type RowCounts = [usize; 7];
+/// ranges, launches, GPU annotations, flow starts, flow finishes, communication parameters, bytes
+/// of copies.
+pub type RowCounts = [usize; 8];
 
 /// Bytes per row of each table, in [`RowCounts`] order.
 const ROW_BYTES: RowCounts = [
@@ -46,6 +47,7 @@ const ROW_BYTES: RowCounts = [
     FlowEnds::WIRE_ROW_BYTES,
     FlowEnds::WIRE_ROW_BYTES,
     CommParams::WIRE_ROW_BYTES,
+    Copies::WIRE_ROW_BYTES,
 ];
 
 /// Rows of each table of `t`.
@@ -58,6 +60,7 @@ pub(super) fn row_counts(t: &Trace) -> RowCounts {
         t.flow_starts.len(),
         t.flow_finishes.len(),
         t.comm.len(),
+        t.copies.len(),
     ]
 }
 
@@ -70,6 +73,7 @@ fn write_rows<S: WireSink>(t: &Trace, sink: &mut S) {
     t.flow_starts.write_bytes(sink);
     t.flow_finishes.write_bytes(sink);
     t.comm.write_bytes(sink);
+    t.copies.write_bytes(sink);
 }
 
 /// Checks every table's rows in `rows` (`n`: rows per table).
@@ -80,7 +84,8 @@ fn check_rows(rows: &mut RowsInBytes<'_>, n: RowCounts, limits: &Limits) -> std:
     GpuAnnotations::check_bytes(rows, n[3], limits)?;
     FlowEnds::check_bytes(rows, n[4], limits)?;
     FlowEnds::check_bytes(rows, n[5], limits)?;
-    CommParams::check_bytes(rows, n[6], limits)
+    CommParams::check_bytes(rows, n[6], limits)?;
+    Copies::check_bytes(rows, n[7], limits)
 }
 
 /// Appends every table's rows in `rows` (checked) to `t`, ids remapped; each column grows once.
@@ -92,6 +97,7 @@ pub(super) fn append_rows(t: &mut Trace, rows: &mut RowsInBytes<'_>, n: RowCount
     t.flow_starts.append_bytes(rows, n[4], to);
     t.flow_finishes.append_bytes(rows, n[5], to);
     t.comm.append_bytes(rows, n[6], to);
+    t.copies.append_bytes(rows, n[7], to);
 }
 
 impl TraceBuilder {
@@ -206,7 +212,7 @@ impl TraceBuilder {
             }
             b.thread_names.insert((pid, tid), name);
         }
-        let mut rows: RowCounts = [0; 7];
+        let mut rows: RowCounts = [0; 8];
         for n in &mut rows {
             *n = usize::try_from(r.get::<u64>()?).map_err(|_| malformed("row count too large"))?;
         }
@@ -277,7 +283,7 @@ impl BuilderInBytes {
             Some(total) if total < left => return Err(malformed("trailing data")),
             _ => return Err(malformed("ends early")),
         }
-        let limits = Limits { names: small.trace.names.len(), threads: small.trace.threads.len(), ops: rows[1] };
+        let limits = Limits { names: small.trace.names.len(), threads: small.trace.threads.len(), ops: rows[1], gpu: rows[0] };
         check_rows(&mut RowsInBytes::new(&*bytes, rows_at), rows, &limits).map_err(malformed)?;
         Ok(BuilderInBytes { small, bytes, rows_at, rows })
     }

@@ -18,6 +18,10 @@ pub struct Counts {
     pub memcpy: usize,
     /// Memset events.
     pub memset: usize,
+    /// Bytes the memcpys moved (of those that say: Kineto's `args.bytes`, an export's `bytes`).
+    pub memcpy_bytes: u64,
+    /// Bytes the memsets wrote (likewise).
+    pub memset_bytes: u64,
     /// CPU ops.
     pub cpu_ops: usize,
     /// User annotations (`record_function` ranges).
@@ -34,6 +38,50 @@ pub struct Counts {
     pub flows: usize,
     /// Distinct interned names.
     pub distinct_names: usize,
+}
+
+/// The memcpys or memsets of one name (`Memcpy HtoD (Pinned -> Device)`, `Memset (Device)`):
+/// how many, how many bytes, how long, how fast.
+#[derive(Debug, Clone, Serialize)]
+pub struct CopyShare {
+    /// The copy's name.
+    pub name: String,
+    /// Copies of that name.
+    pub count: usize,
+    /// Bytes they moved or wrote (0 when the trace does not say).
+    pub bytes: u64,
+    /// Their summed time, ms.
+    pub time_ms: f64,
+    /// Bytes per second while copying, GB/s; `None` when the trace gives no bytes.
+    pub gb_per_s: Option<f64>,
+}
+
+/// The copies and fills of a trace, by name, longest first.
+pub fn copies_of(t: &crate::model::Trace) -> Vec<CopyShare> {
+    let g = &t.gpu;
+    let mut by_name: HashMap<crate::model::NameId, (usize, u64, i64)> = HashMap::default();
+    for i in (0..g.len()).filter(|&i| g.kind[i] != GpuKind::Kernel) {
+        let e = by_name.entry(g.name[i]).or_default();
+        e.0 += 1;
+        e.2 += g.dur[i];
+    }
+    for (&row, &bytes) in t.copies.gpu.iter().zip(&t.copies.bytes) {
+        if let Some(e) = by_name.get_mut(&g.name[row as usize]) {
+            e.1 += bytes.max(0) as u64;
+        }
+    }
+    let mut out: Vec<CopyShare> = by_name
+        .into_iter()
+        .map(|(name, (count, bytes, ns))| CopyShare {
+            name: t.name(name).to_string(),
+            count,
+            bytes,
+            time_ms: ns as f64 / 1e6,
+            gb_per_s: (bytes > 0 && ns > 0).then(|| bytes as f64 / ns as f64),
+        })
+        .collect();
+    out.sort_by(|a, b| b.time_ms.total_cmp(&a.time_ms).then_with(|| a.name.cmp(&b.name)));
+    out
 }
 
 /// How well GPU events are linked to the CPU side.
@@ -199,6 +247,8 @@ pub struct Summary {
     pub kernel_time_ms: f64,
     /// Summed time of all GPU events, ms.
     pub gpu_time_ms: f64,
+    /// Memcpys and memsets by name, longest first: count, bytes, time, GB/s.
+    pub copies: Vec<CopyShare>,
     /// How well GPU events link to launches and ops.
     pub links: Links,
     /// Busy and idle time per GPU stream.
@@ -340,6 +390,8 @@ pub fn summary(a: &Analysis) -> Summary {
         gpu_annotations: t.gpu_annotations.name.len(),
         flows: t.flow_starts.len() + t.flow_finishes.len(),
         distinct_names: t.names.len(),
+        memcpy_bytes: t.copies.total(g, GpuKind::Memcpy),
+        memset_bytes: t.copies.total(g, GpuKind::Memset),
         ..Default::default()
     };
     for k in &g.kind {
@@ -416,6 +468,7 @@ pub fn summary(a: &Analysis) -> Summary {
         counts,
         kernel_time_ms: kernel_time as f64 / 1e6,
         gpu_time_ms: gpu_ns as f64 / 1e6,
+        copies: copies_of(t),
         links,
         timeline: timelines(a),
         top_ops: top(

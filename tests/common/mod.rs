@@ -33,7 +33,7 @@ pub fn all_columns(t: &Trace) -> String {
     let text = |v: &[u32]| v.iter().map(|&n| t.name(n)).collect::<Vec<_>>().join("\u{1}");
     let threads: Vec<_> = t.threads.iter().map(|th| (th.pid, th.tid, t.name(th.process_name), t.name(th.thread_name))).collect();
     format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}|{}|{}|{:?}",
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}",
         g.kind,
         g.ts,
         g.dur,
@@ -72,7 +72,9 @@ pub fn all_columns(t: &Trace) -> String {
         text(&t.comm.group),
         text(&t.comm.collective),
         text(&t.comm.dtype),
-        (&t.comm.in_nelems, &t.comm.out_nelems, &t.comm.group_size)
+        (&t.comm.in_nelems, &t.comm.out_nelems, &t.comm.group_size),
+        t.copies.gpu,
+        t.copies.bytes
     )
 }
 

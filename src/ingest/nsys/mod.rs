@@ -10,7 +10,9 @@
 //!   and block);
 //! - `CUPTI_ACTIVITY_KIND_RUNTIME` → runtime calls (`cuda_runtime`) on the thread of `globalTid`,
 //!   named without their version suffix (`cudaLaunchKernel_v7000` → `cudaLaunchKernel`);
-//! - `CUPTI_ACTIVITY_KIND_MEMCPY` / `_MEMSET` → memcpy / memset by `copyKind`;
+//! - `CUPTI_ACTIVITY_KIND_MEMCPY` / `_MEMSET` → memcpy / memset with their `bytes`, a memcpy
+//!   named as Kineto names it (`Memcpy HtoD (Pinned -> Device)`, from `copyKind`, `srcKind` and
+//!   `dstKind` through the export's own enum tables);
 //! - `NVTX_EVENTS` ranges (push/pop and start/end) → CPU ops when named like one (`aten::mm, seq =
 //!   12` → `aten::mm`, as `torch.autograd.profiler.emit_nvtx` writes them), else annotations (vLLM's
 //!   and SGLang's step ranges);
@@ -48,6 +50,8 @@ pub const WANTED: &[(&str, &[&str])] = &[
     ("CUPTI_ACTIVITY_KIND_RUNTIME", &["start", "end", "globalTid", "correlationId", "nameId"]),
     ("CUPTI_ACTIVITY_KIND_MEMCPY", COPY_COLUMNS),
     ("CUPTI_ACTIVITY_KIND_MEMSET", COPY_COLUMNS),
+    ("ENUM_CUDA_MEMCPY_OPER", &["id", "name"]),
+    ("ENUM_CUDA_MEM_KIND", &["id", "label"]),
     ("NVTX_EVENTS", &["start", "end", "eventType", "text", "textId", "globalTid"]),
     ("TARGET_INFO_GPU", &["id", "name", "totalMemory", "computeMajor", "computeMinor", "smCount", "warpSize"]),
     ("TARGET_INFO_SYSTEM_ENV", &["name", "value"]),
@@ -71,7 +75,8 @@ const KERNEL_COLUMNS: &[&str] = &[
     "blockY",
     "blockZ",
 ];
-const COPY_COLUMNS: &[&str] = &["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "copyKind", "bytes"];
+const COPY_COLUMNS: &[&str] =
+    &["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "copyKind", "bytes", "srcKind", "dstKind"];
 
 /// [`WANTED`] as requests (the page hands them to its SQLite module).
 pub fn requests() -> Vec<Request> {
@@ -161,15 +166,60 @@ fn runtime_name(name: &str) -> &str {
     }
 }
 
-/// A name for a memcpy of CUPTI's `copyKind`, as Kineto writes it.
-fn memcpy_name(kind: i64) -> &'static str {
-    match kind {
-        1 => "Memcpy HtoD (Host -> Device)",
-        2 => "Memcpy DtoH (Device -> Host)",
-        8 => "Memcpy DtoD (Device -> Device)",
-        9 => "Memcpy HtoH (Host -> Host)",
-        10 => "Memcpy PtoP (Device -> Device)",
-        _ => "Memcpy (other)",
+/// How an export numbers copy kinds and memory kinds: its own `ENUM_CUDA_MEMCPY_OPER` and
+/// `ENUM_CUDA_MEM_KIND` tables, else the numbering of the exports we have (schema 3.25).
+struct CopyNames {
+    /// Copy kind → Kineto's short form (`CUDA_MEMCPY_KIND_HTOD` → `HtoD`).
+    kinds: HashMap<i64, String>,
+    /// Memory kind → its label (`Pageable`, `Pinned`, `Device`).
+    memory: HashMap<i64, String>,
+}
+
+impl CopyNames {
+    fn read(x: &mut Export<'_>) -> Result<CopyNames> {
+        let mut kinds = HashMap::new();
+        x.each("ENUM_CUDA_MEMCPY_OPER", |r| {
+            if let (Some(id), Some(name)) = (r[0].int(), r[1].text()) {
+                kinds.insert(id, copy_kind_short(name));
+            }
+        })?;
+        if kinds.is_empty() {
+            let known = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
+            kinds = known.iter().enumerate().map(|(i, k)| (i as i64, k.to_string())).collect();
+        }
+        let mut memory = HashMap::new();
+        x.each("ENUM_CUDA_MEM_KIND", |r| {
+            if let (Some(id), Some(label)) = (r[0].int(), r[1].text()) {
+                memory.insert(id, label.to_string());
+            }
+        })?;
+        if memory.is_empty() {
+            let known = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device Static", "Managed Static", "Unknown"];
+            memory = known.iter().enumerate().map(|(i, k)| (i as i64, k.to_string())).collect();
+        }
+        Ok(CopyNames { kinds, memory })
+    }
+
+    /// A memcpy's name as Kineto writes it: `Memcpy HtoD (Pinned -> Device)`.
+    fn memcpy(&self, kind: Option<i64>, src: Option<i64>, dst: Option<i64>) -> String {
+        let label = |k: Option<i64>, map: &HashMap<i64, String>| {
+            k.and_then(|k| map.get(&k)).map_or("Unknown", String::as_str).to_string()
+        };
+        format!("Memcpy {} ({} -> {})", label(kind, &self.kinds), label(src, &self.memory), label(dst, &self.memory))
+    }
+}
+
+/// `CUDA_MEMCPY_KIND_HTOD` → `HtoD`, `CUDA_MEMCPY_KIND_PTOP` → `PtoP` (Kineto's short forms);
+/// `CUDA_MEMCPY_KIND_UVM_HTOD` → `UVM HtoD`.
+fn copy_kind_short(name: &str) -> String {
+    let kind = name.strip_prefix("CUDA_MEMCPY_KIND_").unwrap_or(name);
+    let (prefix, kind) = match kind.rsplit_once('_') {
+        Some((p, k)) => (format!("{p} "), k),
+        None => (String::new(), kind),
+    };
+    match kind.split_once("TO") {
+        Some((a, b)) if a.len() == 1 && b.len() == 1 => format!("{prefix}{a}to{b}"),
+        _ => format!("{prefix}{}", kind[..1].to_string() + &kind[1..].to_ascii_lowercase()),
     }
 }
 
@@ -299,6 +349,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     })?;
 
     // Copies and fills.
+    let names = CopyNames::read(&mut x)?;
     for (table, cat, slot) in
         [("CUPTI_ACTIVITY_KIND_MEMCPY", &b"gpu_memcpy"[..], 2), ("CUPTI_ACTIVITY_KIND_MEMSET", &b"gpu_memset"[..], 3)]
     {
@@ -310,14 +361,15 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
             if !keep(process) {
                 return;
             }
-            let name = if slot == 2 { memcpy_name(r[6].int().unwrap_or(0)) } else { "Memset (Device)" };
+            let name = if slot == 2 { names.memcpy(r[6].int(), r[8].int(), r[9].int()) } else { "Memset (Device)".to_string() };
             let args = Args {
                 correlation: r[4].int().map(|c| correlation(process, c)),
                 device: Some(device),
                 stream: Some(stream),
+                bytes: r[7].int(),
                 ..Args::default()
             };
-            emit(x_event(cat, name, device, stream, start, end, args));
+            emit(x_event(cat, &name, device, stream, start, end, args));
             out.counts[slot] += 1;
         })?;
     }
@@ -392,6 +444,10 @@ mod tests {
         assert_eq!(runtime_name("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
         assert_eq!(runtime_name("cudaGraphLaunch_v10000"), "cudaGraphLaunch");
         assert_eq!(runtime_name("cudaMemcpyAsync"), "cudaMemcpyAsync");
+        assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_HTOD"), "HtoD");
+        assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_PTOP"), "PtoP");
+        assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_UVM_DTOH"), "UVM DtoH");
+        assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_UNKNOWN"), "Unknown");
         assert_eq!(op_name("aten::mm, seq = 12, op_id = 3"), Some("aten::mm"));
         assert_eq!(op_name("vllm::unified_attention_with_output"), Some("vllm::unified_attention_with_output"));
         assert_eq!(op_name("execute_context_1(512)_generation_0(0)"), None);
