@@ -256,3 +256,80 @@ fn the_pages_row_bytes_read_as_the_database_does() {
         }
     }
 }
+
+/// The health report of an export speaks Nsight Systems: no fix names a torch.profiler argument
+/// (two say to record a torch.profiler trace for what nsys's backtraces would give, which
+/// traceprism does not read), and the launches whose kernels the capture lost name its range.
+#[test]
+fn the_doctor_of_an_export_gives_nsys_fixes() {
+    for name in FIXTURES {
+        let a = analyse_file(&common::fixture(name)).unwrap();
+        let health = traceprism::analysis::health::health(&a);
+        for k in health.iter().filter(|k| !k.fix.is_empty()) {
+            for kineto in ["torch.profiler.profile(", "prof.step()", "ProfilerActivity", "--profiler-config", "/start_profile"] {
+                assert!(!k.fix.contains(kineto), "{name}: {}: {}", k.check, k.fix);
+            }
+        }
+        let fix = |check: &str| health.iter().find(|k| k.check == check).map(|k| k.fix.clone()).unwrap_or_default();
+        assert!(fix("shapes").contains("autograd-shapes-nvtx"), "{name}: {}", fix("shapes"));
+        let dropped = health.iter().find(|k| k.check == "dropped_kernels").unwrap();
+        if dropped.count > 0 {
+            assert!(dropped.fix.contains("--capture-range"), "{name}: {}", dropped.fix);
+        }
+        let graphs = health.iter().find(|k| k.check == "whole_graph_replays").expect("an export's own check");
+        assert_eq!((graphs.count, graphs.fix.as_str()), (0, ""), "{name}: no graph replayed whole in these captures");
+    }
+    // A Kineto trace keeps torch.profiler's fixes and has no such check.
+    let kineto = traceprism::analysis::health::health(&common::analysis("hf_bert_small_forward_h100.json.gz"));
+    assert!(kineto.iter().all(|k| k.check != "whole_graph_replays"));
+}
+
+/// `emit_nvtx(record_shapes=True)` writes each op's input sizes into its NVTX text (`aten::mm,
+/// op_id = 7, sizes = [[4, 5], [5, 6]]`): they become the op's input shapes. Made in a copy
+/// (these captures ran without shapes) by appending sizes to every `aten::mm` range.
+#[test]
+fn nvtx_sizes_are_the_ops_input_shapes() {
+    let name = FIXTURES[0];
+    let db = Connection::open(common::fixture(name)).unwrap();
+    let ranges = count(&db, "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::mm,%' AND eventType IN (59, 60)");
+    assert!(ranges > 100, "{ranges} aten::mm ranges");
+    let copy = edited(name, "sizes", &["UPDATE NVTX_EVENTS SET text = text || ', sizes = [[4, 5], [5, 6]], input_op_ids = [(3,0)]' WHERE text LIKE 'aten::mm,%'"]);
+    let a = analyse_file(&copy).unwrap();
+    let t = &a.trace;
+    let mm: Vec<usize> = (0..t.ops.len()).filter(|&i| t.name(t.ops.name[i]) == "aten::mm").collect();
+    assert_eq!(mm.len() as i64, ranges);
+    assert!(mm.iter().all(|&i| t.name(t.ops.input_dims[i]) == "[[4, 5], [5, 6]]"));
+    let shapes = traceprism::analysis::health::health(&a).into_iter().find(|k| k.check == "shapes").unwrap();
+    assert_eq!(shapes.count as i64, ranges, "{}", shapes.found);
+    std::fs::remove_dir_all(copy.parent().unwrap()).ok();
+}
+
+/// Nsight Systems' default `--cuda-graph-trace=graph` records a replayed graph as one row of
+/// `CUPTI_ACTIVITY_KIND_GRAPH_TRACE` and none of its kernels: each replay is read as one GPU event
+/// named so, and the health report warns with the switch that records the kernels. Made in a copy
+/// (these captures have no such table): three replays on device 0's stream.
+#[test]
+fn whole_graph_replays_are_read_and_warned_about() {
+    let name = FIXTURES[0];
+    let copy = edited(
+        name,
+        "graphs",
+        &["CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, \
+           contextId INTEGER, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, graphId INTEGER, graphExecId INTEGER);
+           INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start, end, deviceId, streamId, correlationId, globalPid, graphId)
+             SELECT s + 1000 * n, s + 1000 * n + 500, 0, 7, 9000000 + n, p, 12
+             FROM (SELECT min(start) AS s, min(globalPid) AS p FROM CUPTI_ACTIVITY_KIND_KERNEL), (SELECT 1 AS n UNION SELECT 2 UNION SELECT 3);"],
+    );
+    let db = Connection::open(&copy).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE"), 3);
+    let a = analyse_file(&copy).unwrap();
+    let t = &a.trace;
+    let replays: Vec<usize> = (0..t.gpu.len()).filter(|&i| t.name(t.gpu.name[i]).starts_with("CUDA graph 12 ")).collect();
+    assert_eq!(replays.len(), 3);
+    assert!(replays.iter().all(|&i| t.gpu.dur[i] == 500));
+    let check = traceprism::analysis::health::health(&a).into_iter().find(|k| k.check == "whole_graph_replays").unwrap();
+    assert_eq!((check.count, check.status.as_str()), (3, "warning"), "{}", check.found);
+    assert!(check.fix.contains("--cuda-graph-trace=node"));
+    assert!(check.found.contains("0.002 ms"), "{}", check.found);
+    std::fs::remove_dir_all(copy.parent().unwrap()).ok();
+}

@@ -153,6 +153,9 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
             k.fix = format!("record the CPU first (see cpu_ops), with {arg}: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], {arg})");
         }
     }
+    if t.stats.format == crate::model::InputFormat::NsysSqlite {
+        super::health_nsys::adapt(&mut out, t);
+    }
     out
 }
 

@@ -3,6 +3,7 @@
 pub mod categories;
 pub mod compare;
 pub mod health;
+mod health_nsys;
 pub mod launches;
 pub mod layers;
 pub mod lod;

@@ -358,9 +358,10 @@ impl Reader {
         trace.stats.bytes_in = database_bytes;
         trace.stats.json_bytes = database_bytes;
         trace.stats.format = crate::model::InputFormat::NsysSqlite;
-        let [kernels, runtime, memcpy, memset, nvtx] = read.counts;
+        let [kernels, runtime, memcpy, memset, nvtx, graphs] = read.counts;
+        let graphs = if graphs > 0 { format!(", {graphs} whole-graph replays") } else { String::new() };
         trace.stats.notes.push(format!(
-            "read as an Nsight Systems export (SQLite, schema {}): {kernels} kernels, {runtime} runtime calls, {memcpy} memcpy, {memset} memset, {nvtx} NVTX ranges",
+            "read as an Nsight Systems export (SQLite, schema {}): {kernels} kernels, {runtime} runtime calls, {memcpy} memcpy, {memset} memset, {nvtx} NVTX ranges{graphs}",
             read.schema_version
         ));
         trace.stats.notes.extend(read.notes);

@@ -14,8 +14,10 @@
 //!   named as Kineto names it (`Memcpy HtoD (Pinned -> Device)`, from `copyKind`, `srcKind` and
 //!   `dstKind` through the export's own enum tables);
 //! - `NVTX_EVENTS` ranges (push/pop and start/end) → CPU ops when named like one (`aten::mm, seq =
-//!   12` → `aten::mm`, as `torch.autograd.profiler.emit_nvtx` writes them), else annotations (vLLM's
-//!   and SGLang's step ranges);
+//!   12` → `aten::mm`, as `torch.autograd.profiler.emit_nvtx` writes them, with its `sizes = [...]`
+//!   as the op's input shapes), else annotations (vLLM's and SGLang's step ranges);
+//! - `CUPTI_ACTIVITY_KIND_GRAPH_TRACE` (whole-graph replays, whose kernels the export lacks) → one
+//!   GPU event per replay, named so, and counted for the health report;
 //! - `TARGET_INFO_GPU` → `deviceProperties`; `PROCESSES` and `ThreadNames` → names;
 //! - `TARGET_INFO_SYSTEM_ENV` and `META_DATA_CAPTURE` → metadata, which the secret detector reads
 //!   (values never kept).
@@ -47,6 +49,7 @@ pub const WANTED: &[(&str, &[&str])] = &[
     ("PROCESSES", &["globalPid", "pid", "name"]),
     ("ThreadNames", &["nameId", "globalTid"]),
     (KERNELS, KERNEL_COLUMNS),
+    (GRAPH_REPLAYS, &["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId"]),
     ("CUPTI_ACTIVITY_KIND_RUNTIME", &["start", "end", "globalTid", "correlationId", "nameId"]),
     ("CUPTI_ACTIVITY_KIND_MEMCPY", COPY_COLUMNS),
     ("CUPTI_ACTIVITY_KIND_MEMSET", COPY_COLUMNS),
@@ -59,6 +62,11 @@ pub const WANTED: &[(&str, &[&str])] = &[
 ];
 
 const KERNELS: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+/// Whole-graph replays (`nsys profile --cuda-graph-trace=graph`, the default): one row per
+/// replay, and none of the graph's kernels in [`KERNELS`].
+const GRAPH_REPLAYS: &str = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+/// The header key under which the reader counts whole-graph replays (the health report warns).
+pub const WHOLE_GRAPH_REPLAYS: &str = "nsys.whole_graph_replays";
 const KERNEL_COLUMNS: &[&str] = &[
     "start",
     "end",
@@ -90,8 +98,8 @@ pub struct NsysRead {
     pub schema_version: String,
     /// Things the analysis does without (a table or column absent), for the notes.
     pub notes: Vec<String>,
-    /// Kernels, runtime calls, memcpy, memset and NVTX ranges read.
-    pub counts: [u64; 5],
+    /// Kernels, runtime calls, memcpy, memset, NVTX ranges and whole-graph replays read.
+    pub counts: [u64; 6],
 }
 
 /// An export's tables with its schema version, read by the names in [`WANTED`].
@@ -231,6 +239,42 @@ fn op_name(text: &str) -> Option<&str> {
     (word(ns) && word(name)).then_some(head)
 }
 
+/// A complete event (`ph: X`) of a row: its category, name, process, thread and span (ns).
+fn x_event<'a>(cat: &'static [u8], name: &str, pid: i64, tid: i64, start: i64, end: i64, args: Args<'a>) -> RawEvent<'a> {
+    RawEvent {
+        ph: b'X',
+        cat: Cow::Borrowed(cat),
+        name: Cow::Owned(name.as_bytes().to_vec()),
+        pid: Id::Num(pid),
+        tid: Id::Num(tid),
+        ts: Field::Value(start),
+        dur: Field::Value((end - start).max(0)),
+        id: None,
+        args,
+    }
+}
+
+/// The input shapes in an op's NVTX range, as `emit_nvtx(record_shapes=True)` writes them
+/// (`aten::mm, seq = 3, op_id = 7, sizes = [[4, 5], [5, 6]], input_op_ids = [(1,0)]` →
+/// `[[4, 5], [5, 6]]`): the same text as Kineto's `Input Dims`.
+fn op_sizes(text: &str) -> Option<&str> {
+    let at = text.find(", sizes = [")? + ", sizes = ".len();
+    let mut depth = 0usize;
+    for (i, c) in text[at..].char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[at..at + i + 1]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Reads an export's tables and hands its rows to `sink` as events; with `process`, only that
 /// process's (one rank of a run).
 pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, process: Option<i64>) -> Result<NsysRead> {
@@ -257,17 +301,6 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     let mut emit = |ev: RawEvent<'_>| {
         sink.event(&ev, index, 0);
         index += 1;
-    };
-    let x_event = |cat: &'static [u8], name: &str, pid: i64, tid: i64, start: i64, end: i64, args: Args<'static>| RawEvent {
-        ph: b'X',
-        cat: Cow::Borrowed(cat),
-        name: Cow::Owned(name.as_bytes().to_vec()),
-        pid: Id::Num(pid),
-        tid: Id::Num(tid),
-        ts: Field::Value(start),
-        dur: Field::Value((end - start).max(0)),
-        id: None,
-        args,
     };
     let meta = |what: &'static str, pid: i64, tid: i64, name: &str| RawEvent {
         ph: b'M',
@@ -333,6 +366,29 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         out.counts[0] += 1;
     })?;
 
+    // Whole-graph replays: each is one GPU event standing for the kernels it ran, which the export
+    // does not hold; named so that every table says so, and counted for the health report.
+    x.each(GRAPH_REPLAYS, |r| {
+        let (Some(start), Some(end), Some(device), Some(stream), Some(gpid)) =
+            (r[0].int(), r[1].int(), r[2].int(), r[3].int(), r[5].int())
+        else {
+            return;
+        };
+        if !keep(process_of(gpid)) {
+            return;
+        }
+        let graph = r[6].int().map_or_else(|| "?".to_string(), |g| g.to_string());
+        let name = format!("CUDA graph {graph} (replayed whole: its kernels are not in the export)");
+        let args = Args {
+            correlation: r[4].int().map(|c| correlation(process_of(gpid), c)),
+            device: Some(device),
+            stream: Some(stream),
+            ..Args::default()
+        };
+        emit(x_event(b"kernel", &name, device, stream, start, end, args));
+        out.counts[5] += 1;
+    })?;
+
     // Runtime calls.
     if x.columns("CUPTI_ACTIVITY_KIND_RUNTIME")?.is_none() {
         out.notes.push("no CUPTI_ACTIVITY_KIND_RUNTIME table: kernels have no launch".into());
@@ -384,11 +440,11 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
             return;
         }
         let label = r[3].text().or_else(|| name_of(r[4].int())).unwrap_or_default();
-        let (cat, name): (&'static [u8], &str) = match op_name(label) {
-            Some(op) => (b"cpu_op", op),
-            None => (b"user_annotation", label),
+        let (cat, name, args): (&'static [u8], &str, Args<'_>) = match op_name(label) {
+            Some(op) => (b"cpu_op", op, Args { input_dims: op_sizes(label).map(str::as_bytes), ..Args::default() }),
+            None => (b"user_annotation", label, Args::default()),
         };
-        emit(x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, Args::default()));
+        emit(x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, args));
         out.counts[4] += 1;
     })?;
 
@@ -423,6 +479,9 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         })?;
         sink.header(&format!("nsys.{table}"), serde_json::Value::Object(env));
     }
+    if out.counts[5] > 0 {
+        sink.header(WHOLE_GRAPH_REPLAYS, serde_json::Value::from(out.counts[5]));
+    }
     sink.header("nsys.EXPORT_SCHEMA_VERSION", serde_json::Value::String(x.version.clone()));
     Ok(out)
 }
@@ -452,6 +511,13 @@ mod tests {
         assert_eq!(op_name("vllm::unified_attention_with_output"), Some("vllm::unified_attention_with_output"));
         assert_eq!(op_name("execute_context_1(512)_generation_0(0)"), None);
         assert_eq!(op_name(":: a"), None);
+        assert_eq!(
+            op_sizes("aten::mm, seq = 3, op_id = 7, sizes = [[4, 5], [5, 6]], input_op_ids = [(1,0)]"),
+            Some("[[4, 5], [5, 6]]")
+        );
+        assert_eq!(op_sizes("aten::add, op_id = 9, sizes = [[], [2]]"), Some("[[], [2]]"));
+        assert_eq!(op_sizes("aten::mm, op_id = 7"), None);
+        assert_eq!(op_sizes("aten::mm, sizes = [[4, 5"), None);
         assert_eq!(process_of(0x0001_2345_6700_0001), 0x0023_4567);
         assert_ne!(correlation(1, 5), correlation(2, 5));
     }
