@@ -231,9 +231,22 @@ fn copy_kind_short(name: &str) -> String {
     }
 }
 
-/// An NVTX range's text as an op name when it is one (`aten::mm, seq = 12, ...` → `aten::mm`).
+/// RecordFunction ranges that Kineto files as `user_annotation`, not `cpu_op`: steps and the
+/// process group's collectives (`nccl:all_reduce`).
+const ANNOTATIONS: [&str; 2] = ["ProfilerStep#", "nccl:"];
+
+/// An NVTX range's text as an op name when it is one: a range `torch.autograd.profiler.emit_nvtx`
+/// wrote for a RecordFunction (`aten::mm, seq = 12, op_id = 3, ...`, `record_param_comms, op_id =
+/// 9`, `RegisterPostBackwardFunction, seq = 4, op_id = 7` → the name before the first `, `), but
+/// not those Kineto files as annotations ([`ANNOTATIONS`]); else a range named `namespace::op` by
+/// hand.
 fn op_name(text: &str) -> Option<&str> {
     let head = text.split(", ").next().unwrap_or(text);
+    let rest = &text[head.len()..];
+    let emitted = rest.starts_with(", seq = ") || rest.starts_with(", op_id = ");
+    if emitted && !head.is_empty() && !ANNOTATIONS.iter().any(|a| head.starts_with(a)) {
+        return Some(head);
+    }
     let (ns, name) = head.split_once("::")?;
     let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     (word(ns) && word(name)).then_some(head)
@@ -511,6 +524,11 @@ mod tests {
         assert_eq!(op_name("vllm::unified_attention_with_output"), Some("vllm::unified_attention_with_output"));
         assert_eq!(op_name("execute_context_1(512)_generation_0(0)"), None);
         assert_eq!(op_name(":: a"), None);
+        assert_eq!(op_name("record_param_comms, op_id = 999761"), Some("record_param_comms"));
+        assert_eq!(op_name("RegisterPostBackwardFunction, seq = 47651, op_id = 999894"), Some("RegisterPostBackwardFunction"));
+        assert_eq!(op_name("ProfilerStep#3, op_id = 5"), None);
+        assert_eq!(op_name("nccl:all_to_all, op_id = 12"), None);
+        assert_eq!(op_name("ncclSend"), None);
         assert_eq!(
             op_sizes("aten::mm, seq = 3, op_id = 7, sizes = [[4, 5], [5, 6]], input_op_ids = [(1,0)]"),
             Some("[[4, 5], [5, 6]]")
