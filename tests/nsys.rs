@@ -8,6 +8,7 @@
 mod common;
 
 use rusqlite::Connection;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use traceprism::model::{GpuKind, InputFormat, NONE};
 use traceprism::{Analysis, Options};
@@ -332,4 +333,134 @@ fn whole_graph_replays_are_read_and_warned_about() {
     assert!(check.fix.contains("--cuda-graph-trace=node"));
     assert!(check.found.contains("0.002 ms"), "{}", check.found);
     std::fs::remove_dir_all(copy.parent().unwrap()).ok();
+}
+
+/// The same capture as a Kineto trace, written by this test from its own SQL (what an exporter
+/// from Nsight Systems to PyTorch JSON would write): kernels with their launch dimensions, memcpy
+/// and memset named as Kineto names them, runtime calls, and NVTX ranges (an op when emit_nvtx
+/// wrote it, else an annotation). Times in µs with ns kept (three decimals).
+fn kineto_form(path: &std::path::Path) -> Vec<u8> {
+    let db = Connection::open(path).unwrap();
+    let proc = |g: i64| g / 16_777_216 % 16_777_216;
+    let corr = |p: i64, c: i64| (p << 32) | c;
+    let us = |ns: i64| format!("{}.{:03}", ns / 1000, ns % 1000);
+    let mut events: Vec<String> = Vec::new();
+    let mut q = db
+        .prepare(
+            "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, s.value, gridX, gridY, gridZ, blockX, blockY, blockZ \
+             FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName",
+        )
+        .unwrap();
+    let mut rows = q.query([]).unwrap();
+    while let Some(r) = rows.next().unwrap() {
+        let g = |i: usize| r.get::<_, i64>(i).unwrap();
+        let name: String = r.get(6).unwrap();
+        events.push(format!(
+            r#"{{"ph":"X","cat":"kernel","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"stream":{},"correlation":{},"grid":[{},{},{}],"block":[{},{},{}]}}}}"#,
+            serde_json::to_string(&name).unwrap(), g(2), g(3), us(g(0)), us(g(1) - g(0)), g(2), g(3), corr(proc(g(5)), g(4)),
+            g(7), g(8), g(9), g(10), g(11), g(12)
+        ));
+    }
+    let kinds = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
+    let memory: HashMap<i64, String> = db
+        .prepare("SELECT id, label FROM ENUM_CUDA_MEM_KIND")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (table, cat) in [("CUPTI_ACTIVITY_KIND_MEMCPY", "gpu_memcpy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "gpu_memset")] {
+        let copy = cat == "gpu_memcpy";
+        let extra = if copy { "copyKind, srcKind, dstKind" } else { "0, 0, 0" };
+        let mut q = db
+            .prepare(&format!("SELECT start, end, deviceId, streamId, correlationId, globalPid, bytes, {extra} FROM {table}"))
+            .unwrap();
+        let mut rows = q.query([]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let g = |i: usize| r.get::<_, i64>(i).unwrap();
+            let name = if copy {
+                format!("Memcpy {} ({} -> {})", kinds[g(7) as usize], memory[&g(8)], memory[&g(9)])
+            } else {
+                "Memset (Device)".to_string()
+            };
+            events.push(format!(
+                r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"stream":{},"correlation":{},"bytes":{}}}}}"#,
+                g(2), g(3), us(g(0)), us(g(1) - g(0)), g(2), g(3), corr(proc(g(5)), g(4)), g(6)
+            ));
+        }
+    }
+    let mut q = db
+        .prepare("SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId")
+        .unwrap();
+    let mut rows = q.query([]).unwrap();
+    while let Some(r) = rows.next().unwrap() {
+        let g = |i: usize| r.get::<_, i64>(i).unwrap();
+        let name: String = r.get(4).unwrap();
+        let name = name.split("_v").next().unwrap();
+        events.push(format!(
+            r#"{{"ph":"X","cat":"cuda_runtime","name":"{name}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"correlation":{}}}}}"#,
+            proc(g(2)),
+            g(2) % 16_777_216,
+            us(g(0)),
+            us(g(1) - g(0)),
+            corr(proc(g(2)), g(3))
+        ));
+    }
+    let mut q = db
+        .prepare("SELECT start, end, globalTid, text FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND text IS NOT NULL")
+        .unwrap();
+    let mut rows = q.query([]).unwrap();
+    while let Some(r) = rows.next().unwrap() {
+        let g = |i: usize| r.get::<_, i64>(i).unwrap();
+        let text: String = r.get(3).unwrap();
+        let head = text.split(", ").next().unwrap();
+        let op = text.contains(", op_id = ") && !head.starts_with("nccl:") && !head.starts_with("ProfilerStep#");
+        let cat = if op { "cpu_op" } else { "user_annotation" };
+        events.push(format!(
+            r#"{{"ph":"X","cat":"{cat}","name":{},"pid":{},"tid":{},"ts":{},"dur":{}}}"#,
+            serde_json::to_string(if op { head } else { &text }).unwrap(),
+            proc(g(2)),
+            g(2) % 16_777_216,
+            us(g(0)),
+            us(g(1) - g(0))
+        ));
+    }
+    format!("{{\"traceEvents\":[\n{}\n]}}", events.join(",\n")).into_bytes()
+}
+
+/// No public capture was recorded both ways (Kineto and Nsight Systems), so the export is
+/// compared with its own Kineto form: `compare` must align the two as one workload, with every
+/// kernel category equal in time and count, every kernel name as often on both sides, and the
+/// same bytes copied.
+#[test]
+fn an_export_and_its_kineto_form_compare_as_one_workload() {
+    use traceprism::analysis::compare::{compare, CompareOptions, Status};
+    for name in FIXTURES {
+        let path = common::fixture(name);
+        let nsys = analyse_file(&path).unwrap();
+        let kineto = common::analyse_bytes(&kineto_form(&path));
+        assert_eq!(kineto.trace.stats.format, InputFormat::ChromeJson);
+        let per_name = |a: &Analysis| {
+            let t = &a.trace;
+            let mut m: HashMap<String, usize> = HashMap::new();
+            for i in t.kernel_rows() {
+                *m.entry(t.name(t.gpu.name[i]).to_string()).or_default() += 1;
+            }
+            m
+        };
+        assert_eq!(per_name(&kineto), per_name(&nsys), "{name}: kernels per name");
+        let c = compare(&kineto, &nsys, &CompareOptions::default()).unwrap();
+        assert!(!c.categories.is_empty());
+        for r in &c.categories {
+            assert_eq!((r.a.count, r.a.time_ns), (r.b.count, r.b.time_ns), "{name}: {:?}", r.key);
+            assert_eq!(r.verdict.status, Status::Similar, "{name}: {:?}", r.key);
+        }
+        let s = |a: &Analysis| traceprism::report::summary::summary(a).counts;
+        assert_eq!((s(&kineto).memcpy_bytes, s(&kineto).memset_bytes), (s(&nsys).memcpy_bytes, s(&nsys).memset_bytes), "{name}");
+        let copies = |a: &Analysis| {
+            traceprism::report::summary::summary(a).copies.into_iter().map(|c| (c.name, c.count, c.bytes)).collect::<Vec<_>>()
+        };
+        assert_eq!(copies(&kineto), copies(&nsys), "{name}: copies by name");
+        eprintln!("{name}: {} categories, {} kernel names alike in both forms", c.categories.len(), per_name(&nsys).len());
+    }
 }
