@@ -168,9 +168,22 @@ impl<'t> Export<'t> {
 
 /// `cudaLaunchKernel_v7000` → `cudaLaunchKernel`.
 fn runtime_name(name: &str) -> &str {
-    match name.rfind("_v") {
-        Some(at) if at > 0 && name[at + 2..].chars().all(|c| c.is_ascii_digit()) && name.len() > at + 2 => &name[..at],
+    let b = name.as_bytes();
+    match memchr::memrchr(b'_', b) {
+        Some(at) if at > 0 && b.get(at + 1) == Some(&b'v') && b.len() > at + 2 && b[at + 2..].iter().all(u8::is_ascii_digit) => {
+            &name[..at]
+        }
         _ => name,
+    }
+}
+
+/// The text before the first `, ` (all of it when there is none). Runs once per NVTX range: a
+/// byte search, not a string pattern (which builds a searcher per call).
+fn head_of(text: &str) -> &str {
+    let b = text.as_bytes();
+    match memchr::memchr_iter(b',', b).find(|&i| b.get(i + 1) == Some(&b' ')) {
+        Some(at) => &text[..at],
+        None => text,
     }
 }
 
@@ -241,7 +254,7 @@ const ANNOTATIONS: [&str; 2] = ["ProfilerStep#", "nccl:"];
 /// not those Kineto files as annotations ([`ANNOTATIONS`]); else a range named `namespace::op` by
 /// hand.
 fn op_name(text: &str) -> Option<&str> {
-    let head = text.split(", ").next().unwrap_or(text);
+    let head = head_of(text);
     let rest = &text[head.len()..];
     let emitted = rest.starts_with(", seq = ") || rest.starts_with(", op_id = ");
     if emitted && !head.is_empty() && !ANNOTATIONS.iter().any(|a| head.starts_with(a)) {
@@ -271,7 +284,8 @@ fn x_event<'a>(cat: &'static [u8], name: &str, pid: i64, tid: i64, start: i64, e
 /// (`aten::mm, seq = 3, op_id = 7, sizes = [[4, 5], [5, 6]], input_op_ids = [(1,0)]` →
 /// `[[4, 5], [5, 6]]`): the same text as Kineto's `Input Dims`.
 fn op_sizes(text: &str) -> Option<&str> {
-    let at = text.find(", sizes = [")? + ", sizes = ".len();
+    static SIZES: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let at = SIZES.get_or_init(|| memchr::memmem::Finder::new(", sizes = [")).find(text.as_bytes())? + ", sizes = ".len();
     let mut depth = 0usize;
     for (i, c) in text[at..].char_indices() {
         match c {
@@ -516,6 +530,12 @@ mod tests {
         assert_eq!(runtime_name("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
         assert_eq!(runtime_name("cudaGraphLaunch_v10000"), "cudaGraphLaunch");
         assert_eq!(runtime_name("cudaMemcpyAsync"), "cudaMemcpyAsync");
+        assert_eq!(runtime_name("foo_v2_bar"), "foo_v2_bar");
+        assert_eq!(runtime_name("_v12"), "_v12");
+        assert_eq!(runtime_name("cuda_v"), "cuda_v");
+        assert_eq!(head_of("aten::mm, seq = 1"), "aten::mm");
+        assert_eq!(head_of("a,b, c"), "a,b");
+        assert_eq!(head_of("plain"), "plain");
         assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_HTOD"), "HtoD");
         assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_PTOP"), "PtoP");
         assert_eq!(copy_kind_short("CUDA_MEMCPY_KIND_UVM_DTOH"), "UVM DtoH");
