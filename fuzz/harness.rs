@@ -1,4 +1,4 @@
-//! What each fuzz target runs, shared with `tests/fuzz_regressions.rs` (which replays every
+//! What each fuzz target runs, shared with `tests/suite/fuzz_regressions.rs` (which replays every
 //! finding kept in `fixtures/fuzz/`). Each function must return normally for any input: an error
 //! is a fine answer, a panic, an abort or a hang is a finding.
 

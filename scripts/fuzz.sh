@@ -2,7 +2,7 @@
 # Fuzzes the core: builds every cargo-fuzz target (fuzz/fuzz_targets: pipeline, events, rules,
 # compare, part, xplane) and runs each for SECONDS (default 60), seeded from the fixtures; prints each
 # target's executions, coverage and findings. A finding is kept in fuzz/artifacts/<target>/;
-# copy it into fixtures/fuzz/<target>/ and tests/fuzz_regressions.rs replays it in every test run.
+# copy it into fixtures/fuzz/<target>/ and tests/suite/fuzz_regressions.rs replays it in every test run.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]       cargo fuzz, AddressSanitizer, debug assertions
 #   scripts/fuzz.sh --smoke [SECONDS]           what the test command runs: every target for SECONDS

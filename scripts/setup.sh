@@ -62,7 +62,7 @@ if ! python3 -m venv --help >/dev/null 2>&1; then
   log "installing python3-venv (Debian)"
   apt_install python3-venv python3-pip
 fi
-# Python's openpyxl: tests/xlsx.rs opens our workbook with a real reader (PyPI).
+# Python's openpyxl: tests/suite/xlsx.rs opens our workbook with a real reader (PyPI).
 ./scripts/test-deps.sh
 
 log "ok (wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), $(wasm-pack --version), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | tail -1 || echo 'chromium ?'))"

@@ -14,7 +14,7 @@ cargo test --profile ci
 echo "== Python face (wheel, venv, tests/python) (at ${SECONDS} s)"
 bash scripts/test-python.sh
 echo "== fuzz smoke (every fuzz target for a few seconds; scripts/fuzz.sh SECONDS for a campaign) (at ${SECONDS} s)"
-bash scripts/fuzz.sh --smoke 8
+bash scripts/fuzz.sh --smoke 5
 # The browser tests compare the page with the CLI that cargo test just built.
 export TRACEPRISM_CLI="${CARGO_TARGET_DIR:-$PWD/target}/ci/traceprism"
 echo "== front-end types (tsc --checkJs) and unit tests (node --test) (at ${SECONDS} s)"

@@ -1,7 +1,7 @@
 //! traceprism: read torch.profiler (Kineto) GPU traces of LLM inference.
 //!
 //! Data flow, one module per arrow; a module uses only the modules before it
-//! (`tests/layers_one_way.rs` checks):
+//! (`tests/suite/layers_one_way.rs` checks):
 //!
 //! ```text
 //! bytes ─ ingest (inflate, JSON events) ─▶ read (into the model: columnar, interned) ─ link ─▶ analysis

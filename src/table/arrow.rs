@@ -66,7 +66,7 @@ impl Column {
             ColumnType::Boolean => Column::Bool(BooleanBuilder::new()),
         }
     }
-    /// Appends a cell; a cell that does not fit the column (which `tests/table_types.rs` rules
+    /// Appends a cell; a cell that does not fit the column (which `tests/suite/table_types.rs` rules
     /// out for every built-in table) is a null rather than a wrong value.
     fn push(&mut self, cell: &Cell) {
         match (self, cell) {

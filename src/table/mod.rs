@@ -4,7 +4,7 @@
 //! Every column declares its type where the table is made, in its column spec: `name:int`,
 //! `name:float`, `name:us` (a time in µs), `name:bool`, or plain `name` (text). CSV writes booleans
 //! as `true`/`false`, the workbook as boolean cells, the page sorts and aligns by the type, and
-//! `tests/table_types.rs` checks every cell of every table on every fixture against its column.
+//! `tests/suite/table_types.rs` checks every cell of every table on every fixture against its column.
 
 #[cfg(all(feature = "parquet", not(target_arch = "wasm32")))]
 pub mod arrow;

@@ -1,0 +1,252 @@
+//! Layer detection on real traces, scored against the truth files and known model depths.
+//!
+//! Expected values come from the truth files (`num_layers`, per-kernel `layer`) and from the models'
+//! published depths, never from our own output.
+
+use crate::common;
+use common::fixture;
+use traceprism::analysis::layers;
+use traceprism::analysis::truth::{score_layers, Truth};
+use traceprism::{analyze_path, Analysis, Options};
+
+/// Analysis of a recorded trace with passes taken from its truth file (layer detection is scored
+/// on its own, independent of pass detection).
+fn with_truth_passes(trace: &str, truth: &str, options: Options) -> (Analysis, Truth) {
+    let mut a = analyze_path(&fixture(trace), options).expect("trace reads");
+    let truth = Truth::load(&fixture(truth)).expect("truth reads");
+    let passes = truth.passes(&a.trace);
+    a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
+    (a, truth)
+}
+
+fn check_truth(trace: &str, truth: &str) {
+    let (a, truth) = with_truth_passes(trace, truth, Options::default());
+    let s = score_layers(&a, &truth);
+    println!("{trace}: {s}");
+    assert_eq!(s.unmatched, 0, "every truth kernel is found in the trace");
+    assert!(s.accuracy() >= 0.95, "{trace}: {s}");
+    assert_eq!(s.passes_exact, s.passes, "{trace}: {s}");
+}
+
+#[test]
+fn llama_dense_eager_matches_truth() {
+    check_truth("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz");
+}
+
+#[test]
+fn moe_eager_matches_truth() {
+    check_truth("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz");
+}
+
+/// Layers per pass when the whole single-step trace is read as one pass.
+fn whole_trace_layers(trace: &str) -> (Vec<u32>, Analysis) {
+    let mut a = analyze_path(&fixture(trace), Options::default()).expect("trace reads");
+    let empty = traceprism::analysis::phases::Phases::default();
+    a.layers = layers::detect(&a.trace, &a.categories, &empty, &a.options);
+    let types: Vec<&str> = {
+        let mut t: Vec<&str> = (0..a.trace.gpu.len()).map(|r| a.layers.layer_type(r)).filter(|t| !t.is_empty()).collect();
+        t.sort();
+        t.dedup();
+        t
+    };
+    println!("{trace}: layers/pass {:?}, types {:?}", a.layers.layers_per_pass, types);
+    (a.layers.layers_per_pass.clone(), a)
+}
+
+#[test]
+fn sglang_qwen3_8b_prefill_has_36_layers() {
+    // Qwen3-8B: num_hidden_layers = 36.
+    assert_eq!(whole_trace_layers("sglang_qwen3-8b_prefill_mi300x.json.gz").0, vec![36]);
+}
+
+#[test]
+fn sglang_qwen3_8b_decode_graph_has_36_layers() {
+    assert_eq!(whole_trace_layers("sglang_qwen3-8b_decode_graph_mi300x.json.gz").0, vec![36]);
+}
+
+#[test]
+fn sglang_qwen3_30b_a3b_decode_has_48_moe_layers() {
+    // Qwen3-30B-A3B: num_hidden_layers = 48, every layer MoE.
+    for trace in ["sglang_qwen3-30b-a3b_decode_b300.trace.json.gz", "sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz"] {
+        let (l, a) = whole_trace_layers(trace);
+        assert_eq!(l, vec![48], "{trace}");
+        let moe = (0..a.trace.gpu.len()).filter(|&r| a.layers.layer_type(r) == "MHA_MOE").count();
+        assert!(moe > 0, "{trace}: MoE layers are labelled MHA_MOE");
+    }
+}
+
+/// Prints the layer view of every single-step public trace (run with `--nocapture` to read it).
+#[test]
+fn layer_view_of_public_traces() {
+    for trace in [
+        "vllm_gptoss_decode_fullgraph_mi300x.json.gz",
+        "vllm_moe_tp8_eager_b200.json.gz",
+        "sglang_qwen3-8b_prefill_mi300x.json.gz",
+        "sglang_qwen3-30b-a3b_decode_b300.trace.json.gz",
+        "torch_compile_triton_mi300x.json.gz",
+        "gpu_only_mi210.json.gz",
+    ] {
+        let (_, a) = whole_trace_layers(trace);
+        let view = traceprism::report::layers_view(&a, &[0]);
+        println!("== {trace}\n{view}");
+        assert!(view.contains("passes: 1"));
+    }
+}
+
+/// Traces that are not single inference steps must still be read without panics.
+#[test]
+fn other_traces_do_not_panic() {
+    for trace in [
+        "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz",
+        "resnet_train_actckpt_mi300x.json.gz",
+        "recsys_train_rank0_a100.json.gz",
+        "deepseek_v3_train_h800.json.gz",
+        "llama_train.pt.trace.json.gz",
+    ] {
+        let (l, _) = whole_trace_layers(trace);
+        assert_eq!(l.len(), 1, "{trace}");
+    }
+}
+
+/// `split_half_layers`: every layer becomes an attention half and a feed-forward half, and the
+/// halves still nest in the truth's layers.
+#[test]
+fn split_half_layers_keeps_halves_inside_truth_layers() {
+    for (trace, truth, ffn) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz", "FC"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz", "MOE"),
+    ] {
+        let options = Options { split_half_layers: true, ..Options::default() };
+        let (a, truth) = with_truth_passes(trace, truth, options);
+        assert!(
+            a.layers.layers_per_pass.iter().all(|&l| l == 2 * truth.num_layers.unwrap()),
+            "{trace}: {:?}",
+            a.layers.layers_per_pass
+        );
+        let rows = truth.rows(&a.trace);
+        let (mut inside, mut right) = (0, 0);
+        for (k, &r) in truth.kernels.iter().zip(&rows) {
+            if let Some(l) = k.layer {
+                inside += 1;
+                let ours = a.layers.layer_of_row[r as usize];
+                right += (ours != u32::MAX && ours / 2 == l) as usize;
+                let want = if ours % 2 == 0 { "ATTN" } else { ffn };
+                assert!(ours == u32::MAX || a.layers.layer_type(r as usize) == want);
+            }
+        }
+        println!("{trace}: split halves nest in truth layers for {right}/{inside} kernels");
+        assert!(right as f64 >= 0.95 * inside as f64);
+    }
+}
+
+/// vLLM TP4 serving trace (Llama-70B class: 80 decoder layers; each step runs 80 attention calls
+/// and 161 all-reduces = 2 per layer + the embedding's). Steps are cut after each `ArgMax` kernel
+/// (greedy sampling ends every step), independent of our pass detection; step 0 is eager with NCCL,
+/// steps 1-9 replay CUDA graphs with the custom all-reduce.
+#[test]
+fn vllm_tp4_steps_have_80_layers() {
+    use traceprism::analysis::layers::LayerPass;
+    use traceprism::analysis::phases::Phase;
+    let mut a = analyze_path(&fixture("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"), Options::default()).unwrap();
+    let rows = layers::whole_trace_rows(&a.trace);
+    let mut passes: Vec<LayerPass> = Vec::new();
+    let mut cur: Vec<u32> = Vec::new();
+    for r in rows {
+        cur.push(r);
+        if a.trace.name(a.trace.gpu.name[r as usize]).contains("ArgMax") {
+            let index = passes.len() as u32;
+            passes.push(LayerPass { index, phase: Phase::Unknown, rows: std::mem::take(&mut cur) });
+        }
+    }
+    assert_eq!(passes.len(), 10);
+    a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
+    println!("vllm_tp4 layers per step: {:?}", a.layers.layers_per_pass);
+
+    assert_eq!(a.layers.layers_per_pass, vec![80; 10]);
+}
+
+/// The `layers` and `layer_summary` tables on the llama trace (passes from truth: 1 prefill + 32 decode).
+#[test]
+fn layer_tables_on_llama() {
+    let (a, truth) =
+        with_truth_passes("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz", Options::default());
+    let layers = traceprism::report::table(&a, "layers").expect("layers table");
+    let role = layers.column("role").unwrap();
+    let in_layers = layers.rows.iter().filter(|r| r[role].text() == "layer").count();
+    assert_eq!(in_layers, 33 * truth.num_layers.unwrap() as usize);
+    let kernels = layers.column("kernels").unwrap();
+    let total: f64 = layers.rows.iter().map(|r| r[kernels].as_f64().unwrap()).sum();
+    assert_eq!(total as usize, truth.kernels.len(), "every kernel of every pass is in one row");
+    let summary = traceprism::report::table(&a, "layer_summary").expect("layer_summary table");
+    print!("{}", summary.to_csv().lines().take(4).collect::<Vec<_>>().join("\n"));
+    assert_eq!(summary.rows.len(), 2 * truth.num_layers.unwrap() as usize, "prefill and decode, one row per layer index");
+    let passes = summary.column("passes").unwrap();
+    let phase = summary.column("phase").unwrap();
+    for r in &summary.rows {
+        let want = if r[phase].text() == "prefill" { 1.0 } else { 32.0 };
+        assert_eq!(r[passes].as_f64(), Some(want));
+    }
+}
+
+/// Pass boundaries from a pass detector may be off by a few kernels: the layers must not move.
+/// Each truth pass is shifted: it loses its first 5 kernels and gains the next pass's first 5.
+#[test]
+fn layers_survive_shifted_pass_boundaries() {
+    for (trace, truth) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
+    ] {
+        let (mut a, truth) = with_truth_passes(trace, truth, Options::default());
+        let mut passes = a.layers.passes.clone();
+        let originals: Vec<Vec<u32>> = passes.iter().map(|p| p.rows.clone()).collect();
+        for (i, p) in passes.iter_mut().enumerate() {
+            let mut rows: Vec<u32> = originals[i].iter().skip(5).copied().collect();
+            if let Some(next) = originals.get(i + 1) {
+                rows.extend(next.iter().take(5));
+            }
+            p.rows = rows;
+        }
+        a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
+        let s = score_layers(&a, &truth);
+        println!("{trace} (shifted passes): {s}");
+        assert!(s.accuracy() >= 0.95, "{s}");
+        assert_eq!(s.passes_exact, s.passes, "{s}");
+    }
+}
+
+/// The whole pipeline (pass detection, then layer detection). Checked once pass detection finds
+/// passes; with no passes the whole-trace tests above cover layer detection.
+#[test]
+fn pipeline_matches_truth_and_known_depths() {
+    for (trace, truth) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
+    ] {
+        let a = analyze_path(&fixture(trace), Options::default()).expect("trace reads");
+        let truth = Truth::load(&fixture(truth)).expect("truth reads");
+        let s = score_layers(&a, &truth);
+        println!("{trace} (pipeline, {} passes): {s}", a.layers.passes.len());
+        if !a.layers.whole_trace_pass {
+            assert!(s.accuracy() >= 0.95, "{trace}: {s}");
+            assert_eq!(s.passes_exact, s.passes, "{trace}: {s}");
+        }
+    }
+    // Known depths: Qwen3-8B 36, Qwen3-30B-A3B 48, GPT-OSS-20B 24 (24 routers, 24 expert GEMM pairs,
+    // 12 + 12 sliding/full attention calls in the step), Llama-70B-class vLLM TP4 80 (80 attention
+    // calls per step), the B200 MoE 36.
+    for (trace, depth) in [
+        ("vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz", 80),
+        ("sglang_qwen3-8b_prefill_mi300x.json.gz", 36),
+        ("sglang_qwen3-8b_decode_graph_mi300x.json.gz", 36),
+        ("sglang_qwen3-30b-a3b_decode_b300.trace.json.gz", 48),
+        ("sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz", 48),
+        ("vllm_gptoss_decode_fullgraph_mi300x.json.gz", 24),
+        ("vllm_moe_tp8_eager_b200.json.gz", 36),
+    ] {
+        let a = analyze_path(&fixture(trace), Options::default()).expect("trace reads");
+        println!("{trace} (pipeline): {} passes, layers/pass {:?}", a.layers.passes.len(), a.layers.layers_per_pass);
+        if !a.layers.whole_trace_pass {
+            assert!(!a.layers.layers_per_pass.is_empty() && a.layers.layers_per_pass.iter().all(|&l| l == depth), "{trace}");
+        }
+    }
+}
