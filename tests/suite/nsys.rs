@@ -464,3 +464,23 @@ fn an_export_and_its_kineto_form_compare_as_one_workload() {
         eprintln!("{name}: {} categories, {} kernel names alike in both forms", c.categories.len(), per_name(&nsys).len());
     }
 }
+
+/// A row the reader cannot place (an NVTX range still open when the capture stopped has no end)
+/// is skipped and counted in a note, never dropped silently. Made in a copy: seven ranges lose
+/// their end.
+#[test]
+fn rows_that_cannot_be_placed_are_counted_in_a_note() {
+    let name = FIXTURES[0];
+    let copy = edited(
+        name,
+        "open-ranges",
+        &["UPDATE NVTX_EVENTS SET end = NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS WHERE eventType IN (59, 60) LIMIT 7)"],
+    );
+    let whole = analyse_file(&common::fixture(name)).unwrap();
+    let a = analyse_file(&copy).unwrap();
+    assert_eq!(whole.trace.ops.len() - a.trace.ops.len(), 7);
+    let note = a.trace.stats.notes.iter().find(|n| n.contains("skipped")).cloned().unwrap_or_default();
+    assert!(note.starts_with("7 NVTX ranges") && note.contains("skipped"), "{:?}", a.trace.stats.notes);
+    assert!(!whole.trace.stats.notes.iter().any(|n| n.contains("skipped")), "{:?}", whole.trace.stats.notes);
+    std::fs::remove_dir_all(copy.parent().unwrap()).ok();
+}

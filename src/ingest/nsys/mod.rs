@@ -368,6 +368,9 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     if !have.contains(&"demangledName") && !have.contains(&"shortName") {
         return Err(x.missing("kernel name column (demangledName or shortName) in CUPTI_ACTIVITY_KIND_KERNEL"));
     }
+    // Rows skipped for lack of a start, an end, a device, a stream or a process, by kind as in
+    // `counts`: never dropped silently.
+    let mut lacking = [0u64; 6];
     let dims = |r: &[Cell<'_>], at: usize| -> Option<[u32; 3]> {
         Some([r[at].int()? as u32, r[at + 1].int()? as u32, r[at + 2].int()? as u32])
     };
@@ -375,6 +378,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         let (Some(start), Some(end), Some(device), Some(stream), Some(corr), Some(gpid)) =
             (r[0].int(), r[1].int(), r[2].int(), r[3].int(), r[4].int(), r[5].int())
         else {
+            lacking[0] += 1;
             return;
         };
         if !keep(process_of(gpid)) {
@@ -399,6 +403,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         let (Some(start), Some(end), Some(device), Some(stream), Some(gpid)) =
             (r[0].int(), r[1].int(), r[2].int(), r[3].int(), r[5].int())
         else {
+            lacking[5] += 1;
             return;
         };
         if !keep(process_of(gpid)) {
@@ -421,7 +426,10 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         out.notes.push("no CUPTI_ACTIVITY_KIND_RUNTIME table: kernels have no launch".into());
     }
     x.each("CUPTI_ACTIVITY_KIND_RUNTIME", |r| {
-        let (Some(start), Some(end), Some(g)) = (r[0].int(), r[1].int(), r[2].int()) else { return };
+        let (Some(start), Some(end), Some(g)) = (r[0].int(), r[1].int(), r[2].int()) else {
+            lacking[1] += 1;
+            return;
+        };
         if !keep(process_of(g)) {
             return;
         }
@@ -438,6 +446,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     {
         x.each(table, |r| {
             let (Some(start), Some(end), Some(device), Some(stream)) = (r[0].int(), r[1].int(), r[2].int(), r[3].int()) else {
+                lacking[slot] += 1;
                 return;
             };
             let process = r[5].int().map_or(0, process_of);
@@ -459,11 +468,16 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
 
     // NVTX ranges: ops when named like one, else annotations.
     x.each("NVTX_EVENTS", |r| {
-        let (Some(start), Some(end), Some(kind), Some(g)) = (r[0].int(), r[1].int(), r[2].int(), r[5].int()) else {
+        // 59: push/pop range, 60: start/end range (34: a mark, no duration).
+        if !matches!(r[2].int(), Some(59 | 60)) {
+            return;
+        }
+        // A range still open when the capture stopped has no end.
+        let (Some(start), Some(end), Some(g)) = (r[0].int(), r[1].int(), r[5].int()) else {
+            lacking[4] += 1;
             return;
         };
-        // 59: push/pop range, 60: start/end range (34: a mark, no duration).
-        if (kind != 59 && kind != 60) || !keep(process_of(g)) {
+        if !keep(process_of(g)) {
             return;
         }
         let label = r[3].text().or_else(|| name_of(r[4].int())).unwrap_or_default();
@@ -474,6 +488,20 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         emit(x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, args));
         out.counts[4] += 1;
     })?;
+
+    let kinds = [
+        "kernels",
+        "runtime calls",
+        "memcpy",
+        "memset",
+        "NVTX ranges (open when the capture stopped, or with no thread)",
+        "whole-graph replays",
+    ];
+    for (n, what) in lacking.iter().zip(kinds) {
+        if *n > 0 {
+            out.notes.push(format!("{n} {what} skipped: their rows lack a start, an end, a device, a stream or a process"));
+        }
+    }
 
     // Devices.
     if x.columns("TARGET_INFO_GPU")?.is_some() {
