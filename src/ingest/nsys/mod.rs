@@ -266,11 +266,11 @@ fn op_name(text: &str) -> Option<&str> {
 }
 
 /// A complete event (`ph: X`) of a row: its category, name, process, thread and span (ns).
-fn x_event<'a>(cat: &'static [u8], name: &str, pid: i64, tid: i64, start: i64, end: i64, args: Args<'a>) -> RawEvent<'a> {
+fn x_event<'a>(cat: &'static [u8], name: &'a str, pid: i64, tid: i64, start: i64, end: i64, args: Args<'a>) -> RawEvent<'a> {
     RawEvent {
         ph: b'X',
         cat: Cow::Borrowed(cat),
-        name: Cow::Owned(name.as_bytes().to_vec()),
+        name: Cow::Borrowed(name.as_bytes()),
         pid: Id::Num(pid),
         tid: Id::Num(tid),
         ts: Field::Value(start),
