@@ -2,7 +2,7 @@
 //! `sqlite3_deserialize` over the bytes wasm-bindgen handed in) and the core's requests answered
 //! as row bytes. Built into its own wasm module, which the page fetches only for a `.sqlite` file.
 
-use crate::{dump, Cell, Request, Tables};
+use crate::{dump, Cell, Request, Sql};
 use sqlite_wasm_rs as ffi;
 use std::ffi::{c_int, CStr, CString};
 use wasm_bindgen::prelude::*;
@@ -70,8 +70,9 @@ impl<'a> Database<'a> {
         // SAFETY: sqlite3_errmsg returns a NUL-terminated string owned by the connection.
         unsafe { CStr::from_ptr(ffi::sqlite3_errmsg(self.db)) }.to_string_lossy().into_owned()
     }
+}
 
-    /// Runs `sql`, handing each row's cells to `each`.
+impl Sql for Database<'_> {
     fn query(&mut self, sql: &str, each: &mut dyn FnMut(&[Cell<'_>])) -> Result<(), String> {
         let sql = CString::new(sql).map_err(|_| "a query with a NUL byte".to_string())?;
         let mut stmt = std::ptr::null_mut();
@@ -127,31 +128,5 @@ impl Drop for Database<'_> {
     fn drop(&mut self) {
         // SAFETY: closes the connection opened in `open` (a null handle is a no-op).
         unsafe { ffi::sqlite3_close(self.db) };
-    }
-}
-
-/// A name quoted as an SQL identifier.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-impl Tables for Database<'_> {
-    fn columns(&mut self, table: &str) -> Result<Option<Vec<String>>, String> {
-        let mut cols = Vec::new();
-        self.query(&format!("PRAGMA table_info({})", quoted(table)), &mut |r| {
-            if let Some(name) = r.get(1).and_then(|c| c.text()) {
-                cols.push(name.to_string());
-            }
-        })?;
-        Ok((!cols.is_empty()).then_some(cols))
-    }
-
-    fn rows(&mut self, table: &str, columns: &[&str], each: &mut dyn FnMut(&[Cell<'_>])) -> Result<(), String> {
-        let Some(have) = self.columns(table)? else { return Ok(()) };
-        let list: Vec<String> = columns
-            .iter()
-            .map(|c| if have.iter().any(|h| h == c) { quoted(c) } else { format!("NULL AS {}", quoted(c)) })
-            .collect();
-        self.query(&format!("SELECT {} FROM {}", list.join(", "), quoted(table)), each)
     }
 }

@@ -108,6 +108,40 @@ pub trait Tables {
     fn rows(&mut self, table: &str, columns: &[&str], each: &mut dyn FnMut(&[Cell<'_>])) -> Result<(), String>;
 }
 
+/// An SQL database: whatever runs a query and hands its rows on. Every such database is [`Tables`]
+/// (the columns from `PRAGMA table_info`, the rows from a `SELECT` of the wanted columns in which an
+/// absent one reads `NULL`): the page's engine and the native reader share this, not the SQL.
+pub trait Sql {
+    /// Runs `sql`, handing each row's cells to `each`.
+    fn query(&mut self, sql: &str, each: &mut dyn FnMut(&[Cell<'_>])) -> Result<(), String>;
+}
+
+/// A name quoted as an SQL identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+impl<T: Sql> Tables for T {
+    fn columns(&mut self, table: &str) -> Result<Option<Vec<String>>, String> {
+        let mut cols = Vec::new();
+        self.query(&format!("PRAGMA table_info({})", quoted(table)), &mut |r| {
+            if let Some(name) = r.get(1).and_then(|c| c.text()) {
+                cols.push(name.to_string());
+            }
+        })?;
+        Ok((!cols.is_empty()).then_some(cols))
+    }
+
+    fn rows(&mut self, table: &str, columns: &[&str], each: &mut dyn FnMut(&[Cell<'_>])) -> Result<(), String> {
+        let Some(have) = self.columns(table)? else { return Ok(()) };
+        let list: Vec<String> = columns
+            .iter()
+            .map(|c| if have.iter().any(|h| h == c) { quoted(c) } else { format!("NULL AS {}", quoted(c)) })
+            .collect();
+        self.query(&format!("SELECT {} FROM {}", list.join(", "), quoted(table)), each)
+    }
+}
+
 /// Row bytes answering `requests` from `tables`, a database of `database_bytes` bytes.
 pub fn dump(tables: &mut dyn Tables, requests: &[Request], database_bytes: u64) -> Result<Vec<u8>, String> {
     let mut out = MAGIC.to_vec();

@@ -476,28 +476,28 @@ impl TraceBuilder {
         match other {
             PartBuilder::Parsed(o) => {
                 let ids = self.absorb_ids(&o);
-                let to = Remap {
-                    names: &ids.names,
-                    threads: &ids.threads,
-                    event_offset,
-                    op_offset: self.trace.ops.len() as u32,
-                    gpu_offset: self.trace.gpu.len() as u32,
-                };
+                let to = self.remap(&ids, event_offset);
                 self.absorb_parsed_rows(&o.trace, &to);
                 self.absorb_rest(o, event_offset);
             }
             PartBuilder::InBytes(part) => {
                 let ids = self.absorb_ids(&part.small);
-                let to = Remap {
-                    names: &ids.names,
-                    threads: &ids.threads,
-                    event_offset,
-                    op_offset: self.trace.ops.len() as u32,
-                    gpu_offset: self.trace.gpu.len() as u32,
-                };
+                let to = self.remap(&ids, event_offset);
                 append_rows(&mut self.trace, &mut part.rows(), part.rows, &to);
                 self.absorb_rest(part.small, event_offset);
             }
+        }
+    }
+
+    /// How a part's ids and rows become ours: its names and threads as `ids` maps them, its rows
+    /// after the ones we hold.
+    fn remap<'a>(&self, ids: &'a IdMaps, event_offset: u64) -> Remap<'a> {
+        Remap {
+            names: &ids.names,
+            threads: &ids.threads,
+            event_offset,
+            op_offset: self.trace.ops.len() as u32,
+            gpu_offset: self.trace.gpu.len() as u32,
         }
     }
 

@@ -35,7 +35,7 @@ use super::stream::EventSink;
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 use std::collections::HashMap;
-pub use traceprism_sqlite::{looks_like_rows, Cell, Dump, Request, Tables};
+pub use traceprism_sqlite::{looks_like_rows, Cell, Dump, Request, Sql, Tables};
 
 #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
 pub mod sqlite;

@@ -1,7 +1,7 @@
 //! An export's SQLite bytes opened natively (`rusqlite`, its bundled SQLite), answering the
 //! reader's [`Tables`] requests directly, row by row, with no row bytes in between.
 
-use super::{read_nsys_tables, Cell, NsysRead, Tables, KERNELS, PROCESS_SHIFT};
+use super::{read_nsys_tables, Cell, NsysRead, Sql, Tables, KERNELS, PROCESS_SHIFT};
 use crate::error::{Error, Result};
 use crate::ingest::stream::EventSink;
 use rusqlite::types::ValueRef;
@@ -10,11 +10,6 @@ use rusqlite::Connection;
 /// An export opened in memory.
 pub struct Database {
     db: Connection,
-}
-
-/// A name quoted as an SQL identifier.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 impl Database {
@@ -27,8 +22,10 @@ impl Database {
         db.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())).map_err(fail)?;
         Ok(Database { db })
     }
+}
 
-    fn query(&self, sql: &str, each: &mut dyn FnMut(&[Cell<'_>])) -> std::result::Result<(), String> {
+impl Sql for Database {
+    fn query(&mut self, sql: &str, each: &mut dyn FnMut(&[Cell<'_>])) -> std::result::Result<(), String> {
         let fail = |e: rusqlite::Error| e.to_string();
         let mut st = self.db.prepare(sql).map_err(fail)?;
         let n = st.column_count();
@@ -55,27 +52,6 @@ impl Database {
             each(cells);
         }
         Ok(())
-    }
-}
-
-impl Tables for Database {
-    fn columns(&mut self, table: &str) -> std::result::Result<Option<Vec<String>>, String> {
-        let mut cols = Vec::new();
-        self.query(&format!("PRAGMA table_info({})", quoted(table)), &mut |r| {
-            if let Some(name) = r.get(1).and_then(|c| c.text()) {
-                cols.push(name.to_string());
-            }
-        })?;
-        Ok((!cols.is_empty()).then_some(cols))
-    }
-
-    fn rows(&mut self, table: &str, columns: &[&str], each: &mut dyn FnMut(&[Cell<'_>])) -> std::result::Result<(), String> {
-        let Some(have) = self.columns(table)? else { return Ok(()) };
-        let list: Vec<String> = columns
-            .iter()
-            .map(|c| if have.iter().any(|h| h == c) { quoted(c) } else { format!("NULL AS {}", quoted(c)) })
-            .collect();
-        self.query(&format!("SELECT {} FROM {}", list.join(", "), quoted(table)), each)
     }
 }
 
