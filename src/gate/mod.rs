@@ -252,6 +252,13 @@ pub fn gate(base: &Digest, new: &Digest, o: &GateOptions) -> GateReport {
     // must not make every generate() trace inconclusive); with none, inconclusive.
     let judged = |p: &&PhaseResult| p.test.base_passes.min(p.test.new_passes) >= MIN_PASSES;
     let overall = phases.iter().filter(judged).map(|p| p.test.verdict).max().unwrap_or(Verdict::Inconclusive);
+    if base.phases.is_empty() && new.phases.is_empty() {
+        // Never inconclusive without saying why.
+        warnings.push(format!(
+            "neither trace has a pass to time (workload {} and {}): the gate compares time per forward pass or step, so it cannot judge these; record several steps (torch.profiler.schedule with prof.step(), or a step range per iteration)",
+            base.workload, new.workload
+        ));
+    }
     GateReport {
         overall,
         options: GateOptionsView { max_slowdown: o.max_slowdown, confidence: o.confidence, metric: o.metric },

@@ -6,7 +6,8 @@
 //!   in at least 95% of 40 variants; with one category's kernels stretched by 15%, `regression`
 //!   for that category and the attribution naming it first. The rates are printed.
 //! - A pair with one pass each (one SGLang decode step on B300 and on MI300X) is `inconclusive`,
-//!   with the passes that would settle it, never a verdict; exit statuses 0/1/2/3.
+//!   with the passes that would settle it, never a verdict; exit statuses 0/1/2/3. Traces with no
+//!   pass at all are inconclusive with a warning that says why.
 
 use crate::common;
 
@@ -119,6 +120,26 @@ fn one_pass_each_is_inconclusive_with_what_would_settle_it() {
     assert_eq!((d.test.base_passes, d.test.new_passes), (1, 1));
     assert!(d.test.note.as_deref().is_some_and(|n| n.contains("passes per side would settle it")), "{:?}", d.test.note);
     assert!(r.warnings.iter().any(|w| w.starts_with("different devices")), "{:?}", r.warnings);
+}
+
+/// Traces with no pass (a training window with no step marker: the real two-GPU Nsight Systems
+/// capture, as an export) are inconclusive, and the gate says why instead of staying silent.
+#[test]
+fn traces_with_no_pass_are_inconclusive_and_say_why() {
+    let name = "nsys/mfu_2gpu_before.sqlite";
+    let a = traceprism::analyze_path(&fixture(name), Options::default()).unwrap();
+    assert_eq!(a.phases.passes.len(), 0, "the capture has no pass");
+    let d = Digest::of(&a, name);
+    let r = gate(&d, &d, &GateOptions::default());
+    assert_eq!((r.overall, r.phases.len()), (Verdict::Inconclusive, 0));
+    assert!(
+        r.warnings.iter().any(|w| w.starts_with("neither trace has a pass to time (workload training and training)")),
+        "{:?}",
+        r.warnings
+    );
+    // A trace with passes says nothing of the kind.
+    let moe = Digest::of(&analysis(MOE), MOE);
+    assert!(!gate(&moe, &moe, &GateOptions::default()).warnings.iter().any(|w| w.contains("neither trace")));
 }
 
 fn cli(args: &[&str]) -> (i32, String) {
