@@ -10,7 +10,7 @@ use crate::model::Trace;
 const FIXES: &[(&str, &str)] = &[
     (
         "cpu_ops",
-        "name each op with an NVTX range: wrap the profiled steps in torch.autograd.profiler.emit_nvtx() (Nsight Systems 2024.4 and later: nsys profile --pytorch=autograd-nvtx), with --trace=cuda,nvtx",
+        "name each op with an NVTX range: wrap the profiled steps in torch.autograd.profiler.emit_nvtx(), or let Nsight Systems do it (nsys profile --pytorch=autograd-nvtx), with --trace=cuda,nvtx",
     ),
     ("runtime_calls", "nsys profile --trace=cuda (the default) records the CUDA runtime calls that launch each kernel"),
     ("kernels", "nsys profile --trace=cuda (the default) records the GPU's kernels"),
