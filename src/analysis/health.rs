@@ -412,7 +412,7 @@ fn graphs_check(a: &Analysis, c: &Counted) -> Check {
 }
 
 fn time_unit_check(t: &Trace) -> Check {
-    let unit = t.meta.other.iter().find(|(k, _)| k == "displayTimeUnit").map(|(_, v)| v.as_str());
+    let unit = t.meta.setting("displayTimeUnit");
     let mut durs: Vec<i64> = t.kernel_rows().map(|i| t.gpu.dur[i]).collect();
     let median_us = if durs.is_empty() {
         None

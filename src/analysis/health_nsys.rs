@@ -59,18 +59,9 @@ pub fn adapt(checks: &mut Vec<Check>, t: &Trace) {
 /// Whole-graph replays (`--cuda-graph-trace=graph`, Nsight Systems' default): each is one GPU
 /// event standing for kernels the export does not hold.
 fn whole_graphs(t: &Trace) -> Check {
-    let n: u64 = t
-        .meta
-        .other
-        .iter()
-        .find(|(k, _)| k == crate::ingest::nsys::WHOLE_GRAPH_REPLAYS)
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let ns: i64 = if n > 0 {
-        (0..t.gpu.len()).filter(|&i| t.name(t.gpu.name[i]).starts_with("CUDA graph ")).map(|i| t.gpu.dur[i]).sum()
-    } else {
-        0
-    };
+    use crate::ingest::nsys::{WHOLE_GRAPH_REPLAYS, WHOLE_GRAPH_REPLAY_NS};
+    let number = |key: &str| t.meta.setting(key).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let (n, ns) = (number(WHOLE_GRAPH_REPLAYS), number(WHOLE_GRAPH_REPLAY_NS));
     Check {
         check: "whole_graph_replays",
         status: if n > 0 { Status::Warning } else { Status::Ok },

@@ -193,6 +193,11 @@ impl TraceMeta {
         }
     }
 
+    /// The value of the header setting `key` (a top-level scalar or a dotted setting), as text.
+    pub fn setting(&self, key: &str) -> Option<&str> {
+        self.other.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
     /// A short device label: the first device's name, or the vendor.
     pub fn device_label(&self) -> String {
         match self.devices.iter().find(|d| !d.name.is_empty()) {

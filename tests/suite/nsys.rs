@@ -335,6 +335,15 @@ fn whole_graph_replays_are_read_and_warned_about() {
     std::fs::remove_dir_all(copy.parent().unwrap()).ok();
 }
 
+/// Runs `sql` on `db`, handing each row to `f`.
+fn each_row(db: &Connection, sql: &str, mut f: impl FnMut(&rusqlite::Row<'_>)) {
+    let mut q = db.prepare(sql).unwrap();
+    let mut rows = q.query([]).unwrap();
+    while let Some(r) = rows.next().unwrap() {
+        f(r);
+    }
+}
+
 /// The same capture as a Kineto trace, written by this test from its own SQL (what an exporter
 /// from Nsight Systems to PyTorch JSON would write): kernels with their launch dimensions, memcpy
 /// and memset named as Kineto names them, runtime calls, and NVTX ranges (an op when emit_nvtx
@@ -345,14 +354,8 @@ fn kineto_form(path: &std::path::Path) -> Vec<u8> {
     let corr = |p: i64, c: i64| (p << 32) | c;
     let us = |ns: i64| format!("{}.{:03}", ns / 1000, ns % 1000);
     let mut events: Vec<String> = Vec::new();
-    let mut q = db
-        .prepare(
-            "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, s.value, gridX, gridY, gridZ, blockX, blockY, blockZ \
-             FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName",
-        )
-        .unwrap();
-    let mut rows = q.query([]).unwrap();
-    while let Some(r) = rows.next().unwrap() {
+    each_row(&db, "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, s.value, gridX, gridY, gridZ, blockX, blockY, blockZ \
+             FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName", |r| {
         let g = |i: usize| r.get::<_, i64>(i).unwrap();
         let name: String = r.get(6).unwrap();
         events.push(format!(
@@ -360,7 +363,7 @@ fn kineto_form(path: &std::path::Path) -> Vec<u8> {
             serde_json::to_string(&name).unwrap(), g(2), g(3), us(g(0)), us(g(1) - g(0)), g(2), g(3), corr(proc(g(5)), g(4)),
             g(7), g(8), g(9), g(10), g(11), g(12)
         ));
-    }
+    });
     let kinds = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
     let memory: HashMap<i64, String> = db
         .prepare("SELECT id, label FROM ENUM_CUDA_MEM_KIND")
@@ -372,28 +375,24 @@ fn kineto_form(path: &std::path::Path) -> Vec<u8> {
     for (table, cat) in [("CUPTI_ACTIVITY_KIND_MEMCPY", "gpu_memcpy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "gpu_memset")] {
         let copy = cat == "gpu_memcpy";
         let extra = if copy { "copyKind, srcKind, dstKind" } else { "0, 0, 0" };
-        let mut q = db
-            .prepare(&format!("SELECT start, end, deviceId, streamId, correlationId, globalPid, bytes, {extra} FROM {table}"))
-            .unwrap();
-        let mut rows = q.query([]).unwrap();
-        while let Some(r) = rows.next().unwrap() {
-            let g = |i: usize| r.get::<_, i64>(i).unwrap();
-            let name = if copy {
-                format!("Memcpy {} ({} -> {})", kinds[g(7) as usize], memory[&g(8)], memory[&g(9)])
-            } else {
-                "Memset (Device)".to_string()
-            };
-            events.push(format!(
+        each_row(
+            &db,
+            &format!("SELECT start, end, deviceId, streamId, correlationId, globalPid, bytes, {extra} FROM {table}"),
+            |r| {
+                let g = |i: usize| r.get::<_, i64>(i).unwrap();
+                let name = if copy {
+                    format!("Memcpy {} ({} -> {})", kinds[g(7) as usize], memory[&g(8)], memory[&g(9)])
+                } else {
+                    "Memset (Device)".to_string()
+                };
+                events.push(format!(
                 r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"stream":{},"correlation":{},"bytes":{}}}}}"#,
                 g(2), g(3), us(g(0)), us(g(1) - g(0)), g(2), g(3), corr(proc(g(5)), g(4)), g(6)
             ));
-        }
+            },
+        );
     }
-    let mut q = db
-        .prepare("SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId")
-        .unwrap();
-    let mut rows = q.query([]).unwrap();
-    while let Some(r) = rows.next().unwrap() {
+    each_row(&db, "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId", |r| {
         let g = |i: usize| r.get::<_, i64>(i).unwrap();
         let name: String = r.get(4).unwrap();
         let name = name.split("_v").next().unwrap();
@@ -405,12 +404,8 @@ fn kineto_form(path: &std::path::Path) -> Vec<u8> {
             us(g(1) - g(0)),
             corr(proc(g(2)), g(3))
         ));
-    }
-    let mut q = db
-        .prepare("SELECT start, end, globalTid, text FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND text IS NOT NULL")
-        .unwrap();
-    let mut rows = q.query([]).unwrap();
-    while let Some(r) = rows.next().unwrap() {
+    });
+    each_row(&db, "SELECT start, end, globalTid, text FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND text IS NOT NULL", |r| {
         let g = |i: usize| r.get::<_, i64>(i).unwrap();
         let text: String = r.get(3).unwrap();
         let head = text.split(", ").next().unwrap();
@@ -424,7 +419,7 @@ fn kineto_form(path: &std::path::Path) -> Vec<u8> {
             us(g(0)),
             us(g(1) - g(0))
         ));
-    }
+    });
     format!("{{\"traceEvents\":[\n{}\n]}}", events.join(",\n")).into_bytes()
 }
 

@@ -65,8 +65,11 @@ const KERNELS: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 /// Whole-graph replays (`nsys profile --cuda-graph-trace=graph`, the default): one row per
 /// replay, and none of the graph's kernels in [`KERNELS`].
 const GRAPH_REPLAYS: &str = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
-/// The header key under which the reader counts whole-graph replays (the health report warns).
+/// The header keys under which the reader counts whole-graph replays and their summed time (ns):
+/// the health report warns.
 pub const WHOLE_GRAPH_REPLAYS: &str = "nsys.whole_graph_replays";
+/// See [`WHOLE_GRAPH_REPLAYS`].
+pub const WHOLE_GRAPH_REPLAY_NS: &str = "nsys.whole_graph_replay_ns";
 const KERNEL_COLUMNS: &[&str] = &[
     "start",
     "end",
@@ -198,27 +201,27 @@ struct CopyNames {
 
 impl CopyNames {
     fn read(x: &mut Export<'_>) -> Result<CopyNames> {
-        let mut kinds = HashMap::new();
-        x.each("ENUM_CUDA_MEMCPY_OPER", |r| {
-            if let (Some(id), Some(name)) = (r[0].int(), r[1].text()) {
-                kinds.insert(id, copy_kind_short(name));
+        let kinds = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
+        let memory = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device Static", "Managed Static", "Unknown"];
+        Ok(CopyNames {
+            kinds: Self::labels(x, "ENUM_CUDA_MEMCPY_OPER", copy_kind_short, &kinds)?,
+            memory: Self::labels(x, "ENUM_CUDA_MEM_KIND", str::to_string, &memory)?,
+        })
+    }
+
+    /// An enum table's (id, text) rows, each text made a label by `label`; `known` (by position)
+    /// when the export has no such table.
+    fn labels(x: &mut Export<'_>, table: &str, label: fn(&str) -> String, known: &[&str]) -> Result<HashMap<i64, String>> {
+        let mut out = HashMap::new();
+        x.each(table, |r| {
+            if let (Some(id), Some(text)) = (r[0].int(), r[1].text()) {
+                out.insert(id, label(text));
             }
         })?;
-        if kinds.is_empty() {
-            let known = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
-            kinds = known.iter().enumerate().map(|(i, k)| (i as i64, k.to_string())).collect();
+        if out.is_empty() {
+            out = known.iter().enumerate().map(|(i, k)| (i as i64, k.to_string())).collect();
         }
-        let mut memory = HashMap::new();
-        x.each("ENUM_CUDA_MEM_KIND", |r| {
-            if let (Some(id), Some(label)) = (r[0].int(), r[1].text()) {
-                memory.insert(id, label.to_string());
-            }
-        })?;
-        if memory.is_empty() {
-            let known = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device Static", "Managed Static", "Unknown"];
-            memory = known.iter().enumerate().map(|(i, k)| (i as i64, k.to_string())).collect();
-        }
-        Ok(CopyNames { kinds, memory })
+        Ok(out)
     }
 
     /// A memcpy's name as Kineto writes it: `Memcpy HtoD (Pinned -> Device)`.
@@ -371,6 +374,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     // Rows skipped for lack of a start, an end, a device, a stream or a process, by kind as in
     // `counts`: never dropped silently.
     let mut lacking = [0u64; 6];
+    let mut replay_ns = 0i64;
     let dims = |r: &[Cell<'_>], at: usize| -> Option<[u32; 3]> {
         Some([r[at].int()? as u32, r[at + 1].int()? as u32, r[at + 2].int()? as u32])
     };
@@ -419,6 +423,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         };
         emit(x_event(b"kernel", &name, device, stream, start, end, args));
         out.counts[5] += 1;
+        replay_ns += (end - start).max(0);
     })?;
 
     // Runtime calls.
@@ -536,6 +541,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     }
     if out.counts[5] > 0 {
         sink.header(WHOLE_GRAPH_REPLAYS, serde_json::Value::from(out.counts[5]));
+        sink.header(WHOLE_GRAPH_REPLAY_NS, serde_json::Value::from(replay_ns));
     }
     sink.header("nsys.EXPORT_SCHEMA_VERSION", serde_json::Value::String(x.version.clone()));
     Ok(out)
