@@ -27,6 +27,7 @@ mod layers;
 mod layers_one_way;
 mod mcp;
 mod mixed;
+mod name_blind;
 mod nsys;
 mod options_unlinked;
 mod parallel_analyses;

@@ -167,6 +167,10 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
     out
 }
 
+/// Share of a pass's kernels a category rule must name before the absence of any token mixer
+/// among them can rule the repeat out as decoder layers.
+const MIN_NAMED_SHARE: f64 = 0.5;
+
 /// GEMM kernels in each layer of a pass.
 fn gemms_per_layer(categories: &KernelCategories, rows: &[u32], found: &PassLayers) -> Vec<u32> {
     let mut out = vec![0u32; found.types.len()];
@@ -231,8 +235,12 @@ fn detect_with(
     out.explained = found.explained;
     // A transformer layer mixes tokens: a repeat with no attention-like kernel at all is some other
     // network (a CNN's blocks, a recommender's towers), not decoder layers.
+    // That is a claim about names, so it holds only where the rules know most kernels: a stream
+    // of names no rule knows is read by its structure alone.
     let has_mixer = found.layers.iter().any(|r| tokens[r.clone()].iter().any(|t| t.marker.is_mixer()));
-    if found.layers.is_empty() || !has_mixer {
+    let unnamed = kernel_at.iter().filter(|&&k| categories.family(rows[k] as usize) == "Other").count();
+    let names_known = (kernel_at.len() - unnamed) as f64 >= MIN_NAMED_SHARE * kernel_at.len() as f64;
+    if found.layers.is_empty() || (!has_mixer && names_known) {
         return out;
     }
     // Layers (or half layers) as token ranges with their type.

@@ -6,6 +6,7 @@ pub mod annotations;
 pub mod generation;
 pub mod passes;
 pub mod rules;
+pub mod structure;
 
 use serde::Serialize;
 

@@ -8,6 +8,10 @@
 //!    by picking the next token (argmax / multinomial; for graph-replayed sampling, the sampling
 //!    kernel). Cuts go before each start marker
 //!    and after each end marker; pieces with no layer stack (few kernels) are merged back.
+//!    The stream's own repetition ([`super::structure`]: a step-level period holding a stack of
+//!    alike blocks) decides how many passes there are; names place each cut inside the boundary
+//!    region it allows, and where no name speaks the cut goes at the longest GPU idle there. Names
+//!    alone decide only when nothing repeats as whole steps.
 //! 3. Otherwise the whole device is one pass.
 
 use super::annotations::StepAnnotation;
@@ -29,6 +33,9 @@ pub enum PassSource {
     Whole,
     /// Repetition of the kernel sequence (the steps of a diffusion model and the stages around them).
     Repetition,
+    /// The step-level period of the kernel stream ([`super::structure`]), with no name to confirm
+    /// where one step ends and the next begins (the cut is at the longest GPU idle between them).
+    Structure,
 }
 
 impl PassSource {
@@ -39,6 +46,7 @@ impl PassSource {
             PassSource::Markers => "markers",
             PassSource::Whole => "whole",
             PassSource::Repetition => "repetition",
+            PassSource::Structure => "structure",
         }
     }
 }
@@ -88,7 +96,7 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
         crate::analysis::rows::sort_by_time(&g.ts, &mut rows);
         let mut segs = if steps.is_empty() { Vec::new() } else { by_steps(trace, steps, &rows, device) };
         if segs.is_empty() {
-            segs = by_markers(trace, rules, &mut markers, &rows, device);
+            segs = by_structure_and_markers(trace, rules, &mut markers, &rows, device);
         }
         if segs.is_empty() && !rows.is_empty() {
             segs.push(Segment { device, rows, step: None, source: PassSource::Whole });
@@ -144,6 +152,79 @@ fn by_steps(trace: &Trace, steps: &[StepAnnotation], rows: &[u32], device: i32) 
     per_step.into_iter().map(|(s, rows)| Segment { device, rows, step: Some(s), source: PassSource::Annotation }).collect()
 }
 
+/// Passes of one device from the stream's step-level period, each boundary placed by a name
+/// where one marks a step's start or end inside the region the period allows, else at the
+/// longest GPU idle there; from names alone when the stream does not repeat as whole steps, or
+/// when both find the same number of passes (names then place every cut).
+fn by_structure_and_markers(
+    trace: &Trace,
+    rules: &PhaseRules,
+    cache: &mut MarkerCache,
+    rows: &[u32],
+    device: i32,
+) -> Vec<Segment> {
+    let kernels = kernels_of(trace, rows);
+    if kernels.is_empty() {
+        return Vec::new();
+    }
+    let (start_mark, end_mark) = marks(trace, rules, cache, &kernels);
+    let marked = by_markers(&kernels, &start_mark, &end_mark, rules);
+    let ids: Vec<u32> = kernels.iter().map(|&r| trace.gpu.name[r as usize]).collect();
+    // Names confirm: a kernel that runs once per step is never attention (that runs once per
+    // layer), so a cycle whose once-per-cycle kernels include attention is a repeating group of
+    // layers (a hybrid model's), not a step.
+    let cycle = super::structure::find_step_cycle(&ids)
+        .filter(|c| marked.as_ref().is_none_or(|m| m.len() != c.steps))
+        .filter(|c| !c.anchors.iter().any(|&a| any_match(&rules.attention_kernels, trace.name(a))));
+    if let Some(cycle) = cycle {
+        let (starts, named) = place_cuts(trace, &kernels, &cycle, &start_mark, &end_mark);
+        let source = if named == cycle.regions.len() { PassSource::Markers } else { PassSource::Structure };
+        return segments_from(trace, rows, &kernels, &starts, device, source);
+    }
+    match marked {
+        Some(starts) => segments_from(trace, rows, &kernels, &starts, device, PassSource::Markers),
+        None => Vec::new(),
+    }
+}
+
+/// Where each pass of a step cycle starts (kernel positions, the first 0), and how many of the
+/// cuts a name placed: before a start mark in the boundary region, else after an end mark, else
+/// before the kernel with the longest GPU idle before it (the host preparing the next step).
+fn place_cuts(
+    trace: &Trace,
+    kernels: &[u32],
+    cycle: &super::structure::StepCycle,
+    start: &[Mark],
+    end: &[Mark],
+) -> (Vec<usize>, usize) {
+    let g = &trace.gpu;
+    // GPU idle before each kernel: its start after the latest end so far.
+    let mut idle = Vec::with_capacity(kernels.len());
+    let mut latest = i64::MIN;
+    for &r in kernels {
+        let r = r as usize;
+        idle.push(if latest == i64::MIN { 0 } else { g.ts[r] - latest });
+        latest = latest.max(g.end(r));
+    }
+    let mut starts = vec![0];
+    let mut named = 0;
+    for region in &cycle.regions {
+        let by_start = region.clone().find(|&c| start[c] != Mark::None);
+        let by_end = region.clone().rev().find(|&c| c > 0 && end[c - 1] != Mark::None);
+        let cut = match by_start.or(by_end) {
+            Some(c) => {
+                named += 1;
+                c
+            }
+            None => region.clone().max_by_key(|&c| (idle[c], std::cmp::Reverse(c))).unwrap_or(region.start),
+        };
+        if cut > *starts.last().unwrap_or(&0) {
+            starts.push(cut);
+        }
+    }
+    (starts, named)
+}
+
 /// Per-op-name marker decisions, computed once per interned name.
 struct MarkerCache {
     start: PerName<bool>,
@@ -172,16 +253,14 @@ enum Mark {
     Graph(u32),
 }
 
-fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: &[u32], device: i32) -> Vec<Segment> {
+/// The start and end marks of each kernel of `kernels` (one device's, in time order): the ops,
+/// graph replays and kernels whose names say a step starts or ends there.
+fn marks(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, kernels: &[u32]) -> (Vec<Mark>, Vec<Mark>) {
     let g = &trace.gpu;
     let depth = rules.thresholds.max_op_depth;
-    let kernels: Vec<u32> = rows.iter().copied().filter(|&r| g.kind[r as usize] == GpuKind::Kernel).collect();
-    if kernels.is_empty() {
-        return Vec::new();
-    }
     let mut start_mark = Vec::with_capacity(kernels.len());
     let mut end_mark = Vec::with_capacity(kernels.len());
-    for &r in &kernels {
+    for &r in kernels {
         let r = r as usize;
         let (mut s, mut e) = (Mark::None, Mark::None);
         // An argmax over token ids (CLIP's pooling) ends no step, by its op or by its kernel.
@@ -221,6 +300,18 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
         start_mark.push(s);
         end_mark.push(e);
     }
+    (start_mark, end_mark)
+}
+
+/// The kernels of `rows` (GPU rows of one device in time order).
+fn kernels_of(trace: &Trace, rows: &[u32]) -> Vec<u32> {
+    rows.iter().copied().filter(|&r| trace.gpu.kind[r as usize] == GpuKind::Kernel).collect()
+}
+
+fn by_markers(kernels: &[u32], start_mark: &[Mark], end_mark: &[Mark], rules: &PhaseRules) -> Option<Vec<usize>> {
+    if kernels.is_empty() {
+        return None;
+    }
     let n = kernels.len();
     let mut cut = vec![false; n + 1];
     // A start marker cuts before its first kernel, an end marker after its last: another stream's
@@ -246,7 +337,7 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
     cut[n] = true;
     let bounds: Vec<usize> = (0..=n).filter(|&p| cut[p]).collect();
     if bounds.len() <= 2 && !start_mark.iter().chain(end_mark.iter()).any(|m| *m != Mark::None) {
-        return Vec::new();
+        return None;
     }
     // Pieces as [from, to) over the kernel list; merge those without a layer stack.
     let mut pieces: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).filter(|(a, b)| b > a).collect();
@@ -270,15 +361,25 @@ fn by_markers(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, rows: 
             None => merged.push((a, n)),
         }
     }
-    // GPU start time of each pass (after the first); every device row goes by its start time.
-    let cut_ts: Vec<i64> = merged.iter().skip(1).map(|&(a, _)| g.ts[kernels[a] as usize]).collect();
-    let mut out: Vec<Vec<u32>> = vec![Vec::new(); merged.len()];
+    Some(merged.iter().map(|&(a, _)| a).collect())
+}
+
+/// Segments of one device from the kernel positions where its passes start (the first at 0):
+/// every device row goes by its start time.
+fn segments_from(
+    trace: &Trace,
+    rows: &[u32],
+    kernels: &[u32],
+    starts: &[usize],
+    device: i32,
+    source: PassSource,
+) -> Vec<Segment> {
+    let g = &trace.gpu;
+    let cut_ts: Vec<i64> = starts.iter().skip(1).map(|&a| g.ts[kernels[a] as usize]).collect();
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); starts.len()];
     for &r in rows {
         let k = cut_ts.partition_point(|&t| t <= g.ts[r as usize]);
         out[k].push(r);
     }
-    out.into_iter()
-        .filter(|rows| !rows.is_empty())
-        .map(|rows| Segment { device, rows, step: None, source: PassSource::Markers })
-        .collect()
+    out.into_iter().filter(|rows| !rows.is_empty()).map(|rows| Segment { device, rows, step: None, source }).collect()
 }

@@ -32,7 +32,7 @@ pub fn not_inference_reason(
         attention_ops += (attn && trace.ops.kind[i] == OpKind::CpuOp) as usize;
     }
     let mut kernel_class: PerName<(bool, bool)> = PerName::new(trace.names.len());
-    let (mut training_kernels, mut attention_kernels, mut kernels) = (0usize, 0usize, 0usize);
+    let (mut training_kernels, mut attention_kernels, mut kernels, mut unnamed) = (0usize, 0usize, 0usize, 0usize);
     for i in 0..trace.gpu.len() {
         if trace.gpu.kind[i] != GpuKind::Kernel {
             continue;
@@ -45,14 +45,21 @@ pub fn not_inference_reason(
         });
         training_kernels += train as usize;
         attention_kernels += (attn || categories.family(i) == "Attention") as usize;
+        unnamed += (categories.family(i) == "Other") as usize;
     }
     let min = rules.thresholds.min_training_events;
     if training_ops >= min || training_kernels >= min {
         let why = format!("training: {training_ops} backward/optimizer ops, {training_kernels} backward kernels");
         return Some((WorkloadKind::Training, why));
     }
-    if kernels > 0 && !has_steps && attention_ops == 0 && attention_kernels == 0 {
+    // "No attention anywhere" is a claim about names: it holds only where the rules know most
+    // kernels (a trace of names no rule knows says nothing either way).
+    let names_known = (kernels - unnamed) as f64 >= MIN_NAMED_SHARE * kernels as f64;
+    if kernels > 0 && !has_steps && names_known && attention_ops == 0 && attention_kernels == 0 {
         return Some((WorkloadKind::SinglePass, "no attention op or kernel anywhere: not an LLM".into()));
     }
     None
 }
+
+/// Share of kernels a category rule must name before their names can show there is no attention.
+const MIN_NAMED_SHARE: f64 = 0.5;
