@@ -68,7 +68,7 @@ fn sampling_kernels(trace: &Trace, rules: &PhaseRules, out: &mut NameEvidence) {
     let mut seen: PerName<bool> = PerName::new(trace.names.len());
     for i in trace.kernel_rows() {
         let id = trace.gpu.name[i];
-        if *seen.get_or_insert_with(id, || any_match(&rules.sampling_kernels, trace.name(id))) {
+        if *seen.get_or_insert_with(id, || rules.sampling_kernels.matches(trace.name(id))) {
             out.sampling_ts.push(trace.gpu.ts[i]);
             out.sampler.get_or_insert_with(|| format!("kernel {}", short(trace.name(id))));
         }

@@ -293,7 +293,7 @@ fn marks(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, kernels: &[
         }
         if e == Mark::None && !pooling {
             let id = g.name[r];
-            if *cache.end_kernel.get_or_insert_with(id, || any_match(&rules.end_kernels, trace.name(id))) {
+            if *cache.end_kernel.get_or_insert_with(id, || rules.end_kernels.matches(trace.name(id))) {
                 e = Mark::Kernel(r);
             }
         }

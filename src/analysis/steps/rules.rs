@@ -238,10 +238,11 @@ pub struct PhaseRules {
     /// `Input type` texts on which an end op picks an index, not a token (CLIP's argmax over
     /// integer token ids): such an op ends no step.
     pub end_ops_not_on: Vec<Regex>,
-    pub end_kernels: Vec<Regex>,
+    /// Kernels that end a step (the token's sampler), in any spelling.
+    pub end_kernels: AnySpelling,
     /// Kernels that sample a token from logits: the evidence of generation in a trace with no CPU
-    /// op (a profile of the GPU alone).
-    pub sampling_kernels: Vec<Regex>,
+    /// op (a profile of the GPU alone), in any spelling.
+    pub sampling_kernels: AnySpelling,
     /// A graph replay with at least this many kernels starts a step.
     pub full_graph_min_kernels: usize,
     pub shape_ops: Vec<ShapeOp>,
@@ -301,8 +302,8 @@ impl PhaseRules {
             start_ops: compile(&raw.markers.start_ops)?,
             end_ops: compile(&raw.markers.end_ops)?,
             end_ops_not_on: compile(&raw.markers.end_ops_not_on)?,
-            end_kernels: compile(&raw.markers.end_kernels)?,
-            sampling_kernels: compile(&raw.markers.sampling_kernels)?,
+            end_kernels: AnySpelling::compile(&raw.markers.end_kernels)?,
+            sampling_kernels: AnySpelling::compile(&raw.markers.sampling_kernels)?,
             full_graph_min_kernels: raw.markers.full_graph_min_kernels,
             shape_ops: raw
                 .shape_op
@@ -358,6 +359,47 @@ impl PhaseRules {
     }
 }
 
+/// A name in the one spelling [`AnySpelling`] patterns are written for: lower case, without
+/// underscores (`topk_stage2_sampling` and `topKStage2Sampling` are both `topkstage2sampling`).
+pub fn fold_spelling(name: &str) -> String {
+    name.chars().filter(|&c| c != '_').flat_map(char::to_lowercase).collect()
+}
+
+/// Patterns matched against a kernel name folded by [`fold_spelling`], so that one rule covers
+/// every engine's spelling of the same kernel: snake_case (FasterTransformer's
+/// `topk_stage2_sampling`), CamelCase (TensorRT-LLM's `topKStage2Sampling`), FlashInfer's
+/// `SamplingFromProbKernel`.
+#[derive(Debug, Clone, Default)]
+pub struct AnySpelling(Vec<Regex>);
+
+impl AnySpelling {
+    /// Compiles patterns written folded (lower case, no underscore); one that is not is an error
+    /// that names it, since it could never match.
+    pub fn compile(list: &[String]) -> Result<AnySpelling, String> {
+        list.iter()
+            .map(|r| {
+                // An upper-case letter is allowed only as an escape's (`\\D`, `\\S`, `\\W`).
+                let upper = r.char_indices().any(|(i, c)| c.is_ascii_uppercase() && !r[..i].ends_with('\\'));
+                if r.contains('_') || upper {
+                    return Err(format!(
+                        "{r:?}: write kernel-name patterns folded (lower case, no underscores): names are folded before they are matched"
+                    ));
+                }
+                Regex::new(r).map_err(|e| format!("bad regex {r:?}: {e}"))
+            })
+            .collect::<Result<_, _>>()
+            .map(AnySpelling)
+    }
+
+    /// True if any pattern matches `name` folded.
+    pub fn matches(&self, name: &str) -> bool {
+        !self.0.is_empty() && {
+            let folded = fold_spelling(name);
+            self.0.iter().any(|r| r.is_match(&folded))
+        }
+    }
+}
+
 /// True if any regex matches `s`.
 pub fn any_match(list: &[Regex], s: &str) -> bool {
     list.iter().any(|r| r.is_match(s))
@@ -365,6 +407,55 @@ pub fn any_match(list: &[Regex], s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Real spellings of the samplers that end a generation step, from public engines' sources.
+    #[test]
+    fn every_spelling_of_a_sampler_is_one_rule() {
+        let r = super::PhaseRules::builtin();
+        let samplers = [
+            // FasterTransformer (src/fastertransformer/kernels/sampling_topk_kernels.cu).
+            "void fastertransformer::topk_stage2_sampling<float, 128, 8>(int const*, float*, int**, int*, bool*, float*, float*, int, int const*, float, float const*, int, int const*, bool const*)",
+            // TensorRT-LLM (cpp/tensorrt_llm/kernels/samplingTopKKernels.cu, samplingTopPKernels.cu,
+            // samplingAirTopPKernels.cu).
+            "void tensorrt_llm::kernels::topKStage2Sampling<__half, 128, 8>(int const*, __half*, int**, int*, int*)",
+            "void tensorrt_llm::kernels::topPSsampling<float, 256>(float*, int*, int**, int*, bool const*)",
+            "void tensorrt_llm::kernels::airTopPSampling<float, int, 11, 512>(tensorrt_llm::kernels::Counter<float, int>*)",
+            // FlashInfer (include/flashinfer/sampling.cuh), as vLLM and SGLang launch them.
+            "void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, (cub::BlockScanAlgorithm)2, (cub::BlockReduceAlgorithm)2, 4u, false, float, int>(float*, int*, int*, float*, int*, unsigned int, float, unsigned int, unsigned long, unsigned long)",
+            "void flashinfer::sampling::SamplingFromLogitsKernel<1024u, (cub::BlockScanAlgorithm)2, (cub::BlockReduceAlgorithm)2, 4u, true, float, int>(float*, int*, int*, unsigned int, bool, unsigned long, unsigned long)",
+            "void flashinfer::sampling::TopPSamplingFromProbKernel<1024u, (cub::BlockScanAlgorithm)2, (cub::BlockReduceAlgorithm)2, 4u, false, float, int>(float*, int*, int*, float*, float, unsigned int, unsigned long, unsigned long)",
+            // ATen (argmax over float logits; multinomial).
+            "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>, unsigned int, long, 4, 4> >(at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>, unsigned int, long, 4, 4>)",
+            "void at::native::(anonymous namespace)::sampleMultinomialOnce<float, float>(long*, long, int, float*, float*, int, int, int, int)",
+            // Triton samplers named in snake_case.
+            "topk_topp_sampling_kernel",
+            "argmax_sampling_kernel",
+        ];
+        for name in samplers {
+            assert!(r.end_kernels.matches(name), "ends a step: {name}");
+            assert!(r.sampling_kernels.matches(name), "samples a token: {name}");
+        }
+        // Parts of a sampler that are not the sample, and kernels that only look like one.
+        let not = [
+            "void fastertransformer::topk_stage1<float, 128, 8>(float const*, float*, int*, float*, bool const*, int, int, int const*, int, int const*)",
+            "void tensorrt_llm::kernels::topKStage1<__half, 128, 8>(__half const*, __half*, int*, __half*, int, int)",
+            "setup_topk_runtime_args(int, unsigned int, int*, int, float*, int, bool*)",
+            "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<long, at::native::ArgMaxOps<long>, unsigned int, long, 4, 4> >(at::native::ReduceOp<long, at::native::ArgMaxOps<long>, unsigned int, long, 4, 4>)",
+            "void vllm::moe::topkGatingSoftmax<8, 128, 4, 16>(float const*, bool const*, float*, int, int*, int*, int, int, int)",
+        ];
+        for name in not {
+            assert!(!r.sampling_kernels.matches(name), "samples no token: {name}");
+        }
+        assert!(!r.end_kernels.matches(not[0]) && !r.end_kernels.matches(not[2]));
+    }
+
+    #[test]
+    fn a_pattern_not_written_folded_is_refused() {
+        let bad = |p: &str| super::AnySpelling::compile(&[p.to_string()]).is_err();
+        assert!(bad("topK_stage2"));
+        assert!(bad("SamplingFromProb"));
+        assert!(!bad("top[kp](stage\\d+)?\\Ssampling"));
+    }
+
     #[test]
     fn builtin_rules_parse() {
         let r = super::PhaseRules::builtin();
