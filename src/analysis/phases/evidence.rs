@@ -308,7 +308,7 @@ pub fn gather(
         let name_id = g.name[r];
         let hints = cache.hints.get_or_insert_with(name_id, || {
             let n = trace.name(name_id);
-            rules.name_hints.iter().enumerate().filter(|(_, h)| h.regex.is_match(n)).map(|(k, _)| k).collect()
+            rules.name_hints.iter().enumerate().filter(|(_, h)| h.holds(n)).map(|(k, _)| k).collect()
         });
         for &k in hints.iter() {
             let h = &rules.name_hints[k];

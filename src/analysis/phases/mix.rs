@@ -107,7 +107,7 @@ impl NamedPhase {
                 .name_hints
                 .iter()
                 .filter(|h| h.method == "attention_patterns" && h.strength >= 0.8)
-                .find(|h| h.regex.is_match(n))
+                .find(|h| h.holds(n))
                 .map(|h| h.phase)
         })
     }

@@ -89,6 +89,7 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
         start: PerName::new(names),
         end: PerName::new(names),
         end_kernel: PerName::new(names),
+        start_kernel: PerName::new(names),
         kernels_per_launch: None,
     };
     let mut out = Vec::new();
@@ -230,6 +231,7 @@ struct MarkerCache {
     start: PerName<bool>,
     end: PerName<bool>,
     end_kernel: PerName<bool>,
+    start_kernel: PerName<bool>,
     /// Kernels each runtime launch ran (filled at the first graph launch met).
     kernels_per_launch: Option<Vec<u32>>,
 }
@@ -247,7 +249,7 @@ enum Mark {
     None,
     /// Inside the op with this row.
     Op(usize),
-    /// An end-marker kernel on its own.
+    /// A start- or end-marker kernel on its own.
     Kernel(usize),
     /// A whole-forward graph replay (launch row).
     Graph(u32),
@@ -291,8 +293,11 @@ fn marks(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, kernels: &[
         {
             s = Mark::Graph(l);
         }
+        let id = g.name[r];
+        if s == Mark::None && *cache.start_kernel.get_or_insert_with(id, || rules.start_kernels.matches(trace.name(id))) {
+            s = Mark::Kernel(r);
+        }
         if e == Mark::None && !pooling {
-            let id = g.name[r];
             if *cache.end_kernel.get_or_insert_with(id, || rules.end_kernels.matches(trace.name(id))) {
                 e = Mark::Kernel(r);
             }

@@ -136,6 +136,8 @@ struct RawMarkers {
     end_ops_not_on: Vec<String>,
     end_kernels: Vec<String>,
     #[serde(default)]
+    start_kernels: Vec<String>,
+    #[serde(default)]
     sampling_kernels: Vec<String>,
     full_graph_min_kernels: usize,
 }
@@ -148,6 +150,8 @@ struct RawShapeOp {
 #[derive(Deserialize)]
 struct RawNameHint {
     regex: String,
+    #[serde(default)]
+    unless: Option<String>,
     phase: String,
     method: String,
     strength: f64,
@@ -212,6 +216,9 @@ pub struct ShapeOp {
 #[derive(Debug, Clone)]
 pub struct NameHint {
     pub regex: Regex,
+    /// The hint does not hold for a name this also matches (what the name's template says
+    /// overrules the word in it: FlashInfer's `BatchPrefill…` kernel with no causal mask).
+    pub unless: Option<Regex>,
     pub phase: super::Phase,
     /// `kernel_names` or `attention_patterns`.
     pub method: String,
@@ -238,6 +245,8 @@ pub struct PhaseRules {
     /// `Input type` texts on which an end op picks an index, not a token (CLIP's argmax over
     /// integer token ids): such an op ends no step.
     pub end_ops_not_on: Vec<Regex>,
+    /// Kernels that begin a step (an engine's own embedding lookup), in any spelling.
+    pub start_kernels: AnySpelling,
     /// Kernels that end a step (the token's sampler), in any spelling.
     pub end_kernels: AnySpelling,
     /// Kernels that sample a token from logits: the evidence of generation in a trace with no CPU
@@ -278,6 +287,13 @@ fn compile(list: &[String]) -> Result<Vec<Regex>, String> {
     list.iter().map(|r| Regex::new(r).map_err(|e| format!("bad regex {r:?}: {e}"))).collect()
 }
 
+impl NameHint {
+    /// Whether the hint holds for kernel name `name`.
+    pub fn holds(&self, name: &str) -> bool {
+        self.regex.is_match(name) && !self.unless.as_ref().is_some_and(|u| u.is_match(name))
+    }
+}
+
 impl PhaseRules {
     /// Whether end op `o` (one of [`PhaseRules::end_ops`] by name) picks an index rather than a
     /// token: its `Input type` says its input is integer ids ([`PhaseRules::end_ops_not_on`]).
@@ -303,6 +319,7 @@ impl PhaseRules {
             end_ops: compile(&raw.markers.end_ops)?,
             end_ops_not_on: compile(&raw.markers.end_ops_not_on)?,
             end_kernels: AnySpelling::compile(&raw.markers.end_kernels)?,
+            start_kernels: AnySpelling::compile(&raw.markers.start_kernels)?,
             sampling_kernels: AnySpelling::compile(&raw.markers.sampling_kernels)?,
             full_graph_min_kernels: raw.markers.full_graph_min_kernels,
             shape_ops: raw
@@ -324,7 +341,13 @@ impl PhaseRules {
                 .iter()
                 .map(|h| {
                     let phase = parse_phase(&h.phase).ok_or_else(|| format!("unknown phase {:?}", h.phase))?;
-                    Ok(NameHint { regex: re(&h.regex)?, phase, method: h.method.clone(), strength: h.strength.clamp(0.0, 1.0) })
+                    Ok(NameHint {
+                        regex: re(&h.regex)?,
+                        unless: h.unless.as_deref().map(re).transpose()?,
+                        phase,
+                        method: h.method.clone(),
+                        strength: h.strength.clamp(0.0, 1.0),
+                    })
                 })
                 .collect::<Result<_, String>>()?,
             gemm_tile_patterns: raw
@@ -446,6 +469,23 @@ mod tests {
             assert!(!r.sampling_kernels.matches(name), "samples no token: {name}");
         }
         assert!(!r.end_kernels.matches(not[0]) && !r.end_kernels.matches(not[2]));
+    }
+
+    /// FlashInfer's prefill kernel says by its template whether it runs a prompt (causal mask) or
+    /// decodes (no mask): the template overrules the word "Prefill".
+    #[test]
+    fn a_flashinfer_prefill_kernel_without_a_mask_is_decode_evidence() {
+        let r = super::PhaseRules::builtin();
+        let phases =
+            |name: &str| -> Vec<&str> { r.name_hints.iter().filter(|h| h.holds(name)).map(|h| h.phase.as_str()).collect() };
+        // As FlashInfer 0.2+ names them (KernelTraits<MaskMode, CTA_TILE_Q, ...>).
+        let decode = "void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<(flashinfer::MaskMode)0, 16u, 1u, 8u, 2u, 4u, 1u, (flashinfer::PosEncodingMode)0, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float, int, flashinfer::DefaultAttention<false, false, false, false> >, flashinfer::PagedParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int> >(flashinfer::PagedParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int>)";
+        let prompt = decode.replace("(flashinfer::MaskMode)0, 16u", "(flashinfer::MaskMode)1, 128u");
+        assert_eq!(phases(decode), ["decode"]);
+        assert_eq!(phases(&prompt), ["prefill"]);
+        // Older FlashInfer (0.1): the mask mode is a template argument of the kernel itself.
+        let old = "void flashinfer::BatchPrefillWithRaggedKVCacheKernel<(flashinfer::LogitsPostHook)0, (flashinfer::MaskMode)1, (flashinfer::PosEncodingMode)0, 1u, 4u, 4u, 1u, __half, __half, float, int>(__half*)";
+        assert_eq!(phases(old), ["prefill"]);
     }
 
     #[test]
