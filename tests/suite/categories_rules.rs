@@ -416,3 +416,45 @@ fn tensorflow_kernels() {
     assert!(c.name("turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_nn").starts_with("GEMM"));
     assert_eq!(c.name("void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)"), "Conv");
 }
+
+/// The token mixers of hybrid models, NVFP4 activation quantization and CuTe DSL kernels (issue
+/// 52): real names from vLLM's and flash-linear-attention's sources, none of them `Other`.
+#[test]
+fn hybrid_mixers_fp4_quantization_and_cute_dsl_kernels_are_named() {
+    let c = Ctx::new(None);
+    for name in [
+        "chunk_gated_delta_rule_fwd_kernel_h_blockdim64",
+        "fused_recurrent_gated_delta_rule_fwd_kernel",
+        "chunk_scaled_dot_kkt_fwd_kernel",
+        "recompute_w_u_fwd_kernel",
+        "solve_tril_16x16_kernel",
+        "merge_16x16_to_64x64_inverse_kernel",
+        "fused_gdn_gating_kernel",
+        "_linear_attn_decode_kernel",
+    ] {
+        assert_eq!(c.name(name), "Attention-Linear", "{name}");
+    }
+    for name in [
+        "_causal_conv1d_update_kernel",
+        "void causal_conv1d_fwd_kernel<Causal_conv1d_fwd_kernel_traits<128, 4, true, c10::BFloat16, c10::BFloat16> >(ConvParamsBase)",
+        "_chunk_scan_fwd_kernel",
+        "_chunk_state_fwd_kernel",
+        "_state_passing_fwd_kernel",
+        "_chunk_cumsum_fwd_kernel",
+        "_bmm_chunk_fwd_kernel",
+        "_selective_scan_update_kernel",
+    ] {
+        assert_eq!(c.name(name), "SSM-Scan", "{name}");
+    }
+    assert_eq!(
+        c.name("void vllm::cvt_fp16_to_fp4<__nv_bfloat16, false>(int, int, __nv_bfloat16 const*, float const*, unsigned int*, unsigned int*)"),
+        "Quant"
+    );
+    // CuTe DSL (cute.compile) names its kernels kernel_cutlass_<module and class>_object_at_...
+    assert_eq!(
+        c.name("kernel_cutlass_kernel_flash_attncuteflash_fwd_sm100FlashAttentionForwardSm100_object_at__tensorptrbf16gmemalign16odiv8_1"),
+        "Attention-Forward"
+    );
+    assert_ne!(c.name("kernel_cutlass_kernel_quackrmsnormRMSNorm_object_at__tensorptrbf16gmemalign16odiv8_1"), "Other");
+    assert_ne!(c.name("kernel_cutlass_kernel_quackgemm_sm90GemmSm90_object_at__tensorptrbf16gmemalign16odiv8_1"), "Other");
+}

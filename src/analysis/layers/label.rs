@@ -7,15 +7,20 @@ use std::ops::Range;
 
 /// Type of a whole layer from the markers of its kernels.
 ///
-/// Attention kind: `MLA` if an MLA kernel is present, else `GDN` for gated-delta (linear attention),
-/// else `MHA` (any other attention, or none recognised). Feed-forward kind: `MOE` if a routing /
+/// Token mixer: `MLA` if an MLA kernel is present, else `SSM` for a state-space scan (Mamba), else
+/// `GDN` for the gated delta rule, else `LIN` for another linear attention (lightning, retention,
+/// GLA), else `MHA` (any other attention, or none recognised). Feed-forward kind: `MOE` if a routing /
 /// expert kernel is present, else `FC`.
 pub fn layer_type(markers: impl Iterator<Item = Marker> + Clone) -> String {
     let has = |m: Marker| markers.clone().any(|x| x == m);
     let mixer = if has(Marker::Mla) {
         "MLA"
+    } else if has(Marker::Ssm) {
+        "SSM"
     } else if has(Marker::Gdn) {
         "GDN"
+    } else if has(Marker::Linear) {
+        "LIN"
     } else {
         "MHA"
     };
@@ -66,6 +71,9 @@ mod tests {
         assert_eq!(layer_type([Marker::Norm, Marker::Attention, Marker::Gemm].into_iter()), "MHA_FC");
         assert_eq!(layer_type([Marker::Mla, Marker::Moe].into_iter()), "MLA_MOE");
         assert_eq!(layer_type([Marker::Gdn, Marker::Gemm].into_iter()), "GDN_FC");
+        // A Mamba2 layer runs causal_conv1d (a gdn marker) beside its scan.
+        assert_eq!(layer_type([Marker::Gdn, Marker::Ssm, Marker::Gemm].into_iter()), "SSM_FC");
+        assert_eq!(layer_type([Marker::Linear, Marker::Moe].into_iter()), "LIN_MOE");
     }
 
     #[test]

@@ -9,6 +9,10 @@ use serde::Deserialize;
 pub enum Marker {
     Mla,
     Gdn,
+    /// A state-space mixer (Mamba's selective scan, Mamba2's chunked SSD).
+    Ssm,
+    /// Another linear attention (lightning attention, retention, GLA).
+    Linear,
     Attention,
     Norm,
     Communication,
@@ -26,6 +30,8 @@ impl Marker {
         Some(match s {
             "mla" => Marker::Mla,
             "gdn" => Marker::Gdn,
+            "ssm" => Marker::Ssm,
+            "linear" => Marker::Linear,
             "attention" => Marker::Attention,
             "norm" => Marker::Norm,
             "communication" => Marker::Communication,
@@ -35,9 +41,10 @@ impl Marker {
             _ => return None,
         })
     }
-    /// True for the attention-like markers (attention, MLA, GDN).
+    /// True for the token mixers: attention of any kind (MLA too), linear attention (gated delta
+    /// rule, lightning, retention) and state-space scans.
     pub fn is_mixer(self) -> bool {
-        matches!(self, Marker::Attention | Marker::Mla | Marker::Gdn)
+        matches!(self, Marker::Attention | Marker::Mla | Marker::Gdn | Marker::Ssm | Marker::Linear)
     }
     /// True for the markers of a feed-forward (an activation, or an MoE's kernels).
     pub fn is_ffn(self) -> bool {
@@ -145,5 +152,11 @@ mod tests {
         assert_eq!(m.classify("some_fused_thing", "Attention"), Marker::Attention);
         assert_eq!(m.classify("some_fused_thing", "Other"), Marker::Plain);
         assert_eq!(m.never_start_on, vec![Marker::Communication]);
+        // Token mixers of hybrid models (vLLM's and flash-linear-attention's kernels).
+        assert_eq!(m.classify("fused_recurrent_gated_delta_rule_fwd_kernel", "Attention"), Marker::Gdn);
+        assert_eq!(m.classify("_causal_conv1d_update_kernel", "Attention"), Marker::Gdn);
+        assert_eq!(m.classify("_chunk_scan_fwd_kernel", "Attention"), Marker::Ssm);
+        assert_eq!(m.classify("_selective_scan_update_kernel", "Attention"), Marker::Ssm);
+        assert_eq!(m.classify("_linear_attn_decode_kernel", "Attention"), Marker::Linear);
     }
 }

@@ -15,7 +15,7 @@ use super::categories::KernelCategories;
 use super::Options;
 use crate::analysis::steps::annotations::find_steps;
 use crate::analysis::steps::generation::{generation_kernels, name_evidence};
-use crate::analysis::steps::passes::{segment, PassSource};
+use crate::analysis::steps::passes::{segment, Disagreement, PassSource};
 use crate::analysis::workload::inference_check::not_inference_reason;
 use crate::analysis::workload::{self, PassFacts};
 use crate::model::{GpuKind, Trace, NONE};
@@ -100,6 +100,9 @@ pub struct Phases {
     pub decode_threshold: i64,
     /// Where that threshold came from.
     pub decode_threshold_reason: String,
+    /// Devices whose passes the stream's structure counted otherwise than the names did (the
+    /// structure's passes are the ones kept).
+    pub disagreements: Vec<Disagreement>,
 }
 
 /// The decode threshold a trace's own GEMMs suggest. Each pass's largest GEMM M (tokens in the
@@ -205,24 +208,26 @@ pub fn detect_with(trace: &Trace, categories: &KernelCategories, options: &Optio
 pub struct Cut {
     steps: Vec<crate::analysis::steps::annotations::StepAnnotation>,
     segments: Vec<crate::analysis::steps::passes::Segment>,
+    disagreements: Vec<Disagreement>,
 }
 
 /// Finds the step annotations and cuts every device's rows into passes.
 pub fn cut_passes(trace: &Trace, rules: &PhaseRules) -> Cut {
     let steps = find_steps(trace, rules);
-    let segments = segment(trace, rules, &steps);
-    Cut { steps, segments }
+    let (segments, disagreements) = segment(trace, rules, &steps);
+    Cut { steps, segments, disagreements }
 }
 
 /// [`detect_with`] on passes already cut by [`cut_passes`].
 pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options, rules: &PhaseRules, cut: Cut) -> Phases {
-    let Cut { steps, segments: segs } = cut;
+    let Cut { steps, segments: segs, disagreements } = cut;
     let n = trace.gpu.len();
     let mut out = Phases {
         pass_of_row: vec![NONE; n],
         phase_of_row: vec![None; n],
         confidence_of_row: vec![0.0; n],
         method: options.phase_method.clone(),
+        disagreements,
         ..Default::default()
     };
     // Step annotations that state a phase are an engine's (vLLM, SGLang); others (a JAX module's

@@ -77,8 +77,19 @@ pub fn op_chain(trace: &Trace, row: usize, depth: usize) -> impl Iterator<Item =
     })
 }
 
-/// Splits every device's rows into passes.
-pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> Vec<Segment> {
+/// Where the stream's structure and the names disagree on a device's number of passes (the
+/// structure's count is taken).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Disagreement {
+    pub device: i32,
+    /// Passes the step-level period finds.
+    pub by_structure: usize,
+    /// Passes the names (step markers) find; 1 when they find no boundary.
+    pub by_names: usize,
+}
+
+/// Splits every device's rows into passes, with every device where structure and names disagree.
+pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> (Vec<Segment>, Vec<Disagreement>) {
     let g = &trace.gpu;
     let mut by_device: BTreeMap<i32, Vec<u32>> = BTreeMap::new();
     for i in 0..g.len() {
@@ -93,18 +104,19 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> V
         kernels_per_launch: None,
     };
     let mut out = Vec::new();
+    let mut disagree = Vec::new();
     for (device, mut rows) in by_device {
         crate::analysis::rows::sort_by_time(&g.ts, &mut rows);
         let mut segs = if steps.is_empty() { Vec::new() } else { by_steps(trace, steps, &rows, device) };
         if segs.is_empty() {
-            segs = by_structure_and_markers(trace, rules, &mut markers, &rows, device);
+            segs = by_structure_and_markers(trace, rules, &mut markers, &rows, device, &mut disagree);
         }
         if segs.is_empty() && !rows.is_empty() {
             segs.push(Segment { device, rows, step: None, source: PassSource::Whole });
         }
         out.extend(segs);
     }
-    out
+    (out, disagree)
 }
 
 /// CPU time of the call behind GPU row `r`: its launch, else its op.
@@ -163,6 +175,7 @@ fn by_structure_and_markers(
     cache: &mut MarkerCache,
     rows: &[u32],
     device: i32,
+    disagree: &mut Vec<Disagreement>,
 ) -> Vec<Segment> {
     let kernels = kernels_of(trace, rows);
     if kernels.is_empty() {
@@ -178,6 +191,7 @@ fn by_structure_and_markers(
         .filter(|c| marked.as_ref().is_none_or(|m| m.len() != c.steps))
         .filter(|c| !c.anchors.iter().any(|&a| any_match(&rules.attention_kernels, trace.name(a))));
     if let Some(cycle) = cycle {
+        disagree.push(Disagreement { device, by_structure: cycle.steps, by_names: marked.as_ref().map_or(1, |m| m.len()) });
         let (starts, named) = place_cuts(trace, &kernels, &cycle, &start_mark, &end_mark);
         let source = if named == cycle.regions.len() { PassSource::Markers } else { PassSource::Structure };
         return segments_from(trace, rows, &kernels, &starts, device, source);
