@@ -141,6 +141,7 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
     out.push(time_unit_check(t));
     out.push(truncation_check(t));
     out.push(secrets_check(t));
+    out.push(coverage_check(a));
     out.extend(problem_checks(a, c, found));
     if c.cpu_ops == 0 {
         // Shapes, stacks and modules hang off CPU ops: the fix starts with recording the CPU.
@@ -407,6 +408,37 @@ fn graphs_check(a: &Analysis, c: &Counted) -> Check {
             String::new()
         } else {
             "give the capture trace: --capture FILE, a profile recorded while the engine captured its graphs (vLLM with TraceLens' patch: --profiler-config.capture_torch_profiler_dir DIR; SGLang with TraceLens' patch: --enable-profile-cuda-graph; or TraceLens' execution_details.json folder); in the page, Add capture traces…".into()
+        },
+    }
+}
+
+/// Share of kernel time that may go unnamed by the category rules before the check warns.
+const UNNAMED_WARNING: f64 = 0.01;
+
+/// What the name rules know of the trace, and what passes and layers stand on.
+fn coverage_check(a: &Analysis) -> Check {
+    let c = super::coverage::Coverage::of(a);
+    let unnamed = c.unnamed_share() > UNNAMED_WARNING;
+    let blind = c.structure_only_passes() > 0 || !c.disagreements.is_empty();
+    let mut limits = Vec::new();
+    if unnamed {
+        limits.push("the unnamed kernels are category Other; layer kinds and phases lean on structure and amounts of work where their names say nothing");
+    }
+    if blind {
+        limits.push("no name confirms where the structure-cut passes begin and end: a boundary may be off by a few small kernels, and their phases rest on amounts of work, not names");
+    }
+    Check {
+        check: "rule_coverage",
+        status: if unnamed || blind { Status::Warning } else { Status::Ok },
+        count: c.unnamed,
+        found: c.sentence(),
+        limits: limits.join("; "),
+        fix: if unnamed {
+            "name the unnamed families in a rules file (--rules FILE; [[rule]] pattern = '…' category = '…', see `traceprism tables` and the page's Rules view), and say so upstream so the built-in table learns them".into()
+        } else if blind {
+            "record the CPU side (activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or the engine's step annotations, so names confirm the passes".into()
+        } else {
+            String::new()
         },
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod categories;
 pub mod compare;
+pub mod coverage;
 pub mod health;
 mod health_nsys;
 pub mod launches;

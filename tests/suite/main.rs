@@ -38,6 +38,7 @@ mod post_parse;
 mod ranks;
 mod repair;
 mod roofline;
+mod rule_coverage;
 mod secrets;
 mod sequence_matching;
 mod split;

@@ -241,6 +241,8 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         out.trace_phase = Some(Phase::NotInference);
         out.workload = workload::Workload { kind, evidence: vec![reason.clone()] };
         out.not_inference_reason = Some(reason);
+        // No passes are kept, so none of their counts disagree.
+        out.disagreements.clear();
         return out;
     }
     // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
