@@ -436,7 +436,7 @@ fn coverage_check(a: &Analysis) -> Check {
         fix: if unnamed {
             "name the unnamed families in a rules file (--rules FILE; [[rule]] pattern = '…' category = '…', see `traceprism tables` and the page's Rules view), and say so upstream so the built-in table learns them".into()
         } else if blind {
-            "record the CPU side (activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or the engine's step annotations, so names confirm the passes".into()
+            "record what names the steps: the CPU side (torch.profiler: activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight Systems: --trace=cuda,nvtx) or the engine's step annotations".into()
         } else {
             String::new()
         },

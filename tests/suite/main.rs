@@ -44,6 +44,7 @@ mod sequence_matching;
 mod split;
 mod table_types;
 mod timeline_lod;
+mod training_steps;
 mod truncation;
 mod warm_up;
 mod watch;
