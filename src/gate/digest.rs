@@ -26,7 +26,7 @@ pub const MAX_SAMPLES: usize = 1000;
 pub const TOP: usize = 20;
 
 /// Phases a digest keeps.
-pub const PHASES: [Phase; 4] = [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Denoise];
+pub const PHASES: [Phase; 5] = [Phase::Prefill, Phase::Decode, Phase::Mixed, Phase::Denoise, Phase::NotInference];
 
 /// What the gate needs of one trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -143,7 +143,8 @@ fn training_and_non_llm_traces_are_not_inference() {
     ] {
         let a = analyze(name, Options::default());
         assert_eq!(a.phases.trace_phase, Some(Phase::NotInference), "{name}");
-        assert!(a.phases.passes.is_empty(), "{name}");
+        // Training steps, where found (tests/suite/training_steps.rs), are passes of no phase.
+        assert!(a.phases.passes.iter().all(|p| p.phase == Phase::NotInference), "{name}");
         assert!((phase_share(&a, Phase::NotInference) - 1.0).abs() < 1e-9, "{name}");
     }
 }

@@ -113,6 +113,10 @@ pub fn whole_trace_rows(trace: &Trace) -> Vec<u32> {
 /// Detects layers in every pass (or in the whole trace, as one pass, if there are no passes and
 /// the trace is not known to be something other than inference).
 pub fn detect(trace: &Trace, categories: &KernelCategories, phases: &Phases, options: &Options) -> Layers {
+    // A training step runs its layers forward and backward: no decoder-layer stack to read.
+    if phases.trace_phase == Some(Phase::NotInference) {
+        return detect_passes(trace, categories, &[], options);
+    }
     if phases.passes.is_empty() && phases.trace_phase != Some(Phase::NotInference) && !trace.gpu.is_empty() {
         let whole = [LayerPass { index: 0, phase: Phase::Unknown, rows: whole_trace_rows(trace) }];
         let mut out = detect_passes(trace, categories, &whole, options);

@@ -241,8 +241,14 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         out.trace_phase = Some(Phase::NotInference);
         out.workload = workload::Workload { kind, evidence: vec![reason.clone()] };
         out.not_inference_reason = Some(reason);
-        // No passes are kept, so none of their counts disagree.
-        out.disagreements.clear();
+        // Whole steps still repeat (a training iteration: forward, backward, optimizer): where a
+        // step annotation or the stream's structure delimits them, they are passes of no phase,
+        // so that the gate and compare can judge per step. Names alone (an embedding, a sampler)
+        // mark no training step.
+        out.passes = training_steps(trace, segs, &mut out.pass_of_row);
+        if out.passes.is_empty() {
+            out.disagreements.clear();
+        }
         return out;
     }
     // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
@@ -379,6 +385,49 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     let first = out.passes.first().map(|p| p.phase);
     out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
     out
+}
+
+/// The steps of a trace that is not inference: the segments that step annotations delimited or
+/// the stream's structure found, as passes of phase [`Phase::NotInference`] (no evidence gathered,
+/// no vote: nothing here is prefill or decode). Fills `pass_of_row`.
+fn training_steps(trace: &Trace, segs: Vec<crate::analysis::steps::passes::Segment>, pass_of_row: &mut [u32]) -> Vec<Pass> {
+    let g = &trace.gpu;
+    let mut steps: Vec<_> = segs.into_iter().filter(|s| s.structure || s.source == PassSource::Annotation).collect();
+    if steps.len() < 2 {
+        return Vec::new();
+    }
+    steps.sort_by_key(|s| (s.rows.first().map_or(0, |&r| g.ts[r as usize]), s.device));
+    steps
+        .into_iter()
+        .enumerate()
+        .map(|(k, seg)| {
+            let kernels: Vec<u32> = seg.rows.iter().copied().filter(|&r| g.kind[r as usize] == GpuKind::Kernel).collect();
+            for &r in &seg.rows {
+                pass_of_row[r as usize] = k as u32;
+            }
+            Pass {
+                index: k as u32,
+                phase: Phase::NotInference,
+                confidence: 1.0,
+                start_ns: seg.rows.iter().map(|&r| g.ts[r as usize]).min().unwrap_or(0),
+                end_ns: seg.rows.iter().map(|&r| g.end(r as usize)).max().unwrap_or(0),
+                device: seg.device,
+                source: seg.source,
+                kernels: kernels.len() as u32,
+                kernel_time_ns: kernels.iter().map(|&r| g.dur[r as usize]).sum(),
+                busy_ns: busy_time(trace, &seg.rows),
+                tokens: None,
+                batch: None,
+                incomplete: false,
+                lm_head_columns: None,
+                stage: None,
+                mix: Vec::new(),
+                votes: Vec::new(),
+                doubt: None,
+                rows: seg.rows,
+            }
+        })
+        .collect()
 }
 
 /// Marks the first pass of a device incomplete when the profiler started inside it: its kernels

@@ -60,6 +60,8 @@ pub struct Segment {
     /// Index into the step annotations, for annotation-delimited passes.
     pub step: Option<usize>,
     pub source: PassSource,
+    /// The stream's step-level period found these passes too (whatever placed the cuts).
+    pub structure: bool,
 }
 
 /// The CPU ops enclosing GPU row `row`: its linked op, then its ancestors (at most `depth`).
@@ -112,7 +114,7 @@ pub fn segment(trace: &Trace, rules: &PhaseRules, steps: &[StepAnnotation]) -> (
             segs = by_structure_and_markers(trace, rules, &mut markers, &rows, device, &mut disagree);
         }
         if segs.is_empty() && !rows.is_empty() {
-            segs.push(Segment { device, rows, step: None, source: PassSource::Whole });
+            segs.push(Segment { device, rows, step: None, source: PassSource::Whole, structure: false });
         }
         out.extend(segs);
     }
@@ -162,7 +164,10 @@ fn by_steps(trace: &Trace, steps: &[StepAnnotation], rows: &[u32], device: i32) 
         });
         per_step.entry(s).or_default().push(r);
     }
-    per_step.into_iter().map(|(s, rows)| Segment { device, rows, step: Some(s), source: PassSource::Annotation }).collect()
+    per_step
+        .into_iter()
+        .map(|(s, rows)| Segment { device, rows, step: Some(s), source: PassSource::Annotation, structure: false })
+        .collect()
 }
 
 /// Passes of one device from the stream's step-level period, each boundary placed by a name
@@ -188,17 +193,20 @@ fn by_structure_and_markers(
     // layer), so a cycle whose once-per-cycle kernels include attention is a repeating group of
     // layers (a hybrid model's), not a step.
     let cycle = super::structure::find_step_cycle(&ids)
-        .filter(|c| marked.as_ref().is_none_or(|m| m.len() != c.steps))
         .filter(|c| !c.anchors.iter().any(|&a| any_match(&rules.attention_kernels, trace.name(a))));
-    if let Some(cycle) = cycle {
-        disagree.push(Disagreement { device, by_structure: cycle.steps, by_names: marked.as_ref().map_or(1, |m| m.len()) });
-        let (starts, named) = place_cuts(trace, &kernels, &cycle, &start_mark, &end_mark);
-        let source = if named == cycle.regions.len() { PassSource::Markers } else { PassSource::Structure };
-        return segments_from(trace, rows, &kernels, &starts, device, source);
-    }
-    match marked {
-        Some(starts) => segments_from(trace, rows, &kernels, &starts, device, PassSource::Markers),
-        None => Vec::new(),
+    match (cycle, marked) {
+        // Both count alike: the names place every cut.
+        (Some(cycle), Some(starts)) if starts.len() == cycle.steps => {
+            segments_from(trace, rows, &kernels, &starts, device, PassSource::Markers, true)
+        }
+        (Some(cycle), marked) => {
+            disagree.push(Disagreement { device, by_structure: cycle.steps, by_names: marked.as_ref().map_or(1, |m| m.len()) });
+            let (starts, named) = place_cuts(trace, &kernels, &cycle, &start_mark, &end_mark);
+            let source = if named == cycle.regions.len() { PassSource::Markers } else { PassSource::Structure };
+            segments_from(trace, rows, &kernels, &starts, device, source, true)
+        }
+        (None, Some(starts)) => segments_from(trace, rows, &kernels, &starts, device, PassSource::Markers, false),
+        (None, None) => Vec::new(),
     }
 }
 
@@ -392,6 +400,7 @@ fn segments_from(
     starts: &[usize],
     device: i32,
     source: PassSource,
+    structure: bool,
 ) -> Vec<Segment> {
     let g = &trace.gpu;
     let cut_ts: Vec<i64> = starts.iter().skip(1).map(|&a| g.ts[kernels[a] as usize]).collect();
@@ -400,5 +409,5 @@ fn segments_from(
         let k = cut_ts.partition_point(|&t| t <= g.ts[r as usize]);
         out[k].push(r);
     }
-    out.into_iter().filter(|rows| !rows.is_empty()).map(|rows| Segment { device, rows, step: None, source }).collect()
+    out.into_iter().filter(|rows| !rows.is_empty()).map(|rows| Segment { device, rows, step: None, source, structure }).collect()
 }

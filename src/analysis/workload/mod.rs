@@ -127,7 +127,7 @@ pub fn cut_steps(
         .into_iter()
         .zip(bounds)
         .filter(|(rows, _)| !rows.is_empty())
-        .map(|(rows, (_, piece))| (Segment { device, rows, step: None, source: PassSource::Repetition }, piece))
+        .map(|(rows, (_, piece))| (Segment { device, rows, step: None, source: PassSource::Repetition, structure: false }, piece))
         .collect();
     Some(DiffusionCut { segments, alignment, step_kernels })
 }
