@@ -323,7 +323,8 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
         words_of(&serde_json::from_slice(&out.stdout).unwrap(), &mut known);
     }
     // Values the skill explains that these fixtures do not all produce: the gate's verdicts, the
-    // health statuses, the workload kinds, the collective classes and late sides.
+    // health statuses, the workload kinds, the collective classes and late sides, how a pass was
+    // delimited.
     for w in [
         "no_change",
         "improvement",
@@ -344,6 +345,8 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
         "device",
         "prefill",
         "decode",
+        // How a pass was delimited when no name confirmed it (`delimited_by`).
+        "structure",
     ] {
         known.insert(w.to_string());
     }

@@ -69,14 +69,21 @@ fn passes_and_layers_come_from_structure_when_no_name_is_known() {
                 wrong.push(format!("pass {} is {ours} (truth {truth_phase:?}), undoubted", p.index));
             }
         }
+        let mut phases_found: Vec<String> = Vec::new();
+        for p in &a.phases.passes {
+            let label = format!("{}{}", p.phase.as_str(), if p.doubt.is_some() { " (doubted)" } else { "" });
+            phases_found.push(label);
+        }
+        phases_found.dedup();
         eprintln!(
-            "{trace:<38} {:>7} {:>7} {:>14} {:>9} {:>9.2}% {:>9}",
+            "{trace:<38} {:>7} {:>7} {:>14} {:>9} {:>9.2}% {:>9}  phases in order: {}",
             phases.passes_found,
             t.forward_passes.unwrap_or(0),
             format!("{per_pass:?}"),
             want_layers,
             100.0 * layers.accuracy(),
-            if wrong.is_empty() { "yes" } else { "NO" }
+            if wrong.is_empty() { "yes" } else { "NO" },
+            phases_found.join(", ")
         );
         if !phases.pass_count_exact() {
             failures.push(format!("{trace}: {} passes, truth {:?}", phases.passes_found, t.forward_passes));
