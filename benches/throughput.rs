@@ -4,7 +4,8 @@
 //! by the trace span, correlation / External / flow / python ids offset per copy), writes it as
 //! `.json` and `.json.gz` under `target/bench-data/`, then runs the release binary on each and
 //! prints MB/s and peak RSS next to the targets. Run with `cargo bench`.
-//! `TRACEPRISM_BENCH_MB=200 cargo bench` builds a smaller input.
+//! `TRACEPRISM_BENCH_MB=200 cargo bench` builds a smaller input; `TRACEPRISM_BENCH_BUILD_ONLY=1`
+//! builds the input and stops (`scripts/bench-paired.sh` times two revisions on it).
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -115,6 +116,10 @@ fn main() {
     if !gz.exists() {
         let ok = Command::new("sh").arg("-c").arg(format!("gzip -1 -c {} > {}", json.display(), gz.display())).status().unwrap();
         assert!(ok.success(), "gzip failed");
+    }
+    if std::env::var_os("TRACEPRISM_BENCH_BUILD_ONLY").is_some() {
+        // scripts/bench-paired.sh wants the input alone.
+        return;
     }
     let json_bytes = std::fs::metadata(&json).unwrap().len() as f64;
     let mb = json_bytes / 1e6;

@@ -37,10 +37,7 @@ fn as_recorded(name: &str) -> (Vec<u8>, usize, usize) {
 /// JSON text and how many events were removed.
 fn gpu_only(name: &str) -> (Vec<u8>, usize) {
     let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).expect("fixture is JSON");
-    let events = doc["traceEvents"].as_array_mut().expect("traceEvents");
-    let before = events.len();
-    events.retain(|e| e["ph"] == "M" || ["kernel", "gpu_memcpy", "gpu_memset"].iter().any(|c| e["cat"] == *c));
-    let removed = before - events.len();
+    let removed = keep_gpu_only(doc["traceEvents"].as_array_mut().expect("traceEvents"));
     (serde_json::to_vec(&doc).unwrap(), removed)
 }
 

@@ -23,7 +23,7 @@ const TRUTH: &[(&str, &str)] = &[
 pub fn name_blind(name: &str) -> (Vec<u8>, usize) {
     let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).expect("fixture is JSON");
     let events = doc["traceEvents"].as_array_mut().expect("traceEvents");
-    events.retain(|e| e["ph"] == "M" || ["kernel", "gpu_memcpy", "gpu_memset"].iter().any(|c| e["cat"] == *c));
+    keep_gpu_only(events);
     let mut ids: HashMap<String, usize> = HashMap::new();
     for e in events.iter_mut().filter(|e| e["cat"] == "kernel") {
         let name = e["name"].as_str().expect("a kernel has a name").to_string();

@@ -23,6 +23,7 @@
 //! Nothing here knows a model: a model never seen works if its layers repeat.
 
 use super::markers::Marker;
+use crate::analysis::steps::structure::fits;
 use crate::model::FastMap as HashMap;
 use std::ops::Range;
 
@@ -192,26 +193,6 @@ fn mixer_runs(tokens: &[Token], need_ffn: bool) -> usize {
 /// True if `x` has one occurrence in every gap of anchor positions `p` (all after, or all before, each anchor).
 fn interleaves(p: &[usize], x: &[usize]) -> bool {
     fits(p, x, 1)
-}
-
-/// True if `x` occurs exactly `k` times per cycle of anchor positions `p`, in the same phase.
-fn fits(p: &[usize], x: &[usize], k: usize) -> bool {
-    if x.len() != k * p.len() {
-        return false;
-    }
-    let c = p.len();
-    // After-form: cycle i = [p_i, p_{i+1}); before-form: cycle i = (p_{i-1}, p_i].
-    let after = (0..c).all(|i| {
-        let lo = p[i];
-        let hi = if i + 1 < c { p[i + 1] } else { usize::MAX };
-        x[i * k..(i + 1) * k].iter().all(|&q| q >= lo && q < hi)
-    });
-    after
-        || (0..c).all(|i| {
-            let lo = if i > 0 { p[i - 1] } else { 0 };
-            let hi = p[i];
-            x[i * k..(i + 1) * k].iter().all(|&q| (q > lo || i == 0) && q <= hi)
-        })
 }
 
 /// Result of walking from every anchor occurrence in step.

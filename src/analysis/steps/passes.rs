@@ -319,10 +319,8 @@ fn marks(trace: &Trace, rules: &PhaseRules, cache: &mut MarkerCache, kernels: &[
         if s == Mark::None && *cache.start_kernel.get_or_insert_with(id, || rules.start_kernels.matches(trace.name(id))) {
             s = Mark::Kernel(r);
         }
-        if e == Mark::None && !pooling {
-            if *cache.end_kernel.get_or_insert_with(id, || rules.end_kernels.matches(trace.name(id))) {
-                e = Mark::Kernel(r);
-            }
+        if e == Mark::None && !pooling && *cache.end_kernel.get_or_insert_with(id, || rules.end_kernels.matches(trace.name(id))) {
+            e = Mark::Kernel(r);
         }
         start_mark.push(s);
         end_mark.push(e);

@@ -242,12 +242,14 @@ fn boundary_regions(positions: &FastMap<u32, Vec<usize>>, anchors: &[u32], steps
 }
 
 /// True if `x` occurs exactly `k` times per cycle of anchor positions `p`, in the same phase of
-/// each cycle (all after each anchor occurrence, or all before).
+/// each cycle (all after each anchor occurrence, or all before). The primitive of both periods:
+/// steps here, layers in [`crate::analysis::layers::repeat`].
 pub fn fits(p: &[usize], x: &[usize], k: usize) -> bool {
     if x.len() != k * p.len() {
         return false;
     }
     let c = p.len();
+    // After-form: cycle i = [p_i, p_{i+1}); before-form: cycle i = (p_{i-1}, p_i].
     let after = (0..c).all(|i| {
         let lo = p[i];
         let hi = if i + 1 < c { p[i + 1] } else { usize::MAX };

@@ -99,6 +99,16 @@ pub fn strip_shapes_and_stacks(events: &mut Vec<serde_json::Value>) -> (usize, u
     (args, frames)
 }
 
+/// Keeps the GPU alone, as a serving engine's own profiler or a CUDA-activity-only torch.profiler
+/// writes a trace: kernels, memcpy and memset (with their correlation ids) and the metadata;
+/// every CPU op, runtime call, Python frame, annotation and flow removed. Returns how many events
+/// were removed.
+pub fn keep_gpu_only(events: &mut Vec<serde_json::Value>) -> usize {
+    let before = events.len();
+    events.retain(|e| e["ph"] == "M" || ["kernel", "gpu_memcpy", "gpu_memset"].iter().any(|c| e["cat"] == *c));
+    before - events.len()
+}
+
 /// Reads and analyses a trace held in memory, with default options.
 pub fn analyse_bytes(bytes: &[u8]) -> Analysis {
     Analysis::new(read_bytes(bytes).expect("reads"), Options::default()).expect("analysis")
