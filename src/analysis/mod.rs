@@ -3,6 +3,7 @@
 pub mod categories;
 pub mod compare;
 pub mod coverage;
+pub mod findings;
 pub mod health;
 mod health_nsys;
 pub mod launches;

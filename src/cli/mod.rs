@@ -4,6 +4,7 @@ mod args;
 mod compare;
 mod doctor;
 mod export;
+mod findings;
 mod gate;
 mod layers;
 mod ranks;
@@ -23,6 +24,9 @@ USAGE:
                                                                  (CPU ops, kernels, shapes, stacks, steps, graphs...),
                                                                  what that limits, the exact switch for the rest;
                                                                  broken JSON repaired, kernels dropped, events not read
+  traceprism findings TRACE [--json]                             what to fix first: each cause of lost time (the host
+                                                                 starving the GPU, idle between steps) with its saving
+                                                                 per step, the fix and what a re-profile should show
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
@@ -105,6 +109,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
         "doctor" => args::parse(rest).and_then(|a| doctor::run(&a)),
+        "findings" => args::parse(rest).and_then(|a| findings::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
         "layers" => args::parse(rest).and_then(|a| layers::run(&a)),
         "report" => args::parse(rest).and_then(|a| report::run(&a)),

@@ -7,6 +7,7 @@
 pub mod batches;
 pub mod categories;
 pub mod compare;
+pub mod findings;
 pub mod health;
 pub mod html;
 pub mod input;
@@ -75,6 +76,7 @@ pub struct TableDef {
 pub const TABLES: &[TableDef] = &[
     TableDef { name: "trace_input", view: View::Overview, build: input::trace_input },
     TableDef { name: "health", view: View::Overview, build: health::health },
+    TableDef { name: "findings", view: View::Overview, build: findings::findings },
     TableDef { name: "gpu_timeline", view: View::Overview, build: timeline::gpu_timeline },
     TableDef { name: "ops_summary_by_category", view: View::Categories, build: ops::ops_summary_by_category },
     TableDef { name: "ops_summary", view: View::Ops, build: ops::ops_summary },

@@ -16,6 +16,7 @@ mod cli;
 mod compare;
 mod copies;
 mod core_counts;
+mod findings;
 mod fuzz_regressions;
 mod gate;
 mod graph_capture;

@@ -1,0 +1,48 @@
+//! `traceprism findings`: what to fix first and what it would save, largest saving first
+//! ([`traceprism::analysis::findings`]); `--json` for one JSON array.
+
+use super::args::Args;
+use std::fmt::Write;
+use traceprism::analysis::findings::{findings, Finding};
+use traceprism::{Error, Result};
+
+/// Runs `findings`.
+pub fn run(a: &Args) -> Result<()> {
+    a.reject_unknown_capturing(&[])?;
+    let path = a.one_trace()?;
+    let analysis = super::load(path, a)?;
+    let found = findings(&analysis);
+    if a.json {
+        let text = serde_json::to_string_pretty(&found).map_err(|e| Error::new(e.to_string()))?;
+        super::out(&format!("{text}\n"));
+        return Ok(());
+    }
+    super::out(&render(path, &found));
+    Ok(())
+}
+
+/// The terminal rendering: a line per finding, its evidence, fix and check indented below it.
+pub fn render(path: &str, found: &[Finding]) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "trace    {path}");
+    if found.is_empty() {
+        let _ = writeln!(o, "findings none: no lost time this trace's records can put a cause and a saving on");
+        return o;
+    }
+    for (k, f) in found.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "\n{}. {} ({}): saves {:.1} µs a step ({:.1}% of its wall time); confidence {}",
+            k + 1,
+            f.kind,
+            f.scope,
+            f.saving_us,
+            f.saving_pct,
+            f.confidence
+        );
+        let _ = writeln!(o, "   evidence: {}", f.evidence);
+        let _ = writeln!(o, "   fix:      {}", f.fix);
+        let _ = writeln!(o, "   check:    {}", f.check);
+    }
+    o
+}

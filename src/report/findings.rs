@@ -1,0 +1,44 @@
+//! `findings`: what to fix first and what it would save, one row per finding, largest saving
+//! first ([`crate::analysis::findings`]).
+
+use crate::analysis::findings::findings as found;
+use crate::analysis::Analysis;
+use crate::table::{Cell, Table};
+
+/// One row per finding: `kind`, `scope`, `passes`, `saving_us` (per step), `saving_pct` (of the
+/// step's wall time), `confidence`, `evidence`, `fix`, `check`, and the evidence's window
+/// (`from_us`, `to_us`, in the trace's clock as `passes.start_us`).
+pub fn findings(a: &Analysis) -> Table {
+    let mut t = Table::new(
+        "findings",
+        &[
+            "kind",
+            "scope",
+            "passes:int",
+            "saving_us:us",
+            "saving_pct:float",
+            "confidence",
+            "evidence",
+            "fix",
+            "check",
+            "from_us:us",
+            "to_us:us",
+        ],
+    );
+    for f in found(a) {
+        t.push(vec![
+            Cell::from(f.kind),
+            Cell::from(f.scope),
+            Cell::from(f.passes),
+            Cell::Micros((f.saving_us * 1e3).round() as i64),
+            Cell::Float((f.saving_pct * 100.0).round() / 100.0),
+            Cell::from(f.confidence),
+            Cell::from(f.evidence),
+            Cell::from(f.fix),
+            Cell::from(f.check),
+            Cell::Micros(f.from_ns),
+            Cell::Micros(f.to_ns),
+        ]);
+    }
+    t
+}

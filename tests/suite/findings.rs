@@ -1,0 +1,125 @@
+//! Findings (issue 53): what to fix first and what it saves, each figure checked here against the
+//! raw events: kernel intervals and runtime launches read from the JSON with serde_json, passes
+//! from the truth file, never from our own output.
+
+use crate::common::*;
+use std::collections::HashMap;
+use traceprism::analysis::findings::{findings, GRAPH_REPLAY_GAP_NS};
+use traceprism::analysis::truth::load_truth;
+
+/// Per truth pass of `phase`: (wall, busy, waiting, kernels) in ns from the raw events. Waiting
+/// is the GPU's idle before a kernel whose launch (a runtime or driver call: cuBLASLt launches
+/// through `cuLaunchKernel`) came after the idle began.
+fn raw_host_waits(trace: &str, truth: &str, phase: &str) -> Vec<(i64, i64, i64, usize)> {
+    let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(trace)).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e3).round() as i64;
+    let launch: HashMap<i64, i64> = events
+        .iter()
+        .filter(|e| e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver")
+        .filter_map(|e| Some((e["args"]["correlation"].as_i64()?, ns(&e["ts"]))))
+        .collect();
+    let t = load_truth(&fixture(truth)).unwrap();
+    let pass_of: HashMap<(i64, i64), u32> = t
+        .kernels
+        .iter()
+        .filter(|k| k.phase == phase)
+        .map(|k| ((k.correlation, (k.ts * 1e3).round() as i64), k.pass.unwrap()))
+        .collect();
+    let mut by_pass: HashMap<u32, Vec<(i64, i64, i64)>> = HashMap::new();
+    for e in events.iter().filter(|e| e["cat"] == "kernel") {
+        let c = e["args"]["correlation"].as_i64().unwrap();
+        let (s, d) = (ns(&e["ts"]), ns(&e["dur"]));
+        if let Some(&p) = pass_of.get(&(c, s)) {
+            by_pass.entry(p).or_default().push((s, s + d, launch.get(&c).copied().unwrap_or(i64::MIN)));
+        }
+    }
+    let mut out = Vec::new();
+    for (_, mut k) in by_pass {
+        k.sort();
+        let (mut end, mut busy, mut waiting) = (k[0].1, k[0].1 - k[0].0, 0);
+        for &(s, e, l) in &k[1..] {
+            if s > end {
+                if l >= end {
+                    waiting += s - end;
+                }
+                busy += e - s;
+            } else {
+                busy += (e - end).max(0);
+            }
+            end = end.max(e);
+        }
+        out.push((end - k[0].0, busy, waiting, k.len()));
+    }
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn an_eager_decode_is_host_bound_by_what_the_raw_events_say() {
+    for (trace, truth) in [
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
+        ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
+    ] {
+        let raw = raw_host_waits(trace, truth, "decode");
+        let a = analysis(trace);
+        let f = findings(&a);
+        for x in &f {
+            eprintln!(
+                "{trace}: {} {} saves {:.1} µs/step ({:.1}%), {}: {}",
+                x.kind, x.scope, x.saving_us, x.saving_pct, x.confidence, x.evidence
+            );
+        }
+        let decode = f.iter().find(|x| x.kind == "host_bound" && x.scope.starts_with("decode")).expect("a host-bound decode");
+        // The saving: the median over the truth's decode passes of the host wait, less the gap a
+        // replay leaves per kernel.
+        let want = median(raw.iter().map(|&(_, _, w, k)| (w - k as i64 * GRAPH_REPLAY_GAP_NS) as f64 / 1e3).collect());
+        let wall = median(raw.iter().map(|&(w, ..)| w as f64 / 1e3).collect());
+        let busy = median(raw.iter().map(|&(_, b, ..)| b as f64 / 1e3).collect());
+        eprintln!("{trace}: raw decode median wall {wall:.1} µs, busy {busy:.1} µs, saving {want:.1} µs");
+        assert_eq!(decode.passes, raw.len());
+        assert!(
+            (decode.saving_us / want - 1.0).abs() < 0.01,
+            "{trace}: {:.1} µs against {want:.1} from the raw events",
+            decode.saving_us
+        );
+        assert!((decode.saving_pct / (100.0 * want / wall) - 1.0).abs() < 0.02, "{trace}: {:.1}%", decode.saving_pct);
+        assert_eq!(decode.confidence, "high");
+        assert!(decode.fix.contains("torch.compile") && decode.check.contains("85% busy"), "{decode:?}");
+        // The step a replay would leave: the GPU work and a replay's gaps, a few ms here.
+        assert!(wall - decode.saving_us < 1.5 * busy, "{trace}");
+    }
+}
+
+#[test]
+fn healthy_graph_replayed_decode_steps_raise_no_host_bound_finding() {
+    // vLLM's full-graph decode on MI300X (99% busy), and vLLM's piecewise-graph decode on H100
+    // (the GPU busy 84-88% of each step).
+    for name in ["vllm_gptoss_decode_fullgraph_mi300x.json.gz", "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"] {
+        let a = analysis(name);
+        let busy: Vec<f64> = a
+            .phases
+            .passes
+            .iter()
+            .filter(|p| p.phase.as_str() == "decode")
+            .map(|p| p.busy_ns as f64 / (p.end_ns - p.start_ns) as f64)
+            .collect();
+        assert!(median(busy.clone()) >= 0.85, "{name}: {busy:?}");
+        let over: Vec<_> = findings(&a).into_iter().filter(|f| f.kind == "host_bound" && f.saving_pct > 10.0).collect();
+        assert!(over.is_empty(), "{name}: {over:?}");
+    }
+}
+
+#[test]
+fn what_was_not_recorded_raises_nothing() {
+    // The GPU alone: no runtime launch, so no wait can be put on the host.
+    let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture("llama_small_stack.pt.trace.json.gz")).unwrap();
+    keep_gpu_only(doc["traceEvents"].as_array_mut().unwrap());
+    let a = analyse_bytes(&serde_json::to_vec(&doc).unwrap());
+    assert!(a.trace.launches.is_empty());
+    assert!(findings(&a).is_empty());
+}
