@@ -11,7 +11,7 @@ pub fn run(a: &Args) -> Result<()> {
     a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     let analysis = super::load(path, a)?;
-    let found = findings(&analysis);
+    let found = findings(analysis);
     if a.json {
         let text = serde_json::to_string_pretty(&found).map_err(|e| Error::new(e.to_string()))?;
         super::out(&format!("{text}\n"));
