@@ -1,5 +1,5 @@
 //! `traceprism findings`: what to fix first and what it would save, largest saving first
-//! ([`traceprism::analysis::findings`]); `--json` for one JSON array.
+//! ([`traceprism::analysis::findings`]); `--json` for one JSON object (`trace`, `findings`).
 
 use super::args::Args;
 use std::fmt::Write;
@@ -13,7 +13,8 @@ pub fn run(a: &Args) -> Result<()> {
     let analysis = super::load(path, a)?;
     let found = findings(analysis);
     if a.json {
-        let text = serde_json::to_string_pretty(&found).map_err(|e| Error::new(e.to_string()))?;
+        let v = traceprism::analysis::findings::findings_json(path, &found);
+        let text = serde_json::to_string_pretty(&v).map_err(|e| Error::new(e.to_string()))?;
         super::out(&format!("{text}\n"));
         return Ok(());
     }

@@ -49,6 +49,11 @@ pub fn specs() -> Vec<Spec> {
             schema: trace_schema(json!({})),
         },
         Spec {
+            name: "findings",
+            description: "What to fix first: each cause of lost time the trace shows (the host starving the GPU inside steps, idle between steps), ranked by what fixing it would save per step (µs and % of the step), with the figures it rests on, its confidence, the fix in the engine's or PyTorch's terms and what a re-profile should show. Ask it for \"what should I fix first?\". Same JSON as `traceprism findings --json`.",
+            schema: trace_schema(json!({})),
+        },
+        Spec {
             name: "tables",
             description: "The tables a trace analysis gives (names, columns and their types: int, float, us = microseconds, bool, text). Read one with `table`. Without `trace`, the columns are those of a built-in example.",
             schema: json!({"type": "object", "properties": {"trace": {"type": "string", "description": "a trace whose tables to list (optional)"}}}),
@@ -154,6 +159,11 @@ pub fn call(name: &str, args: &Map<String, Value>, cache: &mut Cache) -> Result<
             let path = string(args, "trace", name)?;
             let a = cache.get(path, &strings(args, "captures"))?;
             Ok(Answer::Json(traceprism::report::health::doctor_json(path, &traceprism::report::summary::summary(&a))))
+        }
+        "findings" => {
+            let path = string(args, "trace", name)?;
+            let a = cache.get(path, &strings(args, "captures"))?;
+            Ok(Answer::Json(traceprism::analysis::findings::findings_json(path, &traceprism::analysis::findings::findings(&a))))
         }
         "layers" => {
             let a = cache.get(string(args, "trace", name)?, &strings(args, "captures"))?;

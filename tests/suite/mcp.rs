@@ -132,7 +132,7 @@ fn every_tool_answers_as_the_cli_does() {
 
     let listed = c.request("tools/list", json!({}));
     let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["summary", "doctor", "tables", "table", "compare", "ranks", "gate", "digest", "layers"]);
+    assert_eq!(names, ["summary", "doctor", "findings", "tables", "table", "compare", "ranks", "gate", "digest", "layers"]);
     for t in listed["tools"].as_array().unwrap() {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
         assert!(t["description"].as_str().unwrap().len() > 80, "a description written for an agent: {t}");
@@ -141,6 +141,9 @@ fn every_tool_answers_as_the_cli_does() {
     assert_eq!(steady(ok(&c.call("summary", json!({"trace": trace}))).clone()), steady(cli_json(&["summary", &trace, "--json"])));
     assert_eq!(ok(&c.call("doctor", json!({"trace": trace}))), &cli_json(&["doctor", &trace, "--json"]));
     assert_eq!(ok(&c.call("layers", json!({"trace": trace}))), &cli_json(&["layers", &trace, "--json"]));
+    let findings = ok(&c.call("findings", json!({"trace": trace}))).clone();
+    assert_eq!(&findings, &cli_json(&["findings", &trace, "--json"]));
+    assert!(findings["findings"].as_array().is_some_and(|f| f.iter().any(|x| x["kind"] == "host_bound")), "{findings}");
 
     // tables: every name the CLI lists, with columns and types.
     let tables = c.call("tables", json!({"trace": trace}));
@@ -318,7 +321,12 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
     for sub in ["trace", "compare", "ranks"] {
         tables_in(&dir.join(sub), &mut known);
     }
-    for args in [vec!["summary", &trace, "--json"], vec!["doctor", &trace, "--json"], vec!["gate", &a, &b, "--json"]] {
+    for args in [
+        vec!["summary", &trace, "--json"],
+        vec!["doctor", &trace, "--json"],
+        vec!["findings", &trace, "--json"],
+        vec!["gate", &a, &b, "--json"],
+    ] {
         let out = Command::new(BIN).args(&args).output().unwrap();
         words_of(&serde_json::from_slice(&out.stdout).unwrap(), &mut known);
     }
@@ -347,6 +355,10 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
         "decode",
         // How a pass was delimited when no name confirmed it (`delimited_by`).
         "structure",
+        // Finding kinds and confidences.
+        "step_gaps",
+        "medium",
+        "low",
     ] {
         known.insert(w.to_string());
     }
