@@ -4,6 +4,7 @@ import { el } from '../dom.js';
 import { formatUs, formatCount, formatBytes } from '../format.js';
 import { shareBar } from '../charts.js';
 import { renderTables, phaseColour } from './common.js';
+import { linkParams } from '../timeline/window.js';
 
 function fact(key, label, shown, value) {
   return el('div', { class: 'fact', attrs: { 'data-fact': key, 'data-value': value ?? '' } },
@@ -72,6 +73,35 @@ export function healthPanel(health) {
       el('table', { class: 'health' }, el('tbody', {}, good.map(row)))));
 }
 
+/**
+ * The Findings panel: what to fix first, largest saving first (the `findings` table, `traceprism
+ * findings`): the saving per step and its share of the step, the evidence, the fix and what a
+ * re-profile should show. A finding opens the timeline at its evidence.
+ * @param {{columns: string[], rows: any[][]}} table
+ * @param {(startUs: number, durUs: number) => void} open
+ */
+export function findingsPanel(table, open) {
+  const at = (/** @type {any[]} */ row, /** @type {string} */ name) => row[table.columns.indexOf(name)];
+  const item = (/** @type {any[]} */ row) => {
+    const li = el('li', { attrs: { 'data-kind': at(row, 'kind'), 'data-saving-us': at(row, 'saving_us') } },
+      el('div', { class: 'finding-head',
+        text: `${at(row, 'kind')} (${at(row, 'scope')}): saves ${formatUs(at(row, 'saving_us'))} a step (${Number(at(row, 'saving_pct')).toFixed(1)} % of it); confidence ${at(row, 'confidence')}` }),
+      el('div', { text: at(row, 'evidence') }),
+      el('div', { class: 'fix', text: `fix: ${at(row, 'fix')}` }),
+      el('div', { class: 'lim', text: `check: ${at(row, 'check')}` }));
+    const from = at(row, 'from_us'), to = at(row, 'to_us');
+    if (typeof from === 'number' && typeof to === 'number') {
+      li.title = 'open the timeline at the evidence';
+      li.classList.add('clickable');
+      li.addEventListener('click', () => open(from, to - from));
+    }
+    return li;
+  };
+  return el('section', { attrs: { 'data-testid': 'findings' } },
+    el('h3', { text: table.rows.length ? `Findings: what to fix first (${table.rows.length})` : 'Findings: none this trace\'s records can put a cause and a saving on' }),
+    table.rows.length ? el('ol', { class: 'findings' }, table.rows.map(item)) : null);
+}
+
 /** Renders the overview. */
 export async function overview(ctx, root) {
   const s = ctx.summary;
@@ -95,6 +125,12 @@ export async function overview(ctx, root) {
     fact('memcpy', 'memcpy · memset', `${formatCount(c.memcpy)} · ${formatCount(c.memset)}${c.memcpy_bytes ? ` (${formatBytes(c.memcpy_bytes)} copied)` : ''}`, c.memcpy),
     s.links ? fact('links', 'kernels linked to a launch', `${(s.links.launch_link_pct ?? 0).toFixed(1)} %`, s.links.launch_link_pct) : null));
 
+  const open = (/** @type {number} */ start, /** @type {number} */ dur) => ctx.navigate('timeline', linkParams(start, dur));
+  if (ctx.tableNames.includes('findings')) {
+    const slot = el('div', { class: 'note', text: 'finding what to fix first…' });
+    root.append(slot);
+    ctx.table('findings').then((t) => slot.replaceWith(findingsPanel(t, open)), (err) => { slot.textContent = `findings: ${err.message}`; });
+  }
   if (s.health?.length) root.append(healthPanel(s.health));
   if (s.doubtful_passes) {
     root.append(el('p', { class: 'warning', attrs: { 'data-testid': 'doubtful-passes', 'data-value': s.doubtful_passes } },
@@ -141,5 +177,9 @@ export async function overview(ctx, root) {
       el('ul', { class: 'warnings' }, warnings.map(([k, n]) => el('li', { text: `${k}: ${formatCount(n)}` }))),
       el('details', {}, el('summary', { text: 'examples' }), el('ul', {}, (s.warnings.examples || []).map((w) => el('li', { class: 'mono', text: `event ${w.event}: ${w.kind}: ${w.detail}` })))));
   }
-  await renderTables(ctx, 'overview', root);
+  const toTimeline = (/** @type {any[]} */ row, /** @type {string[]} */ cols) => {
+    const from = row[cols.indexOf('from_us')], to = row[cols.indexOf('to_us')];
+    if (typeof from === 'number' && typeof to === 'number') open(from, to - from);
+  };
+  await renderTables(ctx, 'overview', root, { onRowClick: { findings: toTimeline }, collapse: (name) => name === 'findings' });
 }

@@ -1,0 +1,32 @@
+// The overview opens with what to fix first: the Findings panel holds the `findings` table's rows
+// in its order, as the CLI gives them, and a finding opens the timeline at its evidence.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { useBrowser } from './harness.mjs';
+import { ROOT, pickFile, waitReady } from './browser.mjs';
+import { cli } from './cli-match.mjs';
+
+const FIXTURE = path.join(ROOT, 'fixtures/llama_small_stack.pt.trace.json.gz');
+const env = useBrowser('traceprism-findings-');
+
+test('the Findings panel lists the CLI findings, largest saving first, and opens the timeline', async () => {
+  const found = JSON.parse(cli('findings', FIXTURE, '--json').toString()).findings;
+  assert.ok(found.length >= 1 && found[0].kind === 'host_bound', JSON.stringify(found));
+
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview');
+  await pickFile(page, FIXTURE);
+  await waitReady(page, 120_000);
+  await page.waitForSelector('[data-testid="findings"] li[data-kind]');
+  const items = await page.$$eval('[data-testid="findings"] li[data-kind]', (lis) => lis.map((li) => [li.dataset.kind, Number(li.dataset.savingUs)]));
+  assert.deepEqual(items.map(([k]) => k), found.map((f) => f.kind));
+  items.forEach(([, us], i) => assert.ok(Math.abs(us - found[i].saving_us) < 0.01, `${us} against ${found[i].saving_us}`));
+  await page.click('[data-testid="findings"] li[data-kind]');
+  await page.waitForFunction(() => location.hash.startsWith('#timeline?'));
+  const hash = await page.evaluate(() => location.hash);
+  const from = Number(new URLSearchParams(hash.split('?')[1]).get('from'));
+  assert.ok(from <= found[0].from_ns / 1e3 && from > found[0].from_ns / 1e3 - 1e6, `${hash} against ${found[0].from_ns}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
