@@ -34,6 +34,7 @@ pub fn html_report(a: &Analysis) -> String {
         esc(&title)
     );
     overview(&mut h, a, &s);
+    section(&mut h, "Findings (what to fix first, and what it saves per step)", &findings_section(a));
     section(&mut h, "Health (what the profiler recorded, what it limits, the fix)", &health_section(&s));
     section(&mut h, "Phase overview", &phase_overview(a, &s));
     section(&mut h, "Time distribution per phase (kernel families)", &per_phase_distribution(a));
@@ -199,6 +200,32 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
         item("Top-k", a.options.topk.to_string());
     }
     h.push_str("</dl>\n");
+}
+
+/// What to fix first: a numbered list, largest saving first, each with its evidence, fix and
+/// check (the `findings` table).
+fn findings_section(a: &Analysis) -> String {
+    let found = crate::analysis::findings::findings(a);
+    if found.is_empty() {
+        return "<p class=\"note\">No finding: no lost time this trace's records can put a cause and a saving on.</p>".into();
+    }
+    let mut h = String::from("<ol class=\"findings\">");
+    for f in &found {
+        let _ = write!(
+            h,
+            "<li><strong>{} ({}): saves {:.1} µs a step ({:.1}% of it); confidence {}</strong><br>{}<br>fix: {}<br>check: {}</li>",
+            esc(f.kind),
+            esc(&f.scope),
+            f.saving_us,
+            f.saving_pct,
+            esc(&f.confidence),
+            esc(&f.evidence),
+            esc(&f.fix),
+            esc(&f.check)
+        );
+    }
+    h.push_str("</ol>");
+    h
 }
 
 /// The health report: checks that need attention first, every check in one table.

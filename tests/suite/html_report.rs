@@ -83,6 +83,14 @@ fn fixture_report_is_self_contained_and_renders() {
         assert!(html.contains(section), "section {section}");
     }
     assert!(html.contains("NVIDIA H100 SXM5 80GB"), "device roof named");
+    // What to fix first, as `traceprism findings` says it, before the health report.
+    let first = &traceprism::analysis::findings::findings(&a)[0];
+    let findings_at = html.find("Findings (what to fix first").expect("a findings section");
+    assert!(findings_at < html.find("Health (what the profiler").unwrap());
+    assert!(
+        html.contains(&format!("{} ({}): saves {:.1} µs a step", first.kind, first.scope, first.saving_us)),
+        "the first finding"
+    );
     assert!(html.matches("<circle").count() > 10, "roofline points");
 
     let dir = std::env::temp_dir().join(format!("traceprism-html-test-{}", std::process::id()));
