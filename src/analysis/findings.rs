@@ -69,7 +69,8 @@ pub fn findings(a: &Analysis) -> Vec<Finding> {
     let engine = Engine::of(a);
     let mut out = Vec::new();
     let mut groups: Vec<((Phase, i32), Vec<&Pass>)> = Vec::new();
-    for p in a.phases.passes.iter().filter(|p| !p.incomplete) {
+    // Steps only: a stage around a diffusion model's steps (its encoders, its decoder) is no step.
+    for p in a.phases.passes.iter().filter(|p| !p.incomplete && p.phase != Phase::Stage) {
         match groups.iter_mut().find(|(k, _)| *k == (p.phase, p.device)) {
             Some((_, v)) => v.push(p),
             None => groups.push(((p.phase, p.device), vec![p])),
@@ -89,12 +90,20 @@ pub fn findings(a: &Analysis) -> Vec<Finding> {
 enum Engine {
     Vllm,
     Sglang,
+    /// JAX / XLA (an XSpace profile, or XLA module runs in the trace).
+    Jax,
     /// PyTorch alone (Hugging Face `generate`, a training loop).
     Torch,
 }
 
 impl Engine {
     fn of(a: &Analysis) -> Engine {
+        let t = &a.trace;
+        let xla = t.stats.format == crate::model::InputFormat::Xspace
+            || (0..t.names.len() as u32).any(|i| t.name(i).starts_with("XlaModule"));
+        if xla {
+            return Engine::Jax;
+        }
         let names =
             crate::analysis::steps::generation::name_evidence(&a.trace, crate::analysis::steps::rules::PhaseRules::builtin());
         let engine = names.batching_engine.unwrap_or_default().to_lowercase();
@@ -218,6 +227,7 @@ fn host_bound(a: &Analysis, passes: &[&Pass], scope: &str, engine: Engine) -> Op
         (Engine::Vllm, false) => "run the steps from CUDA graphs: drop --enforce-eager; vLLM --compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'",
         (Engine::Sglang, true) => "replay whole steps: SGLang --cuda-graph-max-bs at least the batch size run (larger batches fall back to eager), and no --disable-cuda-graph",
         (Engine::Sglang, false) => "run the steps from CUDA graphs: drop --disable-cuda-graph; SGLang --cuda-graph-max-bs at least the batch size run",
+        (Engine::Jax, _) => "put more of the step in one XLA program: jit the whole step (a loop of steps as lax.scan or lax.fori_loop), so the host dispatches one executable, not many",
         (Engine::Torch, _) => "replay the step from a CUDA graph: torch.compile(model, mode=\"reduce-overhead\") (Hugging Face: a static cache, generation_config.cache_implementation=\"static\"), or torch.cuda.CUDAGraph around a fixed-shape step",
     };
     let (i, w) = median_pass(&waits);
@@ -269,6 +279,7 @@ fn step_gaps(passes: &[&Pass], scope: &str, engine: Engine) -> Option<Finding> {
     let fix = match engine {
         Engine::Vllm => "overlap scheduling with the running step: vLLM --async-scheduling",
         Engine::Sglang => "keep SGLang's overlap scheduler on (no --disable-overlap-schedule)",
+        Engine::Jax => "keep dispatch asynchronous: no block_until_ready, device_get or printing of a result inside the loop; a loop of steps as lax.scan or lax.fori_loop in one jit",
         Engine::Torch => "prepare the next step while this one runs: no host synchronisation between steps (a .item() or .cpu() on the step's output waits for the GPU; check stopping criteria every few steps)",
     };
     Some(Finding {

@@ -123,3 +123,30 @@ fn what_was_not_recorded_raises_nothing() {
     assert!(a.trace.launches.is_empty());
     assert!(findings(&a).is_empty());
 }
+
+#[test]
+fn idle_between_a_jax_benchmarks_steps_is_a_step_gap_in_jax_terms() {
+    // 75 runs of one XLA module (the XSpace profile's module-run annotations): between runs the
+    // GPU idles. The gap is recomputed here from each pass's kernels as read (first start, last
+    // end), not from the passes' own figures.
+    let a = traceprism::analyze_path(&fixture("jax_attention_bench_mi300x.xplane.pb"), traceprism::Options::default()).unwrap();
+    let g = &a.trace.gpu;
+    let mut spans: Vec<(i64, i64)> = a
+        .phases
+        .passes
+        .iter()
+        .filter(|p| !p.incomplete)
+        .map(|p| {
+            let rows = p.rows.iter().map(|&r| r as usize);
+            (rows.clone().map(|r| g.ts[r]).min().unwrap(), rows.map(|r| g.ts[r] + g.dur[r]).max().unwrap())
+        })
+        .collect();
+    spans.sort();
+    let gaps: Vec<f64> = spans.windows(2).map(|w| (w[1].0 - w[0].1).max(0) as f64 / 1e3).collect();
+    let f = findings(&a);
+    let gap = f.iter().find(|x| x.kind == "step_gaps").expect("a step gap");
+    eprintln!("{}: {} ({} gaps, median {:.1} µs)", gap.scope, gap.evidence, gaps.len(), median(gaps.clone()));
+    assert_eq!(gap.passes, spans.len());
+    assert!((gap.saving_us - median(gaps)).abs() < 0.01);
+    assert!(gap.fix.contains("block_until_ready") && gap.fix.contains("lax.scan"), "{}", gap.fix);
+}
