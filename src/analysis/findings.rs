@@ -128,14 +128,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// What one pass shows of the host: its wall time (first kernel's start to last kernel's end),
-/// the GPU's busy time, the idle it spent waiting for launches, and its kernels.
+/// the idle it spent waiting for launches, and its kernels. (Its busy time is the pass's own
+/// `busy_ns`.)
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HostWait {
     pub wall_ns: i64,
-    pub busy_ns: i64,
     /// Idle inside the pass before kernels the host had not launched yet when the idle began.
     pub waiting_ns: i64,
     pub kernels: usize,
+    /// Kernels linked to the launch that ran them.
+    pub linked: usize,
     /// Kernels the host launched one by one (not replayed from a graph).
     pub eager: usize,
 }
@@ -154,27 +156,17 @@ pub fn host_wait(a: &Analysis, p: &Pass) -> HostWait {
         }
         w.kernels += 1;
         let launch = g.launch[r];
+        w.linked += usize::from(launch != NONE);
         w.eager += usize::from(launch != NONE && !l.is_graph[launch as usize]);
-        let (s, e) = (g.ts[r], g.end(r));
+        let s = g.ts[r];
         first = first.min(s);
-        match end {
-            Some(prev) if s > prev => {
-                // A gap: the host's if this kernel was launched after the GPU ran dry.
-                if launch != NONE && l.ts[launch as usize] >= prev {
-                    w.waiting_ns += s - prev;
-                }
-                w.busy_ns += e - s;
-                end = Some(e);
-            }
-            Some(prev) => {
-                w.busy_ns += (e - prev).max(0);
-                end = Some(prev.max(e));
-            }
-            None => {
-                w.busy_ns += e - s;
-                end = Some(e);
+        // A gap: the host's if this kernel was launched after the GPU ran dry.
+        if let Some(prev) = end.filter(|&prev| s > prev) {
+            if launch != NONE && l.ts[launch as usize] >= prev {
+                w.waiting_ns += s - prev;
             }
         }
+        end = Some(end.map_or(g.end(r), |prev| prev.max(g.end(r))));
     }
     if let Some(e) = end {
         w.wall_ns = e - first;
@@ -196,26 +188,13 @@ fn host_bound(a: &Analysis, passes: &[&Pass], scope: &str, engine: Engine) -> Op
     let waits: Vec<HostWait> = passes.iter().map(|p| host_wait(a, p)).collect();
     let kernels: usize = waits.iter().map(|w| w.kernels).sum();
     let eager: usize = waits.iter().map(|w| w.eager).sum();
-    let linked = {
-        let g = &a.trace.gpu;
-        let n = passes.iter().flat_map(|p| p.rows.iter()).filter(|&&r| g.kind[r as usize] == GpuKind::Kernel).count();
-        let with = passes
-            .iter()
-            .flat_map(|p| p.rows.iter())
-            .filter(|&&r| g.kind[r as usize] == GpuKind::Kernel && g.launch[r as usize] != NONE)
-            .count();
-        if n == 0 {
-            0.0
-        } else {
-            with as f64 / n as f64
-        }
-    };
+    let linked = waits.iter().map(|w| w.linked).sum::<usize>() as f64 / kernels.max(1) as f64;
     // Per pass: the wait a replay removes, less the gaps a replay leaves between its kernels.
     let savings: Vec<f64> =
         waits.iter().map(|w| (w.waiting_ns - w.kernels as i64 * GRAPH_REPLAY_GAP_NS).max(0) as f64 / 1e3).collect();
     let saving_us = median(savings);
     let wall_us = median(waits.iter().map(|w| w.wall_ns as f64 / 1e3).collect());
-    let busy_us = median(waits.iter().map(|w| w.busy_ns as f64 / 1e3).collect());
+    let busy_us = median(passes.iter().map(|p| p.busy_ns as f64 / 1e3).collect());
     let waiting_us = median(waits.iter().map(|w| w.waiting_ns as f64 / 1e3).collect());
     if wall_us <= 0.0 || saving_us < MIN_SAVING_SHARE * wall_us {
         return None;

@@ -169,6 +169,13 @@ fn single(votes: &[Vote], m: Method) -> (Phase, f32) {
     votes.iter().find(|v| v.method == m).map_or((Phase::Unknown, 0.0), |v| (v.phase, v.strength as f32))
 }
 
+/// First start and last end of GPU rows `rows` (0, 0 when there are none).
+fn span(trace: &Trace, rows: &[u32]) -> (i64, i64) {
+    let g = &trace.gpu;
+    let start = rows.iter().map(|&r| g.ts[r as usize]).min().unwrap_or(0);
+    (start, rows.iter().map(|&r| g.end(r as usize)).max().unwrap_or(start))
+}
+
 /// Union of `[ts, end)` intervals, rows in time order.
 fn busy_time(trace: &Trace, rows: &[u32]) -> i64 {
     let g = &trace.gpu;
@@ -308,9 +315,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             }
             _ => None,
         };
-        let g = &trace.gpu;
-        let start_ns = seg.rows.iter().map(|&r| g.ts[r as usize]).min().unwrap_or(0);
-        let end_ns = seg.rows.iter().map(|&r| g.end(r as usize)).max().unwrap_or(start_ns);
+        let (start_ns, end_ns) = span(trace, &seg.rows);
         let ann = ev.annotation.as_ref();
         let pass = Pass {
             index: k as u32,
@@ -405,12 +410,13 @@ fn training_steps(trace: &Trace, segs: Vec<crate::analysis::steps::passes::Segme
             for &r in &seg.rows {
                 pass_of_row[r as usize] = k as u32;
             }
+            let (start_ns, end_ns) = span(trace, &seg.rows);
             Pass {
                 index: k as u32,
                 phase: Phase::NotInference,
                 confidence: 1.0,
-                start_ns: seg.rows.iter().map(|&r| g.ts[r as usize]).min().unwrap_or(0),
-                end_ns: seg.rows.iter().map(|&r| g.end(r as usize)).max().unwrap_or(0),
+                start_ns,
+                end_ns,
                 device: seg.device,
                 source: seg.source,
                 kernels: kernels.len() as u32,

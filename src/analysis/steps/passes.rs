@@ -333,10 +333,9 @@ fn kernels_of(trace: &Trace, rows: &[u32]) -> Vec<u32> {
     rows.iter().copied().filter(|&r| trace.gpu.kind[r as usize] == GpuKind::Kernel).collect()
 }
 
+/// Where passes start (kernel positions, the first 0) by the step markers alone; `None` when no
+/// kernel is marked. `kernels` is not empty.
 fn by_markers(kernels: &[u32], start_mark: &[Mark], end_mark: &[Mark], rules: &PhaseRules) -> Option<Vec<usize>> {
-    if kernels.is_empty() {
-        return None;
-    }
     let n = kernels.len();
     let mut cut = vec![false; n + 1];
     // A start marker cuts before its first kernel, an end marker after its last: another stream's
