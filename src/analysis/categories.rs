@@ -42,6 +42,10 @@ impl KernelCategories {
     pub fn family(&self, i: usize) -> &str {
         &self.categories[self.of_row[i] as usize].family
     }
+    /// True if a rule named row `i` (its family is not `Other`).
+    pub fn is_named(&self, i: usize) -> bool {
+        self.family(i) != "Other"
+    }
     /// True if row `i` is a collective / communication kernel.
     pub fn is_communication(&self, i: usize) -> bool {
         self.family(i) == "Communication"
@@ -61,6 +65,17 @@ impl KernelCategories {
 }
 
 /// Categorises every GPU row with the built-in rules and `options.category_rules`.
+/// Share of kernels a category rule must name before their names can show that a kind of kernel
+/// is absent ([`names_known`]).
+pub const MIN_NAMED_SHARE: f64 = 0.5;
+
+/// Whether the rules know the names of most of `of` kernels, `named` of which a rule named: only
+/// then can the absence of a kind of kernel (attention, a token mixer) say anything; a stream of
+/// names no rule knows is read by its structure.
+pub fn names_known(named: usize, of: usize) -> bool {
+    named as f64 >= MIN_NAMED_SHARE * of as f64
+}
+
 pub fn categorize(trace: &Trace, options: &Options) -> Result<KernelCategories> {
     let rules = RuleSet::load(options.category_rules.as_deref())?;
     Ok(Classifier::new(&rules)?.classify(trace))

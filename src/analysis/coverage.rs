@@ -45,7 +45,7 @@ impl Coverage {
             }
             c.kernels += 1;
             c.kernel_time_ns += g.dur[i];
-            if a.categories.family(i) == "Other" {
+            if !a.categories.is_named(i) {
                 c.unnamed += 1;
                 c.unnamed_time_ns += g.dur[i];
                 let f = families.entry(g.name[i]).or_default();

@@ -171,10 +171,6 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
     out
 }
 
-/// Share of a pass's kernels a category rule must name before the absence of any token mixer
-/// among them can rule the repeat out as decoder layers.
-const MIN_NAMED_SHARE: f64 = 0.5;
-
 /// GEMM kernels in each layer of a pass.
 fn gemms_per_layer(categories: &KernelCategories, rows: &[u32], found: &PassLayers) -> Vec<u32> {
     let mut out = vec![0u32; found.types.len()];
@@ -242,8 +238,8 @@ fn detect_with(
     // That is a claim about names, so it holds only where the rules know most kernels: a stream
     // of names no rule knows is read by its structure alone.
     let has_mixer = found.layers.iter().any(|r| tokens[r.clone()].iter().any(|t| t.marker.is_mixer()));
-    let unnamed = kernel_at.iter().filter(|&&k| categories.family(rows[k] as usize) == "Other").count();
-    let names_known = (kernel_at.len() - unnamed) as f64 >= MIN_NAMED_SHARE * kernel_at.len() as f64;
+    let named = kernel_at.iter().filter(|&&k| categories.is_named(rows[k] as usize)).count();
+    let names_known = super::categories::names_known(named, kernel_at.len());
     if found.layers.is_empty() || (!has_mixer && names_known) {
         return out;
     }

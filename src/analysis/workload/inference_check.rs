@@ -32,7 +32,7 @@ pub fn not_inference_reason(
         attention_ops += (attn && trace.ops.kind[i] == OpKind::CpuOp) as usize;
     }
     let mut kernel_class: PerName<(bool, bool)> = PerName::new(trace.names.len());
-    let (mut training_kernels, mut attention_kernels, mut kernels, mut unnamed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut training_kernels, mut attention_kernels, mut kernels, mut named) = (0usize, 0usize, 0usize, 0usize);
     for i in 0..trace.gpu.len() {
         if trace.gpu.kind[i] != GpuKind::Kernel {
             continue;
@@ -45,7 +45,7 @@ pub fn not_inference_reason(
         });
         training_kernels += train as usize;
         attention_kernels += (attn || categories.family(i) == "Attention") as usize;
-        unnamed += (categories.family(i) == "Other") as usize;
+        named += categories.is_named(i) as usize;
     }
     let min = rules.thresholds.min_training_events;
     if training_ops >= min || training_kernels >= min {
@@ -54,12 +54,9 @@ pub fn not_inference_reason(
     }
     // "No attention anywhere" is a claim about names: it holds only where the rules know most
     // kernels (a trace of names no rule knows says nothing either way).
-    let names_known = (kernels - unnamed) as f64 >= MIN_NAMED_SHARE * kernels as f64;
+    let names_known = crate::analysis::categories::names_known(named, kernels);
     if kernels > 0 && !has_steps && names_known && attention_ops == 0 && attention_kernels == 0 {
         return Some((WorkloadKind::SinglePass, "no attention op or kernel anywhere: not an LLM".into()));
     }
     None
 }
-
-/// Share of kernels a category rule must name before their names can show there is no attention.
-const MIN_NAMED_SHARE: f64 = 0.5;
