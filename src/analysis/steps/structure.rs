@@ -86,7 +86,7 @@ pub fn find_step_cycle(ids: &[u32]) -> Option<StepCycle> {
         .map(|&c| (by_count.iter().filter(|(&d, _)| d % c == 0).map(|(&d, names)| d * names.len()).sum(), c))
         .collect();
     counts.sort_unstable_by(|a, b| b.cmp(a));
-    let mut found: Vec<(usize, StepCycle)> = Vec::new();
+    let mut found: Vec<StepCycle> = Vec::new();
     for &(_, count) in counts.iter().take(MAX_CANDIDATES) {
         let mut names = by_count[&count].clone();
         names.sort_unstable_by_key(|id| positions[id][0]);
@@ -95,8 +95,8 @@ pub fn find_step_cycle(ids: &[u32]) -> Option<StepCycle> {
             if ((p[count - 1] - p[0]) as f64) < MIN_SPAN * n as f64 {
                 continue;
             }
-            if let Some(cycle) = cycle_at(ids, &positions, &by_count, p, &names) {
-                found.push((count, cycle));
+            if let Some(cycle) = cycle_at(ids, &positions, &by_count, p) {
+                found.push(cycle);
                 break;
             }
         }
@@ -104,7 +104,7 @@ pub fn find_step_cycle(ids: &[u32]) -> Option<StepCycle> {
     // Of the cycles holding a stack, the finest: a trace of several generations (one prompt after
     // another) repeats as a whole too, and each repeat holds a stack of alike steps; the steps
     // hold stacks of layers, and a layer holds no stack.
-    found.into_iter().max_by_key(|(count, _)| *count).map(|(_, c)| c)
+    found.into_iter().max_by_key(|c| c.steps)
 }
 
 /// The cycle cut at anchor positions `p`, if its steps hold a stack of alike blocks.
@@ -113,10 +113,11 @@ fn cycle_at(
     positions: &FastMap<u32, Vec<usize>>,
     by_count: &FastMap<usize, Vec<u32>>,
     p: &[usize],
-    same_count: &[u32],
 ) -> Option<StepCycle> {
     let steps = p.len();
     let mut explained = 0usize;
+    // Names occurring once per cycle: the anchors (the one cutting included).
+    let mut anchors: Vec<u32> = Vec::new();
     // Names occurring k ≥ 2 times per cycle, most per cycle first: the candidates for the stack.
     let mut stacked: Vec<(usize, u32)> = Vec::new();
     for (&count, names) in by_count {
@@ -129,6 +130,8 @@ fn cycle_at(
                 explained += count;
                 if k >= 2 {
                     stacked.push((k, id));
+                } else {
+                    anchors.push(id);
                 }
             }
         }
@@ -138,7 +141,8 @@ fn cycle_at(
         return None;
     }
     stacked.sort_unstable_by(|a, b| b.cmp(a));
-    let anchors: Vec<u32> = same_count.iter().copied().filter(|&x| fits(p, &positions[&x], 1)).collect();
+    // In their order within a step.
+    anchors.sort_unstable_by_key(|id| positions[id][0]);
     let middle = steps / 2;
     // The middle cycle's length (the anchor's next occurrence, or the stream's end).
     let cycle_len = p.get(middle + 1).unwrap_or(&ids.len()) - p[middle];
