@@ -98,8 +98,33 @@ pub fn run(a: &Args) -> Result<()> {
         o.push_str(&render_table(&shown, 48, max));
         o.push('\n');
     }
+    o.push_str(&findings_text(&tables[6]));
     o.push_str("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.\n");
     emit(o)
+}
+
+/// `compare_findings` in lines: each finding of A with its prediction, the measured change and
+/// the verdict (too long for a table's columns).
+fn findings_text(t: &Table) -> String {
+    let mut o = format!("== {} (A's findings, in B: {} rows)\n", t.name, t.rows.len());
+    let cell = |r: &[traceprism::table::Cell], c: &str| t.column(c).map_or(String::new(), |i| r[i].text());
+    for r in &t.rows {
+        o.push_str(&format!(
+            "{} ({}): predicted {} µs a step; step {} → {} µs, measured {} µs; {}\n",
+            cell(r, "kind"),
+            cell(r, "scope"),
+            cell(r, "predicted_us"),
+            cell(r, "a_step_us"),
+            cell(r, "b_step_us"),
+            cell(r, "measured_us"),
+            cell(r, "verdict")
+        ));
+    }
+    if t.rows.is_empty() {
+        o.push_str("A has no finding to check (traceprism findings A)\n");
+    }
+    o.push('\n');
+    o
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

@@ -1,6 +1,6 @@
 //! Comparison tables, built from two analyses (so not in the single-trace [`super::TABLES`]):
 //! `compare_summary`, `compare_categories`, `compare_ops`, `compare_layers`, `compare_alignment`,
-//! `compare_fusions`. Columns prefixed `a_` / `b_` belong to each side; `ratio = A / B` per pass
+//! `compare_fusions`, `compare_findings` (the first trace's findings, checked in the second). Columns prefixed `a_` / `b_` belong to each side; `ratio = A / B` per pass
 //! and `status` says how A fares against B (`slower`, `faster`, `similar`, `only_a`, `only_b`).
 
 use crate::analysis::compare::fusion::{AlignedRow, Kind};
@@ -11,8 +11,15 @@ use crate::error::Result;
 use crate::table::{Cell, Table};
 
 /// Names of the comparison tables, in order.
-pub const COMPARE_TABLES: &[&str] =
-    &["compare_summary", "compare_categories", "compare_ops", "compare_layers", "compare_alignment", "compare_fusions"];
+pub const COMPARE_TABLES: &[&str] = &[
+    "compare_summary",
+    "compare_categories",
+    "compare_ops",
+    "compare_layers",
+    "compare_alignment",
+    "compare_fusions",
+    "compare_findings",
+];
 
 /// Every comparison table for two analyses (A first). Errors only on bad options.
 pub fn compare_tables(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Result<Vec<Table>> {
@@ -32,7 +39,32 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
         level("compare_layers", &["phase", "part", "layer"], &c.layers, "top_kernel"),
         alignment(c, &sa, &sb),
         fusions(c, &sa, &sb),
+        findings(a, b),
     ]
+}
+
+/// `compare_findings`: each finding of A (the trace before a change), what its phase's median
+/// step took before and after, the measured saving against the predicted one, what of it is
+/// left in B, and the verdict ([`crate::analysis::findings::outcome`]).
+fn findings(a: &Analysis, b: &Analysis) -> Table {
+    let mut t = Table::new(
+        "compare_findings",
+        &["kind", "scope", "predicted_us:us", "a_step_us:us", "b_step_us:us", "measured_us:us", "b_remaining_us:us", "verdict"],
+    );
+    let us = |v: f64| Cell::Micros((v * 1e3).round() as i64);
+    for o in crate::analysis::findings::outcome::outcomes(a, b) {
+        t.push(vec![
+            Cell::from(o.kind),
+            Cell::from(o.scope),
+            us(o.predicted_us),
+            us(o.before_step_us),
+            o.after_step_us.map_or(Cell::Empty, us),
+            o.measured_us.map_or(Cell::Empty, us),
+            o.remaining_us.map_or(Cell::Empty, us),
+            Cell::from(o.verdict),
+        ]);
+    }
+    t
 }
 
 fn ratio_cell(v: &Verdict) -> Cell {

@@ -7,18 +7,29 @@ use std::collections::HashMap;
 use traceprism::analysis::findings::{findings, GRAPH_REPLAY_GAP_NS};
 use traceprism::analysis::truth::load_truth;
 
-/// Per truth pass of `phase`: (wall, busy, waiting, kernels) in ns from the raw events. Waiting
-/// is the GPU's idle before a kernel whose launch (a runtime or driver call: cuBLASLt launches
-/// through `cuLaunchKernel`) came after the idle began.
+/// Per truth pass of `phase`: (wall, busy, launch wait, kernels) in ns from the raw events. The
+/// launch wait is the GPU's idle before each kernel up to when its launch call (a runtime or
+/// driver call: cuBLASLt launches through `cuLaunchKernel`) returned, unless a synchronising
+/// call (a `…Synchronize`, or a blocking `cudaMemcpy`) returned in that stretch, plus the pass's
+/// launch latency: the median of (kernel start − launch returned) over the gaps whose kernel
+/// started after its launch returned.
 fn raw_host_waits(trace: &str, truth: &str, phase: &str) -> Vec<(i64, i64, i64, usize)> {
     let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(trace)).unwrap();
     let events = doc["traceEvents"].as_array().unwrap();
     let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e3).round() as i64;
-    let launch: HashMap<i64, i64> = events
+    let calls: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver").collect();
+    let issued: HashMap<i64, i64> =
+        calls.iter().filter_map(|e| Some((e["args"]["correlation"].as_i64()?, ns(&e["ts"]) + ns(&e["dur"])))).collect();
+    let mut sync_ends: Vec<i64> = calls
         .iter()
-        .filter(|e| e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver")
-        .filter_map(|e| Some((e["args"]["correlation"].as_i64()?, ns(&e["ts"]))))
+        .filter(|e| {
+            let n = e["name"].as_str().unwrap();
+            n.ends_with("Synchronize") || n == "cudaMemcpy"
+        })
+        .map(|e| ns(&e["ts"]) + ns(&e["dur"]))
         .collect();
+    sync_ends.sort();
     let t = load_truth(&fixture(truth)).unwrap();
     let pass_of: HashMap<(i64, i64), u32> = t
         .kernels
@@ -31,23 +42,32 @@ fn raw_host_waits(trace: &str, truth: &str, phase: &str) -> Vec<(i64, i64, i64, 
         let c = e["args"]["correlation"].as_i64().unwrap();
         let (s, d) = (ns(&e["ts"]), ns(&e["dur"]));
         if let Some(&p) = pass_of.get(&(c, s)) {
-            by_pass.entry(p).or_default().push((s, s + d, launch.get(&c).copied().unwrap_or(i64::MIN)));
+            by_pass.entry(p).or_default().push((s, s + d, issued.get(&c).copied().unwrap_or(i64::MIN)));
         }
     }
     let mut out = Vec::new();
     for (_, mut k) in by_pass {
         k.sort();
-        let (mut end, mut busy, mut waiting) = (k[0].1, k[0].1 - k[0].0, 0);
-        for &(s, e, l) in &k[1..] {
+        let (mut end, mut busy) = (k[0].1, k[0].1 - k[0].0);
+        let mut gaps = Vec::new();
+        for &(s, e, issued) in &k[1..] {
             if s > end {
-                if l >= end {
-                    waiting += s - end;
-                }
+                gaps.push((end, s, issued));
                 busy += e - s;
             } else {
                 busy += (e - end).max(0);
             }
             end = end.max(e);
+        }
+        let mut latency: Vec<i64> = gaps.iter().filter(|g| g.2 >= g.0 && g.1 > g.2).map(|g| g.1 - g.2).collect();
+        latency.sort();
+        let latency = latency[latency.len() / 2];
+        let mut waiting = 0;
+        for (idle, s, issued) in gaps {
+            let after_sync = sync_ends.iter().any(|&x| x >= idle && x <= issued);
+            if issued > idle && !after_sync {
+                waiting += (issued + latency - idle).min(s - idle);
+            }
         }
         out.push((end - k[0].0, busy, waiting, k.len()));
     }

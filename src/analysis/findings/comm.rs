@@ -1,0 +1,111 @@
+//! `exposed_communication`: collective kernels (category family `Communication`) running with no
+//! compute kernel beside them on the device. Saving: that exposed time, an upper bound (what full
+//! overlap would give; a tensor-parallel all-reduce whose result the next layer needs cannot be
+//! hidden, only made shorter).
+
+use super::{median, Engine, Finding, Group};
+use crate::analysis::phases::Pass;
+use crate::analysis::Analysis;
+use crate::model::GpuKind;
+
+/// Merges sorted-by-start intervals into disjoint ones.
+fn union(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    v.sort_unstable();
+    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
+    for (s, e) in v {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Length of `a` not covered by `b` (both disjoint and sorted).
+fn uncovered(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
+    let mut total = 0;
+    let mut j = 0;
+    for &(s, e) in a {
+        let mut covered = 0;
+        while j < b.len() && b[j].1 <= s {
+            j += 1;
+        }
+        let mut k = j;
+        while k < b.len() && b[k].0 < e {
+            covered += b[k].1.min(e) - b[k].0.max(s);
+            k += 1;
+        }
+        total += e - s - covered;
+    }
+    total
+}
+
+/// A pass's communication time and the part of it with no compute beside it (ns).
+pub fn exposed(a: &Analysis, p: &Pass) -> (i64, i64) {
+    let g = &a.trace.gpu;
+    let (mut comm, mut compute) = (Vec::new(), Vec::new());
+    for &r in &p.rows {
+        let r = r as usize;
+        if g.kind[r] != GpuKind::Kernel {
+            continue;
+        }
+        let span = (g.ts[r], g.end(r));
+        if a.categories.is_communication(r) {
+            comm.push(span);
+        } else {
+            compute.push(span);
+        }
+    }
+    let comm = union(comm);
+    let total = comm.iter().map(|(s, e)| e - s).sum();
+    (total, uncovered(&comm, &union(compute)))
+}
+
+/// The exposed-communication finding of `g`, if the exposed time is worth raising ([`Group::worth`]).
+pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
+    let per_pass: Vec<(i64, i64)> = g.passes.iter().map(|p| exposed(a, p)).collect();
+    let saving_us = median(per_pass.iter().map(|&(_, x)| x as f64 / 1e3).collect());
+    let comm_us = median(per_pass.iter().map(|&(c, _)| c as f64 / 1e3).collect());
+    let wall_us = g.wall_us();
+    if !g.worth(saving_us, wall_us) {
+        return None;
+    }
+    let inference = g.phase != crate::analysis::phases::Phase::NotInference;
+    let fix = match (g.engine, inference) {
+        (Engine::Vllm, _) => "shorten the all-reduces that cannot overlap: keep the custom all-reduce on (no --disable-custom-all-reduce), fuse all-reduce with RMSNorm (vLLM --compilation-config pass_config enable_fi_allreduce_fusion), or fewer tensor-parallel ranks (--tensor-parallel-size) with data parallelism across the rest",
+        (Engine::Sglang, _) => "shorten the all-reduces that cannot overlap: keep SGLang's custom all-reduce on (no --disable-custom-all-reduce), try --enable-two-batch-overlap for expert-parallel MoE, or fewer --tp ranks with --dp across the rest",
+        (Engine::Jax, _) => "let XLA overlap the collectives: shard with jax.jit and shardings (not pmap), and XLA's latency-hiding scheduler (--xla_gpu_enable_latency_hiding_scheduler=true)",
+        (Engine::Torch, false) => "overlap communication with compute: FSDP forward/backward prefetch (FSDP2 reshard_after_forward, forward_prefetch / backward_prefetch), DDP gradient buckets (bucket_cap_mb) so all-reduces start during backward; NCCL_NCHANNELS_PER_NET_PEER / NCCL_MIN_NCHANNELS for bandwidth",
+        (Engine::Torch, true) => "shorten the collectives on the critical path: fewer tensor-parallel ranks, a fused all-reduce + norm, or overlap with the next micro-batch",
+    };
+    let i = g.median_pass(|i| per_pass[i].1);
+    Some(Finding {
+        kind: "exposed_communication",
+        scope: g.scope.clone(),
+        passes: g.passes.len(),
+        evidence: format!(
+            "collectives run {comm_us:.1} µs of the median step's {wall_us:.1} µs; {saving_us:.1} µs of it with no compute kernel beside them"
+        ),
+        saving_us,
+        saving_pct: 100.0 * saving_us / wall_us,
+        confidence: format!("low: an upper bound (full overlap); {}", g.confidence()),
+        fix: fix.to_string(),
+        check: format!("less than {:.1} µs of collective time alone a step", saving_us / 2.0),
+        from_ns: g.passes[i].start_ns,
+        to_ns: g.passes[i].end_ns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposed_time_is_what_compute_leaves_uncovered() {
+        let comm = union(vec![(0, 10), (5, 20), (30, 40)]);
+        assert_eq!(comm, vec![(0, 20), (30, 40)]);
+        let compute = union(vec![(2, 4), (15, 35)]);
+        // 0..20: covered 2..4 and 15..20 (7) -> 13 exposed; 30..40: covered 30..35 -> 5 exposed.
+        assert_eq!(uncovered(&comm, &compute), 18);
+    }
+}

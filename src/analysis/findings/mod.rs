@@ -1,0 +1,238 @@
+//! Findings: what to fix first and what it would save, each estimated from the trace's own figures
+//! (never a fixed percentage), ranked by the saving per step.
+//!
+//! Inside a pass, each gap in the GPU's work is split by cause once ([`gaps`]), so no two
+//! findings claim the same idle. Kinds:
+//! - **`host_bound`** ([`host`]): the GPU waits while the host issues kernels one at a time.
+//!   Replaying the step from a graph removes that wait, down to the gap a replay itself leaves
+//!   between kernels (measured: [`GRAPH_REPLAY_GAP_NS`]).
+//! - **`sync`** ([`sync`]): the host blocks in a synchronising call (`cudaStreamSynchronize`, a
+//!   copy to pageable memory, `.item()`), the GPU runs dry, and waits again while the host refills
+//!   it. Keeping the value on the GPU, or copying it without blocking, removes that refill.
+//! - **`exposed_communication`** ([`comm`]): collective kernels run with no compute beside them.
+//! - **`fusion`** ([`fusion`]): runs of memory-bound kernels (norms, activations, elementwise)
+//!   between GEMMs, each paying a kernel's fixed cost that one fused kernel would pay once.
+//! - **`stalled`** ([`stall`]): the GPU idles with its next kernel already issued, waiting on an
+//!   event, a stream or work the trace does not hold.
+//! - **`step_gaps`** ([`between_steps`]): between consecutive passes the GPU idles while the
+//!   scheduler prepares the next step; overlapping that host work with the running step removes it.
+//!
+//! [`outcome`] checks a finding against a second trace of the same workload after the fix.
+//!
+//! A finding is raised only from what was recorded: host waits need the runtime launches (the
+//! health report's `runtime_calls`), so a GPU-only trace raises none. A finding whose evidence is
+//! thin (few passes) says so in its `confidence`.
+
+mod between_steps;
+mod comm;
+mod fusion;
+pub mod gaps;
+mod host;
+pub mod outcome;
+mod stall;
+mod sync;
+
+use crate::analysis::phases::{Pass, Phase};
+use crate::analysis::Analysis;
+use gaps::{pass_gaps, PassGaps, Syncs};
+
+/// One finding: a cause of lost time, its saving per step, the fix and how to check it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Finding {
+    /// `host_bound`, `sync`, `exposed_communication`, `fusion`, `stalled`, `step_gaps`.
+    pub kind: &'static str,
+    /// Where it applies: the phase and device (`decode on device 0`).
+    pub scope: String,
+    /// Passes the figures come from.
+    pub passes: usize,
+    /// The figures the finding rests on, in words.
+    pub evidence: String,
+    /// Time a step would save (µs, median over the passes).
+    pub saving_us: f64,
+    /// That saving as a share of the step's wall time (%).
+    pub saving_pct: f64,
+    /// `high`, `medium` or `low`, with why when not high.
+    pub confidence: String,
+    /// The fix, in the engine's or PyTorch's own terms.
+    pub fix: String,
+    /// What a re-profile should show if the fix worked.
+    pub check: String,
+    /// The evidence's window on the timeline (the median pass): start and end, ns in the trace's clock.
+    pub from_ns: i64,
+    pub to_ns: i64,
+}
+
+/// `findings --json` and the MCP tool's answer: the trace's path and its findings.
+pub fn findings_json(path: &str, found: &[Finding]) -> serde_json::Value {
+    serde_json::json!({ "trace": path, "findings": found })
+}
+
+/// The gap a graph replay leaves between two kernels of one stream: the median of 7,938 gaps
+/// inside the CUDA-graph replays of `vllm_tp4_h100_1000isl_10osl_32con` (H100, 0.417 µs; MI300X
+/// replays in the fixtures show none at their timestamps' resolution, B300's overlap).
+pub const GRAPH_REPLAY_GAP_NS: i64 = 417;
+
+/// A finding saving less than this share of its step is not raised.
+pub const MIN_SAVING_SHARE: f64 = 0.05;
+/// Passes below which a finding's confidence is `low`.
+pub(crate) const FEW_PASSES: usize = 3;
+
+/// The passes of one phase on one device, with each pass's idle split by cause: what every
+/// kind of finding reads.
+pub struct Group<'a> {
+    pub phase: Phase,
+    pub device: i32,
+    /// `decode on device 0`.
+    pub scope: String,
+    pub passes: Vec<&'a Pass>,
+    /// Per pass (same order), its idle by cause.
+    pub gaps: Vec<PassGaps>,
+    pub engine: Engine,
+    /// The share of its step below which a saving is not raised.
+    pub min_share: f64,
+}
+
+impl Group<'_> {
+    /// Whether a saving of `saving_us` in a step of `of_us` is worth a finding.
+    pub fn worth(&self, saving_us: f64, of_us: f64) -> bool {
+        of_us > 0.0 && saving_us > 0.0 && saving_us >= self.min_share * of_us
+    }
+    /// Median wall time of the passes (µs).
+    pub fn wall_us(&self) -> f64 {
+        median(self.gaps.iter().map(|w| w.wall_ns as f64 / 1e3).collect())
+    }
+    /// The confidence of a finding resting on this group's passes.
+    pub fn confidence(&self) -> String {
+        let kernels: usize = self.gaps.iter().map(|w| w.kernels).sum();
+        let linked = self.gaps.iter().map(|w| w.linked).sum::<usize>() as f64 / kernels.max(1) as f64;
+        confidence(self.passes.len(), linked)
+    }
+    /// The pass whose `key` is the median: its index.
+    pub fn median_pass(&self, key: impl Fn(usize) -> i64) -> usize {
+        let mut order: Vec<usize> = (0..self.passes.len()).collect();
+        order.sort_by_key(|&i| key(i));
+        order[order.len() / 2]
+    }
+}
+
+/// The passes of `a` by phase and device: steps only (a stage around a diffusion model's steps,
+/// its encoders or its decoder, is no step), whole passes only.
+pub fn groups(a: &Analysis, min_share: f64) -> Vec<Group<'_>> {
+    let engine = Engine::of(a);
+    let syncs = Syncs::of(a);
+    let mut out: Vec<Group> = Vec::new();
+    for p in a.phases.passes.iter().filter(|p| !p.incomplete && p.phase != Phase::Stage) {
+        let gaps = pass_gaps(a, &syncs, p);
+        match out.iter_mut().find(|g| (g.phase, g.device) == (p.phase, p.device)) {
+            Some(g) => {
+                g.passes.push(p);
+                g.gaps.push(gaps);
+            }
+            None => out.push(Group {
+                phase: p.phase,
+                device: p.device,
+                scope: format!("{} on device {}", p.phase.as_str(), p.device),
+                passes: vec![p],
+                gaps: vec![gaps],
+                engine,
+                min_share,
+            }),
+        }
+    }
+    out
+}
+
+/// Every finding of `a` worth at least [`MIN_SAVING_SHARE`] of its step, largest saving first.
+pub fn findings(a: &Analysis) -> Vec<Finding> {
+    findings_from(a, MIN_SAVING_SHARE)
+}
+
+/// Every finding of `a` worth at least `min_share` of its step (0: any saving at all), largest first.
+pub fn findings_from(a: &Analysis, min_share: f64) -> Vec<Finding> {
+    if a.trace.launches.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for g in &groups(a, min_share) {
+        out.extend(host::host_bound(g));
+        out.extend(sync::syncs(a, g));
+        out.extend(comm::exposed_communication(a, g));
+        out.extend(fusion::fusion(a, g));
+        out.extend(stall::stalled(a, g));
+        out.extend(between_steps::step_gaps(g));
+    }
+    out.sort_by(|x, y| y.saving_us.total_cmp(&x.saving_us));
+    out
+}
+
+/// Which engine ran the trace, for fixes in its own terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Vllm,
+    Sglang,
+    /// JAX / XLA (an XSpace profile, or XLA module runs in the trace).
+    Jax,
+    /// PyTorch alone (Hugging Face `generate`, a training loop).
+    Torch,
+}
+
+impl Engine {
+    fn of(a: &Analysis) -> Engine {
+        let t = &a.trace;
+        let xla = t.stats.format == crate::model::InputFormat::Xspace
+            || (0..t.names.len() as u32).any(|i| t.name(i).starts_with("XlaModule"));
+        if xla {
+            return Engine::Jax;
+        }
+        let names =
+            crate::analysis::steps::generation::name_evidence(&a.trace, crate::analysis::steps::rules::PhaseRules::builtin());
+        let engine = names.batching_engine.unwrap_or_default().to_lowercase();
+        if engine.contains("vllm") {
+            Engine::Vllm
+        } else if engine.contains("sglang") || engine.contains("sgl") {
+            Engine::Sglang
+        } else {
+            Engine::Torch
+        }
+    }
+}
+
+/// Where launch call `c` came from: the nearest Python frame with a file and line outside
+/// PyTorch's own package (a builtin's or `torch/…`'s frame is skipped for its caller's; the
+/// nearest file frame when every one is PyTorch's), else its CPU op.
+pub fn code_site(t: &crate::model::Trace, c: usize) -> Option<&str> {
+    let l = &t.launches;
+    let mut frame = l.python[c];
+    let mut nearest = None;
+    while frame != crate::model::NONE {
+        let name = t.name(t.ops.name[frame as usize]);
+        if name.contains(".py(") {
+            if !(name.starts_with("torch/") || name.contains("/torch/")) {
+                return Some(name);
+            }
+            nearest = nearest.or(Some(name));
+        }
+        frame = t.ops.parent[frame as usize];
+    }
+    nearest.or_else(|| (l.cpu_op[c] != crate::model::NONE).then(|| t.name(t.ops.name[l.cpu_op[c] as usize])))
+}
+
+/// Median of `v` (0 when empty).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        0.0
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+fn confidence(passes: usize, linked: f64) -> String {
+    if passes < FEW_PASSES {
+        format!("low: {passes} pass(es) only")
+    } else if linked < 0.9 {
+        format!("medium: {:.0}% of the kernels link to their launch", 100.0 * linked)
+    } else {
+        "high".into()
+    }
+}

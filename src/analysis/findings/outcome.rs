@@ -1,0 +1,124 @@
+//! A finding checked against its fix: given the trace a finding came from (before) and a trace
+//! of the same workload after a change (after), what the change actually saved where the finding
+//! said, and whether the finding is gone.
+//!
+//! The measured saving is the change of the median step of the finding's phase: its wall time
+//! (first kernel's start to last kernel's end), or for `step_gaps` its period (wall time plus the
+//! gap to the next step). A finding is gone when what it measures in the after trace falls below
+//! [`MIN_SAVING_SHARE`] of the step. Findings of one phase add up (they split the idle by cause,
+//! or are busy time), so the gone findings of a phase are judged together: their predictions
+//! hold when the step's measured change lies within ±20% of their sum.
+
+use super::{findings, findings_from, groups, median, Finding, Group, MIN_SAVING_SHARE};
+use crate::analysis::Analysis;
+
+/// How far a measured saving may lie from the predicted one for the prediction to hold.
+pub const TOLERANCE: f64 = 0.20;
+
+/// One finding of the before trace, seen in the after trace.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Outcome {
+    pub kind: &'static str,
+    /// The finding's scope in the before trace.
+    pub scope: String,
+    /// Its predicted saving per step (µs).
+    pub predicted_us: f64,
+    /// The median step of its phase before and after (µs); `None` after when the after trace has
+    /// no step of that phase.
+    pub before_step_us: f64,
+    pub after_step_us: Option<f64>,
+    /// `before_step_us − after_step_us`.
+    pub measured_us: Option<f64>,
+    /// What the same kind would still save in the after trace, however small.
+    pub remaining_us: Option<f64>,
+    /// Below the raising threshold in the after trace.
+    pub gone: bool,
+    /// `held`, `gone, but saved …`, `still there`, `not comparable: …`, in words.
+    pub verdict: String,
+}
+
+/// A phase's median step in `g`, as `kind` measures it (µs).
+fn step_us(g: &Group, kind: &str) -> f64 {
+    if kind != "step_gaps" || g.passes.len() < 2 {
+        return g.wall_us();
+    }
+    let mut starts: Vec<i64> = g.passes.iter().map(|p| p.start_ns).collect();
+    starts.sort_unstable();
+    median(starts.windows(2).map(|w| (w[1] - w[0]) as f64 / 1e3).collect())
+}
+
+/// The group of `after` that matches `before`: the same phase, the same device when it has one.
+fn matching<'a, 'b>(after: &'a [Group<'b>], before: &Group) -> Option<&'a Group<'b>> {
+    let same = after.iter().filter(|g| g.phase == before.phase);
+    same.clone().find(|g| g.device == before.device).or_else(|| same.into_iter().next())
+}
+
+/// Every finding of `before`, checked against `after`.
+pub fn outcomes(before: &Analysis, after: &Analysis) -> Vec<Outcome> {
+    let (found_before, found_after) = (findings(before), findings_from(after, 0.0));
+    let (groups_before, groups_after) = (groups(before, MIN_SAVING_SHARE), groups(after, MIN_SAVING_SHARE));
+    let mut out: Vec<Outcome> =
+        found_before.iter().filter_map(|f| outcome(f, &groups_before, &groups_after, &found_after)).collect();
+    judge(&mut out);
+    out
+}
+
+/// Writes each outcome's verdict, judging the gone findings of a phase together.
+fn judge(out: &mut [Outcome]) {
+    for i in 0..out.len() {
+        let o = &out[i];
+        let Some(measured) = o.measured_us else { continue };
+        let verdict = if !o.gone {
+            format!("still there: {:.1} µs a step left to save", o.remaining_us.unwrap_or(0.0))
+        } else {
+            // The phase's gone findings whose step is measured the same way, this one included.
+            let peers: Vec<&Outcome> = out
+                .iter()
+                .filter(|x| x.gone && x.scope == o.scope && (x.kind == "step_gaps") == (o.kind == "step_gaps"))
+                .collect();
+            let predicted: f64 = peers.iter().map(|x| x.predicted_us).sum();
+            let off = measured / predicted - 1.0;
+            let with = if peers.len() > 1 {
+                format!(
+                    " (with {}: {predicted:.1} µs predicted together)",
+                    peers.iter().filter(|x| x.kind != o.kind).map(|x| x.kind).collect::<Vec<_>>().join(", ")
+                )
+            } else {
+                String::new()
+            };
+            if off.abs() <= TOLERANCE {
+                format!("held: gone, and the step {measured:.1} µs shorter, {:+.0}% of the prediction{with}", 100.0 * off)
+            } else {
+                format!("gone, but the step changed by {measured:.1} µs, {:+.0}% off the prediction{with}: the change did more than remove this, or it moved the time elsewhere", 100.0 * off)
+            }
+        };
+        out[i].verdict = verdict;
+    }
+}
+
+fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Finding]) -> Option<Outcome> {
+    let gb = before.iter().find(|g| g.scope == f.scope)?;
+    let before_step_us = step_us(gb, f.kind);
+    let mut o = Outcome {
+        kind: f.kind,
+        scope: f.scope.clone(),
+        predicted_us: f.saving_us,
+        before_step_us,
+        after_step_us: None,
+        measured_us: None,
+        remaining_us: None,
+        gone: false,
+        verdict: String::new(),
+    };
+    let Some(ga) = matching(after, gb) else {
+        o.verdict = format!("not comparable: the second trace has no {} step", gb.phase.as_str());
+        return Some(o);
+    };
+    let after_step = step_us(ga, f.kind);
+    let remaining = found_after.iter().find(|x| x.kind == f.kind && x.scope == ga.scope).map_or(0.0, |x| x.saving_us);
+    o.after_step_us = Some(after_step);
+    o.measured_us = Some(before_step_us - after_step);
+    o.remaining_us = Some(remaining);
+    o.gone = remaining < MIN_SAVING_SHARE * after_step;
+    Some(o)
+}

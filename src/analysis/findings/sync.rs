@@ -1,0 +1,65 @@
+//! `sync`: inside a step the host blocks in a synchronising call (`cudaStreamSynchronize`, a
+//! blocking copy to the host, the copy behind `.item()` or `.cpu()`), the GPU runs dry, then waits
+//! again while the host refills it. Saving: that refill idle ([`super::gaps`]'s sync share); a
+//! graph cannot remove it (a sync cannot be captured).
+
+use super::{code_site, median, Engine, Finding, Group};
+use crate::analysis::Analysis;
+use crate::model::NONE;
+
+/// The sync finding of `g`, if the refill idle is worth raising ([`Group::worth`]).
+pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
+    let saving_us = median(g.gaps.iter().map(|w| w.sync_ns as f64 / 1e3).collect());
+    let wall_us = g.wall_us();
+    if !g.worth(saving_us, wall_us) {
+        return None;
+    }
+    let t = &a.trace;
+    let l = &t.launches;
+    let per_step = median(g.gaps.iter().map(|w| w.syncs.len() as f64).collect());
+    // The call, op and Python frame that blocked most often.
+    let mut sites: Vec<((u32, u32, u32), usize)> = Vec::new();
+    for &c in g.gaps.iter().flat_map(|w| &w.syncs) {
+        let c = c as usize;
+        let op = if l.cpu_op[c] == NONE { u32::MAX } else { t.ops.name[l.cpu_op[c] as usize] };
+        let frame = code_site(t, c).and_then(|s| t.names.get(s)).unwrap_or(u32::MAX);
+        let key = (l.name[c], op, frame);
+        match sites.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => sites.push((key, 1)),
+        }
+    }
+    sites.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let ((call, op, frame), n) = sites[0];
+    let name = |id: u32| if id == u32::MAX { None } else { Some(t.name(id)) };
+    let mut site = t.name(call).to_string();
+    if let Some(op) = name(op) {
+        site.push_str(&format!(" in {op}"));
+    }
+    if let Some(frame) = name(frame) {
+        site.push_str(&format!(" from {frame}"));
+    }
+    let op = name(op).unwrap_or("");
+    let fix = match (g.engine, op) {
+        (Engine::Jax, _) => "no block_until_ready, device_get or float() of a result inside the step; keep values on the device until the loop ends",
+        (_, "aten::item" | "aten::_local_scalar_dense" | "aten::is_nonzero") => "keep the value on the GPU: no .item(), bool() or Python if on a GPU tensor inside the step; check it every few steps, or copy it with non_blocking=True into pinned memory and read it a step later",
+        (_, "aten::copy_" | "aten::to" | "aten::_to_copy" | "aten::tolist") => "copy to the host without blocking: .to('cpu', non_blocking=True) into pinned memory (tensor.pin_memory()), read it after an event a step later; no .cpu() or .tolist() inside the step",
+        _ => "remove the explicit synchronisation from the step (torch.cuda.synchronize(), stream.synchronize(), event.synchronize()): wait on an event from another stream instead (stream.wait_event), or only where the host must read a result",
+    };
+    let i = g.median_pass(|i| g.gaps[i].sync_ns);
+    Some(Finding {
+        kind: "sync",
+        scope: g.scope.clone(),
+        passes: g.passes.len(),
+        evidence: format!(
+            "{per_step:.0} synchronising call(s) a step; after each the GPU waits while the host refills it: {saving_us:.1} µs of the median step's {wall_us:.1} µs; most often ({n}×) {site}"
+        ),
+        saving_us,
+        saving_pct: 100.0 * saving_us / wall_us,
+        confidence: g.confidence(),
+        fix: fix.to_string(),
+        check: format!("no {} inside the steps, and the GPU's idle after it gone", t.name(call)),
+        from_ns: g.passes[i].start_ns,
+        to_ns: g.passes[i].start_ns + g.gaps[i].wall_ns,
+    })
+}
