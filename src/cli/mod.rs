@@ -25,7 +25,8 @@ USAGE:
                                                                  what that limits, the exact switch for the rest;
                                                                  broken JSON repaired, kernels dropped, events not read
   traceprism findings TRACE [--json]                             what to fix first: each cause of lost time (the host
-                                                                 starving the GPU, idle between steps) with its saving
+                                                                 starving the GPU, syncs, stalls, exposed collectives,
+                                                                 unfused chains, idle between steps) with its saving
                                                                  per step, the fix and what a re-profile should show
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook

@@ -54,7 +54,7 @@ fn findings(a: &Analysis, b: &Analysis) -> Table {
     let us = |v: f64| Cell::Micros((v * 1e3).round() as i64);
     for o in crate::analysis::findings::outcome::outcomes(a, b) {
         t.push(vec![
-            Cell::from(o.kind),
+            Cell::from(o.kind.as_str()),
             Cell::from(o.scope),
             us(o.predicted_us),
             us(o.before_step_us),

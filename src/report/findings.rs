@@ -27,7 +27,7 @@ pub fn findings(a: &Analysis) -> Table {
     );
     for f in found(a) {
         t.push(vec![
-            Cell::from(f.kind),
+            Cell::from(f.kind.as_str()),
             Cell::from(f.scope),
             Cell::from(f.passes),
             Cell::Micros((f.saving_us * 1e3).round() as i64),

@@ -214,7 +214,7 @@ fn findings_section(a: &Analysis) -> String {
         let _ = write!(
             h,
             "<li><strong>{} ({}): saves {:.1} µs a step ({:.1}% of it); confidence {}</strong><br>{}<br>fix: {}<br>check: {}</li>",
-            esc(f.kind),
+            esc(f.kind.as_str()),
             esc(&f.scope),
             f.saving_us,
             f.saving_pct,

@@ -16,7 +16,7 @@ const B300 = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_b300.trace.js
 const MI300X = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz');
 const LLAMA = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const LLAMA_TRUTH = path.join(ROOT, 'fixtures/llama_dense_eager.truth.json.gz');
-const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions'];
+const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings'];
 const env = useBrowser('traceprism-browser2-');
 const tmp = env.tmp;
 
@@ -67,6 +67,14 @@ test('compare two real traces dropped together: tables, charts and CSVs equal `t
 
   // Every table's first page equals the CLI's CSV.
   for (const name of COMPARE_TABLES) assertSameAsCli(await displayed(page, name), want.get(name), name);
+
+  // A's findings in B: the B300's host-bound decode is still there on the MI300X (no fix between
+  // them), said in words above the charts, as the CLI's compare_findings says.
+  const outcome = parseCsv(want.get('compare_findings'));
+  assert.equal(outcome.length, 2, 'one finding of A');
+  const line = await page.textContent('[data-compare-findings] li');
+  assert.match(line, /^host_bound \(decode on device 0\)/);
+  assert.ok(line.includes(outcome[1][outcome[0].indexOf('verdict')]) && /still there/.test(line), line);
 
   // compare_summary against the traces themselves: kernel counts and total kernel time per side.
   const summary = parseCsv(want.get('compare_summary'));

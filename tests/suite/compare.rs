@@ -213,7 +213,7 @@ fn cli_compare_writes_csv_and_json() {
         .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.as_array().map(|a| a.len()), Some(6));
+    assert_eq!(v.as_array().map(|a| a.len()), Some(COMPARE_TABLES.len()));
     let bad = std::process::Command::new(exe)
         .args(["compare", fixture(B300).to_str().unwrap(), fixture(MI300X).to_str().unwrap(), "--bogus", "1"])
         .output()

@@ -171,8 +171,11 @@ fn idle_between_a_jax_benchmarks_steps_is_a_step_gap_in_jax_terms() {
     assert!(gap.fix.contains("block_until_ready") && gap.fix.contains("lax.scan"), "{}", gap.fix);
 }
 
-/// Kernels of `trace` as read by serde_json: (name, start, end, device, correlation), ns.
-fn raw_kernels(trace: &str) -> (serde_json::Value, Vec<(String, i64, i64, i64, i64)>) {
+/// A kernel as read by serde_json: (name, start, end, device, correlation), ns.
+type RawKernel = (String, i64, i64, i64, i64);
+
+/// The trace's JSON and its kernels.
+fn raw_kernels(trace: &str) -> (serde_json::Value, Vec<RawKernel>) {
     let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(trace)).unwrap();
     let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e3).round() as i64;
     let k = doc["traceEvents"]
@@ -183,7 +186,13 @@ fn raw_kernels(trace: &str) -> (serde_json::Value, Vec<(String, i64, i64, i64, i
         .map(|e| {
             let s = ns(&e["ts"]);
             let name = e["name"].as_str().unwrap().to_string();
-            (name, s, s + ns(&e["dur"]), e["args"]["device"].as_i64().unwrap_or(-1), e["args"]["correlation"].as_i64().unwrap_or(-1))
+            (
+                name,
+                s,
+                s + ns(&e["dur"]),
+                e["args"]["device"].as_i64().unwrap_or(-1),
+                e["args"]["correlation"].as_i64().unwrap_or(-1),
+            )
         })
         .collect();
     (doc, k)
@@ -215,7 +224,11 @@ fn a_graph_replayed_step_that_waits_on_another_stream_is_stalled_not_host_bound(
     }
     let (idle, start, launched) = longest;
     let host = launched - idle;
-    eprintln!("raw: idle {:.1} µs, the kernel's launch returned {:.1} µs into it", (start - idle) as f64 / 1e3, host as f64 / 1e3);
+    eprintln!(
+        "raw: idle {:.1} µs, the kernel's launch returned {:.1} µs into it",
+        (start - idle) as f64 / 1e3,
+        host as f64 / 1e3
+    );
     let a = analysis(trace);
     let f = findings(&a);
     for x in &f {
@@ -238,7 +251,10 @@ fn exposed_communication_is_collective_time_no_compute_kernel_covers() {
     let trace = "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz";
     let a = analysis(trace);
     let f = findings(&a);
-    let x = f.iter().find(|x| x.kind == "exposed_communication" && x.scope.starts_with("prefill")).expect("exposed prefill collectives");
+    let x = f
+        .iter()
+        .find(|x| x.kind == "exposed_communication" && x.scope.starts_with("prefill"))
+        .expect("exposed prefill collectives");
     let p = a.phases.passes.iter().find(|p| p.phase.as_str() == "prefill").unwrap();
     let (_, k) = raw_kernels(trace);
     let inside: Vec<_> = k.iter().filter(|x| x.3 == p.device as i64 && x.1 >= p.start_ns && x.2 <= p.end_ns).collect();
@@ -298,7 +314,11 @@ fn findings_checked_against_the_second_trace_of_every_real_pair() {
         for x in &o {
             eprintln!(
                 "  {} ({}): predicted {:.1} µs, measured {:?} µs: {}",
-                x.kind, x.scope, x.predicted_us, x.measured_us.map(|m| (m * 10.0).round() / 10.0), x.verdict
+                x.kind,
+                x.scope,
+                x.predicted_us,
+                x.measured_us.map(|m| (m * 10.0).round() / 10.0),
+                x.verdict
             );
         }
         seen.insert(before, o);
@@ -306,7 +326,8 @@ fn findings_checked_against_the_second_trace_of_every_real_pair() {
     // The GPUs differ too: the decode steps' GPU work, read from the passes' rows.
     let busy = |f: &str| {
         let a = analysis(f);
-        let v: Vec<f64> = a.phases.passes.iter().filter(|p| p.phase.as_str() == "decode").map(|p| p.busy_ns as f64 / 1e3).collect();
+        let v: Vec<f64> =
+            a.phases.passes.iter().filter(|p| p.phase.as_str() == "decode").map(|p| p.busy_ns as f64 / 1e3).collect();
         median(v)
     };
     let (mi300x, h100) = (busy(pairs[0].0), busy(pairs[0].1));

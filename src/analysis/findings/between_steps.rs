@@ -1,7 +1,7 @@
 //! `step_gaps`: between consecutive passes of a phase on one device the GPU idles while the host
 //! (the scheduler, the sampler, the loop) prepares the next step. Saving: the median gap.
 
-use super::{confidence, median, Engine, Finding, Group};
+use super::{confidence, median, Engine, Finding, Group, Kind};
 use crate::analysis::phases::Pass;
 
 /// The between-steps finding of `g`, if the gap is worth raising ([`Group::worth`]).
@@ -26,7 +26,7 @@ pub fn step_gaps(g: &Group) -> Option<Finding> {
         Engine::Torch => "prepare the next step while this one runs: no host synchronisation between steps (a .item() or .cpu() on the step's output waits for the GPU; check stopping criteria every few steps)",
     };
     Some(Finding {
-        kind: "step_gaps",
+        kind: Kind::StepGaps,
         scope: g.scope.clone(),
         passes: sorted.len(),
         evidence: format!(

@@ -3,7 +3,7 @@
 //! overlap would give; a tensor-parallel all-reduce whose result the next layer needs cannot be
 //! hidden, only made shorter).
 
-use super::{median, Engine, Finding, Group};
+use super::{median, Engine, Finding, Group, Kind};
 use crate::analysis::phases::Pass;
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
@@ -80,7 +80,7 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
     };
     let i = g.median_pass(|i| per_pass[i].1);
     Some(Finding {
-        kind: "exposed_communication",
+        kind: Kind::ExposedCommunication,
         scope: g.scope.clone(),
         passes: g.passes.len(),
         evidence: format!(

@@ -5,7 +5,7 @@
 //! memory-bound kernel (what such a kernel costs doing almost nothing). Host launches saved too
 //! are `host_bound`'s, not counted here.
 
-use super::{median, Engine, Finding, Group};
+use super::{median, Engine, Finding, Group, Kind};
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
 
@@ -78,7 +78,7 @@ pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
         Engine::Torch => "fuse the chain: torch.compile(model) (Inductor writes one Triton kernel per chain of pointwise ops), or fused ops (torch.nn.functional.rms_norm, a fused add + norm, SiLU-and-multiply)",
     };
     Some(Finding {
-        kind: "fusion",
+        kind: Kind::Fusion,
         scope: g.scope.clone(),
         passes: g.passes.len(),
         evidence: format!(

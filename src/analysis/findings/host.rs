@@ -2,7 +2,7 @@
 //! launches, or the launches between piecewise graphs). Saving: that wait, less the gap a graph
 //! replay leaves between its kernels ([`GRAPH_REPLAY_GAP_NS`]).
 
-use super::{median, Engine, Finding, Group, GRAPH_REPLAY_GAP_NS};
+use super::{median, Engine, Finding, Group, Kind, GRAPH_REPLAY_GAP_NS};
 
 /// The host-bound finding of `g`, if the wait is worth raising ([`Group::worth`]).
 pub fn host_bound(g: &Group) -> Option<Finding> {
@@ -30,7 +30,7 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
     };
     let i = g.median_pass(|i| g.gaps[i].wall_ns);
     Some(Finding {
-        kind: "host_bound",
+        kind: Kind::HostBound,
         scope: g.scope.clone(),
         passes: g.passes.len(),
         evidence: format!(

@@ -39,8 +39,8 @@ use gaps::{pass_gaps, PassGaps, Syncs};
 /// One finding: a cause of lost time, its saving per step, the fix and how to check it.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Finding {
-    /// `host_bound`, `sync`, `exposed_communication`, `fusion`, `stalled`, `step_gaps`.
-    pub kind: &'static str,
+    /// What the finding is about.
+    pub kind: Kind,
     /// Where it applies: the phase and device (`decode on device 0`).
     pub scope: String,
     /// Passes the figures come from.
@@ -71,6 +71,47 @@ pub fn findings_json(path: &str, found: &[Finding]) -> serde_json::Value {
 /// inside the CUDA-graph replays of `vllm_tp4_h100_1000isl_10osl_32con` (H100, 0.417 µs; MI300X
 /// replays in the fixtures show none at their timestamps' resolution, B300's overlap).
 pub const GRAPH_REPLAY_GAP_NS: i64 = 417;
+
+/// What a finding is about: one kind per cause of lost time, one module each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    HostBound,
+    Sync,
+    Stalled,
+    ExposedCommunication,
+    Fusion,
+    StepGaps,
+}
+
+impl Kind {
+    /// Every kind, in the order findings are computed.
+    pub const ALL: [Kind; 6] =
+        [Kind::HostBound, Kind::Sync, Kind::Stalled, Kind::ExposedCommunication, Kind::Fusion, Kind::StepGaps];
+    /// The kind as tables and JSON spell it (`host_bound`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::HostBound => "host_bound",
+            Kind::Sync => "sync",
+            Kind::Stalled => "stalled",
+            Kind::ExposedCommunication => "exposed_communication",
+            Kind::Fusion => "fusion",
+            Kind::StepGaps => "step_gaps",
+        }
+    }
+}
+
+impl PartialEq<&str> for Kind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A finding saving less than this share of its step is not raised.
 pub const MIN_SAVING_SHARE: f64 = 0.05;

@@ -9,7 +9,7 @@
 //! or are busy time), so the gone findings of a phase are judged together: their predictions
 //! hold when the step's measured change lies within ±20% of their sum.
 
-use super::{findings, findings_from, groups, median, Finding, Group, MIN_SAVING_SHARE};
+use super::{findings, findings_from, groups, median, Finding, Group, Kind, MIN_SAVING_SHARE};
 use crate::analysis::Analysis;
 
 /// How far a measured saving may lie from the predicted one for the prediction to hold.
@@ -18,7 +18,7 @@ pub const TOLERANCE: f64 = 0.20;
 /// One finding of the before trace, seen in the after trace.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Outcome {
-    pub kind: &'static str,
+    pub kind: Kind,
     /// The finding's scope in the before trace.
     pub scope: String,
     /// Its predicted saving per step (µs).
@@ -38,8 +38,8 @@ pub struct Outcome {
 }
 
 /// A phase's median step in `g`, as `kind` measures it (µs).
-fn step_us(g: &Group, kind: &str) -> f64 {
-    if kind != "step_gaps" || g.passes.len() < 2 {
+fn step_us(g: &Group, kind: Kind) -> f64 {
+    if kind != Kind::StepGaps || g.passes.len() < 2 {
         return g.wall_us();
     }
     let mut starts: Vec<i64> = g.passes.iter().map(|p| p.start_ns).collect();
@@ -74,14 +74,14 @@ fn judge(out: &mut [Outcome]) {
             // The phase's gone findings whose step is measured the same way, this one included.
             let peers: Vec<&Outcome> = out
                 .iter()
-                .filter(|x| x.gone && x.scope == o.scope && (x.kind == "step_gaps") == (o.kind == "step_gaps"))
+                .filter(|x| x.gone && x.scope == o.scope && (x.kind == Kind::StepGaps) == (o.kind == Kind::StepGaps))
                 .collect();
             let predicted: f64 = peers.iter().map(|x| x.predicted_us).sum();
             let off = measured / predicted - 1.0;
             let with = if peers.len() > 1 {
                 format!(
                     " (with {}: {predicted:.1} µs predicted together)",
-                    peers.iter().filter(|x| x.kind != o.kind).map(|x| x.kind).collect::<Vec<_>>().join(", ")
+                    peers.iter().filter(|x| x.kind != o.kind).map(|x| x.kind.as_str()).collect::<Vec<_>>().join(", ")
                 )
             } else {
                 String::new()

@@ -5,7 +5,7 @@
 //! bound whose cause the trace can only point at: the runtime call
 //! the host sat in during the longest stall.
 
-use super::{code_site, median, Finding, Group};
+use super::{code_site, median, Finding, Group, Kind};
 use crate::analysis::Analysis;
 
 /// The stall finding of `g`, if the queued idle is worth raising ([`Group::worth`]).
@@ -35,7 +35,7 @@ pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
         None => "the host made no runtime call during it".to_string(),
     };
     Some(Finding {
-        kind: "stalled",
+        kind: Kind::Stalled,
         scope: g.scope.clone(),
         passes: g.passes.len(),
         evidence: format!(

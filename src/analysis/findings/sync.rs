@@ -3,7 +3,7 @@
 //! again while the host refills it. Saving: that refill idle ([`super::gaps`]'s sync share); a
 //! graph cannot remove it (a sync cannot be captured).
 
-use super::{code_site, median, Engine, Finding, Group};
+use super::{code_site, median, Engine, Finding, Group, Kind};
 use crate::analysis::Analysis;
 use crate::model::NONE;
 
@@ -48,7 +48,7 @@ pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
     };
     let i = g.median_pass(|i| g.gaps[i].sync_ns);
     Some(Finding {
-        kind: "sync",
+        kind: Kind::Sync,
         scope: g.scope.clone(),
         passes: g.passes.len(),
         evidence: format!(

@@ -1,6 +1,6 @@
 // Compare: the loaded trace (A) against a second one (B) — labels (default: their GPU names),
-// phase and thresholds, side-by-side bars per category and per layer sorted by gap, and the six
-// comparison tables, each with a CSV export byte for byte what `traceprism compare --out` writes.
+// phase and thresholds, what A's findings became in B, side-by-side bars per category and per
+// layer sorted by gap, and the seven comparison tables, each with a CSV export byte for byte what `traceprism compare --out` writes.
 import { el } from '../dom.js';
 import { pairedBars } from '../charts.js';
 import { formatCount, formatUs } from '../format.js';
@@ -43,6 +43,30 @@ function sideBox(slot, info, ctx) {
     el('label', { class: 'button', attrs: { for: `compare-input-${slot}` }, text: info ? 'Replace…' : 'Open trace…' }), input);
 }
 
+/**
+ * What A's findings became in B: one line per finding, its predicted saving, the step before and
+ * after, and the verdict (`held`, `gone, but…`, `still there`, `not comparable`).
+ * @param {{columns: string[], rows: any[][]}} t the `compare_findings` table
+ */
+export function findingsOutcomes(t) {
+  const c = (n) => t.columns.indexOf(n);
+  const box = el('section', { class: 'compare-findings', attrs: { 'data-compare-findings': '' } },
+    el('h3', { text: "A's findings, checked in B (B as the trace after a fix)" }));
+  if (!t.rows.length) {
+    box.append(el('p', { class: 'note', text: 'A has no finding to check: nothing in A predicted a saving.' }));
+    return box;
+  }
+  box.append(el('ol', {}, t.rows.map((row) => {
+    const measured = row[c('measured_us')];
+    const steps = measured === null || measured === undefined ? ''
+      : ` · step ${formatUs(row[c('a_step_us')])} → ${formatUs(row[c('b_step_us')])} (measured ${formatUs(measured)})`;
+    return el('li', {},
+      el('strong', { text: `${row[c('kind')]} ` }), el('span', { text: `(${row[c('scope')]}): predicted ${formatUs(row[c('predicted_us')])} a step${steps}` }),
+      el('div', { class: 'note', text: String(row[c('verdict')]) }));
+  })));
+  return box;
+}
+
 /** Renders the compare view. */
 export async function compare(ctx, root) {
   root.append(el('h2', { text: 'Compare two traces' }),
@@ -82,6 +106,9 @@ export async function compare(ctx, root) {
   const names = settings.label_a === settings.label_b ? [`${settings.label_a} (A)`, `${settings.label_b} (B)`] : [settings.label_a, settings.label_b];
   const tables = new Map();
   for (const name of result.tables) tables.set(name, await ctx.compareTable(name));
+
+  const outcomes = tables.get('compare_findings');
+  if (outcomes) root.append(findingsOutcomes(outcomes));
 
   const byGap = (t, labelOf, where = () => true) => {
     const c = (n) => t.columns.indexOf(n);
