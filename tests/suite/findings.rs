@@ -343,3 +343,33 @@ fn findings_checked_against_the_second_trace_of_every_real_pair() {
     // The nsys pair: no step, no finding; the honest answer is that nothing predicted the change.
     assert!(seen[pairs[2].0].is_empty());
 }
+
+#[test]
+fn an_item_inside_the_forward_is_a_sync_with_its_python_line() {
+    // BERT-small's forward on H100: Hugging Face's SDPA mask helper calls .item() (is_nonzero):
+    // the host blocks in cudaStreamSynchronize, the GPU drains, then waits while the host
+    // launches again. From the raw events: the idle around the call's return, from the last
+    // kernel to end before it to the first kernel to start after it. 4.7% of the step: below the
+    // raising threshold, so it shows at any size only (`findings_from(a, 0.0)`).
+    let trace = "hf_bert_small_forward_h100.json.gz";
+    let (doc, k) = raw_kernels(trace);
+    let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e3).round() as i64;
+    let call = doc["traceEvents"].as_array().unwrap().iter().find(|e| e["name"] == "cudaStreamSynchronize").unwrap();
+    let back = ns(&call["ts"]) + ns(&call["dur"]);
+    let drained = k.iter().map(|x| x.2).filter(|&e| e <= back).max().unwrap();
+    let refilled = k.iter().map(|x| x.1).filter(|&s| s >= back).min().unwrap();
+    let want = (refilled - drained) as f64 / 1e3;
+    let a = analysis(trace);
+    assert!(findings(&a).iter().all(|x| x.kind != "sync"), "under 5% of the step: not raised");
+    let all = traceprism::analysis::findings::findings_from(&a, 0.0);
+    let s = all.iter().find(|x| x.kind == "sync").expect("a sync at any size");
+    eprintln!("{}: {:.1} µs ({:.1}%), raw idle {want:.1} µs: {}", s.scope, s.saving_us, s.saving_pct, s.evidence);
+    assert!((s.saving_us - want).abs() < 0.01 * want, "{} against {want}", s.saving_us);
+    assert!(
+        s.evidence
+            .contains("cudaStreamSynchronize in aten::_local_scalar_dense from transformers/modeling_attn_mask_utils.py(429)"),
+        "{}",
+        s.evidence
+    );
+    assert!(s.fix.contains(".item()"), "{}", s.fix);
+}
