@@ -86,6 +86,12 @@ pub fn run(a: &Args) -> Result<()> {
         Some(f) => text.push_str(&format!("finding: {f}\n")),
         None => text.push_str("finding: no rank arrives last by more than 1 µs at any collective\n"),
     }
+    let found = traceprism::analysis::findings::stragglers(run);
+    if !found.is_empty() {
+        let text_of = super::findings::render("", &found);
+        text.push_str("\nfindings (run_findings)");
+        text.push_str(text_of.split_once('\n').map_or("", |(_, rest)| rest));
+    }
     if let Some(f) = run.cost_finding() {
         text.push_str(&format!("collectives: {f} (see collective_classes)\n"));
     }

@@ -1,7 +1,7 @@
 //! `findings`: what to fix first and what it would save, one row per finding, largest saving
 //! first ([`crate::analysis::findings`]).
 
-use crate::analysis::findings::findings as found;
+use crate::analysis::findings::{findings as found, Finding};
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
 
@@ -9,8 +9,13 @@ use crate::table::{Cell, Table};
 /// step's wall time), `confidence`, `evidence`, `fix`, `check`, and the evidence's window
 /// (`from_us`, `to_us`, in the trace's clock as `passes.start_us`).
 pub fn findings(a: &Analysis) -> Table {
+    table_of("findings", found(a))
+}
+
+/// A findings table named `name` (`findings`, or `run_findings` for a run's ranks).
+pub fn table_of(name: &str, found: Vec<Finding>) -> Table {
     let mut t = Table::new(
-        "findings",
+        name,
         &[
             "kind",
             "scope",
@@ -25,7 +30,7 @@ pub fn findings(a: &Analysis) -> Table {
             "to_us:us",
         ],
     );
-    for f in found(a) {
+    for f in found {
         t.push(vec![
             Cell::from(f.kind.as_str()),
             Cell::from(f.scope),

@@ -22,8 +22,15 @@ pub fn run_tables(run: &Run) -> Vec<Table> {
         straggler_summary(run),
         wait_by_layer(run),
         straggler_cause(run),
+        run_findings(run),
         unmatched_collectives(run),
     ]
+}
+
+/// `run_findings`: the run's findings, one per rank that arrives last (kind `straggler`), with the
+/// columns of `findings`.
+pub fn run_findings(run: &Run) -> Table {
+    super::findings::table_of("run_findings", crate::analysis::findings::stragglers(run))
 }
 
 fn id(v: u32) -> Cell {

@@ -65,7 +65,7 @@ test('a run of three ranks: the straggler, the tables and the exports equal `tra
   assert.ok(classLane.waiting > 0 && classLane.transfer > 0, JSON.stringify(classLane));
 
   // Tables equal the CLI's CSVs (the first page of each; `ranks` names files differently).
-  for (const name of ['straggler_summary', 'lateness', 'collective_classes', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases']) {
+  for (const name of ['run_findings', 'straggler_summary', 'lateness', 'collective_classes', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases']) {
     assertSameAsCli(await displayed(page, name), want.get(name), name);
   }
 

@@ -209,3 +209,29 @@ fn delayed_collectives_are_skew_and_the_others_transfer() {
         eprintln!("{source}: {sentence}");
     }
 }
+
+#[test]
+fn the_straggler_finding_saves_the_injected_delay_and_names_its_side() {
+    // The injected delays are the truth: everyone waits DELAY_US at each delayed collective, so
+    // the run's straggler finding must save the delays' sum (within 5%, as lateness is measured),
+    // spread over the straggler's steps, and fix the side that was delayed.
+    for source in SOURCES {
+        for kind in [LateKind::Device, LateKind::Host] {
+            let (texts, delays) = made(source, kind);
+            let run = run_of(&texts);
+            let found = traceprism::analysis::findings::stragglers(&run);
+            let f = &found[0];
+            eprintln!(
+                "{source} {kind:?}: {} {}: {:.1} µs a step over {} steps; {}",
+                f.kind, f.scope, f.saving_us, f.passes, f.fix
+            );
+            assert_eq!(found.len(), 1, "only the straggler: {found:?}");
+            assert!(f.scope.starts_with("rank 2 of 4"), "{}", f.scope);
+            let total = f.saving_us * f.passes as f64;
+            let want = DELAY_US * delays as f64;
+            assert!((total / want - 1.0).abs() <= 0.05, "{source} {kind:?}: {total} µs saved for {want} µs injected");
+            let words = if kind == LateKind::Host { "free the late rank's host" } else { "balance the GPU work" };
+            assert!(f.fix.starts_with(words), "{}", f.fix);
+        }
+    }
+}

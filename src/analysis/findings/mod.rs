@@ -17,6 +17,9 @@
 //! - **`step_gaps`** ([`between_steps`]): between consecutive passes the GPU idles while the
 //!   scheduler prepares the next step; overlapping that host work with the running step removes it.
 //!
+//! - **`straggler`** ([`straggler`], over a run's ranks): one rank arrives last at the collectives
+//!   and the others wait for it; the cause on its host or its device.
+//!
 //! [`outcome`] checks a finding against a second trace of the same workload after the fix.
 //!
 //! A finding is raised only from what was recorded: host waits need the runtime launches (the
@@ -30,7 +33,10 @@ pub mod gaps;
 mod host;
 pub mod outcome;
 mod stall;
+mod straggler;
 mod sync;
+
+pub use straggler::stragglers;
 
 use crate::analysis::phases::{Pass, Phase};
 use crate::analysis::Analysis;
@@ -82,12 +88,14 @@ pub enum Kind {
     ExposedCommunication,
     Fusion,
     StepGaps,
+    /// Across the ranks of a run (`traceprism ranks`), not one trace.
+    Straggler,
 }
 
 impl Kind {
     /// Every kind, in the order findings are computed.
-    pub const ALL: [Kind; 6] =
-        [Kind::HostBound, Kind::Sync, Kind::Stalled, Kind::ExposedCommunication, Kind::Fusion, Kind::StepGaps];
+    pub const ALL: [Kind; 7] =
+        [Kind::HostBound, Kind::Sync, Kind::Stalled, Kind::ExposedCommunication, Kind::Fusion, Kind::StepGaps, Kind::Straggler];
     /// The kind as tables and JSON spell it (`host_bound`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -97,6 +105,7 @@ impl Kind {
             Kind::ExposedCommunication => "exposed_communication",
             Kind::Fusion => "fusion",
             Kind::StepGaps => "step_gaps",
+            Kind::Straggler => "straggler",
         }
     }
 }

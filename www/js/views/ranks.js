@@ -8,8 +8,8 @@ import { formatUs } from '../format.js';
 import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
 
-/** Tables shown, in order (the straggler summary first). */
-const ORDER = ['straggler_summary', 'lateness', 'collective_classes', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
+/** Tables shown, in order (what to fix first, then the straggler summary). */
+const ORDER = ['run_findings', 'straggler_summary', 'lateness', 'collective_classes', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
 
 /** Colour of each cost class (see `collective_classes`). */
 export const CLASS_COLOURS = { transfer: '#4f7fb8', skew: '#d2462f', mixed: '#f2a93b', inconclusive: '#c8c8c8' };
