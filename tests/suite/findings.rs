@@ -373,3 +373,38 @@ fn an_item_inside_the_forward_is_a_sync_with_its_python_line() {
     );
     assert!(s.fix.contains(".item()"), "{}", s.fix);
 }
+
+#[test]
+fn eager_attention_scores_far_from_the_roof_are_a_roofline_finding() {
+    // TimeSformer on H100 computes attention op by op: aten::bmm [96, 3137, 64] × [96, 64, 3137]
+    // writes the scores. Its achieved TFLOP/s recomputed from the raw events: the op calls with
+    // those Input Dims, and the kernels that carry their External id.
+    let trace = "hf_timesformer_forward_h100.json.gz";
+    let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(trace)).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let dims = serde_json::json!([[96, 3137, 64], [96, 64, 3137]]);
+    let calls: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e["cat"] == "cpu_op" && e["name"] == "aten::bmm" && e["args"]["Input Dims"] == dims).collect();
+    let ext: std::collections::HashSet<i64> = calls.iter().map(|e| e["args"]["External id"].as_i64().unwrap()).collect();
+    let gpu_us: f64 = events
+        .iter()
+        .filter(|e| e["cat"] == "kernel" && e["args"]["External id"].as_i64().is_some_and(|x| ext.contains(&x)))
+        .map(|e| e["dur"].as_f64().unwrap())
+        .sum();
+    let flops = 2.0 * 96.0 * 3137.0 * 64.0 * 3137.0;
+    let tflops = flops / (gpu_us / calls.len() as f64) / 1e6;
+    let a = analysis(trace);
+    let f = findings(&a);
+    let r = f.iter().find(|x| x.kind == "roofline").expect("a roofline finding");
+    eprintln!("raw: {} calls, {gpu_us:.1} µs, {tflops:.1} TFLOP/s; {}: {}", calls.len(), r.evidence, r.saving_us);
+    assert!(
+        r.evidence.contains(&format!("aten::bmm [[96, 3137, 64], [96, 64, 3137]] × {} calls", calls.len())),
+        "{}",
+        r.evidence
+    );
+    assert!(r.evidence.contains(&format!("({tflops:.1} of")), "{tflops:.1} TFLOP/s: {}", r.evidence);
+    assert!(r.fix.contains("scaled_dot_product_attention"), "{}", r.fix);
+    // The finding never claims more than the step's kernel time.
+    let kernels_us = a.phases.passes.iter().map(|p| p.kernel_time_ns).sum::<i64>() as f64 / 1e3;
+    assert!(r.saving_us < kernels_us, "{} of {kernels_us}", r.saving_us);
+}

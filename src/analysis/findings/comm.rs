@@ -8,9 +8,11 @@ use crate::analysis::phases::Pass;
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
 
-/// Merges sorted-by-start intervals into disjoint ones.
+/// Merges intervals into disjoint ones, sorted (a pass's rows come in time order: already sorted).
 fn union(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort_unstable();
+    if !v.is_sorted() {
+        v.sort_unstable();
+    }
     let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         match out.last_mut() {

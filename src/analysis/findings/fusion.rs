@@ -6,6 +6,7 @@
 //! are `host_bound`'s, not counted here.
 
 use super::{median, Engine, Finding, Group, Kind};
+use crate::analysis::per_name::PerName;
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
 
@@ -14,13 +15,26 @@ const FUSABLE: &[&str] = &["Norm", "Activation", "Elementwise/Reduce"];
 /// A run shorter than this is not worth a finding.
 const MIN_RUN: usize = 3;
 
+/// Per kernel name: fusable or not ([`fusable_name`]), looked up once per name.
+struct Fusable<'a> {
+    a: &'a Analysis,
+    by_name: PerName<bool>,
+}
+
+impl Fusable<'_> {
+    fn row(&mut self, r: usize) -> bool {
+        let (a, name) = (self.a, self.a.trace.gpu.name[r]);
+        FUSABLE.contains(&a.categories.family(r)) && *self.by_name.get_or_insert_with(name, || fusable_name(a.trace.name(name)))
+    }
+}
+
 /// Runs of fusable kernels of one pass: (kernels in the run, first row).
-fn runs(a: &Analysis, rows: &[u32]) -> Vec<(usize, u32)> {
+fn runs(a: &Analysis, fusable: &mut Fusable, rows: &[u32]) -> Vec<(usize, u32)> {
     let g = &a.trace.gpu;
     let mut out = Vec::new();
     let mut run = (0usize, 0u32);
     for &r in rows.iter().filter(|&&r| g.kind[r as usize] == GpuKind::Kernel) {
-        if fusable(a, r as usize) {
+        if fusable.row(r as usize) {
             if run.0 == 0 {
                 run.1 = r;
             }
@@ -38,29 +52,29 @@ fn runs(a: &Analysis, rows: &[u32]) -> Vec<(usize, u32)> {
     out
 }
 
-/// A memory-bound kernel not already fused by a compiler (Triton's `triton_…`, XLA's `…fusion…`).
-fn fusable(a: &Analysis, r: usize) -> bool {
-    let name = a.trace.name(a.trace.gpu.name[r]);
-    FUSABLE.contains(&a.categories.family(r)) && !name.starts_with("triton_") && !name.contains("fusion")
+/// A kernel name not already fused by a compiler (Triton's `triton_…`, XLA's `…fusion…`).
+fn fusable_name(name: &str) -> bool {
+    !name.starts_with("triton_") && !name.contains("fusion")
 }
 
 /// The fusion finding of `g`, if the kernels' floors are worth raising ([`Group::worth`]).
 pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
     let gpu = &a.trace.gpu;
+    let mut fusable = Fusable { a, by_name: PerName::new(a.trace.names.len()) };
     let mut durations: Vec<f64> = g
         .passes
         .iter()
         .flat_map(|p| p.rows.iter())
         .map(|&r| r as usize)
-        .filter(|&r| gpu.kind[r] == GpuKind::Kernel && fusable(a, r))
+        .filter(|&r| gpu.kind[r] == GpuKind::Kernel && fusable.row(r))
         .map(|r| gpu.dur[r] as f64 / 1e3)
         .collect();
     if durations.is_empty() {
         return None;
     }
-    durations.sort_by(f64::total_cmp);
-    let floor_us = durations[durations.len() / 10];
-    let per_pass: Vec<Vec<(usize, u32)>> = g.passes.iter().map(|p| runs(a, &p.rows)).collect();
+    let tenth = durations.len() / 10;
+    let floor_us = *durations.select_nth_unstable_by(tenth, f64::total_cmp).1;
+    let per_pass: Vec<Vec<(usize, u32)>> = g.passes.iter().map(|p| runs(a, &mut fusable, &p.rows)).collect();
     let saved = |r: &[(usize, u32)]| r.iter().map(|&(n, _)| (n - 1) as f64).sum::<f64>() * floor_us;
     let saving_us = median(per_pass.iter().map(|r| saved(r)).collect());
     let wall_us = g.wall_us();

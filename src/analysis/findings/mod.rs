@@ -17,6 +17,8 @@
 //! - **`step_gaps`** ([`between_steps`]): between consecutive passes the GPU idles while the
 //!   scheduler prepares the next step; overlapping that host work with the running step removes it.
 //!
+//! - **`roofline`** ([`roofline`]): GEMM and attention shapes far below their roof, against what
+//!   the trace's own calls of the family reach on this device.
 //! - **`straggler`** ([`straggler`], over a run's ranks): one rank arrives last at the collectives
 //!   and the others wait for it; the cause on its host or its device.
 //!
@@ -32,6 +34,7 @@ mod fusion;
 pub mod gaps;
 mod host;
 pub mod outcome;
+mod roofline;
 mod stall;
 mod straggler;
 mod sync;
@@ -88,6 +91,7 @@ pub enum Kind {
     ExposedCommunication,
     Fusion,
     StepGaps,
+    Roofline,
     /// Across the ranks of a run (`traceprism ranks`), not one trace.
     Straggler,
 }
@@ -105,6 +109,7 @@ impl Kind {
             Kind::ExposedCommunication => "exposed_communication",
             Kind::Fusion => "fusion",
             Kind::StepGaps => "step_gaps",
+            Kind::Roofline => "roofline",
             Kind::Straggler => "straggler",
         }
     }
@@ -202,15 +207,28 @@ pub fn findings_from(a: &Analysis, min_share: f64) -> Vec<Finding> {
     if a.trace.launches.is_empty() {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    for g in &groups(a, min_share) {
-        out.extend(host::host_bound(g));
-        out.extend(sync::syncs(a, g));
-        out.extend(comm::exposed_communication(a, g));
-        out.extend(fusion::fusion(a, g));
-        out.extend(stall::stalled(a, g));
-        out.extend(between_steps::step_gaps(g));
-    }
+    // The roofline (shared with its tables, kept once computed) is made beside the walk over
+    // the passes and the findings it gives.
+    let (mut groups_found, mut out) = (Vec::new(), Vec::new());
+    crate::support::threads::both(
+        a.trace.gpu.len(),
+        || {
+            a.roofline();
+        },
+        || {
+            groups_found = groups(a, min_share);
+            for g in &groups_found {
+                out.extend(host::host_bound(g));
+                out.extend(sync::syncs(a, g));
+                out.extend(comm::exposed_communication(a, g));
+                out.extend(fusion::fusion(a, g));
+                out.extend(stall::stalled(a, g));
+                out.extend(between_steps::step_gaps(g));
+            }
+        },
+    );
+    let groups = groups_found;
+    out.extend(roofline::far_from_roof(a, &groups));
     out.sort_by(|x, y| y.saving_us.total_cmp(&x.saving_us));
     out
 }
@@ -234,9 +252,7 @@ impl Engine {
         if xla {
             return Engine::Jax;
         }
-        let names =
-            crate::analysis::steps::generation::name_evidence(&a.trace, crate::analysis::steps::rules::PhaseRules::builtin());
-        let engine = names.batching_engine.unwrap_or_default().to_lowercase();
+        let engine = a.phases.batching_engine.as_deref().unwrap_or_default().to_lowercase();
         if engine.contains("vllm") {
             Engine::Vllm
         } else if engine.contains("sglang") || engine.contains("sgl") {

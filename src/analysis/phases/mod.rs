@@ -103,6 +103,9 @@ pub struct Phases {
     /// Devices whose passes the stream's structure counted otherwise than the names did (the
     /// structure's passes are the ones kept).
     pub disagreements: Vec<Disagreement>,
+    /// The batching engine the trace's names show (`vLLM`, `SGLang`…), when an inference trace
+    /// shows one.
+    pub batching_engine: Option<String>,
 }
 
 /// The decode threshold a trace's own GEMMs suggest. Each pass's largest GEMM M (tokens in the
@@ -261,6 +264,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
     // diffusion loop: its passes are those steps and the stages around them.
     let names = name_evidence(trace, rules);
+    out.batching_engine = names.batching_engine.clone();
     let (mut segs, diffusion) = if crate::analysis::steps::generation::generation_shown(&names, engine_steps) {
         (segs.into_iter().map(|s| (s, None)).collect(), None)
     } else {

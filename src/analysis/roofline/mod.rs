@@ -170,32 +170,54 @@ struct ModelledOps<'a> {
     a: &'a Analysis,
     rules: OpRules,
     by_name: PerName<Option<ModelRef>>,
-    by_op: FastMap<u32, Option<(u32, ModelRef)>>,
+    /// Per CPU op: [`UNKNOWN`], [`UNMODELLED`], or 2 + its answer's index in `answers` (4 bytes
+    /// an op: a trace holds millions of ops).
+    by_op: Vec<u32>,
+    answers: Vec<(u32, ModelRef)>,
+    /// Scratch: the ops passed on the way up from one op.
+    passed: Vec<u32>,
 }
+
+/// An op not looked up yet.
+const UNKNOWN: u32 = 0;
+/// An op that no shape model covers, nor any op enclosing it.
+const UNMODELLED: u32 = 1;
 
 impl<'a> ModelledOps<'a> {
     fn new(a: &'a Analysis) -> Self {
-        ModelledOps { a, rules: OpRules::builtin(), by_name: PerName::new(a.trace.names.len()), by_op: FastMap::default() }
+        let by_op = vec![UNKNOWN; a.trace.ops.len()];
+        ModelledOps {
+            a,
+            rules: OpRules::builtin(),
+            by_name: PerName::new(a.trace.names.len()),
+            by_op,
+            answers: Vec::new(),
+            passed: Vec::new(),
+        }
+    }
+
+    fn decode(&self, code: u32) -> Option<(u32, ModelRef)> {
+        (code >= 2).then(|| self.answers[(code - 2) as usize])
     }
 
     fn of(&mut self, op: u32) -> Option<(u32, ModelRef)> {
-        if let Some(hit) = self.by_op.get(&op) {
-            return *hit;
+        match self.by_op.get(op as usize).copied() {
+            Some(UNKNOWN) | None => {}
+            Some(code) => return self.decode(code),
         }
         let ops = &self.a.trace.ops;
         let mut cur = op;
         let mut found = None;
         // Ops passed on the way up have the same answer (none of them is modelled).
-        let mut passed = Vec::new();
+        let mut passed = std::mem::take(&mut self.passed);
+        passed.clear();
         for _ in 0..64 {
             if cur == NONE || cur as usize >= ops.len() {
                 break;
             }
-            if cur != op {
-                if let Some(hit) = self.by_op.get(&cur) {
-                    found = *hit;
-                    break;
-                }
+            if cur != op && self.by_op[cur as usize] != UNKNOWN {
+                found = self.decode(self.by_op[cur as usize]);
+                break;
             }
             let i = cur as usize;
             if ops.kind[i] == OpKind::CpuOp {
@@ -208,10 +230,20 @@ impl<'a> ModelledOps<'a> {
             passed.push(cur);
             cur = ops.parent[i];
         }
-        for p in passed {
-            self.by_op.insert(p, found);
+        let code = match found {
+            Some(answer) => {
+                self.answers.push(answer);
+                self.answers.len() as u32 + 1
+            }
+            None => UNMODELLED,
+        };
+        for &p in &passed {
+            self.by_op[p as usize] = code;
         }
-        self.by_op.insert(op, found);
+        self.passed = passed;
+        if let Some(slot) = self.by_op.get_mut(op as usize) {
+            *slot = code;
+        }
         found
     }
 }
@@ -254,14 +286,20 @@ pub fn analyze(a: &Analysis) -> Roofline {
     let g = &a.trace.gpu;
     let ops = &a.trace.ops;
     let mut modelled = ModelledOps::new(a);
-    // per modelled op call: (model, GPU ns, GPU rows)
-    let mut calls: FastMap<u32, (ModelRef, i64, usize)> = FastMap::default();
+    // per modelled op call: (op, model, GPU ns, GPU rows); `slot` maps an op to its call + 1.
+    let mut calls: Vec<(u32, (ModelRef, i64, usize))> = Vec::with_capacity(g.len());
+    let mut slot = vec![0u32; ops.len()];
     let mut gpu_ns = 0;
     for i in 0..g.len() {
         gpu_ns += g.dur[i];
         let Owner::Op(op) = owner(a, i) else { continue };
         let Some((call, r)) = modelled.of(op) else { continue };
-        let e = calls.entry(call).or_insert((r, 0, 0));
+        let k = &mut slot[call as usize];
+        if *k == 0 {
+            calls.push((call, (r, 0, 0)));
+            *k = calls.len() as u32;
+        }
+        let e = &mut calls[*k as usize - 1].1;
         e.1 += g.dur[i];
         e.2 += 1;
     }
