@@ -98,8 +98,29 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order findings are computed.
-    pub const ALL: [Kind; 7] =
-        [Kind::HostBound, Kind::Sync, Kind::Stalled, Kind::ExposedCommunication, Kind::Fusion, Kind::StepGaps, Kind::Straggler];
+    pub const ALL: [Kind; 8] = [
+        Kind::HostBound,
+        Kind::Sync,
+        Kind::Stalled,
+        Kind::ExposedCommunication,
+        Kind::Fusion,
+        Kind::StepGaps,
+        Kind::Roofline,
+        Kind::Straggler,
+    ];
+    /// The kind's place in [`Kind::ALL`] (a match, so a new kind cannot be left out of it).
+    pub fn position(self) -> usize {
+        match self {
+            Kind::HostBound => 0,
+            Kind::Sync => 1,
+            Kind::Stalled => 2,
+            Kind::ExposedCommunication => 3,
+            Kind::Fusion => 4,
+            Kind::StepGaps => 5,
+            Kind::Roofline => 6,
+            Kind::Straggler => 7,
+        }
+    }
     /// The kind as tables and JSON spell it (`host_bound`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -300,5 +321,21 @@ fn confidence(passes: usize, linked: f64) -> String {
         format!("medium: {:.0}% of the kernels link to their launch", 100.0 * linked)
     } else {
         "high".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn every_kind_is_listed_once_in_its_place() {
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.position(), i, "{k}");
+        }
+        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Kind::ALL.len());
     }
 }
