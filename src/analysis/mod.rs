@@ -1,5 +1,6 @@
 //! Analyses that read the linked model. Each fills one part of [`Analysis`]; none re-reads input.
 
+pub mod call_paths;
 pub mod categories;
 pub mod compare;
 pub mod coverage;
@@ -17,6 +18,7 @@ pub mod roofline;
 pub mod rows;
 pub mod shapes;
 pub mod short_kernels;
+pub mod sources;
 pub mod steps;
 pub mod timeline;
 pub mod truth;

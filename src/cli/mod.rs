@@ -5,6 +5,7 @@ mod compare;
 mod doctor;
 mod export;
 mod findings;
+mod flame;
 mod gate;
 mod layers;
 mod ranks;
@@ -28,6 +29,10 @@ USAGE:
                                                                  starving the GPU, syncs, stalls, exposed collectives,
                                                                  unfused chains, idle between steps) with its saving
                                                                  per step, the fix and what a re-profile should show
+  traceprism flame TRACE [--phase P] [--svg FILE] [--against B] GPU time by call path (Python frames, modules, the op
+                                                                 chain, the kernel) as folded stacks (`frame;kernel ns`,
+                                                                 for inferno/speedscope) or an SVG flame graph; with
+                                                                 --against B the differential graph, per pass
   traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
@@ -111,6 +116,7 @@ pub fn run(argv: &[String]) -> i32 {
         "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
         "doctor" => args::parse(rest).and_then(|a| doctor::run(&a)),
         "findings" => args::parse(rest).and_then(|a| findings::run(&a)),
+        "flame" => args::parse(rest).and_then(|a| flame::run(&a)),
         "export" => args::parse(rest).and_then(|a| export::run(&a)),
         "layers" => args::parse(rest).and_then(|a| layers::run(&a)),
         "report" => args::parse(rest).and_then(|a| report::run(&a)),

@@ -6,6 +6,7 @@
 #[cfg(all(feature = "parquet", not(target_arch = "wasm32")))]
 pub mod batches;
 pub mod categories;
+pub mod code;
 pub mod compare;
 pub mod findings;
 pub mod health;
@@ -59,6 +60,8 @@ pub enum View {
     Kernels,
     /// `#report`: the roofline and the findings.
     Report,
+    /// `#code`: where in the code: the flame graph of GPU time by call path, and source lines.
+    Code,
 }
 
 /// One table: its name (the CSV file's and the sheet's), the view that shows it, its builder.
@@ -102,6 +105,8 @@ pub const TABLES: &[TableDef] = &[
     TableDef { name: "roofline_attention", view: View::Report, build: roofline::roofline_attention },
     TableDef { name: "roofline_norm", view: View::Report, build: roofline::roofline_norm },
     TableDef { name: "roofline_elementwise", view: View::Report, build: roofline::roofline_elementwise },
+    TableDef { name: "sources", view: View::Code, build: code::sources },
+    TableDef { name: "call_paths", view: View::Code, build: code::call_paths },
 ];
 
 /// Names of all tables.

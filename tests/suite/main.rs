@@ -8,6 +8,7 @@ mod common;
 mod annotation_free;
 mod as_recorded;
 mod bad_input;
+mod call_paths;
 mod categories;
 mod categories_dump;
 mod categories_rules;
