@@ -88,9 +88,9 @@ impl CallPaths {
     pub fn totals(&self) -> Vec<[i64; PHASES]> {
         let mut t: Vec<[i64; PHASES]> = self.nodes.iter().map(|n| n.self_ns).collect();
         for i in (1..self.nodes.len()).rev() {
-            let p = self.nodes[i].parent as usize;
-            for k in 0..PHASES {
-                t[p][k] += t[i][k];
+            let (p, own) = (self.nodes[i].parent as usize, t[i]);
+            for (sum, x) in t[p].iter_mut().zip(own) {
+                *sum += x;
             }
         }
         t
@@ -286,7 +286,7 @@ pub fn call_paths(a: &Analysis) -> CallPaths {
     let no_launch = b.text_label("(no launch)");
     // Without Python frames, paths start at the phase and the layer (the op chains alone would
     // merge every layer's ops).
-    let stacks = t.ops.kind.iter().any(|&k| k == OpKind::PythonFunction);
+    let stacks = t.ops.kind.contains(&OpKind::PythonFunction);
     let mut graph_labels: FastMap<NameId, u32> = FastMap::default();
     for r in 0..g.len() {
         if g.kind[r] != GpuKind::Kernel {

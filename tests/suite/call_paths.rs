@@ -24,7 +24,8 @@ fn raw_frame_ns(doc: &serde_json::Value) -> HashMap<String, i64> {
     let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e3).round() as i64;
     let thread = |e: &serde_json::Value| (e["pid"].to_string(), e["tid"].to_string());
     // Frames by thread, sorted by start.
-    let mut frames: HashMap<(String, String), Vec<(i64, i64, String)>> = HashMap::new();
+    type Frames = Vec<(i64, i64, String)>;
+    let mut frames: HashMap<(String, String), Frames> = HashMap::new();
     for e in events.iter().filter(|e| e["cat"] == "python_function" && e["ph"] == "X") {
         let s = ns(&e["ts"]);
         frames.entry(thread(e)).or_default().push((s, s + ns(&e["dur"]), node_label(e["name"].as_str().unwrap()).into_owned()));
@@ -108,7 +109,7 @@ fn a_frames_inclusive_time_is_the_raw_kernels_launched_inside_it() {
         let totals = cp.totals();
         // Per frame name: the time of nodes of that name with no ancestor of the same name.
         let mut tree: HashMap<&str, i64> = HashMap::new();
-        for i in 1..cp.nodes.len() {
+        for (i, total) in totals.iter().enumerate().skip(1) {
             if cp.nodes[i].kind != traceprism::analysis::call_paths::NodeKind::Python {
                 continue;
             }
@@ -119,7 +120,7 @@ fn a_frames_inclusive_time_is_the_raw_kernels_launched_inside_it() {
                 p = cp.nodes[p].parent as usize;
             }
             if !nested {
-                *tree.entry(cp.name(i)).or_default() += totals[i].iter().sum::<i64>();
+                *tree.entry(cp.name(i)).or_default() += total.iter().sum::<i64>();
             }
         }
         let mut checked = 0;
