@@ -66,6 +66,8 @@ pub struct Node {
     pub self_ns: [i64; PHASES],
     /// Kernels placed on this node.
     pub kernels: u32,
+    /// The first GPU row placed on this node (a kernel node's first kernel), or `NONE`.
+    pub first_row: u32,
 }
 
 /// The call-path tree of a trace. Node 0 is the root; a node comes after its parent.
@@ -190,7 +192,7 @@ impl Builder<'_> {
             return n;
         }
         let n = self.out.nodes.len() as u32;
-        self.out.nodes.push(Node { parent, kind, label, self_ns: [0; PHASES], kernels: 0 });
+        self.out.nodes.push(Node { parent, kind, label, self_ns: [0; PHASES], kernels: 0, first_row: NONE });
         self.children.insert((parent, label), n);
         n
     }
@@ -272,7 +274,7 @@ pub fn call_paths(a: &Analysis) -> CallPaths {
     let mut b = Builder {
         a,
         out: CallPaths {
-            nodes: vec![Node { parent: 0, kind: NodeKind::Root, label: 0, self_ns: [0; PHASES], kernels: 0 }],
+            nodes: vec![Node { parent: 0, kind: NodeKind::Root, label: 0, self_ns: [0; PHASES], kernels: 0, first_row: NONE }],
             labels: vec!["all".to_string()],
             no_launch: 0,
             replayed: 0,
@@ -326,6 +328,9 @@ pub fn call_paths(a: &Analysis) -> CallPaths {
         let node = &mut b.out.nodes[leaf];
         node.self_ns[phase as usize] += g.dur[r];
         node.kernels += 1;
+        if node.first_row == NONE {
+            node.first_row = r as u32;
+        }
     }
     b.out
 }

@@ -18,7 +18,8 @@ fn with_phases(head: &[&str], tail: &[&str]) -> Vec<String> {
 
 /// `call_paths`: one row per node of the call-path tree (node 0 the root, a node after its
 /// parent): `kind` (annotation, python, op, graph, no_launch, kernel), `name`, `self_us` (its own
-/// kernels), `total_us` (with everything under it), `kernels` under it, and the total per phase.
+/// kernels), `total_us` (with everything under it), `kernels` under it, the total per phase, and
+/// for a kernel node its `family` and its first kernel (`first_kernel_us`, `first_kernel_dur_us`).
 pub fn call_paths(a: &Analysis) -> Table {
     let cp = tree(a);
     let totals = cp.totals();
@@ -28,8 +29,10 @@ pub fn call_paths(a: &Analysis) -> Table {
         let p = cp.nodes[i].parent as usize;
         kernels[p] += kernels[i];
     }
-    let cols =
-        with_phases(&["node:int", "parent:int", "depth:int", "kind", "name", "self_us:us", "total_us:us", "kernels:int"], &[]);
+    let cols = with_phases(
+        &["node:int", "parent:int", "depth:int", "kind", "name", "self_us:us", "total_us:us", "kernels:int"],
+        &["family", "first_kernel_us:us", "first_kernel_dur_us:us"],
+    );
     let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
     let mut t = Table::new("call_paths", &refs);
     for (i, n) in cp.nodes.iter().enumerate() {
@@ -44,6 +47,14 @@ pub fn call_paths(a: &Analysis) -> Table {
             Cell::from(kernels[i]),
         ];
         row.extend((0..PHASES).map(|k| Cell::Micros(totals[i][k])));
+        let first = n.first_row as usize;
+        if n.first_row == crate::model::NONE {
+            row.extend([Cell::Empty, Cell::Empty, Cell::Empty]);
+        } else {
+            row.push(Cell::from(a.categories.family(first)));
+            row.push(Cell::Micros(a.trace.gpu.ts[first]));
+            row.push(Cell::Micros(a.trace.gpu.dur[first]));
+        }
         t.push(row);
     }
     t

@@ -1,6 +1,7 @@
 //! Comparison tables, built from two analyses (so not in the single-trace [`super::TABLES`]):
 //! `compare_summary`, `compare_categories`, `compare_ops`, `compare_layers`, `compare_alignment`,
-//! `compare_fusions`, `compare_findings` (the first trace's findings, checked in the second). Columns prefixed `a_` / `b_` belong to each side; `ratio = A / B` per pass
+//! `compare_fusions`, `compare_findings` (the first trace's findings, checked in the second),
+//! `compare_call_paths` (the differential flame graph). Columns prefixed `a_` / `b_` belong to each side; `ratio = A / B` per pass
 //! and `status` says how A fares against B (`slower`, `faster`, `similar`, `only_a`, `only_b`).
 
 use crate::analysis::compare::fusion::{AlignedRow, Kind};
@@ -19,6 +20,7 @@ pub const COMPARE_TABLES: &[&str] = &[
     "compare_alignment",
     "compare_fusions",
     "compare_findings",
+    "compare_call_paths",
 ];
 
 /// Every comparison table for two analyses (A first). Errors only on bad options.
@@ -40,7 +42,24 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
         alignment(c, &sa, &sb),
         fusions(c, &sa, &sb),
         findings(a, b),
+        call_paths(a, b, phase),
     ]
+}
+
+/// `compare_call_paths`: the differential flame graph's data: each call path (frames from the
+/// outermost down to the kernel, `;`-joined, as in `traceprism flame`) with its GPU time per pass
+/// of the selected phase on each side and `gap_per_pass_us` (A − B), largest change first.
+fn call_paths(a: &Analysis, b: &Analysis, phase: Option<crate::analysis::phases::Phase>) -> Table {
+    let mut t = Table::new("compare_call_paths", &["path", "a_per_pass_us:us", "b_per_pass_us:us", "gap_per_pass_us:us"]);
+    for d in crate::analysis::call_paths::differential(a, b, phase) {
+        t.push(vec![
+            Cell::from(d.path),
+            Cell::Float(d.a_ns_per_pass / 1e3),
+            Cell::Float(d.b_ns_per_pass / 1e3),
+            Cell::Float((d.a_ns_per_pass - d.b_ns_per_pass) / 1e3),
+        ]);
+    }
+    t
 }
 
 /// `compare_findings`: each finding of A (the trace before a change), what its phase's median

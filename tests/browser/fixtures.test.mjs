@@ -14,7 +14,7 @@ const FIXTURES = fs.readdirSync(path.join(ROOT, 'fixtures'))
   .filter((f) => (f.endsWith('.json.gz') || f.endsWith('.xplane.pb')) && !f.includes('.truth.'))
   .sort()
   .concat(fs.readdirSync(path.join(ROOT, 'fixtures/nsys')).filter((f) => f.endsWith('.sqlite')).sort().map((f) => `nsys/${f}`));
-const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report'];
+const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report', 'code'];
 
 test('every fixture opens and draws in every analysis view', async () => {
   assert.ok(FIXTURES.length >= 25, `${FIXTURES.length} fixtures`);

@@ -16,7 +16,7 @@ const B300 = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_b300.trace.js
 const MI300X = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz');
 const LLAMA = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const LLAMA_TRUTH = path.join(ROOT, 'fixtures/llama_dense_eager.truth.json.gz');
-const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings'];
+const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings', 'compare_call_paths'];
 const env = useBrowser('traceprism-browser2-');
 const tmp = env.tmp;
 

@@ -10,6 +10,7 @@ import { phases } from './views/phases.js';
 import { layers } from './views/layers.js';
 import { ops } from './views/ops.js';
 import { kernels } from './views/kernels.js';
+import { code } from './views/code.js';
 import { report } from './views/report.js';
 import { compare } from './views/compare.js';
 import { timeline } from './views/timeline.js';
@@ -22,7 +23,7 @@ import { Session } from './session.js';
 import { $, setState, showError } from './status.js';
 import { createLoading } from './loading.js';
 
-const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, compare, ranks, watch };
+const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, code, compare, ranks, watch };
 
 /** Everything the page has loaded and shows, and its generation counter (see store.js). */
 const store = new Store();

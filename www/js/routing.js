@@ -2,7 +2,7 @@
 // by the core with the table (report::TABLES), not guessed here from its name.
 
 /** The views, in tab order. */
-export const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report', 'compare', 'ranks', 'watch', 'rules'];
+export const VIEWS = ['timeline', 'overview', 'categories', 'phases', 'layers', 'ops', 'kernels', 'report', 'code', 'compare', 'ranks', 'watch', 'rules'];
 
 /** The view shown first after a trace loads. */
 export const FIRST_VIEW = 'timeline';
