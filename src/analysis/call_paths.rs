@@ -159,10 +159,15 @@ struct Builder<'a> {
     label_of_name: Vec<u32>,
     /// Synthetic labels by text.
     label_of_text: FastMap<String, u32>,
-    /// Node of each CPU range (op, frame, annotation) under the root, or `u32::MAX`.
+    /// Node of each CPU range (op, frame, annotation), or `u32::MAX`, placed under the node
+    /// `under_of_op` holds (the root, or a phase and layer in traces without stacks; a range met
+    /// under another node is placed again).
     node_of_op: Vec<u32>,
-    /// Node of a CPU range under another node (a phase and layer, in traces without stacks).
-    node_under: FastMap<(u32, u32), u32>,
+    under_of_op: Vec<u32>,
+    /// Scratch: the ranges of one chain.
+    chain: Vec<u32>,
+    /// Node of (node above, phase, layer).
+    layer_nodes: FastMap<(u32, u8, u32), u32>,
 }
 
 impl Builder<'_> {
@@ -198,10 +203,10 @@ impl Builder<'_> {
     }
 
     fn placed(&self, under: u32, op: u32) -> u32 {
-        if under == 0 {
+        if self.under_of_op[op as usize] == under {
             self.node_of_op[op as usize]
         } else {
-            self.node_under.get(&(under, op)).copied().unwrap_or(u32::MAX)
+            u32::MAX
         }
     }
 
@@ -209,7 +214,8 @@ impl Builder<'_> {
     fn op_node(&mut self, under: u32, op: u32) -> u32 {
         let ops = &self.a.trace.ops;
         // Ranges up to the first one placed already (or the top).
-        let mut chain = Vec::new();
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
         let mut cur = op;
         let mut top = under;
         while cur != NONE {
@@ -229,22 +235,25 @@ impl Builder<'_> {
             };
             let label = self.name_label(ops.name[r as usize]);
             top = self.child(top, kind, label);
-            if under == 0 {
-                self.node_of_op[r as usize] = top;
-            } else {
-                self.node_under.insert((under, r), top);
-            }
+            self.node_of_op[r as usize] = top;
+            self.under_of_op[r as usize] = under;
         }
+        self.chain = chain;
         top
     }
 
     /// The node of a phase and a layer under `under` (`decode` → `layer 3`).
     fn phase_and_layer(&mut self, under: u32, phase: Phase, layer: u32) -> u32 {
+        if let Some(&n) = self.layer_nodes.get(&(under, phase as u8, layer)) {
+            return n;
+        }
         let p = self.text_label(phase.as_str());
         let node = self.child(under, NodeKind::NoLaunch, p);
         let text = if layer == NONE { "outside the layers".to_string() } else { format!("layer {layer}") };
         let l = self.text_label(&text);
-        self.child(node, NodeKind::NoLaunch, l)
+        let n = self.child(node, NodeKind::NoLaunch, l);
+        self.layer_nodes.insert((under, phase as u8, layer), n);
+        n
     }
 
     /// The innermost range a launch ran in: the deeper of its CPU op and its Python frame.
@@ -283,7 +292,9 @@ pub fn call_paths(a: &Analysis) -> CallPaths {
         label_of_name: vec![u32::MAX; t.names.len()],
         label_of_text: FastMap::default(),
         node_of_op: vec![u32::MAX; t.ops.len()],
-        node_under: FastMap::default(),
+        under_of_op: vec![0; t.ops.len()],
+        chain: Vec::new(),
+        layer_nodes: FastMap::default(),
     };
     let no_launch = b.text_label("(no launch)");
     // Without Python frames, paths start at the phase and the layer (the op chains alone would
