@@ -5,23 +5,9 @@
 
 use super::{median, Engine, Finding, Group, Kind};
 use crate::analysis::phases::Pass;
+use crate::analysis::timeline::merge as union;
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
-
-/// Merges intervals into disjoint ones, sorted (a pass's rows come in time order: already sorted).
-fn union(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    if !v.is_sorted() {
-        v.sort_unstable();
-    }
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
 
 /// Length of `a` not covered by `b` (both disjoint and sorted).
 fn uncovered(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
@@ -104,7 +90,7 @@ mod tests {
 
     #[test]
     fn exposed_time_is_what_compute_leaves_uncovered() {
-        let comm = union(vec![(0, 10), (5, 20), (30, 40)]);
+        let comm = union(vec![(30, 40), (0, 10), (5, 20)]);
         assert_eq!(comm, vec![(0, 20), (30, 40)]);
         let compute = union(vec![(2, 4), (15, 35)]);
         // 0..20: covered 2..4 and 15..20 (7) -> 13 exposed; 30..40: covered 30..35 -> 5 exposed.

@@ -61,6 +61,50 @@ export function layout(root, minShare = 0.001) {
   return out;
 }
 
+/** Row height of the icicles, px. */
+const ROW_H = 18;
+
+/**
+ * Draws the rectangles of an icicle on `canvas` (its width the icicle's), each filled by
+ * `fillOf`, named where it is wide enough.
+ * @param {HTMLCanvasElement} canvas
+ * @param {{node: IcicleNode, x: number, w: number, row: number}[]} rects
+ * @param {(n: any) => string} fillOf
+ */
+function draw(canvas, rects, fillOf) {
+  const g = canvas.getContext('2d');
+  if (!g) return;
+  const width = canvas.width;
+  g.font = '11px system-ui, sans-serif';
+  for (const r of rects) {
+    const x = r.x * width, w = Math.max(1, r.w * width), y = r.row * ROW_H;
+    g.fillStyle = fillOf(r.node);
+    g.fillRect(x, y, w - 0.5, ROW_H - 1);
+    if (w > 40) {
+      g.fillStyle = '#222';
+      g.save();
+      g.beginPath();
+      g.rect(x, y, w - 2, ROW_H);
+      g.clip();
+      g.fillText(r.node.name, x + 3, y + 13);
+      g.restore();
+    }
+  }
+}
+
+/**
+ * The rectangle under a mouse event, if any.
+ * @param {HTMLCanvasElement} canvas
+ * @param {{node: IcicleNode, x: number, w: number, row: number}[]} rects
+ * @param {MouseEvent} e
+ */
+function rectAt(canvas, rects, e) {
+  const box = canvas.getBoundingClientRect();
+  const px = ((e.clientX - box.left) * canvas.width) / box.width;
+  const row = Math.floor(((e.clientY - box.top) * canvas.height) / box.height / ROW_H);
+  return rects.find((r) => r.row === row && px >= r.x * canvas.width && px <= (r.x + r.w) * canvas.width);
+}
+
 /**
  * The differential tree of a `compare_call_paths` table: each path's frames as nodes, a node's
  * `a` and `b` its GPU time per pass on each side (its own and everything under it), its width
@@ -107,37 +151,16 @@ export function diffTree(t) {
 export function diffIcicle(t, names) {
   const nodes = diffTree(t);
   const rects = layout(nodes[0]);
-  const width = 1100, rowH = 18;
   const rows = rects.reduce((m, r) => Math.max(m, r.row + 1), 1);
-  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { width, height: rows * rowH, attrs: { 'data-testid': 'diff-flame', 'data-nodes': String(rects.length) } }));
+  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { width: 1100, height: rows * ROW_H, attrs: { 'data-testid': 'diff-flame', 'data-nodes': String(rects.length) } }));
   const caption = el('div', { class: 'hover-caption note', text: `widths: mean GPU time per pass; red: more in ${names[1]} than in ${names[0]}, blue: less` });
   const most = Math.max(1e-9, ...nodes.map((n) => Math.abs(n.b - n.a)));
-  const g = canvas.getContext('2d');
-  if (g) {
-    g.font = '11px system-ui, sans-serif';
-    for (const r of rects) {
-      const n = /** @type {IcicleNode & {a: number, b: number}} */ (r.node);
-      const x = r.x * width, w = Math.max(1, r.w * width), y = r.row * rowH;
-      const k = Math.min(1, Math.abs(n.b - n.a) / most);
-      const light = Math.round(235 - 150 * k);
-      g.fillStyle = n.b > n.a ? `rgb(235, ${light}, ${light})` : n.b < n.a ? `rgb(${light}, ${light}, 235)` : 'rgb(235, 235, 235)';
-      g.fillRect(x, y, w - 0.5, rowH - 1);
-      if (w > 40) {
-        g.fillStyle = '#222';
-        g.save();
-        g.beginPath();
-        g.rect(x, y, w - 2, rowH);
-        g.clip();
-        g.fillText(n.name, x + 3, y + 13);
-        g.restore();
-      }
-    }
-  }
+  draw(canvas, rects, (n) => {
+    const light = Math.round(235 - 150 * Math.min(1, Math.abs(n.b - n.a) / most));
+    return n.b > n.a ? `rgb(235, ${light}, ${light})` : n.b < n.a ? `rgb(${light}, ${light}, 235)` : 'rgb(235, 235, 235)';
+  });
   canvas.addEventListener('mousemove', (e) => {
-    const box = canvas.getBoundingClientRect();
-    const px = ((e.clientX - box.left) * width) / box.width, row = Math.floor(((e.clientY - box.top) * canvas.height) / box.height / rowH);
-    const r = rects.find((x) => x.row === row && px >= x.x * width && px <= (x.x + x.w) * width);
-    const n = /** @type {any} */ (r?.node);
+    const n = /** @type {any} */ (rectAt(canvas, rects, e)?.node);
     caption.textContent = n ? `${n.name}: ${names[0]} ${formatUs(n.a)}/pass, ${names[1]} ${formatUs(n.b)}/pass (${n.b >= n.a ? '+' : ''}${formatUs(n.b - n.a)})` : '';
   });
   return el('div', { class: 'flame' }, canvas, caption);
@@ -161,35 +184,12 @@ function fill(/** @type {IcicleNode} */ n) {
 function icicle(nodes, ctx, rerender) {
   const root = nodes[state.zoom] || nodes[0];
   const rects = layout(root);
-  const width = 1100, rowH = 18;
   const rows = rects.reduce((m, r) => Math.max(m, r.row + 1), 1);
-  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { width, height: rows * rowH, attrs: { 'data-testid': 'flame', 'data-nodes': String(rects.length) } }));
+  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { width: 1100, height: rows * ROW_H, attrs: { 'data-testid': 'flame', 'data-nodes': String(rects.length) } }));
   const caption = el('div', { class: 'hover-caption note', text: 'hover a frame; click to zoom in; a kernel opens the timeline' });
-  const g = canvas.getContext('2d');
   const q = state.search.toLowerCase();
-  if (g) {
-    g.font = '11px system-ui, sans-serif';
-    for (const r of rects) {
-      const x = r.x * width, w = Math.max(1, r.w * width), y = r.row * rowH;
-      const hit = q && r.node.name.toLowerCase().includes(q);
-      g.fillStyle = q && !hit ? '#f3f3f3' : fill(r.node);
-      g.fillRect(x, y, w - 0.5, rowH - 1);
-      if (w > 40) {
-        g.fillStyle = '#222';
-        g.save();
-        g.beginPath();
-        g.rect(x, y, w - 2, rowH);
-        g.clip();
-        g.fillText(r.node.name, x + 3, y + 13);
-        g.restore();
-      }
-    }
-  }
-  const at = (/** @type {MouseEvent} */ e) => {
-    const box = canvas.getBoundingClientRect();
-    const px = ((e.clientX - box.left) * width) / box.width, row = Math.floor(((e.clientY - box.top) * canvas.height) / box.height / rowH);
-    return rects.find((r) => r.row === row && px >= r.x * width && px <= (r.x + r.w) * width);
-  };
+  draw(canvas, rects, (n) => (q && !n.name.toLowerCase().includes(q) ? '#f3f3f3' : fill(n)));
+  const at = (/** @type {MouseEvent} */ e) => rectAt(canvas, rects, e);
   canvas.addEventListener('mousemove', (e) => {
     const r = at(e);
     caption.textContent = r ? `${r.node.name}: ${formatUs(r.node.total)} (${(100 * r.w).toFixed(1)}% of ${root.name})${r.node.family ? ` · ${r.node.family}` : ''}` : '';
