@@ -5,7 +5,8 @@
 //! The ranges of one thread nest by time ([`crate::model::CpuOps`]' `parent`), so a launch's
 //! path is its innermost enclosing range (the deeper of its op and its Python frame) and that
 //! range's parents. A kernel replayed from a graph sits under its graph launch's path and a
-//! `graph replay` node; a kernel with no launch (a GPU-only trace, a launch before the capture
+//! `graph replay` node (then, when a capture trace attributes it, under the path of the op that
+//! dispatched it during the capture); a kernel with no launch (a GPU-only trace, a launch before the capture
 //! began) under `(no launch)`, its phase and its layer, so every kernel is counted once and its
 //! path says why when it has no code behind it. In a trace without Python frames (the profiler's
 //! default) every path starts at its phase and layer, so the op chains of different layers stay
@@ -324,6 +325,12 @@ pub fn call_paths(a: &Analysis) -> CallPaths {
                         b.text_label(&text)
                     });
                     node = b.child(node, NodeKind::Graph, label);
+                    // With a capture trace, the op that dispatched it while the graph was captured
+                    // (and that op's own path in the capture) sits under the replay.
+                    let captured = t.graphs.from.get(r) == Some(&crate::model::graphs::OpFrom::Capture);
+                    if captured && g.cpu_op[r] != NONE {
+                        node = b.op_node(node, g.cpu_op[r]);
+                    }
                 }
             } else {
                 node = b.op_node(under, g.cpu_op[r]);

@@ -224,3 +224,32 @@ fn fmt_thousands(n: i64) -> String {
     }
     out
 }
+
+#[test]
+fn with_a_capture_trace_replayed_kernels_sit_under_the_code_that_captured_them() {
+    // vLLM's full-graph decode on MI300X: without the capture, every replayed kernel sits under
+    // its graph launch alone; with it, under the launch and then the Python frames and ops that
+    // dispatched it while the graph was captured. The weights still add up to the kernel time.
+    let trace = "vllm_gptoss_decode_fullgraph_mi300x.json.gz";
+    let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(trace)).unwrap();
+    let captures = [fixture("graph_capture/vllm_decode_full/capture_traces")];
+    let a = traceprism::analyze_path_with(&fixture(trace), traceprism::Options::default(), 2, &captures).unwrap();
+    let cp = call_paths(&a);
+    let folded = cp.folded(None);
+    assert_eq!(folded.iter().map(|(_, w)| w).sum::<i64>(), raw_kernel_ns(&doc));
+    let under_code = |f: &[(String, i64)]| -> i64 {
+        f.iter()
+            .filter(|(p, _)| p.split_once("graph replay").is_some_and(|(_, after)| after.contains(".py(")))
+            .map(|(_, w)| w)
+            .sum()
+    };
+    let plain = call_paths(&analysis(trace)).folded(None);
+    eprintln!(
+        "{trace}: {:.1} of {:.1} µs under the captured code (without the capture: {:.1})",
+        under_code(&folded) as f64 / 1e3,
+        raw_kernel_ns(&doc) as f64 / 1e3,
+        under_code(&plain) as f64 / 1e3
+    );
+    assert_eq!(under_code(&plain), 0);
+    assert!(under_code(&folded) as f64 > 0.9 * raw_kernel_ns(&doc) as f64);
+}
