@@ -1,12 +1,16 @@
-//! traceprism: read torch.profiler (Kineto) GPU traces of LLM inference.
+//! traceprism: read GPU profiler traces of LLM inference: torch.profiler (Kineto) Chrome-trace
+//! JSON (plain or gzipped), JAX / TensorFlow XSpace protobufs (`.xplane.pb`) and Nsight Systems
+//! SQLite exports, into phases, layers, kernel categories, findings (what to fix first), GPU time
+//! by call path, comparisons and multi-rank runs.
 //!
 //! Data flow, one module per arrow; a module uses only the modules before it
 //! (`tests/suite/layers_one_way.rs` checks):
 //!
 //! ```text
-//! bytes ─ ingest (inflate, JSON events) ─▶ read (into the model: columnar, interned) ─ link ─▶ analysis
+//! bytes ─ ingest (inflate; JSON events, XSpace, Nsight tables) ─▶ read (into the model: columnar,
+//!       interned) ─ link ─▶ analysis (categories, phases, layers, findings, call paths, ranks…)
 //!       ─▶ table / report / split / gate (digests of traces, the regression gate)
-//!       ─▶ pipeline (read → link → analyse) ─▶ faces (cli, wasm)
+//!       ─▶ pipeline (read → link → analyse) ─▶ faces (cli, mcp, wasm; the Python face in python/)
 //! ```
 
 // The analyses' public items are documented on the items that matter to callers; many result

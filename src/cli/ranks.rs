@@ -61,6 +61,23 @@ pub fn run(a: &Args) -> Result<()> {
         return Ok(());
     }
     if (a.out.is_some() || a.xlsx.is_some() || a.html.is_some() || a.extra("--parquet").is_some()) && !a.verbose {
+        // Files written: say where, and the run's finding, which no file holds as a sentence.
+        let mut text = String::new();
+        for (what, to) in [
+            ("tables (CSV)", a.out.as_deref()),
+            ("tables (Parquet)", a.extra("--parquet")),
+            ("workbook", a.xlsx.as_deref()),
+            ("HTML report", a.html.as_deref()),
+        ] {
+            if let Some(to) = to {
+                text.push_str(&format!("wrote {what}: {to}\n"));
+            }
+        }
+        match run.finding() {
+            Some(f) => text.push_str(&format!("finding: {f}\n")),
+            None => text.push_str("finding: no rank arrives last by more than 1 µs at any collective\n"),
+        }
+        super::out(&text);
         return Ok(());
     }
     let mut text = format!(

@@ -323,6 +323,13 @@ fn the_cli_reads_a_run_and_reports_a_bad_rank() {
     {
         assert!(out_dir.join(format!("{t}.csv")).exists(), "{t}.csv");
     }
+    // Without --verbose, files written still say where they went and what the run found.
+    let quiet = dir.join("quiet");
+    let (ok, stdout, stderr) = cli(&["ranks", r0.to_str().unwrap(), r1.to_str().unwrap(), "--out", quiet.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains(&format!("wrote tables (CSV): {}", quiet.display())), "{stdout}");
+    assert!(stdout.contains("finding: rank 1 arrives last"), "{stdout}");
+    assert!(quiet.join("run_findings.csv").exists());
     // One file is not a run.
     let (ok, _, stderr) = cli(&["ranks", r0.to_str().unwrap()]);
     assert!(!ok && stderr.contains("at least two ranks"), "{stderr}");
