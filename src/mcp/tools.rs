@@ -148,8 +148,63 @@ fn cut_tables(tables: &mut [Value], max: usize) {
     }
 }
 
-/// Answers tool `name` with `args`.
+/// The most text one answer holds (an agent's context is small): tables beyond it are cut to
+/// fewer rows, with a note saying so and how to page.
+pub const MAX_ANSWER_BYTES: usize = 100_000;
+
+/// Answers tool `name` with `args`, within [`MAX_ANSWER_BYTES`].
 pub fn call(name: &str, args: &Map<String, Value>, cache: &mut Cache) -> Result<Answer> {
+    Ok(match answer(name, args, cache)? {
+        Answer::Json(v) => Answer::Json(bounded(v)),
+        Answer::JsonWithText(v, text) => Answer::JsonWithText(bounded(v), text),
+    })
+}
+
+/// The row lists of an answer: its `rows`, or each of its `tables`' rows.
+fn row_lists(v: &mut Value) -> Vec<&mut Value> {
+    match v {
+        Value::Object(m) if m.contains_key("rows") => vec![v],
+        Value::Object(m) => match m.get_mut("tables").and_then(Value::as_array_mut) {
+            Some(list) => list.iter_mut().filter(|t| t.get("rows").is_some()).collect(),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// `v` cut to fewer rows per table until its text fits [`MAX_ANSWER_BYTES`], with a `cut` note.
+fn bounded(mut v: Value) -> Value {
+    let size = |v: &Value| serde_json::to_string(v).map_or(0, |s| s.len());
+    if size(&v) <= MAX_ANSWER_BYTES {
+        return v;
+    }
+    let longest = row_lists(&mut v).iter().filter_map(|t| t["rows"].as_array().map(Vec::len)).max().unwrap_or(0);
+    let mut max = longest;
+    while max > 1 && size(&v) > MAX_ANSWER_BYTES {
+        max /= 2;
+        for t in row_lists(&mut v) {
+            let Some(rows) = t.get_mut("rows").and_then(Value::as_array_mut) else { continue };
+            let total = rows.len();
+            if total > max {
+                rows.truncate(max);
+                if t.get("rows_total").is_none() {
+                    t["rows_total"] = json!(total);
+                }
+            }
+        }
+    }
+    if let Value::Object(m) = &mut v {
+        m.insert(
+            "cut".into(),
+            json!(format!(
+                "this answer would exceed {MAX_ANSWER_BYTES} bytes of text: tables are cut to {max} rows (each cut table says its rows_total); ask for one table with the `table` tool and page with `offset`, or give a smaller `max_rows`"
+            )),
+        );
+    }
+    v
+}
+
+fn answer(name: &str, args: &Map<String, Value>, cache: &mut Cache) -> Result<Answer> {
     match name {
         "summary" => {
             let a = cache.get(string(args, "trace", name)?, &strings(args, "captures"))?;

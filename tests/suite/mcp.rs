@@ -183,9 +183,16 @@ fn every_tool_answers_as_the_cli_does() {
     let durations: Vec<f64> = d["rows"].as_array().unwrap().iter().map(|r| r[col].as_f64().unwrap()).collect();
     assert!(durations.windows(2).all(|w| w[0] >= w[1]), "{durations:?}");
 
-    // compare: the CLI's tables; cut to 25 rows each unless asked.
+    // compare: the CLI's tables; cut to 25 rows each unless asked, and never over 100 KB of
+    // text: asked for every row, the tables are the CLI's first rows, each cut one saying its
+    // rows_total, and the answer says it was cut.
     let whole = c.call("compare", json!({"a": a, "b": b, "max_rows": 1_000_000}));
-    assert_eq!(ok(&whole)["tables"], cli_json(&["compare", &a, &b, "--json"]));
+    let whole = ok(&whole);
+    let size = serde_json::to_string(whole).unwrap().len();
+    assert!(size <= traceprism_mcp_cap(), "{size} bytes");
+    let cut = same_tables_as_cli(&whole["tables"], &cli_json(&["compare", &a, &b, "--json"]));
+    eprintln!("compare, every row asked: {size} bytes, {cut} tables cut");
+    assert_eq!(whole.get("cut").is_some(), cut > 0);
     let cut = c.call("compare", json!({"a": a, "b": b}));
     assert!(ok(&cut)["tables"].as_array().unwrap().iter().all(|t| t["rows"].as_array().unwrap().len() <= 25));
 
@@ -209,7 +216,16 @@ fn every_tool_answers_as_the_cli_does() {
     let r0 = run.join("rank0.json").to_string_lossy().into_owned();
     let r1 = run.join("rank1.json").to_string_lossy().into_owned();
     let answer = c.call("ranks", json!({"paths": [r0, r1], "max_rows": 1_000_000}));
-    assert_eq!(ok(&answer), &cli_json(&["ranks", &r0, &r1, "--json"]));
+    let (mut got, mut want) = (ok(&answer).clone(), cli_json(&["ranks", &r0, &r1, "--json"]));
+    assert!(serde_json::to_string(&got).unwrap().len() <= traceprism_mcp_cap());
+    let cut = same_tables_as_cli(&got["tables"], &want["tables"]);
+    assert_eq!(got.get("cut").is_some(), cut > 0);
+    for v in [&mut got, &mut want] {
+        let m = v.as_object_mut().unwrap();
+        m.remove("tables");
+        m.remove("cut");
+    }
+    assert_eq!(got, want, "the run's facts beside its tables");
 
     // Errors are answers; the server goes on serving.
     let missing = c.call("summary", json!({"trace": "/no/such/trace.json.gz"}));
@@ -387,4 +403,27 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
     }
     assert!(checked > 60, "only {checked} names checked");
     assert!(unknown.is_empty(), "the skill names what does not exist: {}", unknown.join(", "));
+}
+
+/// Tables of an answer against the CLI's: the same columns, each table's rows the CLI's first
+/// ones, a cut table saying its `rows_total`. Returns how many were cut.
+fn same_tables_as_cli(got: &Value, want: &Value) -> usize {
+    let (got, want) = (got.as_array().unwrap(), want.as_array().unwrap());
+    assert_eq!(got.len(), want.len());
+    let mut cut = 0;
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(g["columns"], w["columns"]);
+        let (gr, wr) = (g["rows"].as_array().unwrap(), w["rows"].as_array().unwrap());
+        assert_eq!(gr[..], wr[..gr.len()], "{}", g["name"]);
+        if gr.len() < wr.len() {
+            cut += 1;
+            assert_eq!(g["rows_total"], wr.len(), "{}", g["name"]);
+        }
+    }
+    cut
+}
+
+/// The MCP server's answer cap (its `MAX_ANSWER_BYTES`, a binary's constant the suite cannot import).
+fn traceprism_mcp_cap() -> usize {
+    100_000
 }
