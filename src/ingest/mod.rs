@@ -7,7 +7,8 @@ mod ending;
 mod event;
 mod inflate;
 mod key_order;
-/// Nsight Systems SQLite exports (native only: the SQLite engine is C).
+/// Nsight Systems SQLite exports: natively through `rusqlite`; in the page through the row bytes
+/// the separate SQLite module (`sqlite/`, fetched only for a `.sqlite`) hands over.
 pub mod nsys;
 pub(crate) mod number;
 mod repair;

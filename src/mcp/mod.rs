@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::sync::{Arc, Mutex};
 
 /// What an agent is told when it connects.
-const INSTRUCTIONS: &str = "traceprism reads torch.profiler (Kineto) GPU traces of LLM inference: phases (prefill/decode), transformer layers, kernel categories, comparisons of two traces, all ranks of a run, and a regression gate. Start with `summary` on a trace; read tables with `tables` then `table` (a page at a time); `doctor` says what the trace lacks. Times are microseconds. Paths are read on this machine; nothing is uploaded.";
+const INSTRUCTIONS: &str = "traceprism reads GPU profiler traces of LLM inference (torch.profiler/Kineto .json or .json.gz, JAX/TensorFlow .xplane.pb, Nsight Systems `nsys export --type sqlite` files): phases (prefill/decode), transformer layers, kernel categories, what to fix first (`findings`), GPU time by source line and call path (the `sources` and `call_paths` tables), comparisons of two traces, all ranks of a run, and a regression gate. Start with `summary` on a trace; read tables with `tables` then `table` (a page at a time); `doctor` says what the trace lacks. Times are microseconds. Paths are read on this machine; nothing is uploaded.";
 
 /// The server: the tools and the traces they keep open.
 #[derive(Clone)]

@@ -26,7 +26,7 @@ pub const DEFAULT_MAX_ROWS: usize = 25;
 
 fn trace_schema(extra: Value) -> Value {
     let mut props = json!({
-        "trace": {"type": "string", "description": "path of a torch.profiler trace (.json or .json.gz), a JAX .xplane.pb"},
+        "trace": {"type": "string", "description": "path of a torch.profiler trace (.json or .json.gz), a JAX/TensorFlow .xplane.pb, or an Nsight Systems SQLite export (.sqlite)"},
         "captures": {"type": "array", "items": {"type": "string"}, "description": "capture traces (or folders) whose ops the trace's CUDA/HIP graph replays take"},
     });
     if let (Some(p), Some(e)) = (props.as_object_mut(), extra.as_object()) {

@@ -1,6 +1,11 @@
 //! Rules as data: kernel categories, phase signals, layer markers, the families' colours.
 //!
-//! Each table is a readable TOML file next to its loader, embedded with `include_str!`.
+//! Every table is a readable TOML file in this folder, embedded with `include_str!` by the module
+//! that reads it: `categories.toml` here (`categories.rs`); the others by their analysis:
+//! `phase_signals.toml` (`analysis/steps/rules.rs`), `layer_markers.toml`
+//! (`analysis/layers/markers.rs`), `roofline_ops.toml` and `devices.toml` (`analysis/roofline/`),
+//! `compare_equivalents.toml` (`analysis/compare/equivalents.rs`) and `source_plumbing.toml`
+//! (`analysis/sources.rs`).
 
 pub mod categories;
 pub mod palette;
