@@ -16,7 +16,8 @@ export function colour(k) {
  */
 export function barChart(items, { format = formatUs, width = 760, max = 30 } = {}) {
   const shown = items.slice(0, max);
-  const labelW = 260, valueW = 110, rowH = 20;
+  // valueW holds the longest value label ("761.997 ms · 100.0%") beside the longest bar.
+  const labelW = 260, valueW = 150, rowH = 20;
   const top = Math.max(1e-12, ...shown.map((d) => d.value));
   const total = items.reduce((s, d) => s + d.value, 0) || 1;
   const h = shown.length * rowH + 4;

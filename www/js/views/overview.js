@@ -8,7 +8,7 @@ import { linkParams } from '../timeline/window.js';
 
 function fact(key, label, shown, value) {
   return el('div', { class: 'fact', attrs: { 'data-fact': key, 'data-value': value ?? '' } },
-    el('div', { class: 'k', text: label }), el('div', { class: 'v', text: shown }));
+    el('div', { class: 'k', text: label }), el('div', { class: 'v', text: shown, attrs: { title: String(shown ?? '') } }));
 }
 
 /**
