@@ -328,7 +328,8 @@ pub fn straggler_summary(run: &Run) -> Table {
         ],
     );
     let n = run.collectives.len();
-    for (r, (wait, last, first, comm)) in run.straggler_stats().into_iter().enumerate() {
+    for (r, st) in run.straggler_stats().into_iter().enumerate() {
+        let (wait, last, first, comm) = (st.wait_ns, st.times_last, st.times_first, st.comm_ns);
         t.push(vec![
             Cell::from(run.ranks[r].rank),
             Cell::Micros(wait),

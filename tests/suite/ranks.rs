@@ -111,8 +111,8 @@ fn the_generated_run_gives_back_its_truth() {
     assert_eq!(late, truth.delays.len());
     // The straggler summary names the straggler.
     let stats = run.straggler_stats();
-    assert_eq!(stats[straggler].1, truth.delays.len(), "times arrived last");
-    assert!(stats.iter().enumerate().all(|(r, s)| r == straggler || s.1 == 0));
+    assert_eq!(stats[straggler].times_last, truth.delays.len(), "times arrived last");
+    assert!(stats.iter().enumerate().all(|(r, s)| r == straggler || s.times_last == 0));
     let finding = run.finding().expect("a finding");
     assert!(finding.starts_with("rank 2 arrives last at"), "{finding}");
     assert!(finding.contains("layers 5–9"), "{finding}");
@@ -201,7 +201,7 @@ fn without_alignment_the_clock_offsets_swamp_the_waits() {
     // Rank 3's clock runs furthest ahead: unaligned, it looks last at nearly every collective.
     let stats = run.straggler_stats();
     let biggest = (0..4).max_by(|&a, &b| truth.offsets_us[a].total_cmp(&truth.offsets_us[b])).unwrap();
-    assert!(stats[biggest].1 as f64 >= 0.9 * run.collectives.len() as f64, "{stats:?}");
+    assert!(stats[biggest].times_last as f64 >= 0.9 * run.collectives.len() as f64, "{stats:?}");
 }
 
 #[test]

@@ -253,6 +253,18 @@ pub struct Excess {
     pub times_last: usize,
 }
 
+/// One rank's figures over a run's collectives ([`Run::straggler_stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankStats {
+    /// Its waits at the collectives, summed (ns).
+    pub wait_ns: i64,
+    /// Collectives it started last, and first.
+    pub times_last: usize,
+    pub times_first: usize,
+    /// Its collectives' kernel time, summed (ns).
+    pub comm_ns: i64,
+}
+
 /// The run: its ranks, matched collectives, what did not match, and warnings.
 pub struct Run {
     /// The ranks, by rank number.
@@ -741,18 +753,19 @@ impl Run {
         &self.late
     }
 
-    /// Per rank: (total wait, times last, times first, total comm duration), ns and counts; a
-    /// rank counts as last or first only where the collective's start skew is at least [`LATE_NS`].
-    pub fn straggler_stats(&self) -> Vec<(i64, usize, usize, i64)> {
-        let mut out = vec![(0i64, 0usize, 0usize, 0i64); self.ranks.len()];
+    /// Per rank, in [`Run::ranks`] order: its waits, how often it came last and first, its
+    /// collectives' time. A rank counts as last or first only where the collective's start skew is
+    /// at least [`LATE_NS`].
+    pub fn straggler_stats(&self) -> Vec<RankStats> {
+        let mut out = vec![RankStats::default(); self.ranks.len()];
         for c in &self.collectives {
             for (r, s) in c.sides.iter().enumerate() {
-                out[r].0 += s.wait_ns;
-                out[r].3 += s.dur_ns;
+                out[r].wait_ns += s.wait_ns;
+                out[r].comm_ns += s.dur_ns;
             }
             if c.start_skew_ns() >= LATE_NS {
-                out[c.last()].1 += 1;
-                out[c.first()].2 += 1;
+                out[c.last()].times_last += 1;
+                out[c.first()].times_first += 1;
             }
         }
         out
