@@ -5,7 +5,6 @@
 use super::args::Args;
 use std::fmt::Write;
 use traceprism::analysis::health::{Check, Status};
-use traceprism::report::summary::summary;
 use traceprism::{Error, Result};
 
 /// Runs `doctor`.
@@ -13,14 +12,13 @@ pub fn run(a: &Args) -> Result<()> {
     a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     let analysis = super::load(path, a)?;
-    let s = summary(analysis);
     if a.json {
-        let v = traceprism::report::health::doctor_json(path, &s);
+        let v = traceprism::report::health::doctor_json(path, analysis);
         let text = serde_json::to_string_pretty(&v).map_err(|e| Error::new(e.to_string()))?;
         super::out(&format!("{text}\n"));
         return Ok(());
     }
-    super::out(&render(path, &s.health));
+    super::out(&render(path, &traceprism::report::health::checks_and_warnings(analysis).0));
     Ok(())
 }
 

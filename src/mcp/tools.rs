@@ -213,7 +213,7 @@ fn answer(name: &str, args: &Map<String, Value>, cache: &mut Cache) -> Result<An
         "doctor" => {
             let path = string(args, "trace", name)?;
             let a = cache.get(path, &strings(args, "captures"))?;
-            Ok(Answer::Json(traceprism::report::health::doctor_json(path, &traceprism::report::summary::summary(&a))))
+            Ok(Answer::Json(traceprism::report::health::doctor_json(path, &a)))
         }
         "findings" => {
             let path = string(args, "trace", name)?;

@@ -21,7 +21,18 @@ pub fn health(a: &Analysis) -> Table {
     t
 }
 
-/// `doctor --json`: the trace's path, its health checks and its warnings.
-pub fn doctor_json(path: &str, s: &crate::report::summary::Summary) -> serde_json::Value {
-    serde_json::json!({ "trace": path, "health": s.health, "warnings": s.warnings })
+/// The trace's health checks and its warnings: what was skipped or repaired while reading, with
+/// what the checks found wrong (the summary's `health` and `warnings`).
+pub fn checks_and_warnings(a: &Analysis) -> (Vec<crate::analysis::health::Check>, crate::model::Warnings) {
+    let (health, found) = crate::analysis::health::report(a);
+    let mut warnings = a.trace.warnings.clone();
+    warnings.absorb(found, 0);
+    (health, warnings)
+}
+
+/// `doctor --json`: the trace's path, its health checks and its warnings (read from the health
+/// report directly, not from a whole summary).
+pub fn doctor_json(path: &str, a: &Analysis) -> serde_json::Value {
+    let (health, warnings) = checks_and_warnings(a);
+    serde_json::json!({ "trace": path, "health": health, "warnings": warnings })
 }

@@ -457,7 +457,7 @@ pub fn summary(a: &Analysis) -> Summary {
         })
         .collect();
     phases.sort_by(|a, b| a.phase.cmp(&b.phase));
-    let (health, found) = crate::analysis::health::report(a);
+    let (health, warnings) = crate::report::health::checks_and_warnings(a);
     Summary {
         device: device_label(&t.meta),
         vendor: t.meta.vendor,
@@ -509,11 +509,7 @@ pub fn summary(a: &Analysis) -> Summary {
         mixed: mixed_split(a),
         layers_per_pass: layers_per_pass_of(a),
         layer_kinds: layer_kinds(a),
-        warnings: {
-            let mut w = t.warnings.clone();
-            w.absorb(found, 0);
-            w
-        },
+        warnings,
         graph_replays: graph_replays(a, gpu_ns),
         secret_metadata: t.meta.secret_keys.clone(),
         health,
