@@ -389,10 +389,10 @@ pub fn passes_in(a: &Analysis, phase: Option<Phase>) -> usize {
 pub fn differential(a: &Analysis, b: &Analysis, phase: Option<Phase>) -> Vec<PathDiff> {
     let (pa, pb) = (passes_in(a, phase) as f64, passes_in(b, phase) as f64);
     let mut by_path: std::collections::HashMap<String, (f64, f64)> = std::collections::HashMap::new();
-    for (path, ns) in call_paths(a).folded(phase) {
+    for (path, ns) in a.call_paths().folded(phase) {
         by_path.entry(path).or_default().0 += ns as f64 / pa;
     }
-    for (path, ns) in call_paths(b).folded(phase) {
+    for (path, ns) in b.call_paths().folded(phase) {
         by_path.entry(path).or_default().1 += ns as f64 / pb;
     }
     let mut out: Vec<PathDiff> =

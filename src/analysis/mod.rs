@@ -88,6 +88,8 @@ pub struct Analysis {
     pub layers: layers::Layers,
     /// Filled on first call of [`Analysis::roofline`].
     roofline: std::sync::OnceLock<roofline::Roofline>,
+    /// Filled on first call of [`Analysis::call_paths`].
+    call_paths: std::sync::OnceLock<call_paths::CallPaths>,
 }
 
 impl Options {
@@ -127,7 +129,15 @@ impl Analysis {
         let cut = cut.expect("passes cut");
         let phases = phases::detect_in(&trace, &categories, &options, phase_rules, cut);
         let layers = layers::detect(&trace, &categories, &phases, &options);
-        Ok(Analysis { trace, options, categories, phases, layers, roofline: std::sync::OnceLock::new() })
+        Ok(Analysis {
+            trace,
+            options,
+            categories,
+            phases,
+            layers,
+            roofline: std::sync::OnceLock::new(),
+            call_paths: std::sync::OnceLock::new(),
+        })
     }
 
     /// Gives the trace back (to analyse it again with other options, e.g. new category rules).
@@ -138,6 +148,12 @@ impl Analysis {
     /// The roofline analysis, computed on first use and kept (several tables and the report read it).
     pub fn roofline(&self) -> &roofline::Roofline {
         self.roofline.get_or_init(|| roofline::analyze(self))
+    }
+
+    /// The call-path tree of the kernels, computed on first use and kept (`call_paths`, `sources`,
+    /// the flame graph and the differential read it).
+    pub fn call_paths(&self) -> &call_paths::CallPaths {
+        self.call_paths.get_or_init(|| call_paths::call_paths(self))
     }
 
     /// Total duration of all kernels (ns).

@@ -4,7 +4,7 @@
 //! differential graph of TRACE (before) against B (after), per pass.
 
 use super::args::Args;
-use traceprism::analysis::call_paths::{call_paths, differential};
+use traceprism::analysis::call_paths::differential;
 use traceprism::analysis::phases::Phase;
 use traceprism::{Error, Result};
 
@@ -29,7 +29,7 @@ pub fn run(a: &Args) -> Result<()> {
                 .collect();
             (lines, true)
         }
-        None => (call_paths(analysis).folded(phase).into_iter().map(|(p, w)| format!("{p} {w}")).collect(), false),
+        None => (analysis.call_paths().folded(phase).into_iter().map(|(p, w)| format!("{p} {w}")).collect(), false),
     };
     match a.extra("--svg") {
         Some(file) => {

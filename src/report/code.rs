@@ -1,7 +1,7 @@
 //! Where in the code: `call_paths` (the call-path tree of GPU time) and `sources` (GPU time by
 //! source line), from [`crate::analysis::call_paths`] and [`crate::analysis::sources`].
 
-use crate::analysis::call_paths::{call_paths as tree, PHASES};
+use crate::analysis::call_paths::PHASES;
 use crate::analysis::phases::Phase;
 use crate::analysis::sources::sources as by_line;
 use crate::analysis::Analysis;
@@ -21,7 +21,7 @@ fn with_phases(head: &[&str], tail: &[&str]) -> Vec<String> {
 /// kernels), `total_us` (with everything under it), `kernels` under it, the total per phase, and
 /// for a kernel node its `family` and its first kernel (`first_kernel_us`, `first_kernel_dur_us`).
 pub fn call_paths(a: &Analysis) -> Table {
-    let cp = tree(a);
+    let cp = a.call_paths();
     let totals = cp.totals();
     let depths = cp.depths();
     let mut kernels: Vec<u64> = cp.nodes.iter().map(|n| u64::from(n.kernels)).collect();
@@ -66,7 +66,7 @@ pub fn sources(a: &Analysis) -> Table {
     let cols = with_phases(&["frame", "file", "line:int", "function", "total_us:us"], &["kernels:int", "top_kernels"]);
     let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
     let mut t = Table::new("sources", &refs);
-    for s in by_line(&tree(a)) {
+    for s in by_line(a.call_paths()) {
         let (file, line, function) = s.parts();
         let top = s.top_kernels.iter().map(|(k, ns)| format!("{k} ({:.1} µs)", *ns as f64 / 1e3)).collect::<Vec<_>>().join("; ");
         let mut row = vec![
