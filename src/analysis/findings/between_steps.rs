@@ -1,8 +1,9 @@
 //! `step_gaps`: between consecutive passes of a phase on one device the GPU idles while the host
 //! (the scheduler, the sampler, the loop) prepares the next step. Saving: the median gap.
 
-use super::{confidence, median, Engine, Finding, Group, Kind};
+use super::{confidence, median_us, Engine, Finding, Group, Kind};
 use crate::analysis::phases::Pass;
+use crate::support::median::upper_median;
 
 /// The between-steps finding of `g`, if the gap is worth raising ([`Group::worth`]).
 pub fn step_gaps(g: &Group) -> Option<Finding> {
@@ -11,14 +12,15 @@ pub fn step_gaps(g: &Group) -> Option<Finding> {
     }
     let mut sorted: Vec<&Pass> = g.passes.clone();
     sorted.sort_by_key(|p| p.start_ns);
-    let gaps: Vec<f64> = sorted.windows(2).map(|w| (w[1].start_ns - w[0].end_ns).max(0) as f64 / 1e3).collect();
-    let gap_us = median(gaps.clone());
-    let wall_us = median(sorted.iter().map(|p| (p.end_ns - p.start_ns) as f64 / 1e3).collect());
+    let gaps: Vec<i64> = sorted.windows(2).map(|w| (w[1].start_ns - w[0].end_ns).max(0)).collect();
+    let gap_ns = upper_median(gaps.clone());
+    let gap_us = gap_ns as f64 / 1e3;
+    let wall_us = median_us(sorted.iter().map(|p| p.end_ns - p.start_ns));
     let step_us = wall_us + gap_us;
     if !g.worth(gap_us, step_us) {
         return None;
     }
-    let k = gaps.iter().enumerate().min_by(|a, b| (a.1 - gap_us).abs().total_cmp(&(b.1 - gap_us).abs())).map_or(0, |(k, _)| k);
+    let k = gaps.iter().enumerate().min_by_key(|(_, &g)| (g - gap_ns).abs()).map_or(0, |(k, _)| k);
     let fix = match g.engine {
         Engine::Vllm => "overlap scheduling with the running step: vLLM --async-scheduling",
         Engine::Sglang => "keep SGLang's overlap scheduler on (no --disable-overlap-schedule)",

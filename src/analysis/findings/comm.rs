@@ -3,7 +3,7 @@
 //! overlap would give; a tensor-parallel all-reduce whose result the next layer needs cannot be
 //! hidden, only made shorter).
 
-use super::{median, Engine, Finding, Group, Kind};
+use super::{median_us, Engine, Finding, Group, Kind};
 use crate::analysis::phases::Pass;
 use crate::analysis::timeline::merge as union;
 use crate::analysis::Analysis;
@@ -52,8 +52,8 @@ pub fn exposed(a: &Analysis, p: &Pass) -> (i64, i64) {
 /// The exposed-communication finding of `g`, if the exposed time is worth raising ([`Group::worth`]).
 pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
     let per_pass: Vec<(i64, i64)> = g.passes.iter().map(|p| exposed(a, p)).collect();
-    let saving_us = median(per_pass.iter().map(|&(_, x)| x as f64 / 1e3).collect());
-    let comm_us = median(per_pass.iter().map(|&(c, _)| c as f64 / 1e3).collect());
+    let saving_us = median_us(per_pass.iter().map(|&(_, x)| x));
+    let comm_us = median_us(per_pass.iter().map(|&(c, _)| c));
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
         return None;

@@ -5,10 +5,11 @@
 //! memory-bound kernel (what such a kernel costs doing almost nothing). Host launches saved too
 //! are `host_bound`'s, not counted here.
 
-use super::{median, Engine, Finding, Group, Kind};
+use super::{Engine, Finding, Group, Kind};
 use crate::analysis::per_name::PerName;
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
+use crate::support::median::upper_median;
 
 /// Families whose kernels are memory-bound and fusable with their neighbours.
 const FUSABLE: &[&str] = &["Norm", "Activation", "Elementwise/Reduce"];
@@ -75,8 +76,10 @@ pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
     let tenth = durations.len() / 10;
     let floor_us = *durations.select_nth_unstable_by(tenth, f64::total_cmp).1;
     let per_pass: Vec<Vec<(usize, u32)>> = g.passes.iter().map(|p| runs(a, &mut fusable, &p.rows)).collect();
-    let saved = |r: &[(usize, u32)]| r.iter().map(|&(n, _)| (n - 1) as f64).sum::<f64>() * floor_us;
-    let saving_us = median(per_pass.iter().map(|r| saved(r)).collect());
+    // Kernels a step would no longer run: each run of n becomes one.
+    let fewer = |r: &[(usize, u32)]| r.iter().map(|&(n, _)| n as i64 - 1).sum::<i64>();
+    let saved = |r: &[(usize, u32)]| fewer(r) as f64 * floor_us;
+    let saving_us = upper_median(per_pass.iter().map(|r| fewer(r)).collect()) as f64 * floor_us;
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
         return None;

@@ -2,19 +2,17 @@
 //! launches, or the launches between piecewise graphs). Saving: that wait, less the gap a graph
 //! replay leaves between its kernels ([`GRAPH_REPLAY_GAP_NS`]).
 
-use super::{median, Engine, Finding, Group, Kind, GRAPH_REPLAY_GAP_NS};
+use super::{median_us, Engine, Finding, Group, Kind, GRAPH_REPLAY_GAP_NS};
 
 /// The host-bound finding of `g`, if the wait is worth raising ([`Group::worth`]).
 pub fn host_bound(g: &Group) -> Option<Finding> {
     let kernels: usize = g.gaps.iter().map(|w| w.kernels).sum();
     let eager: usize = g.gaps.iter().map(|w| w.eager).sum();
     // Per pass: the wait a replay removes, less the gaps a replay leaves between its kernels.
-    let savings: Vec<f64> =
-        g.gaps.iter().map(|w| (w.launch_ns - w.kernels as i64 * GRAPH_REPLAY_GAP_NS).max(0) as f64 / 1e3).collect();
-    let saving_us = median(savings);
+    let saving_us = median_us(g.gaps.iter().map(|w| (w.launch_ns - w.kernels as i64 * GRAPH_REPLAY_GAP_NS).max(0)));
     let wall_us = g.wall_us();
-    let busy_us = median(g.passes.iter().map(|p| p.busy_ns as f64 / 1e3).collect());
-    let waiting_us = median(g.gaps.iter().map(|w| w.launch_ns as f64 / 1e3).collect());
+    let busy_us = median_us(g.passes.iter().map(|p| p.busy_ns));
+    let waiting_us = median_us(g.gaps.iter().map(|w| w.launch_ns));
     if !g.worth(saving_us, wall_us) {
         return None;
     }

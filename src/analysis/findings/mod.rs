@@ -43,6 +43,7 @@ pub use straggler::stragglers;
 
 use crate::analysis::phases::{Pass, Phase};
 use crate::analysis::Analysis;
+use crate::support::median::upper_median;
 use gaps::{pass_gaps, PassGaps, Syncs};
 
 /// One finding: a cause of lost time, its saving per step, the fix and how to check it.
@@ -175,7 +176,7 @@ impl Group<'_> {
     }
     /// Median wall time of the passes (µs).
     pub fn wall_us(&self) -> f64 {
-        median(self.gaps.iter().map(|w| w.wall_ns as f64 / 1e3).collect())
+        median_us(self.gaps.iter().map(|w| w.wall_ns))
     }
     /// The confidence of a finding resting on this group's passes.
     pub fn confidence(&self) -> String {
@@ -225,20 +226,25 @@ pub fn findings(a: &Analysis) -> Vec<Finding> {
 
 /// Every finding of `a` worth at least `min_share` of its step (0: any saving at all), largest first.
 pub fn findings_from(a: &Analysis, min_share: f64) -> Vec<Finding> {
+    findings_and_groups(a, min_share).0
+}
+
+/// [`findings_from`] with the groups of passes the findings were read from.
+pub fn findings_and_groups(a: &Analysis, min_share: f64) -> (Vec<Finding>, Vec<Group<'_>>) {
     if a.trace.launches.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // The roofline (shared with its tables, kept once computed) is made beside the walk over
     // the passes and the findings it gives.
-    let (mut groups_found, mut out) = (Vec::new(), Vec::new());
+    let (mut groups, mut out) = (Vec::new(), Vec::new());
     crate::support::threads::both(
         a.trace.gpu.len(),
         || {
             a.roofline();
         },
         || {
-            groups_found = groups(a, min_share);
-            for g in &groups_found {
+            groups = self::groups(a, min_share);
+            for g in &groups {
                 out.extend(host::host_bound(g));
                 out.extend(sync::syncs(a, g));
                 out.extend(comm::exposed_communication(a, g));
@@ -248,10 +254,9 @@ pub fn findings_from(a: &Analysis, min_share: f64) -> Vec<Finding> {
             }
         },
     );
-    let groups = groups_found;
     out.extend(roofline::far_from_roof(a, &groups));
     out.sort_by(|x, y| y.saving_us.total_cmp(&x.saving_us));
-    out
+    (out, groups)
 }
 
 /// Which engine ran the trace, for fixes in its own terms.
@@ -304,14 +309,9 @@ pub fn code_site(t: &crate::model::Trace, c: usize) -> Option<&str> {
     nearest.or_else(|| (l.cpu_op[c] != crate::model::NONE).then(|| t.name(t.ops.name[l.cpu_op[c] as usize])))
 }
 
-/// Median of `v` (0 when empty).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        0.0
-    } else {
-        v[v.len() / 2]
-    }
+/// The median (the upper of the two middle ones for an even count) of durations in ns, in µs.
+pub fn median_us(ns: impl IntoIterator<Item = i64>) -> f64 {
+    upper_median(ns.into_iter().collect()) as f64 / 1e3
 }
 
 fn confidence(passes: usize, linked: f64) -> String {

@@ -9,7 +9,7 @@
 //! or are busy time), so the gone findings of a phase are judged together: their predictions
 //! hold when the step's measured change lies within ±20% of their sum.
 
-use super::{findings, findings_from, groups, median, Finding, Group, Kind, MIN_SAVING_SHARE};
+use super::{findings_and_groups, median_us, Finding, Group, Kind, MIN_SAVING_SHARE};
 use crate::analysis::Analysis;
 
 /// How far a measured saving may lie from the predicted one for the prediction to hold.
@@ -44,7 +44,7 @@ fn step_us(g: &Group, kind: Kind) -> f64 {
     }
     let mut starts: Vec<i64> = g.passes.iter().map(|p| p.start_ns).collect();
     starts.sort_unstable();
-    median(starts.windows(2).map(|w| (w[1] - w[0]) as f64 / 1e3).collect())
+    median_us(starts.windows(2).map(|w| w[1] - w[0]))
 }
 
 /// The group of `after` that matches `before`: the same phase, the same device when it has one.
@@ -55,8 +55,8 @@ fn matching<'a, 'b>(after: &'a [Group<'b>], before: &Group) -> Option<&'a Group<
 
 /// Every finding of `before`, checked against `after`.
 pub fn outcomes(before: &Analysis, after: &Analysis) -> Vec<Outcome> {
-    let (found_before, found_after) = (findings(before), findings_from(after, 0.0));
-    let (groups_before, groups_after) = (groups(before, MIN_SAVING_SHARE), groups(after, MIN_SAVING_SHARE));
+    let (found_before, groups_before) = findings_and_groups(before, MIN_SAVING_SHARE);
+    let (found_after, groups_after) = findings_and_groups(after, 0.0);
     let mut out: Vec<Outcome> =
         found_before.iter().filter_map(|f| outcome(f, &groups_before, &groups_after, &found_after)).collect();
     judge(&mut out);

@@ -3,7 +3,7 @@
 //! reach on this device: the time-weighted 90th percentile of their % of roof (capped at 100).
 //! A row under half that target saves `time × (1 − its % / target)`, per step.
 
-use super::{median, Finding, Group, Kind};
+use super::{median_us, Finding, Group, Kind};
 use crate::analysis::phases::Phase;
 use crate::analysis::roofline::{Family, OpRow, Peaks};
 use crate::analysis::Analysis;
@@ -32,7 +32,7 @@ pub fn far_from_roof(a: &Analysis, groups: &[Group]) -> Vec<Finding> {
     // Steps: every whole pass of the trace; their median wall time is the step.
     let passes: Vec<&Group> = groups.iter().filter(|g| g.phase != Phase::Stage).collect();
     let steps: usize = passes.iter().map(|g| g.passes.len()).sum::<usize>().max(1);
-    let step_us = median(passes.iter().flat_map(|g| g.gaps.iter().map(|w| w.wall_ns as f64 / 1e3)).collect());
+    let step_us = median_us(passes.iter().flat_map(|g| g.gaps.iter().map(|w| w.wall_ns)));
     let Some(min_share) = groups.first().map(|g| g.min_share) else { return Vec::new() };
     let mut out = Vec::new();
     for family in FAMILIES {

@@ -5,12 +5,12 @@
 //! bound whose cause the trace can only point at: the runtime call
 //! the host sat in during the longest stall.
 
-use super::{code_site, median, Finding, Group, Kind};
+use super::{code_site, median_us, Finding, Group, Kind};
 use crate::analysis::Analysis;
 
 /// The stall finding of `g`, if the queued idle is worth raising ([`Group::worth`]).
 pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
-    let saving_us = median(g.gaps.iter().map(|w| w.stalled_ns as f64 / 1e3).collect());
+    let saving_us = median_us(g.gaps.iter().map(|w| w.stalled_ns));
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
         return None;

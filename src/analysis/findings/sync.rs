@@ -3,20 +3,21 @@
 //! again while the host refills it. Saving: that refill idle ([`super::gaps`]'s sync share); a
 //! graph cannot remove it (a sync cannot be captured).
 
-use super::{code_site, median, Engine, Finding, Group, Kind};
+use super::{code_site, median_us, Engine, Finding, Group, Kind};
 use crate::analysis::Analysis;
 use crate::model::NONE;
+use crate::support::median::upper_median;
 
 /// The sync finding of `g`, if the refill idle is worth raising ([`Group::worth`]).
 pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
-    let saving_us = median(g.gaps.iter().map(|w| w.sync_ns as f64 / 1e3).collect());
+    let saving_us = median_us(g.gaps.iter().map(|w| w.sync_ns));
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
         return None;
     }
     let t = &a.trace;
     let l = &t.launches;
-    let per_step = median(g.gaps.iter().map(|w| w.syncs.len() as f64).collect());
+    let per_step = upper_median(g.gaps.iter().map(|w| w.syncs.len() as i64).collect());
     // The call, op and Python frame that blocked most often.
     let mut sites: Vec<((u32, u32, u32), usize)> = Vec::new();
     for &c in g.gaps.iter().flat_map(|w| &w.syncs) {
