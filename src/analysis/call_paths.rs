@@ -35,8 +35,10 @@ pub enum NodeKind {
     Op,
     /// A graph launch's replay.
     Graph,
-    /// No code behind it: `(no launch)` and its layer.
+    /// No code behind it: `(no launch)`.
     NoLaunch,
+    /// A phase or a layer: where a path starts without stacks, or below `(no launch)`.
+    Place,
     Kernel,
 }
 
@@ -50,6 +52,7 @@ impl NodeKind {
             NodeKind::Op => "op",
             NodeKind::Graph => "graph",
             NodeKind::NoLaunch => "no_launch",
+            NodeKind::Place => "place",
             NodeKind::Kernel => "kernel",
         }
     }
@@ -249,10 +252,10 @@ impl Builder<'_> {
             return n;
         }
         let p = self.text_label(phase.as_str());
-        let node = self.child(under, NodeKind::NoLaunch, p);
+        let node = self.child(under, NodeKind::Place, p);
         let text = if layer == NONE { "outside the layers".to_string() } else { format!("layer {layer}") };
         let l = self.text_label(&text);
-        let n = self.child(node, NodeKind::NoLaunch, l);
+        let n = self.child(node, NodeKind::Place, l);
         self.layer_nodes.insert((under, phase as u8, layer), n);
         n
     }

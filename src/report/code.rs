@@ -17,7 +17,7 @@ fn with_phases(head: &[&str], tail: &[&str]) -> Vec<String> {
 }
 
 /// `call_paths`: one row per node of the call-path tree (node 0 the root, a node after its
-/// parent): `kind` (annotation, python, op, graph, no_launch, kernel), `name`, `self_us` (its own
+/// parent): `kind` (annotation, python, op, graph, no_launch, place: a phase or layer, kernel), `name`, `self_us` (its own
 /// kernels), `total_us` (with everything under it), `kernels` under it, the total per phase, and
 /// for a kernel node its `family` and its first kernel (`first_kernel_us`, `first_kernel_dur_us`).
 pub fn call_paths(a: &Analysis) -> Table {

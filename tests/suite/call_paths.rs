@@ -183,6 +183,13 @@ fn without_stacks_the_op_chains_sit_under_phase_and_layer() {
     let layers: std::collections::BTreeSet<&str> = folded.iter().filter_map(|(p, _)| p.split(';').nth(1)).collect();
     assert!(layers.contains("layer 0") && layers.contains("layer 15") && !layers.contains("layer 16"), "{layers:?}");
     assert!(folded.iter().any(|(p, _)| p.contains(";aten::linear;aten::matmul;aten::mm;")), "op chains");
+    // Those phase and layer nodes are places, not "no launch": every kernel here has its launch.
+    assert_eq!(cp.no_launch, 0);
+    for i in 1..cp.nodes.len() {
+        if cp.name(i) == "layer 0" || cp.name(i) == "decode" {
+            assert_eq!(cp.nodes[i].kind, traceprism::analysis::call_paths::NodeKind::Place, "{}", cp.name(i));
+        }
+    }
 }
 
 #[test]

@@ -172,7 +172,7 @@ let familyColours = /** @type {Record<string, string>} */ ({});
 /** The colour of a node: its kernel family for kernels, grey shades for the code above them. */
 function fill(/** @type {IcicleNode} */ n) {
   if (n.kind === 'kernel') return familyColours[n.family] || colour(0);
-  return { python: '#d9d2c3', op: '#c9d6e3', annotation: '#e3d9ec', graph: '#f4c7a1', no_launch: '#e0e0e0', root: '#bdbdbd' }[n.kind] || '#ddd';
+  return { python: '#d9d2c3', op: '#c9d6e3', annotation: '#e3d9ec', graph: '#f4c7a1', no_launch: '#e0e0e0', place: '#e6e6d8', root: '#bdbdbd' }[n.kind] || '#ddd';
 }
 
 /**
