@@ -30,6 +30,14 @@ pub fn render(path: &str, found: &[Finding]) -> String {
         let _ = writeln!(o, "findings none: no lost time this trace's records can put a cause and a saving on");
         return o;
     }
+    o.push_str(&render_list(found));
+    o
+}
+
+/// The findings as a numbered list, each with its evidence, fix and check below it (each item
+/// starts with a blank line).
+pub fn render_list(found: &[Finding]) -> String {
+    let mut o = String::new();
     for (k, f) in found.iter().enumerate() {
         let _ = writeln!(
             o,

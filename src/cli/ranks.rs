@@ -105,9 +105,8 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let found = traceprism::analysis::findings::stragglers(run);
     if !found.is_empty() {
-        let text_of = super::findings::render("", &found);
         text.push_str("\nfindings (run_findings)");
-        text.push_str(text_of.split_once('\n').map_or("", |(_, rest)| rest));
+        text.push_str(&super::findings::render_list(&found));
     }
     if let Some(f) = run.cost_finding() {
         text.push_str(&format!("collectives: {f} (see collective_classes)\n"));
