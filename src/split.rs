@@ -13,7 +13,7 @@
 use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 use crate::error::{Error, Result};
-use crate::ingest::{is_gzip, GzipDecoder};
+use crate::ingest::{sniff, Format, GzipDecoder};
 use crate::model::NONE;
 use std::io::Write;
 
@@ -180,7 +180,7 @@ impl Splitter {
     pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
         if !self.started && !chunk.is_empty() {
             self.started = true;
-            if is_gzip(chunk) {
+            if sniff(chunk) == Format::Gzip {
                 self.gzip = Some(Box::default());
             }
         }

@@ -5,7 +5,7 @@
 // trace of a comparison); `slot` defaults to `a`.
 //
 // ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
-//      setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
+//      sniff {head} → 'gzip' | 'json' | 'xspace' | 'nsys' | 'nsys_rows' | 'unknown' · setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelinePyramid {slot, lane} → {head, cover} · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
@@ -25,11 +25,10 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff_format, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
-import { looksLikeSqlite } from './js/sniff.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
@@ -115,7 +114,7 @@ function sqliteEngine() {
  * @param {Blob} file
  */
 async function pushFile(a, file) {
-  if (looksLikeSqlite(new Uint8Array(await file.slice(0, 16).arrayBuffer()))) {
+  if (sniff_format(new Uint8Array(await file.slice(0, 64).arrayBuffer())) === 'nsys') {
     const t0 = performance.now();
     const engine = await sqliteEngine();
     const t1 = performance.now();
@@ -196,6 +195,11 @@ function dropCaptures(slot) {
 }
 
 const ops = {
+  // What a file is, from its first bytes: the core decides (`ingest::sniff`), the page never
+  // sniffs on its own.
+  sniff({ head }) {
+    return sniff_format(new Uint8Array(head));
+  },
   start(data) {
     fileBytes = data.fileBytes ?? data.file?.size ?? null;
     const slot = slotOf(data);

@@ -6,7 +6,6 @@ pub mod compare;
 pub mod coverage;
 pub mod findings;
 pub mod health;
-mod health_nsys;
 pub mod launches;
 pub mod layers;
 pub mod lod;

@@ -98,29 +98,32 @@ pub fn run(a: &Args) -> Result<()> {
         o.push_str(&render_table(&shown, 48, max));
         o.push('\n');
     }
-    o.push_str(&findings_text(&tables[6]));
+    o.push_str(&findings_text(ta, tb));
     o.push_str("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.\n");
     emit(o)
 }
 
-/// `compare_findings` in lines: each finding of A with its prediction, the measured change and
-/// the verdict (too long for a table's columns).
-fn findings_text(t: &Table) -> String {
-    let mut o = format!("== {} (A's findings, in B: {} rows)\n", t.name, t.rows.len());
-    let cell = |r: &[traceprism::table::Cell], c: &str| t.column(c).map_or(String::new(), |i| r[i].text());
-    for r in &t.rows {
+/// A's findings checked in B (what `compare_findings` holds), in lines: each finding with its
+/// prediction, the measured change and the verdict (too long for a table's columns).
+fn findings_text(a: &traceprism::Analysis, b: &traceprism::Analysis) -> String {
+    let outcomes = traceprism::analysis::findings::outcome::outcomes(a, b);
+    let mut o = format!("== compare_findings (A's findings, in B: {} rows)\n", outcomes.len());
+    // µs with three decimals, as the table's cells write them.
+    let us = |v: f64| traceprism::table::Cell::Micros((v * 1e3).round() as i64).text();
+    let maybe = |v: Option<f64>| v.map_or(String::new(), us);
+    for x in &outcomes {
         o.push_str(&format!(
             "{} ({}): predicted {} µs a step; step {} → {} µs, measured {} µs; {}\n",
-            cell(r, "kind"),
-            cell(r, "scope"),
-            cell(r, "predicted_us"),
-            cell(r, "a_step_us"),
-            cell(r, "b_step_us"),
-            cell(r, "measured_us"),
-            cell(r, "verdict")
+            x.kind.as_str(),
+            x.scope,
+            us(x.predicted_us),
+            us(x.before_step_us),
+            maybe(x.after_step_us),
+            maybe(x.measured_us),
+            x.verdict
         ));
     }
-    if t.rows.is_empty() {
+    if outcomes.is_empty() {
         o.push_str("A has no finding to check (traceprism findings A)\n");
     }
     o.push('\n');

@@ -37,7 +37,7 @@ pub fn render(path: &str, checks: &[Check]) -> String {
         tally(Status::Ok),
         tally(Status::Warning)
     );
-    let width = checks.iter().map(|c| c.check.len()).max().unwrap_or(0);
+    let width = checks.iter().map(|c| c.check.as_str().len()).max().unwrap_or(0);
     for c in checks {
         let mark = if c.status == Status::Warning { "WARNING " } else { "" };
         let _ = writeln!(o, "\n{:<8} {:<width$}  {mark}{}", c.status.as_str(), c.check, c.found);

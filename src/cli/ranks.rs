@@ -136,7 +136,7 @@ pub fn synth(a: &Args) -> Result<()> {
         Some(other) => return Err(Error::new(format!("--late: host or device, not {other}"))),
     };
     let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {path}: {e}")))?;
-    let text = if traceprism::ingest::is_gzip(&bytes) { traceprism::ingest::gunzip(&bytes)? } else { bytes };
+    let text = traceprism::read::whole_text(bytes)?;
     let run = traceprism::synth::ranks::make_run(&text, &spec).map_err(Error::new)?;
     std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
     for (r, t) in run.traces.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use super::args::Args;
 use std::fmt::Write;
-use traceprism::analysis::health::Status;
+use traceprism::analysis::health::{CheckId, Status};
 use traceprism::report::summary::{summary, Summary};
 use traceprism::table::Table;
 use traceprism::{Error, Result};
@@ -66,19 +66,16 @@ pub fn run(a: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The phase method used and each method's agreement with the final answer, from `phase_methods`.
+/// The phase method used and each method's agreement with the final answer (of the passes it
+/// voted on, by kernel time).
 fn method_agreement(a: &traceprism::Analysis) -> (String, String) {
-    let Some(t) = traceprism::report::table(a, "phase_methods") else { return (String::new(), String::new()) };
-    let col = |name: &str| t.column(name);
-    let (Some(m), Some(voted), Some(agree)) = (col("method"), col("passes_voted"), col("agreement_pct_of_voted")) else {
-        return (String::new(), String::new());
-    };
-    let parts: Vec<String> = t
-        .rows
+    let parts: Vec<String> = a
+        .phases
+        .method_agreement()
         .iter()
-        .map(|r| match r[voted].text().as_str() {
-            "0" => format!("{} (no vote)", r[m].text()),
-            n => format!("{} {}% of {n} passes", r[m].text(), r[agree].text()),
+        .map(|m| match m.passes_voted {
+            0 => format!("{} (no vote)", m.method),
+            n => format!("{} {}% of {n} passes", m.method, float(100.0 * m.agreed_ns as f64 / m.voted_ns.max(1) as f64)),
         })
         .collect();
     (a.options.phase_method.clone(), parts.join("; "))
@@ -100,6 +97,11 @@ pub fn peak_memory_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A number as the tables write it (shortest exact form, rounded as CSV cells are).
+fn float(v: f64) -> String {
+    traceprism::table::Cell::Float(v).text()
 }
 
 fn ms(v: i64) -> String {
@@ -127,7 +129,11 @@ pub fn render(path: &str, s: &Summary) -> String {
         let _ = writeln!(o, "WARNING  {}", secret_warning(&s.secret_metadata));
     }
     // Every other problem the health report finds (truncation and secrets are said above).
-    for c in s.health.iter().filter(|c| c.status == Status::Warning && !matches!(c.check, "truncation" | "secret_metadata")) {
+    for c in s
+        .health
+        .iter()
+        .filter(|c| c.status == Status::Warning && !matches!(c.check, CheckId::Truncation | CheckId::SecretMetadata))
+    {
         let fix = if c.fix.is_empty() { String::new() } else { format!(" (fix: {})", c.fix) };
         let _ = writeln!(o, "WARNING  {}: {}{fix}", c.check, c.found);
     }
@@ -254,7 +260,7 @@ pub fn render(path: &str, s: &Summary) -> String {
         .health
         .iter()
         .filter(|c| matches!(c.status, Status::Missing | Status::Partial) && !c.fix.is_empty())
-        .map(|c| c.check)
+        .map(|c| c.check.as_str())
         .collect();
     if !missing.is_empty() {
         let _ =

@@ -1,5 +1,62 @@
-//! What a file that is not a trace looks like, so the error can say so ("a zip archive", "an
-//! SQLite database") instead of only "not JSON".
+//! What an input is, decided once from its first bytes ([`sniff`]): every reader, face and the
+//! page (through wasm) asks here. And what a file that is not a trace looks like, so the error
+//! can say so ("a zip archive", "an SQLite database") instead of only "not JSON".
+
+/// What an input is, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// gzip-compressed: [`sniff`] the inflated bytes for what is inside.
+    Gzip,
+    /// Chrome-trace JSON (`{"traceEvents": ...}` or a bare `[...]`).
+    ChromeJson,
+    /// A JAX / TensorFlow profile: a serialized `XSpace` protobuf (`.xplane.pb`).
+    Xspace,
+    /// An Nsight Systems SQLite export.
+    NsysSqlite,
+    /// The row bytes the page's SQLite module made of an Nsight Systems export.
+    NsysRows,
+    /// None of these (or nothing yet): the JSON reader says what it looks like
+    /// ([`not_a_trace`]), with the byte offset.
+    Unknown,
+}
+
+impl Format {
+    /// The format's name as faces and the page spell it (`gzip`, `json`, `xspace`, `nsys`,
+    /// `nsys_rows`, `unknown`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Gzip => "gzip",
+            Format::ChromeJson => "json",
+            Format::Xspace => "xspace",
+            Format::NsysSqlite => "nsys",
+            Format::NsysRows => "nsys_rows",
+            Format::Unknown => "unknown",
+        }
+    }
+
+    /// True for an Nsight Systems export, as a database or as the page's row bytes.
+    pub fn is_nsys(self) -> bool {
+        matches!(self, Format::NsysSqlite | Format::NsysRows)
+    }
+}
+
+/// What `head` (an input's first bytes, 64 are plenty) is. Only the magic bytes are looked at:
+/// whether the rest is well formed is each reader's to say.
+pub fn sniff(head: &[u8]) -> Format {
+    if super::inflate::is_gzip(head) {
+        Format::Gzip
+    } else if looks_like_sqlite(head) {
+        Format::NsysSqlite
+    } else if super::nsys::looks_like_rows(head) {
+        Format::NsysRows
+    } else if super::xplane::looks_like_xspace(head) {
+        Format::Xspace
+    } else if super::json::document_form(head).is_some() {
+        Format::ChromeJson
+    } else {
+        Format::Unknown
+    }
+}
 
 /// The first bytes of every SQLite database (an Nsight Systems export is one).
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
@@ -30,6 +87,21 @@ pub fn not_a_trace(start: &[u8]) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use super::{sniff, Format};
+
+    #[test]
+    fn each_format_is_told_by_its_first_bytes() {
+        assert_eq!(sniff(b"\x1f\x8b\x08\x00"), Format::Gzip);
+        assert_eq!(sniff(b"SQLite format 3\0rest"), Format::NsysSqlite);
+        assert_eq!(sniff(b"\xEF\xBB\xBF  {\"traceEvents\": []}"), Format::ChromeJson);
+        assert_eq!(sniff(b"[{\"ph\": \"X\"}"), Format::ChromeJson);
+        // An XSpace: plane (field 1, length 9), its id (field 1), then its name "/device:GPU:0".
+        assert_eq!(sniff(b"\x0a\x09\x08\x01\x12\x05/devi"), Format::Xspace);
+        assert_eq!(sniff(b"PK\x03\x04"), Format::Unknown);
+        assert_eq!(sniff(b""), Format::Unknown);
+        assert!(Format::NsysRows.is_nsys() && !Format::Gzip.is_nsys());
+    }
+
     #[test]
     fn names_what_the_input_looks_like() {
         assert!(super::not_a_trace(b"PK\x03\x04rest").contains("zip"));

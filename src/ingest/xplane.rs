@@ -22,8 +22,7 @@
 //! of an HLO module becomes a `user_annotation` named `XlaModule:<module>` over its launches, so
 //! passes follow module executions.
 
-use super::event::{Args, Field, Id, RawEvent};
-use super::stream::EventSink;
+use super::interchange::{Args, EventSink, Field, Id, RawEvent};
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 use std::collections::HashMap;

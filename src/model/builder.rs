@@ -3,7 +3,7 @@
 use super::schema::Remap;
 use super::transfer::{append_rows, row_counts, PartBuilder};
 use super::*;
-use crate::ingest::{EventSink, Field, Id, RawEvent};
+use crate::ingest::{EventSink, Fact, Field, Id, RawEvent};
 
 /// Collects events into a [`Trace`]; the ingest layer drives it through [`EventSink`].
 #[derive(Default)]
@@ -26,16 +26,6 @@ enum Dest {
     XlaGpu(GpuKind, i32),
     Ignore,
 }
-
-/// The warning kind of an event whose JSON was repaired ([`crate::ingest::EventSink::repaired`]).
-pub const REPAIRED_JSON: &str =
-    "event with broken JSON, repaired (an unescaped quote, a stray backslash or a control character in a string)";
-/// The warning kind of a top-level value (beside `traceEvents`) that could not be read.
-pub const HEADER_UNREAD: &str = "top-level values not read (their facts, e.g. deviceProperties, are missing)";
-/// The warning kind of counter events (`ph: C`: Kineto's hardware counters under `GPU N Counters`).
-pub const COUNTER_EVENTS: &str = "counter events (ph C, e.g. GPU hardware counters) not read: counters are not modelled";
-/// The start of the warning kind of complete events of a category no analysis reads.
-pub const UNREAD_CATEGORY: &str = "events of category";
 
 /// Complete events of categories that hold nothing an analysis needs: Kineto's whole-trace span
 /// (`Trace`), profiler overhead, stream synchronisations (`cuda_sync`: kineto#1356 puts them on a
@@ -151,26 +141,26 @@ impl TraceBuilder {
         let ts = match ev.ts {
             Field::Value(v) => v,
             Field::Missing => {
-                self.trace.warnings.add("event without ts (skipped)", index, &ev.name_text());
+                self.trace.warnings.add(WarningKind::EventWithoutTs, index, &ev.name_text());
                 return None;
             }
             Field::Bad => {
-                self.trace.warnings.add("ts is not a number (skipped)", index, &ev.name_text());
+                self.trace.warnings.add(WarningKind::TsNotANumber, index, &ev.name_text());
                 return None;
             }
         };
         let dur = match ev.dur {
             Field::Value(v) if v < 0 => {
-                self.trace.warnings.add("negative dur (set to 0)", index, &ev.name_text());
+                self.trace.warnings.add(WarningKind::NegativeDur, index, &ev.name_text());
                 0
             }
             Field::Value(v) => v,
             Field::Missing => {
-                self.trace.warnings.add("complete event without dur (skipped)", index, &ev.name_text());
+                self.trace.warnings.add(WarningKind::CompleteWithoutDur, index, &ev.name_text());
                 return None;
             }
             Field::Bad => {
-                self.trace.warnings.add("dur is not a number (skipped)", index, &ev.name_text());
+                self.trace.warnings.add(WarningKind::DurNotANumber, index, &ev.name_text());
                 return None;
             }
         };
@@ -246,19 +236,27 @@ impl EventSink for TraceBuilder {
         self.trace.meta.absorb(key, &value);
     }
 
+    fn fact(&mut self, fact: Fact) {
+        match fact {
+            Fact::WholeGraphReplays { count, ns } => {
+                self.trace.meta.whole_graph_replays = Some(crate::model::WholeGraphReplays { count, ns })
+            }
+        }
+    }
+
     fn not_an_object(&mut self, index: u64, _offset: u64) {
         self.trace.stats.events += 1;
         self.trace.stats.skipped += 1;
-        self.trace.warnings.add("event is not a JSON object (skipped)", index, "");
+        self.trace.warnings.add(WarningKind::NotAnObject, index, "");
     }
 
     fn header_unread(&mut self, key: &str, offset: u64, why: &str) {
-        self.trace.warnings.add(HEADER_UNREAD, 0, &format!("\"{key}\" at byte {offset}: {why}"));
+        self.trace.warnings.add(WarningKind::HeaderUnread, 0, &format!("\"{key}\" at byte {offset}: {why}"));
     }
 
     fn repaired(&mut self, index: u64, offset: u64, what: &str, strings: u32) {
         let more = if strings > 1 { format!(" ({strings} strings of the event)") } else { String::new() };
-        self.trace.warnings.add(REPAIRED_JSON, index, &format!("byte {offset}: {what}{more}"));
+        self.trace.warnings.add(WarningKind::RepairedJson, index, &format!("byte {offset}: {what}{more}"));
     }
 
     fn event(&mut self, ev: &RawEvent<'_>, index: u64, _offset: u64) {
@@ -272,7 +270,7 @@ impl EventSink for TraceBuilder {
             }
             b'C' => {
                 let pid = self.id_value(&ev.pid);
-                self.trace.warnings.add(COUNTER_EVENTS, index, &format!("{} (pid {pid})", ev.name_text()));
+                self.trace.warnings.add(WarningKind::CounterEvents, index, &format!("{} (pid {pid})", ev.name_text()));
                 None
             }
             _ => None,
@@ -290,10 +288,9 @@ impl TraceBuilder {
     /// MTIA, XPU, HPU...), as a warning named by its category, with its process id.
     #[cold]
     fn unread_category(&mut self, ev: &RawEvent<'_>, index: u64) {
-        let cat = String::from_utf8_lossy(&ev.cat);
-        let kind = format!("{UNREAD_CATEGORY} '{cat}' not read: this device or event kind is not modelled");
+        let kind = WarningKind::UnreadCategory(String::from_utf8_lossy(&ev.cat).into_owned());
         let pid = self.id_value(&ev.pid);
-        self.trace.warnings.add(&kind, index, &format!("{} (pid {pid})", ev.name_text()));
+        self.trace.warnings.add(kind, index, &format!("{} (pid {pid})", ev.name_text()));
     }
 
     /// `Some(true)` kept, `Some(false)` skipped as malformed, `None` not modelled.
@@ -435,7 +432,7 @@ impl TraceBuilder {
 
     fn flow(&mut self, ev: &RawEvent<'_>, index: u64) -> Option<bool> {
         let (Field::Value(ts), Some(id)) = (ev.ts, ev.id) else {
-            self.trace.warnings.add("flow event without ts or id (skipped)", index, "");
+            self.trace.warnings.add(WarningKind::FlowWithoutTsOrId, index, "");
             return Some(false);
         };
         let end = FlowEnd { id, pid: self.id_value(&ev.pid), tid: self.id_value(&ev.tid), ts };

@@ -74,9 +74,22 @@ pub struct TraceMeta {
     /// Where the header holds secret-looking metadata (`metadata.env.HF_TOKEN`): the paths of
     /// values under a key named like a credential, or shaped like one. Never the values.
     pub secret_keys: Vec<String>,
+    /// CUDA graph replays an Nsight Systems export recorded whole, when it recorded any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole_graph_replays: Option<WholeGraphReplays>,
     /// How many `other` entries came from inside top-level objects.
     #[serde(skip)]
     settings: usize,
+}
+
+/// CUDA graph replays recorded whole (Nsight Systems' `--cuda-graph-trace=graph`, its default):
+/// each is one GPU event standing for kernels the export does not hold.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WholeGraphReplays {
+    /// How many replays.
+    pub count: u64,
+    /// Their summed duration (ns).
+    pub ns: u64,
 }
 
 /// Levels of a top-level object whose numbers are kept as settings.
@@ -183,6 +196,7 @@ impl TraceMeta {
         self.rank = self.rank.or(other.rank);
         self.world_size = self.world_size.or(other.world_size);
         self.base_time_ns = self.base_time_ns.or(other.base_time_ns);
+        self.whole_graph_replays = self.whole_graph_replays.or(other.whole_graph_replays);
         self.with_stack |= other.with_stack;
         self.record_shapes |= other.record_shapes;
         self.other.extend(other.other);

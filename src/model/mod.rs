@@ -10,12 +10,14 @@ mod interner;
 pub mod meta;
 pub mod schema;
 pub mod transfer;
+pub mod warnings;
 mod xla_json;
 
-pub use builder::{TraceBuilder, COUNTER_EVENTS, HEADER_UNREAD, REPAIRED_JSON, UNREAD_CATEGORY};
+pub use builder::TraceBuilder;
 pub use interner::{FastHasher, FastMap, FastSet, Interner, NameId, NO_NAME};
-pub use meta::{DeviceInfo, TraceMeta, Vendor};
+pub use meta::{DeviceInfo, TraceMeta, Vendor, WholeGraphReplays};
 use schema::{table, Tag};
+pub use warnings::{WarningExample, WarningKind, Warnings};
 
 /// Marker for "no link" in the `u32` index columns.
 pub const NONE: u32 = u32::MAX;
@@ -365,83 +367,6 @@ impl FlowEnds {
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.id.is_empty()
-    }
-}
-
-/// What was skipped or repaired while reading, counted by kind, never silent.
-#[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct Warnings {
-    /// Count per warning kind (e.g. "missing ts", "negative dur").
-    pub counts: std::collections::BTreeMap<String, u64>,
-    /// The first few occurrences with their event index, for the user to look at.
-    pub examples: Vec<WarningExample>,
-}
-
-/// One recorded occurrence of a warning.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct WarningExample {
-    /// Index of the event in `traceEvents`.
-    pub event: u64,
-    /// What kind of warning (the key of [`Warnings::counts`]).
-    pub kind: String,
-    /// The event's name, when it has one.
-    pub detail: String,
-}
-
-impl std::fmt::Display for WarningExample {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "event {}: {}: {}", self.event, self.kind, self.detail)
-    }
-}
-
-const MAX_EXAMPLES: usize = 20;
-/// Examples kept of one kind, so that one frequent kind leaves room for the others.
-const EXAMPLES_PER_KIND: u64 = 5;
-
-impl Warnings {
-    /// Records one occurrence of `kind` at event `index`, with detail text.
-    pub fn add(&mut self, kind: &str, index: u64, detail: &str) {
-        let seen = match self.counts.get_mut(kind) {
-            Some(n) => {
-                *n += 1;
-                *n
-            }
-            None => {
-                self.counts.insert(kind.to_string(), 1);
-                1
-            }
-        };
-        if self.examples.len() < MAX_EXAMPLES && seen <= EXAMPLES_PER_KIND {
-            self.examples.push(WarningExample {
-                event: index,
-                kind: kind.to_string(),
-                detail: detail.chars().take(200).collect(),
-            });
-        }
-    }
-
-    /// Adds another reader's warnings whose event indices start at `event_offset`.
-    pub fn absorb(&mut self, other: Warnings, event_offset: u64) {
-        for (k, n) in other.counts {
-            *self.counts.entry(k).or_insert(0) += n;
-        }
-        for mut e in other.examples {
-            let of_kind = self.examples.iter().filter(|x| x.kind == e.kind).count() as u64;
-            if self.examples.len() < MAX_EXAMPLES && of_kind < EXAMPLES_PER_KIND {
-                e.event += event_offset;
-                self.examples.push(e);
-            }
-        }
-    }
-
-    /// The examples of one kind.
-    pub fn examples_of<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a WarningExample> + 'a {
-        self.examples.iter().filter(move |e| e.kind == kind)
-    }
-
-    /// Total number of warnings.
-    pub fn total(&self) -> u64 {
-        self.counts.values().sum()
     }
 }
 

@@ -125,13 +125,17 @@ impl TraceBuilder {
         }
         w.put(t.warnings.counts.len() as u64);
         for (k, n) in &t.warnings.counts {
-            w.str(k);
+            let (tag, data) = k.to_wire();
+            w.put(tag);
+            w.str(data);
             w.put(*n);
         }
         w.put(t.warnings.examples.len() as u64);
         for e in &t.warnings.examples {
             w.put(e.event);
-            w.str(&e.kind);
+            let (tag, data) = e.kind.to_wire();
+            w.put(tag);
+            w.str(data);
             w.str(&e.detail);
         }
         encode_meta(&t.meta, w);
@@ -184,14 +188,14 @@ impl TraceBuilder {
         s.skipped = r.get()?;
         let n = r.count(12)?;
         for _ in 0..n {
-            let k = r.str()?.to_string();
+            let k = wire_kind(r)?;
             let v = r.get::<u64>()?;
             t.warnings.counts.insert(k, v);
         }
         let n = r.count(16)?;
         for _ in 0..n {
             let event = r.get()?;
-            let kind = r.str()?.to_string();
+            let kind = wire_kind(r)?;
             let detail = r.str()?.to_string();
             t.warnings.examples.push(WarningExample { event, kind, detail });
         }
@@ -311,6 +315,8 @@ fn encode_meta(m: &TraceMeta, w: &mut WireWriter) {
     w.flag(m.with_stack);
     w.flag(m.record_shapes);
     w.flag(m.object_form);
+    w.option(m.whole_graph_replays.map(|r| r.count));
+    w.option(m.whole_graph_replays.map(|r| r.ns));
     w.put(m.other.len() as u64);
     for (k, v) in &m.other {
         w.str(k);
@@ -339,6 +345,8 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
     m.with_stack = r.flag()?;
     m.record_shapes = r.flag()?;
     m.object_form = r.flag()?;
+    let (count, ns) = (r.option::<u64>()?, r.option::<u64>()?);
+    m.whole_graph_replays = count.zip(ns).map(|(count, ns)| WholeGraphReplays { count, ns });
     let n = r.count(8)?;
     for _ in 0..n {
         let k = r.str()?.to_string();
@@ -350,4 +358,11 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         m.secret_keys.push(r.str()?.to_string());
     }
     Ok(m)
+}
+
+/// A warning kind as [`WarningKind::to_wire`] wrote it.
+fn wire_kind(r: &mut WireReader<'_>) -> Result<WarningKind> {
+    let tag = r.get::<u64>()?;
+    let data = r.str()?;
+    WarningKind::from_wire(tag, data).ok_or_else(|| malformed("unknown warning kind"))
 }

@@ -55,7 +55,7 @@ fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
     for f in files {
         let mut head = [0u8; 16];
         let is_sqlite = std::fs::File::open(f).and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head)).is_ok()
-            && crate::ingest::looks_like_sqlite(&head);
+            && crate::ingest::sniff(&head) == crate::ingest::Format::NsysSqlite;
         #[cfg(feature = "nsys")]
         if is_sqlite {
             let bytes = std::fs::read(f).map_err(|e| Error::new(format!("cannot read {}: {e}", f.display())))?;

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 use super::source::read_some;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
-use crate::ingest::{document_form, is_gzip, likely_event_start, DocumentForm};
+use crate::ingest::{document_form, likely_event_start, sniff, DocumentForm, Format};
 use crate::model::Trace;
 
 /// Threads [`read_path_on`] uses: one per core, up to [`MAX_READ_THREADS`].
@@ -50,7 +50,7 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
             // truncates the file while we read, the OS may raise SIGBUS — the same risk every
             // mmap-based reader accepts for speed.
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-                if !is_gzip(&map) && !crate::ingest::looks_like_xspace(&map) && !crate::ingest::looks_like_sqlite(&map) {
+                if matches!(sniff(&map), Format::ChromeJson | Format::Unknown) {
                     return read_mapped(&map, threads);
                 }
             }
@@ -154,7 +154,7 @@ pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
     let n = read_some(&mut source, &mut first)?;
     first.truncate(n);
     #[cfg(not(target_arch = "wasm32"))]
-    if is_gzip(&first) {
+    if sniff(&first) == Format::Gzip {
         return super::gzip_pipeline::read(first, source, Sharing::WhenBehind);
     }
     let mut reader = Reader::new();

@@ -11,6 +11,7 @@ pub mod files;
 pub mod gzip_pipeline;
 pub mod part;
 mod source;
+pub use source::whole_text;
 
 pub use files::{default_read_threads, read_path_on, read_trace, MAX_READ_THREADS};
 #[cfg(not(target_arch = "wasm32"))]
@@ -21,8 +22,8 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{
-    document_form, is_gzip, likely_event_start, looks_like_xspace, read_xspace, DocumentForm, GzipDecoder, JsonStream, TextEnd,
-    Truncation, OPEN_ARRAY_NOTE,
+    document_form, likely_event_start, read_xspace, sniff, DocumentForm, Format, GzipDecoder, JsonStream, TextEnd, Truncation,
+    OPEN_ARRAY_NOTE,
 };
 use crate::model::{Trace, TraceBuilder};
 
@@ -117,13 +118,12 @@ impl Reader {
             if chunk.len() == 1 && chunk[0] == 0x1f && self.bytes_in == 1 {
                 self.input = gzip();
             } else {
-                self.input = if is_gzip(chunk) { gzip() } else { Input::Plain };
+                self.input = if sniff(chunk) == Format::Gzip { gzip() } else { Input::Plain };
             }
         }
         // An Nsight Systems export is kept whole, read at the end.
         if let Input::Plain = self.input {
-            let nsys = |b: &[u8]| crate::ingest::looks_like_sqlite(b) || crate::ingest::looks_like_rows(b);
-            if self.sqlite.is_some() || (self.json_bytes == 0 && nsys(chunk)) {
+            if self.sqlite.is_some() || (self.json_bytes == 0 && sniff(chunk).is_nsys()) {
                 self.sqlite.get_or_insert_with(Vec::new).extend_from_slice(chunk);
                 return Ok(());
             }
@@ -131,7 +131,7 @@ impl Reader {
         let Reader { input, json, builder, json_bytes, xspace, .. } = self;
         if let Input::Plain = input {
             // A JAX profile is kept whole (and never split for parallel parsing).
-            if xspace.is_some() || (*json_bytes == 0 && looks_like_xspace(chunk)) {
+            if xspace.is_some() || (*json_bytes == 0 && sniff(chunk) == Format::Xspace) {
                 return inflated(chunk, json_bytes, xspace, json, builder);
             }
         }
@@ -404,7 +404,7 @@ fn inflated(
     json: &mut JsonStream,
     builder: &mut TraceBuilder,
 ) -> Result<()> {
-    if *json_bytes == 0 && xspace.is_none() && looks_like_xspace(out) {
+    if *json_bytes == 0 && xspace.is_none() && sniff(out) == Format::Xspace {
         *xspace = Some(Vec::new());
     }
     *json_bytes += out.len() as u64;

@@ -10,7 +10,7 @@ pub fn health(a: &Analysis) -> Table {
     let mut t = Table::new("health", &["check", "status", "count:int", "found", "limits", "fix"]);
     for c in checks(a) {
         t.push(vec![
-            Cell::from(c.check),
+            Cell::from(c.check.as_str()),
             Cell::from(c.status.as_str()),
             Cell::from(c.count),
             Cell::from(c.found.as_str()),

@@ -232,8 +232,12 @@ fn findings_section(a: &Analysis) -> String {
 fn health_section(s: &Summary) -> String {
     let mut h = String::new();
     for c in s.health.iter().filter(|c| c.status == crate::analysis::health::Status::Warning) {
-        let _ =
-            writeln!(h, "<p class=\"warning\" role=\"alert\"><strong>Warning ({}):</strong> {}</p>", esc(c.check), esc(&c.found));
+        let _ = writeln!(
+            h,
+            "<p class=\"warning\" role=\"alert\"><strong>Warning ({}):</strong> {}</p>",
+            esc(c.check.as_str()),
+            esc(&c.found)
+        );
     }
     h.push_str("<table><thead><tr><th>check</th><th>status</th><th>found</th><th>limits</th><th>fix</th></tr></thead><tbody>");
     let mut rows: Vec<&crate::analysis::health::Check> = s.health.iter().filter(|c| c.status.needs_attention()).collect();
@@ -242,7 +246,7 @@ fn health_section(s: &Summary) -> String {
         let _ = write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(c.check),
+            esc(c.check.as_str()),
             esc(c.status.as_str()),
             esc(&c.found),
             esc(&c.limits),

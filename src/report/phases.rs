@@ -135,24 +135,14 @@ pub fn phase_methods(a: &Analysis) -> Table {
         ],
     );
     let p = &a.phases;
-    let all: i64 = p.passes.iter().map(|x| x.kernel_time_ns).sum();
-    for m in &p.methods {
-        let (mut voted, mut voted_time, mut agree) = (0usize, 0i64, 0i64);
-        for (x, phase) in p.passes.iter().zip(&m.phase_of_pass) {
-            let Some(phase) = phase else { continue };
-            voted += 1;
-            voted_time += x.kernel_time_ns;
-            if *phase == x.phase {
-                agree += x.kernel_time_ns;
-            }
-        }
+    for m in p.method_agreement() {
         t.push(vec![
             Cell::from(m.method.as_str()),
             Cell::Float(m.weight),
-            Cell::from(voted),
-            Cell::Float(pct(voted_time, all)),
-            if voted == 0 { Cell::Empty } else { Cell::Float(pct(agree, voted_time)) },
-            Cell::Float(pct(agree, all)),
+            Cell::from(m.passes_voted),
+            Cell::Float(pct(m.voted_ns, m.all_ns)),
+            if m.passes_voted == 0 { Cell::Empty } else { Cell::Float(pct(m.agreed_ns, m.voted_ns)) },
+            Cell::Float(pct(m.agreed_ns, m.all_ns)),
             Cell::from(p.method.as_str()),
         ]);
     }

@@ -201,11 +201,19 @@ pub fn find_event_start(window: &[u8], from: u32) -> i32 {
     crate::ingest::likely_event_start(window, from as usize).map_or(-1, |p| p as i32)
 }
 
-/// The form of a trace from its first bytes: `"gzip"`, `"array"` (`[...]`), `"object"`
-/// (`{"traceEvents": ...}`) or `"unknown"`.
+/// What a file is from its first bytes, as [`crate::ingest::sniff`] decides for every reader:
+/// `"gzip"`, `"json"`, `"xspace"`, `"nsys"`, `"nsys_rows"` or `"unknown"`. The page asks here,
+/// never sniffs on its own.
+#[wasm_bindgen]
+pub fn sniff_format(head: &[u8]) -> String {
+    crate::ingest::sniff(head).as_str().into()
+}
+
+/// The form of a plain JSON trace from its first bytes: `"gzip"`, `"array"` (`[...]`),
+/// `"object"` (`{"traceEvents": ...}`) or `"unknown"`.
 #[wasm_bindgen]
 pub fn document_form(head: &[u8]) -> String {
-    if crate::ingest::is_gzip(head) {
+    if crate::ingest::sniff(head) == crate::ingest::Format::Gzip {
         return "gzip".into();
     }
     match crate::ingest::document_form(head) {

@@ -3,6 +3,7 @@
 
 use crate::common;
 use common::*;
+use traceprism::model::WarningKind;
 
 fn err(bytes: &[u8]) -> String {
     match read_bytes(bytes) {
@@ -91,7 +92,7 @@ fn wrong_types_are_counted_not_fatal() {
     );
     let t = read_bytes(text.as_bytes()).unwrap();
     assert_eq!(t.kernel_rows().count(), 2, "the event with a bad ts is skipped, the odd-typed one kept");
-    assert_eq!(t.warnings.counts.get("ts is not a number (skipped)"), Some(&1));
+    assert_eq!(t.warnings.counts.get(&WarningKind::TsNotANumber), Some(&1));
     assert_eq!(t.stats.skipped, 1);
     assert_eq!(t.warnings.examples[0].event, 1, "{:?}", t.warnings.examples);
 }
@@ -120,9 +121,9 @@ fn missing_times_and_negative_durations_are_counted() {
     );
     let t = read_bytes(text.as_bytes()).unwrap();
     assert_eq!(t.kernel_rows().count(), 2);
-    assert_eq!(t.warnings.counts.get("event without ts (skipped)"), Some(&1));
-    assert_eq!(t.warnings.counts.get("complete event without dur (skipped)"), Some(&1));
-    assert_eq!(t.warnings.counts.get("negative dur (set to 0)"), Some(&1));
+    assert_eq!(t.warnings.counts.get(&WarningKind::EventWithoutTs), Some(&1));
+    assert_eq!(t.warnings.counts.get(&WarningKind::CompleteWithoutDur), Some(&1));
+    assert_eq!(t.warnings.counts.get(&WarningKind::NegativeDur), Some(&1));
     assert_eq!(t.warnings.total(), 3);
 }
 

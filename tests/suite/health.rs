@@ -7,7 +7,8 @@
 use crate::common;
 
 use serde_json::{json, Value};
-use traceprism::analysis::health::{health, kinds, Check, Status};
+use traceprism::analysis::health::{health, Check, Status};
+use traceprism::model::WarningKind;
 use traceprism::report::summary::summary;
 use traceprism::Analysis;
 
@@ -22,7 +23,7 @@ fn analyse(v: &Value) -> Analysis {
 }
 
 fn check<'a>(checks: &'a [Check], name: &str) -> &'a Check {
-    checks.iter().find(|c| c.check == name).unwrap_or_else(|| panic!("no check {name}"))
+    checks.iter().find(|c| c.check.as_str() == name).unwrap_or_else(|| panic!("no check {name}"))
 }
 
 fn is_cat(e: &Value, cats: &[&str]) -> bool {
@@ -53,7 +54,7 @@ fn assert_cli_agrees(v: &Value, s: &traceprism::report::summary::Summary, tag: &
     let json: Value = serde_json::from_str(text.trim_start_matches(|c| c != '{')).expect("summary JSON");
     assert_eq!(json["warnings"]["counts"], serde_json::to_value(&s.warnings.counts).unwrap(), "{tag}: warnings");
     for c in &s.health {
-        let row = json["health"].as_array().unwrap().iter().find(|r| r["check"] == c.check).expect("the same checks");
+        let row = json["health"].as_array().unwrap().iter().find(|r| r["check"] == c.check.as_str()).expect("the same checks");
         assert_eq!(row["status"], c.status.as_str(), "{tag}: {}", c.check);
     }
 }
@@ -95,8 +96,8 @@ fn a_trace_of_the_cpu_alone_says_so_loudly() {
     assert!(launches > 4000);
     let a = analyse(&v);
     let s = summary(&a);
-    assert_eq!(s.warnings.counts.get(kinds::CPU_ONLY).copied(), Some(launches as u64), "{:?}", s.warnings.counts);
-    assert!(s.warnings.examples_of(kinds::CPU_ONLY).next().is_some_and(|e| e.detail.contains("cudaLaunchKernel")));
+    assert_eq!(s.warnings.counts.get(&WarningKind::CpuOnly).copied(), Some(launches as u64), "{:?}", s.warnings.counts);
+    assert!(s.warnings.examples_of(&WarningKind::CpuOnly).next().is_some_and(|e| e.detail.contains("cudaLaunchKernel")));
     let k = check(&s.health, "kernels");
     assert_eq!(k.status, Status::Warning);
     assert!(k.fix.contains("ProfilerActivity.CUDA"), "{}", k.fix);
@@ -129,9 +130,10 @@ fn device_events_of_a_kind_we_do_not_read_are_named_and_counted() {
         .push(json!({"ph": "M", "name": "process_name", "pid": device, "tid": 0, "args": {"name": "MTIA 0"}}));
     let a = analyse(&v);
     let s = summary(&a);
-    let kind = s.warnings.counts.keys().find(|k| k.contains("'mtia_kernel' not read")).expect("named by its category").clone();
+    let kind = WarningKind::UnreadCategory("mtia_kernel".into());
+    assert!(kind.sentence().contains("'mtia_kernel' not read"), "named by its category");
     assert_eq!(s.warnings.counts[&kind], 4555);
-    assert!(!s.warnings.counts.contains_key(kinds::CPU_ONLY), "the device did run: not a CPU-only trace");
+    assert!(!s.warnings.counts.contains_key(&WarningKind::CpuOnly), "the device did run: not a CPU-only trace");
     let u = check(&s.health, "unread_events");
     assert_eq!((u.status, u.count), (Status::Warning, 4555));
     assert!(u.found.contains("mtia_kernel") && u.found.contains("not modelled"), "{}", u.found);
@@ -149,7 +151,7 @@ fn kernels_dropped_at_the_sessions_start_are_counted_with_their_window() {
     let cut = kernel_ts[20];
     evs.retain(|e| !(is_cat(e, &["kernel"]) && e["ts"].as_f64().unwrap() < cut));
     let s = summary(&analyse(&v));
-    assert_eq!(s.warnings.counts.get(kinds::LAUNCH_WITHOUT_KERNEL).copied(), Some(20), "{:?}", s.warnings.counts);
+    assert_eq!(s.warnings.counts.get(&WarningKind::LaunchWithoutKernel).copied(), Some(20), "{:?}", s.warnings.counts);
     let d = check(&s.health, "dropped_kernels");
     assert_eq!((d.status, d.count), (Status::Warning, 20));
     assert!(d.found.contains("all at the session's start"), "{}", d.found);
@@ -180,15 +182,15 @@ fn overlapping_and_zero_length_kernels_and_ns_timestamps_are_warned() {
     // On an MI300X (no programmatic dependent launch) an overlap on one stream is an error.
     let v = overlapped("sglang_qwen3-8b_prefill_mi300x.json.gz");
     let s = summary(&analyse(&v));
-    assert_eq!(s.warnings.counts.get(kinds::STREAM_OVERLAP).copied(), Some(1), "{:?}", s.warnings.counts);
-    assert_eq!(s.warnings.counts.get(kinds::ZERO_DURATION).copied(), Some(3));
+    assert_eq!(s.warnings.counts.get(&WarningKind::StreamOverlap).copied(), Some(1), "{:?}", s.warnings.counts);
+    assert_eq!(s.warnings.counts.get(&WarningKind::ZeroDuration).copied(), Some(3));
     assert_eq!(check(&s.health, "stream_overlap").status, Status::Warning);
     assert_eq!(check(&s.health, "time_unit").status, Status::Ok);
     assert_cli_agrees(&v, &s, "overlap");
     // On an H100, programmatic dependent launch overlaps kernels by design: said, not warned.
     let v = overlapped(FIXTURE);
     let s = summary(&analyse(&v));
-    assert!(!s.warnings.counts.contains_key(kinds::STREAM_OVERLAP), "{:?}", s.warnings.counts);
+    assert!(!s.warnings.counts.contains_key(&WarningKind::StreamOverlap), "{:?}", s.warnings.counts);
     let o = check(&s.health, "stream_overlap");
     assert_eq!((o.status, o.count), (Status::Ok, 1));
     assert!(o.found.contains("programmatic dependent launch"), "{}", o.found);
@@ -249,7 +251,7 @@ fn kinetos_2026_counters_sync_events_strides_and_comms_ids_read_right() {
         assert!(t(&a) == t(&base), "table {name} unchanged");
     }
     let s = summary(&a);
-    assert_eq!(s.warnings.counts.get(traceprism::model::COUNTER_EVENTS).copied(), Some(25));
+    assert_eq!(s.warnings.counts.get(&WarningKind::CounterEvents).copied(), Some(25));
     let u = check(&s.health, "unread_events");
     assert_eq!(u.count, 25);
     assert!(u.found.contains("counter events") && u.found.contains("GPU 0 Counters"), "{}", u.found);
@@ -283,7 +285,7 @@ fn gpu_events_without_their_cpu_side_are_warned_and_an_unreadable_file_is_an_err
         .retain(|e| !is_cat(e, &["cuda_runtime", "cuda_driver", "cpu_op", "user_annotation", "python_function"]));
     let s = summary(&analyse(&v));
     let kernels = s.counts.kernels + s.counts.memcpy + s.counts.memset;
-    assert_eq!(s.warnings.counts.get(kinds::GPU_WITHOUT_CPU).copied(), Some(kernels as u64));
+    assert_eq!(s.warnings.counts.get(&WarningKind::GpuWithoutCpu).copied(), Some(kernels as u64));
     let g = check(&s.health, "gpu_without_cpu");
     assert_eq!(g.status, Status::Warning);
     assert!(g.fix.contains("ProfilerActivity.CPU"), "{}", g.fix);
@@ -311,7 +313,7 @@ fn a_header_value_that_is_not_json_is_said_not_dropped() {
     let broken = text.replacen(key, &format!("{key}{{\"name\": \"x\" \"y\"}}, "), 1);
     let a = common::analyse_bytes(broken.as_bytes());
     let s = summary(&a);
-    assert_eq!(s.warnings.counts.get(traceprism::model::HEADER_UNREAD).copied(), Some(1), "{:?}", s.warnings.counts);
+    assert_eq!(s.warnings.counts.get(&WarningKind::HeaderUnread).copied(), Some(1), "{:?}", s.warnings.counts);
     let h = check(&s.health, "header_values");
     assert_eq!(h.status, Status::Warning);
     assert!(h.found.contains(&format!("\"deviceProperties\" at byte {at}: not valid JSON")), "{}", h.found);

@@ -43,6 +43,7 @@ mod roofline;
 mod rule_coverage;
 mod secrets;
 mod sequence_matching;
+mod sniff;
 mod split;
 mod table_types;
 mod timeline_lod;

@@ -6,6 +6,7 @@
 //! tables flagged by name, never shown.
 
 use crate::common;
+use traceprism::analysis::health::CheckId;
 
 use rusqlite::Connection;
 use std::collections::HashMap;
@@ -272,18 +273,18 @@ fn the_doctor_of_an_export_gives_nsys_fixes() {
                 assert!(!k.fix.contains(kineto), "{name}: {}: {}", k.check, k.fix);
             }
         }
-        let fix = |check: &str| health.iter().find(|k| k.check == check).map(|k| k.fix.clone()).unwrap_or_default();
-        assert!(fix("shapes").contains("autograd-shapes-nvtx"), "{name}: {}", fix("shapes"));
-        let dropped = health.iter().find(|k| k.check == "dropped_kernels").unwrap();
+        let fix = |check: CheckId| health.iter().find(|k| k.check == check).map(|k| k.fix.clone()).unwrap_or_default();
+        assert!(fix(CheckId::Shapes).contains("autograd-shapes-nvtx"), "{name}: {}", fix(CheckId::Shapes));
+        let dropped = health.iter().find(|k| k.check == CheckId::DroppedKernels).unwrap();
         if dropped.count > 0 {
             assert!(dropped.fix.contains("--capture-range"), "{name}: {}", dropped.fix);
         }
-        let graphs = health.iter().find(|k| k.check == "whole_graph_replays").expect("an export's own check");
+        let graphs = health.iter().find(|k| k.check == CheckId::WholeGraphReplays).expect("an export's own check");
         assert_eq!((graphs.count, graphs.fix.as_str()), (0, ""), "{name}: no graph replayed whole in these captures");
     }
     // A Kineto trace keeps torch.profiler's fixes and has no such check.
     let kineto = traceprism::analysis::health::health(&common::analysis("hf_bert_small_forward_h100.json.gz"));
-    assert!(kineto.iter().all(|k| k.check != "whole_graph_replays"));
+    assert!(kineto.iter().all(|k| k.check != CheckId::WholeGraphReplays));
 }
 
 /// `emit_nvtx(record_shapes=True)` writes each op's input sizes into its NVTX text (`aten::mm,
@@ -301,7 +302,10 @@ fn nvtx_sizes_are_the_ops_input_shapes() {
     let mm: Vec<usize> = (0..t.ops.len()).filter(|&i| t.name(t.ops.name[i]) == "aten::mm").collect();
     assert_eq!(mm.len() as i64, ranges);
     assert!(mm.iter().all(|&i| t.name(t.ops.input_dims[i]) == "[[4, 5], [5, 6]]"));
-    let shapes = traceprism::analysis::health::health(&a).into_iter().find(|k| k.check == "shapes").unwrap();
+    let shapes = traceprism::analysis::health::health(&a)
+        .into_iter()
+        .find(|k| k.check == traceprism::analysis::health::CheckId::Shapes)
+        .unwrap();
     assert_eq!(shapes.count as i64, ranges, "{}", shapes.found);
     std::fs::remove_dir_all(copy.parent().unwrap()).ok();
 }
@@ -329,7 +333,7 @@ fn whole_graph_replays_are_read_and_warned_about() {
     let replays: Vec<usize> = (0..t.gpu.len()).filter(|&i| t.name(t.gpu.name[i]).starts_with("CUDA graph 12 ")).collect();
     assert_eq!(replays.len(), 3);
     assert!(replays.iter().all(|&i| t.gpu.dur[i] == 500));
-    let check = traceprism::analysis::health::health(&a).into_iter().find(|k| k.check == "whole_graph_replays").unwrap();
+    let check = traceprism::analysis::health::health(&a).into_iter().find(|k| k.check == CheckId::WholeGraphReplays).unwrap();
     assert_eq!((check.count, check.status.as_str()), (3, "warning"), "{}", check.found);
     assert!(check.fix.contains("--cuda-graph-trace=node"));
     assert!(check.found.contains("0.002 ms"), "{}", check.found);

@@ -96,10 +96,10 @@ fn a_trace_with_unescaped_quotes_and_raw_paths_reads_as_if_escaped() {
         .unwrap();
 
     let check = |t: Trace, how: &str| {
-        let repaired = t.warnings.counts.get(traceprism::model::REPAIRED_JSON).copied();
+        let repaired = t.warnings.counts.get(&traceprism::model::WarningKind::RepairedJson).copied();
         assert_eq!(repaired, Some(at.len() as u64), "{how}: repaired events counted");
         assert_eq!(t.warnings.total(), at.len() as u64, "{how}: {:?}", t.warnings.counts);
-        let ex = t.warnings.examples_of(traceprism::model::REPAIRED_JSON).next().expect("an example");
+        let ex = t.warnings.examples_of(&traceprism::model::WarningKind::RepairedJson).next().expect("an example");
         assert_eq!(ex.event, first as u64, "{how}: first repaired event");
         assert!(ex.detail.starts_with(&format!("byte {}: an unescaped double quote", at[0])), "{how}: {}", ex.detail);
         assert_same_tables(t, &want, how);
@@ -142,7 +142,7 @@ fn a_repair_that_straddles_a_range_boundary_is_taken_up_by_the_next_range() {
         assert!(!adopted, "a part that starts inside a string is never adopted");
         r.push_json(&broken[start..], (broken.len() - start) as u64).unwrap();
         let t = traceprism::pipeline::finish(r).expect("reads");
-        assert_eq!(t.warnings.counts.get(traceprism::model::REPAIRED_JSON).copied(), Some(at.len() as u64));
+        assert_eq!(t.warnings.counts.get(&traceprism::model::WarningKind::RepairedJson).copied(), Some(at.len() as u64));
         assert_same_tables(t, &want, &format!("range guessed at byte {start}"));
     }
     let dir = std::env::temp_dir().join(format!("traceprism-repair-list-{}", std::process::id()));

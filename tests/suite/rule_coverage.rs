@@ -43,7 +43,10 @@ fn every_fixture_is_named_to_within_one_percent_of_its_kernel_time() {
         if c.unnamed_share() > 0.01 {
             over.push(format!("{name}: {}", c.sentence()));
         }
-        let check = health(&a).into_iter().find(|k| k.check == "rule_coverage").expect("a rule_coverage check");
+        let check = health(&a)
+            .into_iter()
+            .find(|k| k.check == traceprism::analysis::health::CheckId::RuleCoverage)
+            .expect("a rule_coverage check");
         assert_eq!(check.count, c.unnamed, "{name}");
     }
     assert!(over.is_empty(), "{}", over.join("\n"));
@@ -56,7 +59,7 @@ fn a_trace_of_names_no_rule_knows_says_its_passes_stand_on_structure_alone() {
     let c = Coverage::of(&a);
     assert_eq!(c.unnamed, c.kernels, "no kernel name is known");
     assert_eq!(c.structure_only_passes(), 13, "{}", c.sentence());
-    let check = health(&a).into_iter().find(|k| k.check == "rule_coverage").unwrap();
+    let check = health(&a).into_iter().find(|k| k.check == traceprism::analysis::health::CheckId::RuleCoverage).unwrap();
     assert_eq!(check.status, Status::Warning);
     assert!(
         check.found.contains("100.00% of kernel time") && check.found.contains("the stream's structure alone"),

@@ -346,11 +346,11 @@ fn a_device_plane_of_another_kind_is_counted_never_read_as_host_ops() {
     let base = summary(&traceprism::Analysis::new(common::read_bytes(&bytes).unwrap(), Default::default()).unwrap());
     let a = traceprism::Analysis::new(common::read_bytes(&tpu).unwrap(), Default::default()).unwrap();
     let s = summary(&a);
-    let kind =
-        s.warnings.counts.keys().find(|k| k.contains("'xspace /device:TPU:' not read")).expect("a warning named by the plane");
+    let kind = &traceprism::model::WarningKind::UnreadCategory("xspace /device:TPU:".into());
+    assert!(kind.sentence().contains("'xspace /device:TPU:' not read"), "a warning named by the plane");
     assert_eq!(s.warnings.counts[kind], plane0 as u64, "every event of the plane counted");
     assert!(!a.trace.gpu.device.contains(&0), "no kernel of the TPU plane");
     assert_eq!(s.counts.cpu_ops, base.counts.cpu_ops, "no TPU event read as a host op");
-    let unread = s.health.iter().find(|c| c.check == "unread_events").unwrap();
+    let unread = s.health.iter().find(|c| c.check == traceprism::analysis::health::CheckId::UnreadEvents).unwrap();
     assert!(unread.found.contains("process \"/device:TPU:0\""), "{}", unread.found);
 }

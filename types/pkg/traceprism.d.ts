@@ -38,6 +38,8 @@ export function builtin_category_rules(): string;
 export function nsys_requests(): string;
 export function failed_allocation_bytes(): number;
 export function allocate_for_test(megabytes: number): number;
+/** What a file is from its first bytes (`ingest::sniff`): gzip, json, xspace, nsys, nsys_rows or unknown. */
+export function sniff_format(head: Uint8Array): string;
 export function document_form(head: Uint8Array): string;
 export function find_event_start(window: Uint8Array, from: number): number;
 export function warm_up(steps: number): void;

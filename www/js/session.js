@@ -2,14 +2,7 @@
 // The worker holds two slots: `a` (the trace the views show) and `b` (the second trace of a
 // comparison). `start` drops the previous trace of a slot; `close` terminates the worker (cancel).
 
-import { looksLikeSqlite, looksLikeXSpace } from './sniff.js';
 import { PAGE_SLICE_BYTES, FIRST_SLICE_BYTES, WORKER_READ_MIN_BYTES, WORKER_READ_MIN_GZIP_BYTES, GZIP_PIPELINE_MIN_CORES } from './constants.js';
-
-/** True if `blob` starts with the gzip magic bytes. */
-async function isGzip(blob) {
-  const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
-  return head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
-}
 
 /** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
@@ -82,16 +75,18 @@ export class Session {
     const mode = globalThis.traceprismGzipPipeline || 'auto';
     const cores = navigator.hardwareConcurrency || 2;
     const wanted = mode === 'always' || (mode === 'auto' && cores >= GZIP_PIPELINE_MIN_CORES);
-    const gzipPipeline = wanted && blob.size >= WORKER_READ_MIN_GZIP_BYTES && (await isGzip(blob));
-    const head = new Uint8Array(await blob.slice(0, 64).arrayBuffer());
+    // What the file is, decided by the core from its first bytes.
+    const head = await blob.slice(0, 64).arrayBuffer();
+    const format = await this.call('sniff', { head });
+    const gzipPipeline = wanted && blob.size >= WORKER_READ_MIN_GZIP_BYTES && format === 'gzip';
     // An Nsight Systems export goes through the worker's SQLite module.
-    if (looksLikeSqlite(head)) {
+    if (format === 'nsys') {
       return this.call('loadNsys', { slot, options, file: blob }, [], ({ bytesRead, total, events }) => {
         onProgress?.({ bytesRead, total, events });
       });
     }
     // A JAX profile (protobuf) is read whole by the core: the parallel readers split JSON text.
-    const xspace = looksLikeXSpace(head);
+    const xspace = format === 'xspace';
     if ((blob.size >= WORKER_READ_MIN_BYTES || gzipPipeline) && !xspace) {
       return this.call('load', { slot, options, file: blob, gzipPipeline: mode }, [], ({ bytesRead, total, events }) => {
         onProgress?.({ bytesRead, total, events });

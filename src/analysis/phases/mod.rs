@@ -76,6 +76,52 @@ pub struct MethodResult {
     pub phase_of_pass: Vec<Option<Phase>>,
 }
 
+/// How one method's votes agree with the final phases, weighed by the passes' kernel time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodAgreement {
+    /// The method's name.
+    pub method: String,
+    /// Its weight in the union.
+    pub weight: f64,
+    /// Passes it voted on.
+    pub passes_voted: usize,
+    /// Kernel time of the passes it voted on (ns).
+    pub voted_ns: i64,
+    /// Kernel time of the passes where its vote is the final phase (ns).
+    pub agreed_ns: i64,
+    /// Kernel time of every pass (ns).
+    pub all_ns: i64,
+}
+
+impl Phases {
+    /// Each method's agreement with the final phases (`phase_methods`, the CLI's verbose lines).
+    pub fn method_agreement(&self) -> Vec<MethodAgreement> {
+        let all_ns: i64 = self.passes.iter().map(|x| x.kernel_time_ns).sum();
+        self.methods
+            .iter()
+            .map(|m| {
+                let mut out = MethodAgreement {
+                    method: m.method.clone(),
+                    weight: m.weight,
+                    passes_voted: 0,
+                    voted_ns: 0,
+                    agreed_ns: 0,
+                    all_ns,
+                };
+                for (x, phase) in self.passes.iter().zip(&m.phase_of_pass) {
+                    let Some(phase) = phase else { continue };
+                    out.passes_voted += 1;
+                    out.voted_ns += x.kernel_time_ns;
+                    if *phase == x.phase {
+                        out.agreed_ns += x.kernel_time_ns;
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+}
+
 /// Passes and the phase of every GPU row.
 #[derive(Debug, Clone, Default)]
 pub struct Phases {

@@ -30,8 +30,7 @@
 //! 2²⁴ mod 2²⁴ for kernels, `globalTid` / 2²⁴ mod 2²⁴ for runtime rows): correlation ids restart in
 //! every process, so the event's correlation is the process and the id together.
 
-use super::event::{Args, Field, Id, RawEvent};
-use super::stream::EventSink;
+use super::interchange::{Args, EventSink, Fact, Field, Id, RawEvent};
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -65,11 +64,6 @@ const KERNELS: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 /// Whole-graph replays (`nsys profile --cuda-graph-trace=graph`, the default): one row per
 /// replay, and none of the graph's kernels in [`KERNELS`].
 const GRAPH_REPLAYS: &str = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
-/// The header keys under which the reader counts whole-graph replays and their summed time (ns):
-/// the health report warns.
-pub const WHOLE_GRAPH_REPLAYS: &str = "nsys.whole_graph_replays";
-/// See [`WHOLE_GRAPH_REPLAYS`].
-pub const WHOLE_GRAPH_REPLAY_NS: &str = "nsys.whole_graph_replay_ns";
 const KERNEL_COLUMNS: &[&str] = &[
     "start",
     "end",
@@ -540,8 +534,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
         sink.header(&format!("nsys.{table}"), serde_json::Value::Object(env));
     }
     if out.counts[5] > 0 {
-        sink.header(WHOLE_GRAPH_REPLAYS, serde_json::Value::from(out.counts[5]));
-        sink.header(WHOLE_GRAPH_REPLAY_NS, serde_json::Value::from(replay_ns));
+        sink.fact(Fact::WholeGraphReplays { count: out.counts[5], ns: replay_ns.max(0) as u64 });
     }
     sink.header("nsys.EXPORT_SCHEMA_VERSION", serde_json::Value::String(x.version.clone()));
     Ok(out)

@@ -3,7 +3,7 @@
 
 use super::{read_nsys_tables, Cell, NsysRead, Sql, Tables, KERNELS, PROCESS_SHIFT};
 use crate::error::{Error, Result};
-use crate::ingest::stream::EventSink;
+use crate::ingest::interchange::EventSink;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 

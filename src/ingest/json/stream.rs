@@ -4,10 +4,11 @@
 //! array form `[...]`. Only the unparsed tail of the text is buffered; each complete event is
 //! handed to an [`EventSink`] and forgotten.
 
-use super::event::{parse_event, EventKeys, RawEvent};
+use super::boundary::DocumentForm;
+use super::event::{parse_event, EventKeys};
 use super::scan::{self, skip_ws, Step, Stop};
-use super::DocumentForm;
 use crate::error::{Error, Result};
+use crate::ingest::interchange::{EventSink, RawEvent};
 use crate::support::codec::{WireReader, WireWriter};
 
 /// The document form a stream in the event array of a bare array (or not) reads.
@@ -16,27 +17,6 @@ fn form_of(bare: bool) -> DocumentForm {
         DocumentForm::BareArray
     } else {
         DocumentForm::Object
-    }
-}
-
-/// Receives what the stream finds.
-pub trait EventSink {
-    /// One event; `index` is its position in the event array, `offset` its byte offset.
-    fn event(&mut self, ev: &RawEvent<'_>, index: u64, offset: u64);
-    /// A top-level key other than `traceEvents`, with its (small) value.
-    fn header(&mut self, key: &str, value: serde_json::Value);
-    /// A top-level key whose value could not be read (`why`), at byte `offset`: its facts
-    /// (`deviceProperties`, `distributedInfo`...) are missing, and the sink should say so.
-    fn header_unread(&mut self, key: &str, offset: u64, why: &str) {
-        let _ = (key, offset, why);
-    }
-    /// An element of the event array that is not an object.
-    fn not_an_object(&mut self, index: u64, offset: u64);
-    /// Event `index` broke the JSON grammar and was repaired (see [`super::repair`]): `strings`
-    /// strings of it, the first at byte `offset`, held `what` (an unescaped double quote...). The
-    /// repaired event follows through [`EventSink::event`].
-    fn repaired(&mut self, index: u64, offset: u64, what: &str, strings: u32) {
-        let _ = (index, offset, what, strings);
     }
 }
 
@@ -381,7 +361,7 @@ impl JsonStream {
                     self.state = State::Events { first: true, bare: true };
                     Ok(Some(i + 1))
                 }
-                _ => Err(Stop::Bad(super::sniff::not_a_trace(&buf[i..]), i)),
+                _ => Err(Stop::Bad(crate::ingest::sniff::not_a_trace(&buf[i..]), i)),
             },
             State::ObjectKey { first } => {
                 if buf[i] == b'}' {
