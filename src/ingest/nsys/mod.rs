@@ -36,52 +36,17 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 pub use traceprism_sqlite::{looks_like_rows, Cell, Dump, Request, Sql, Tables};
 
+mod columns;
+pub use columns::WANTED;
+use columns::{Column, Row};
+use columns::{CopyKinds, Gpus, GraphReplays, Kernels, Memcpy, MemoryKinds, Memset, MetaCapture, MetaExport, Nvtx, Processes};
+use columns::{Runtime, StringIds, SystemEnv, ThreadNames};
+
+/// The kernels' table: what tells an export from any other SQLite database.
+pub const KERNELS: &str = Kernels::TABLE;
+
 #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
 pub mod sqlite;
-
-/// What the reader asks of an export: each table and the columns it reads, by name (a column
-/// absent from the export reads as NULL; which ones the analysis cannot do without is checked
-/// below). The page's SQLite module answers exactly these.
-pub const WANTED: &[(&str, &[&str])] = &[
-    ("META_DATA_EXPORT", &["name", "value"]),
-    ("StringIds", &["id", "value"]),
-    ("PROCESSES", &["globalPid", "pid", "name"]),
-    ("ThreadNames", &["nameId", "globalTid"]),
-    (KERNELS, KERNEL_COLUMNS),
-    (GRAPH_REPLAYS, &["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId"]),
-    ("CUPTI_ACTIVITY_KIND_RUNTIME", &["start", "end", "globalTid", "correlationId", "nameId"]),
-    ("CUPTI_ACTIVITY_KIND_MEMCPY", COPY_COLUMNS),
-    ("CUPTI_ACTIVITY_KIND_MEMSET", COPY_COLUMNS),
-    ("ENUM_CUDA_MEMCPY_OPER", &["id", "name"]),
-    ("ENUM_CUDA_MEM_KIND", &["id", "label"]),
-    ("NVTX_EVENTS", &["start", "end", "eventType", "text", "textId", "globalTid"]),
-    ("TARGET_INFO_GPU", &["id", "name", "totalMemory", "computeMajor", "computeMinor", "smCount", "warpSize"]),
-    ("TARGET_INFO_SYSTEM_ENV", &["name", "value"]),
-    ("META_DATA_CAPTURE", &["name", "value"]),
-];
-
-const KERNELS: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
-/// Whole-graph replays (`nsys profile --cuda-graph-trace=graph`, the default): one row per
-/// replay, and none of the graph's kernels in [`KERNELS`].
-const GRAPH_REPLAYS: &str = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
-const KERNEL_COLUMNS: &[&str] = &[
-    "start",
-    "end",
-    "deviceId",
-    "streamId",
-    "correlationId",
-    "globalPid",
-    "demangledName",
-    "shortName",
-    "gridX",
-    "gridY",
-    "gridZ",
-    "blockX",
-    "blockY",
-    "blockZ",
-];
-const COPY_COLUMNS: &[&str] =
-    &["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "copyKind", "bytes", "srcKind", "dstKind"];
 
 /// [`WANTED`] as requests (the page hands them to its SQLite module).
 pub fn requests() -> Vec<Request> {
@@ -117,18 +82,13 @@ fn correlation(process: i64, id: i64) -> i64 {
     (process << 32) | (id & 0xffff_ffff)
 }
 
-/// The columns [`WANTED`] lists for `table`.
-fn wanted(table: &str) -> &'static [&'static str] {
-    WANTED.iter().find(|w| w.0 == table).map_or(&[], |w| w.1)
-}
-
 impl<'t> Export<'t> {
     fn new(tables: &'t mut dyn Tables) -> Result<Export<'t>> {
         let mut e = Export { tables, version: "unknown".into() };
         let mut version = None;
-        e.each("META_DATA_EXPORT", |r| {
-            if r[0].text() == Some("EXPORT_SCHEMA_VERSION") {
-                version = r[1].text().map(str::to_string);
+        e.each(|r: Row<MetaExport>| {
+            if r.text(MetaExport::Name) == Some("EXPORT_SCHEMA_VERSION") {
+                version = r.text(MetaExport::Value).map(str::to_string);
             }
         })?;
         if let Some(v) = version {
@@ -137,11 +97,11 @@ impl<'t> Export<'t> {
         Ok(e)
     }
 
-    /// The columns `table` has of those [`WANTED`] lists, or `None` when the export has no such
+    /// The columns table `T` has of those it declares, or `None` when the export has no such
     /// table.
-    fn columns(&mut self, table: &str) -> Result<Option<Vec<&'static str>>> {
-        let have = self.tables.columns(table).map_err(|e| self.fail(e))?;
-        Ok(have.map(|have| wanted(table).iter().copied().filter(|w| have.iter().any(|h| h == w)).collect()))
+    fn columns<T: Column>(&mut self) -> Result<Option<Vec<&'static str>>> {
+        let have = self.tables.columns(T::TABLE).map_err(|e| self.fail(e))?;
+        Ok(have.map(|have| T::COLUMNS.iter().copied().filter(|w| have.iter().any(|h| h == w)).collect()))
     }
 
     fn missing(&self, what: &str) -> Error {
@@ -155,10 +115,10 @@ impl<'t> Export<'t> {
         Error::new(format!("reading the export (schema {}): {e}", self.version))
     }
 
-    /// Every row of `table` with the columns [`WANTED`] lists for it, in that order (an absent
-    /// column is NULL; an absent table has no rows).
-    fn each(&mut self, table: &str, mut f: impl FnMut(&[Cell<'_>])) -> Result<()> {
-        let r = self.tables.rows(table, wanted(table), &mut f);
+    /// Every row of table `T`, read by its columns (an absent column is NULL; an absent table has
+    /// no rows).
+    fn each<T: Column>(&mut self, mut f: impl FnMut(Row<'_, '_, T>)) -> Result<()> {
+        let r = self.tables.rows(T::TABLE, T::COLUMNS, &mut |cells| f(Row::new(cells)));
         r.map_err(|e| self.fail(e))
     }
 }
@@ -198,17 +158,23 @@ impl CopyNames {
         let kinds = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
         let memory = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device Static", "Managed Static", "Unknown"];
         Ok(CopyNames {
-            kinds: Self::labels(x, "ENUM_CUDA_MEMCPY_OPER", copy_kind_short, &kinds)?,
-            memory: Self::labels(x, "ENUM_CUDA_MEM_KIND", str::to_string, &memory)?,
+            kinds: Self::labels(x, CopyKinds::Id, CopyKinds::Name, copy_kind_short, &kinds)?,
+            memory: Self::labels(x, MemoryKinds::Id, MemoryKinds::Label, str::to_string, &memory)?,
         })
     }
 
     /// An enum table's (id, text) rows, each text made a label by `label`; `known` (by position)
     /// when the export has no such table.
-    fn labels(x: &mut Export<'_>, table: &str, label: fn(&str) -> String, known: &[&str]) -> Result<HashMap<i64, String>> {
+    fn labels<T: Column>(
+        x: &mut Export<'_>,
+        id: T,
+        text: T,
+        label: fn(&str) -> String,
+        known: &[&str],
+    ) -> Result<HashMap<i64, String>> {
         let mut out = HashMap::new();
-        x.each(table, |r| {
-            if let (Some(id), Some(text)) = (r[0].int(), r[1].text()) {
+        x.each(|r: Row<T>| {
+            if let (Some(id), Some(text)) = (r.int(id), r.text(text)) {
                 out.insert(id, label(text));
             }
         })?;
@@ -300,244 +266,377 @@ fn op_sizes(text: &str) -> Option<&str> {
 }
 
 /// Reads an export's tables and hands its rows to `sink` as events; with `process`, only that
-/// process's (one rank of a run).
+/// process's (one rank of a run). One function per table, in this order.
 pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, process: Option<i64>) -> Result<NsysRead> {
     let mut x = Export::new(tables)?;
-    let keep = |p: i64| process.is_none_or(|want| want == p);
-    if x.columns("META_DATA_EXPORT")?.is_none() && x.columns(KERNELS)?.is_none() {
+    if x.columns::<MetaExport>()?.is_none() && x.columns::<Kernels>()?.is_none() {
         return Err(Error::new(
             "the input is an SQLite database but not an Nsight Systems export (it has neither META_DATA_EXPORT nor CUPTI_ACTIVITY_KIND_KERNEL): export the .nsys-rep with `nsys export --type sqlite`",
         ));
     }
-    let mut out = NsysRead { schema_version: x.version.clone(), ..NsysRead::default() };
-    let mut strings: HashMap<i64, String> = HashMap::new();
-    match x.columns("StringIds")? {
-        Some(have) if have.len() == 2 => x.each("StringIds", |r| {
-            if let (Some(id), Some(v)) = (r[0].int(), r[1].text()) {
-                strings.insert(id, v.to_string());
-            }
-        })?,
-        _ => return Err(x.missing("StringIds table (id, value)")),
-    }
-    let name_of = |id: Option<i64>| id.and_then(|i| strings.get(&i)).map(String::as_str);
-    let mut index = 0u64;
-    // Events are numbered in the order they are handed on, as a JSON trace's are by position.
-    let mut emit = |ev: RawEvent<'_>| {
-        sink.event(&ev, index, 0);
-        index += 1;
+    let strings = read_strings(&mut x)?;
+    let mut r = Reading {
+        sink,
+        index: 0,
+        process,
+        strings,
+        out: NsysRead { schema_version: x.version.clone(), ..NsysRead::default() },
+        lacking: [0; 6],
+        replay_ns: 0,
     };
-    let meta = |what: &'static str, pid: i64, tid: i64, name: &str| RawEvent {
-        ph: b'M',
-        name: Cow::Borrowed(what.as_bytes()),
-        pid: Id::Num(pid),
-        tid: Id::Num(tid),
-        args: Args { name: Some(Cow::Owned(name.to_string())), ..Args::default() },
-        ..RawEvent::default()
-    };
-
-    // Process and thread names.
-    if x.columns("PROCESSES")?.is_some_and(|have| have.contains(&"name")) {
-        x.each("PROCESSES", |r| {
-            if let (Some(g), Some(n)) = (r[0].int().or(r[1].int().map(|p| p * PROCESS_SHIFT)), r[2].text()) {
-                if keep(process_of(g)) {
-                    emit(meta("process_name", process_of(g), 0, n));
-                }
-            }
-        })?;
-    }
-    x.each("ThreadNames", |r| {
-        if let (Some(n), Some(g)) = (name_of(r[0].int()), r[1].int()) {
-            if keep(process_of(g)) {
-                emit(meta("thread_name", process_of(g), g % PROCESS_SHIFT, n));
-            }
-        }
-    })?;
-
-    // Kernels: the table the analysis cannot do without.
-    let Some(have) = x.columns(KERNELS)? else {
-        return Err(x.missing("CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was traced)"));
-    };
-    for need in ["start", "end", "deviceId", "streamId", "correlationId", "globalPid"] {
-        if !have.contains(&need) {
-            return Err(x.missing(&format!("column {need} in CUPTI_ACTIVITY_KIND_KERNEL")));
-        }
-    }
-    if !have.contains(&"demangledName") && !have.contains(&"shortName") {
-        return Err(x.missing("kernel name column (demangledName or shortName) in CUPTI_ACTIVITY_KIND_KERNEL"));
-    }
-    // Rows skipped for lack of a start, an end, a device, a stream or a process, by kind as in
-    // `counts`: never dropped silently.
-    let mut lacking = [0u64; 6];
-    let mut replay_ns = 0i64;
-    let dims = |r: &[Cell<'_>], at: usize| -> Option<[u32; 3]> {
-        Some([r[at].int()? as u32, r[at + 1].int()? as u32, r[at + 2].int()? as u32])
-    };
-    x.each(KERNELS, |r| {
-        let (Some(start), Some(end), Some(device), Some(stream), Some(corr), Some(gpid)) =
-            (r[0].int(), r[1].int(), r[2].int(), r[3].int(), r[4].int(), r[5].int())
-        else {
-            lacking[0] += 1;
-            return;
-        };
-        if !keep(process_of(gpid)) {
-            return;
-        }
-        let name = name_of(r[6].int()).or(name_of(r[7].int())).unwrap_or("(unnamed kernel)");
-        let args = Args {
-            correlation: Some(correlation(process_of(gpid), corr)),
-            device: Some(device),
-            stream: Some(stream),
-            grid: dims(r, 8),
-            block: dims(r, 11),
-            ..Args::default()
-        };
-        emit(x_event(b"kernel", name, device, stream, start, end, args));
-        out.counts[0] += 1;
-    })?;
-
-    // Whole-graph replays: each is one GPU event standing for the kernels it ran, which the export
-    // does not hold; named so that every table says so, and counted for the health report.
-    x.each(GRAPH_REPLAYS, |r| {
-        let (Some(start), Some(end), Some(device), Some(stream), Some(gpid)) =
-            (r[0].int(), r[1].int(), r[2].int(), r[3].int(), r[5].int())
-        else {
-            lacking[5] += 1;
-            return;
-        };
-        if !keep(process_of(gpid)) {
-            return;
-        }
-        let graph = r[6].int().map_or_else(|| "?".to_string(), |g| g.to_string());
-        let name = format!("CUDA graph {graph} (replayed whole: its kernels are not in the export)");
-        let args = Args {
-            correlation: r[4].int().map(|c| correlation(process_of(gpid), c)),
-            device: Some(device),
-            stream: Some(stream),
-            ..Args::default()
-        };
-        emit(x_event(b"kernel", &name, device, stream, start, end, args));
-        out.counts[5] += 1;
-        replay_ns += (end - start).max(0);
-    })?;
-
-    // Runtime calls.
-    if x.columns("CUPTI_ACTIVITY_KIND_RUNTIME")?.is_none() {
-        out.notes.push("no CUPTI_ACTIVITY_KIND_RUNTIME table: kernels have no launch".into());
-    }
-    x.each("CUPTI_ACTIVITY_KIND_RUNTIME", |r| {
-        let (Some(start), Some(end), Some(g)) = (r[0].int(), r[1].int(), r[2].int()) else {
-            lacking[1] += 1;
-            return;
-        };
-        if !keep(process_of(g)) {
-            return;
-        }
-        let name = runtime_name(name_of(r[4].int()).unwrap_or("(unnamed runtime call)"));
-        let args = Args { correlation: r[3].int().map(|c| correlation(process_of(g), c)), ..Args::default() };
-        emit(x_event(b"cuda_runtime", name, process_of(g), g % PROCESS_SHIFT, start, end, args));
-        out.counts[1] += 1;
-    })?;
-
-    // Copies and fills.
-    let names = CopyNames::read(&mut x)?;
-    for (table, cat, slot) in
-        [("CUPTI_ACTIVITY_KIND_MEMCPY", &b"gpu_memcpy"[..], 2), ("CUPTI_ACTIVITY_KIND_MEMSET", &b"gpu_memset"[..], 3)]
-    {
-        x.each(table, |r| {
-            let (Some(start), Some(end), Some(device), Some(stream)) = (r[0].int(), r[1].int(), r[2].int(), r[3].int()) else {
-                lacking[slot] += 1;
-                return;
-            };
-            let process = r[5].int().map_or(0, process_of);
-            if !keep(process) {
-                return;
-            }
-            let name = if slot == 2 { names.memcpy(r[6].int(), r[8].int(), r[9].int()) } else { "Memset (Device)".to_string() };
-            let args = Args {
-                correlation: r[4].int().map(|c| correlation(process, c)),
-                device: Some(device),
-                stream: Some(stream),
-                bytes: r[7].int(),
-                ..Args::default()
-            };
-            emit(x_event(cat, &name, device, stream, start, end, args));
-            out.counts[slot] += 1;
-        })?;
-    }
-
-    // NVTX ranges: ops when named like one, else annotations.
-    x.each("NVTX_EVENTS", |r| {
-        // 59: push/pop range, 60: start/end range (34: a mark, no duration).
-        if !matches!(r[2].int(), Some(59 | 60)) {
-            return;
-        }
-        // A range still open when the capture stopped has no end.
-        let (Some(start), Some(end), Some(g)) = (r[0].int(), r[1].int(), r[5].int()) else {
-            lacking[4] += 1;
-            return;
-        };
-        if !keep(process_of(g)) {
-            return;
-        }
-        let label = r[3].text().or_else(|| name_of(r[4].int())).unwrap_or_default();
-        let (cat, name, args): (&'static [u8], &str, Args<'_>) = match op_name(label) {
-            Some(op) => (b"cpu_op", op, Args { input_dims: op_sizes(label).map(str::as_bytes), ..Args::default() }),
-            None => (b"user_annotation", label, Args::default()),
-        };
-        emit(x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, args));
-        out.counts[4] += 1;
-    })?;
-
-    let kinds = [
-        "kernels",
-        "runtime calls",
-        "memcpy",
-        "memset",
-        "NVTX ranges (open when the capture stopped, or with no thread)",
-        "whole-graph replays",
-    ];
-    for (n, what) in lacking.iter().zip(kinds) {
-        if *n > 0 {
-            out.notes.push(format!("{n} {what} skipped: their rows lack a start, an end, a device, a stream or a process"));
-        }
-    }
-
-    // Devices.
-    if x.columns("TARGET_INFO_GPU")?.is_some() {
-        let mut devices = Vec::new();
-        x.each("TARGET_INFO_GPU", |r| {
-            devices.push(serde_json::json!({
-                "id": r[0].int().unwrap_or(devices.len() as i64),
-                "name": r[1].text().unwrap_or_default(),
-                "totalGlobalMem": r[2].int().unwrap_or(0),
-                "computeMajor": r[3].int().unwrap_or(0),
-                "computeMinor": r[4].int().unwrap_or(0),
-                "numSms": r[5].int().unwrap_or(0),
-                "warpSize": r[6].int().unwrap_or(32),
-            }));
-        })?;
-        sink.header("deviceProperties", serde_json::Value::Array(devices));
-    } else {
-        out.notes.push("no TARGET_INFO_GPU table: the GPUs are not named (nor their peaks known)".into());
-    }
-    // Metadata the secret detector reads: the profiled process's environment and the capture's.
-    for table in ["TARGET_INFO_SYSTEM_ENV", "META_DATA_CAPTURE"] {
-        if x.columns(table)?.is_none_or(|have| have.len() < 2) {
-            continue;
-        }
-        let mut env = serde_json::Map::new();
-        x.each(table, |r| {
-            if let (Some(k), Some(v)) = (r[0].text(), r[1].text()) {
-                env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
-            }
-        })?;
-        sink.header(&format!("nsys.{table}"), serde_json::Value::Object(env));
-    }
+    r.names(&mut x)?;
+    r.kernels(&mut x)?;
+    r.graph_replays(&mut x)?;
+    r.runtime(&mut x)?;
+    r.copies(&mut x)?;
+    r.nvtx(&mut x)?;
+    r.note_lacking();
+    r.devices(&mut x)?;
+    r.metadata(&mut x)?;
+    let Reading { sink, out, replay_ns, .. } = r;
     if out.counts[5] > 0 {
         sink.fact(Fact::WholeGraphReplays { count: out.counts[5], ns: replay_ns.max(0) as u64 });
     }
     sink.header("nsys.EXPORT_SCHEMA_VERSION", serde_json::Value::String(x.version.clone()));
     Ok(out)
+}
+
+/// `StringIds`: every name the other tables give by id (the reader cannot do without it).
+fn read_strings(x: &mut Export<'_>) -> Result<HashMap<i64, String>> {
+    let mut strings = HashMap::new();
+    match x.columns::<StringIds>()? {
+        Some(have) if have.len() == 2 => x.each(|r: Row<StringIds>| {
+            if let (Some(id), Some(v)) = (r.int(StringIds::Id), r.text(StringIds::Value)) {
+                strings.insert(id, v.to_string());
+            }
+        })?,
+        _ => return Err(x.missing("StringIds table (id, value)")),
+    }
+    Ok(strings)
+}
+
+/// Slots of [`NsysRead::counts`] and of the rows skipped for lack of a start, an end, a device, a
+/// stream or a process (never dropped silently).
+const KERNEL_ROWS: usize = 0;
+const RUNTIME_ROWS: usize = 1;
+const MEMCPY_ROWS: usize = 2;
+const MEMSET_ROWS: usize = 3;
+const NVTX_ROWS: usize = 4;
+const REPLAY_ROWS: usize = 5;
+
+/// One export being read: where events go, what is counted.
+struct Reading<'s, S: EventSink> {
+    sink: &'s mut S,
+    /// The next event's index: events are numbered in the order they are handed on, as a JSON
+    /// trace's are by position.
+    index: u64,
+    /// The one process kept, when reading one rank.
+    process: Option<i64>,
+    strings: HashMap<i64, String>,
+    out: NsysRead,
+    lacking: [u64; 6],
+    replay_ns: i64,
+}
+
+impl<S: EventSink> Reading<'_, S> {
+    fn keep(&self, p: i64) -> bool {
+        self.process.is_none_or(|want| want == p)
+    }
+
+    fn emit(&mut self, ev: RawEvent<'_>) {
+        self.sink.event(&ev, self.index, 0);
+        self.index += 1;
+    }
+
+    /// A name metadata event (`process_name`, `thread_name`).
+    fn meta(&mut self, what: &'static str, pid: i64, tid: i64, name: &str) {
+        self.emit(RawEvent {
+            ph: b'M',
+            name: Cow::Borrowed(what.as_bytes()),
+            pid: Id::Num(pid),
+            tid: Id::Num(tid),
+            args: Args { name: Some(Cow::Owned(name.to_string())), ..Args::default() },
+            ..RawEvent::default()
+        });
+    }
+
+    /// `PROCESSES` and `ThreadNames`: process and thread names.
+    fn names(&mut self, x: &mut Export<'_>) -> Result<()> {
+        if x.columns::<Processes>()?.is_some_and(|have| have.contains(&"name")) {
+            let mut named = Vec::new();
+            x.each(|r: Row<Processes>| {
+                let global = r.int(Processes::GlobalPid).or(r.int(Processes::Pid).map(|p| p * PROCESS_SHIFT));
+                if let (Some(g), Some(n)) = (global, r.text(Processes::Name)) {
+                    named.push((process_of(g), n.to_string()));
+                }
+            })?;
+            for (p, n) in named {
+                if self.keep(p) {
+                    self.meta("process_name", p, 0, &n);
+                }
+            }
+        }
+        let mut threads = Vec::new();
+        x.each(|r: Row<ThreadNames>| {
+            if let (Some(n), Some(g)) = (r.int(ThreadNames::NameId), r.int(ThreadNames::GlobalTid)) {
+                threads.push((n, g));
+            }
+        })?;
+        for (n, g) in threads {
+            if let (Some(name), true) = (self.strings.get(&n).cloned(), self.keep(process_of(g))) {
+                self.meta("thread_name", process_of(g), g % PROCESS_SHIFT, &name);
+            }
+        }
+        Ok(())
+    }
+
+    /// `CUPTI_ACTIVITY_KIND_KERNEL`: kernels, the table the analysis cannot do without.
+    fn kernels(&mut self, x: &mut Export<'_>) -> Result<()> {
+        let Some(have) = x.columns::<Kernels>()? else {
+            return Err(x.missing("CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was traced)"));
+        };
+        for need in
+            [Kernels::Start, Kernels::End, Kernels::DeviceId, Kernels::StreamId, Kernels::CorrelationId, Kernels::GlobalPid]
+        {
+            let name = Kernels::COLUMNS[need.at()];
+            if !have.contains(&name) {
+                return Err(x.missing(&format!("column {name} in CUPTI_ACTIVITY_KIND_KERNEL")));
+            }
+        }
+        if !have.contains(&"demangledName") && !have.contains(&"shortName") {
+            return Err(x.missing("kernel name column (demangledName or shortName) in CUPTI_ACTIVITY_KIND_KERNEL"));
+        }
+        use Kernels as K;
+        x.each(|r: Row<Kernels>| {
+            let (Some(start), Some(end), Some(device), Some(stream), Some(corr), Some(gpid)) = (
+                r.int(K::Start),
+                r.int(K::End),
+                r.int(K::DeviceId),
+                r.int(K::StreamId),
+                r.int(K::CorrelationId),
+                r.int(K::GlobalPid),
+            ) else {
+                self.lacking[KERNEL_ROWS] += 1;
+                return;
+            };
+            if !self.keep(process_of(gpid)) {
+                return;
+            }
+            let named = |c| r.int(c).and_then(|i| self.strings.get(&i));
+            let name = named(K::DemangledName).or(named(K::ShortName)).map_or("(unnamed kernel)", String::as_str);
+            let dims = |x, y, z| Some([r.int(x)? as u32, r.int(y)? as u32, r.int(z)? as u32]);
+            let args = Args {
+                correlation: Some(correlation(process_of(gpid), corr)),
+                device: Some(device),
+                stream: Some(stream),
+                grid: dims(K::GridX, K::GridY, K::GridZ),
+                block: dims(K::BlockX, K::BlockY, K::BlockZ),
+                ..Args::default()
+            };
+            let ev = x_event(b"kernel", name, device, stream, start, end, args);
+            self.sink.event(&ev, self.index, 0);
+            self.index += 1;
+            self.out.counts[KERNEL_ROWS] += 1;
+        })
+    }
+
+    /// `CUPTI_ACTIVITY_KIND_GRAPH_TRACE`: each whole-graph replay is one GPU event standing for
+    /// the kernels it ran, which the export does not hold; named so that every table says so, and
+    /// counted for the health report.
+    fn graph_replays(&mut self, x: &mut Export<'_>) -> Result<()> {
+        use GraphReplays as G;
+        x.each(|r: Row<GraphReplays>| {
+            let (Some(start), Some(end), Some(device), Some(stream), Some(gpid)) =
+                (r.int(G::Start), r.int(G::End), r.int(G::DeviceId), r.int(G::StreamId), r.int(G::GlobalPid))
+            else {
+                self.lacking[REPLAY_ROWS] += 1;
+                return;
+            };
+            if !self.keep(process_of(gpid)) {
+                return;
+            }
+            let graph = r.int(G::GraphId).map_or_else(|| "?".to_string(), |g| g.to_string());
+            let name = format!("CUDA graph {graph} (replayed whole: its kernels are not in the export)");
+            let args = Args {
+                correlation: r.int(G::CorrelationId).map(|c| correlation(process_of(gpid), c)),
+                device: Some(device),
+                stream: Some(stream),
+                ..Args::default()
+            };
+            self.emit(x_event(b"kernel", &name, device, stream, start, end, args));
+            self.out.counts[REPLAY_ROWS] += 1;
+            self.replay_ns += (end - start).max(0);
+        })
+    }
+
+    /// `CUPTI_ACTIVITY_KIND_RUNTIME`: runtime calls, on the thread that made them.
+    fn runtime(&mut self, x: &mut Export<'_>) -> Result<()> {
+        if x.columns::<Runtime>()?.is_none() {
+            self.out.notes.push("no CUPTI_ACTIVITY_KIND_RUNTIME table: kernels have no launch".into());
+        }
+        use Runtime as R;
+        x.each(|r: Row<Runtime>| {
+            let (Some(start), Some(end), Some(g)) = (r.int(R::Start), r.int(R::End), r.int(R::GlobalTid)) else {
+                self.lacking[RUNTIME_ROWS] += 1;
+                return;
+            };
+            if !self.keep(process_of(g)) {
+                return;
+            }
+            let name = r.int(R::NameId).and_then(|i| self.strings.get(&i)).map_or("(unnamed runtime call)", String::as_str);
+            let args = Args { correlation: r.int(R::CorrelationId).map(|c| correlation(process_of(g), c)), ..Args::default() };
+            let ev = x_event(b"cuda_runtime", runtime_name(name), process_of(g), g % PROCESS_SHIFT, start, end, args);
+            self.sink.event(&ev, self.index, 0);
+            self.index += 1;
+            self.out.counts[RUNTIME_ROWS] += 1;
+        })
+    }
+
+    /// `CUPTI_ACTIVITY_KIND_MEMCPY` and `_MEMSET`: copies (named as Kineto names them) and fills.
+    fn copies(&mut self, x: &mut Export<'_>) -> Result<()> {
+        let names = CopyNames::read(x)?;
+        use Memcpy as C;
+        x.each(|r: Row<Memcpy>| {
+            let (Some(start), Some(end), Some(device), Some(stream)) =
+                (r.int(C::Start), r.int(C::End), r.int(C::DeviceId), r.int(C::StreamId))
+            else {
+                self.lacking[MEMCPY_ROWS] += 1;
+                return;
+            };
+            let process = r.int(C::GlobalPid).map_or(0, process_of);
+            if !self.keep(process) {
+                return;
+            }
+            let name = names.memcpy(r.int(C::CopyKind), r.int(C::SrcKind), r.int(C::DstKind));
+            let args = Args {
+                correlation: r.int(C::CorrelationId).map(|c| correlation(process, c)),
+                device: Some(device),
+                stream: Some(stream),
+                bytes: r.int(C::Bytes),
+                ..Args::default()
+            };
+            self.emit(x_event(b"gpu_memcpy", &name, device, stream, start, end, args));
+            self.out.counts[MEMCPY_ROWS] += 1;
+        })?;
+        use Memset as F;
+        x.each(|r: Row<Memset>| {
+            let (Some(start), Some(end), Some(device), Some(stream)) =
+                (r.int(F::Start), r.int(F::End), r.int(F::DeviceId), r.int(F::StreamId))
+            else {
+                self.lacking[MEMSET_ROWS] += 1;
+                return;
+            };
+            let process = r.int(F::GlobalPid).map_or(0, process_of);
+            if !self.keep(process) {
+                return;
+            }
+            let args = Args {
+                correlation: r.int(F::CorrelationId).map(|c| correlation(process, c)),
+                device: Some(device),
+                stream: Some(stream),
+                bytes: r.int(F::Bytes),
+                ..Args::default()
+            };
+            self.emit(x_event(b"gpu_memset", "Memset (Device)", device, stream, start, end, args));
+            self.out.counts[MEMSET_ROWS] += 1;
+        })
+    }
+
+    /// `NVTX_EVENTS`: ranges become ops when named like one, else annotations.
+    fn nvtx(&mut self, x: &mut Export<'_>) -> Result<()> {
+        use Nvtx as N;
+        x.each(|r: Row<Nvtx>| {
+            // 59: push/pop range, 60: start/end range (34: a mark, no duration).
+            if !matches!(r.int(N::EventType), Some(59 | 60)) {
+                return;
+            }
+            // A range still open when the capture stopped has no end.
+            let (Some(start), Some(end), Some(g)) = (r.int(N::Start), r.int(N::End), r.int(N::GlobalTid)) else {
+                self.lacking[NVTX_ROWS] += 1;
+                return;
+            };
+            if !self.keep(process_of(g)) {
+                return;
+            }
+            let label = r
+                .text(N::Text)
+                .or_else(|| r.int(N::TextId).and_then(|i| self.strings.get(&i)).map(String::as_str))
+                .unwrap_or_default();
+            let (cat, name, args): (&'static [u8], &str, Args<'_>) = match op_name(label) {
+                Some(op) => (b"cpu_op", op, Args { input_dims: op_sizes(label).map(str::as_bytes), ..Args::default() }),
+                None => (b"user_annotation", label, Args::default()),
+            };
+            let ev = x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, args);
+            self.sink.event(&ev, self.index, 0);
+            self.index += 1;
+            self.out.counts[NVTX_ROWS] += 1;
+        })
+    }
+
+    /// Notes the rows skipped for lack of a start, an end, a device, a stream or a process.
+    fn note_lacking(&mut self) {
+        let kinds = [
+            "kernels",
+            "runtime calls",
+            "memcpy",
+            "memset",
+            "NVTX ranges (open when the capture stopped, or with no thread)",
+            "whole-graph replays",
+        ];
+        for (n, what) in self.lacking.iter().zip(kinds) {
+            if *n > 0 {
+                self.out
+                    .notes
+                    .push(format!("{n} {what} skipped: their rows lack a start, an end, a device, a stream or a process"));
+            }
+        }
+    }
+
+    /// `TARGET_INFO_GPU`: the GPUs, as Kineto's `deviceProperties`.
+    fn devices(&mut self, x: &mut Export<'_>) -> Result<()> {
+        if x.columns::<Gpus>()?.is_none() {
+            self.out.notes.push("no TARGET_INFO_GPU table: the GPUs are not named (nor their peaks known)".into());
+            return Ok(());
+        }
+        let mut devices = Vec::new();
+        x.each(|r: Row<Gpus>| {
+            devices.push(serde_json::json!({
+                "id": r.int(Gpus::Id).unwrap_or(devices.len() as i64),
+                "name": r.text(Gpus::Name).unwrap_or_default(),
+                "totalGlobalMem": r.int(Gpus::TotalMemory).unwrap_or(0),
+                "computeMajor": r.int(Gpus::ComputeMajor).unwrap_or(0),
+                "computeMinor": r.int(Gpus::ComputeMinor).unwrap_or(0),
+                "numSms": r.int(Gpus::SmCount).unwrap_or(0),
+                "warpSize": r.int(Gpus::WarpSize).unwrap_or(32),
+            }));
+        })?;
+        self.sink.header("deviceProperties", serde_json::Value::Array(devices));
+        Ok(())
+    }
+
+    /// `TARGET_INFO_SYSTEM_ENV` and `META_DATA_CAPTURE`: the profiled process's environment and
+    /// the capture's settings, which the secret detector reads.
+    fn metadata(&mut self, x: &mut Export<'_>) -> Result<()> {
+        if x.columns::<SystemEnv>()?.is_some_and(|have| have.len() == 2) {
+            let mut env = serde_json::Map::new();
+            x.each(|r: Row<SystemEnv>| {
+                if let (Some(k), Some(v)) = (r.text(SystemEnv::Name), r.text(SystemEnv::Value)) {
+                    env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
+                }
+            })?;
+            self.sink.header(&format!("nsys.{}", SystemEnv::TABLE), serde_json::Value::Object(env));
+        }
+        if x.columns::<MetaCapture>()?.is_some_and(|have| have.len() == 2) {
+            let mut env = serde_json::Map::new();
+            x.each(|r: Row<MetaCapture>| {
+                if let (Some(k), Some(v)) = (r.text(MetaCapture::Name), r.text(MetaCapture::Value)) {
+                    env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
+                }
+            })?;
+            self.sink.header(&format!("nsys.{}", MetaCapture::TABLE), serde_json::Value::Object(env));
+        }
+        Ok(())
+    }
 }
 
 /// Reads row bytes (what the page's SQLite module makes of an export) as [`read_nsys_tables`];
