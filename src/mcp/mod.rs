@@ -27,14 +27,14 @@ struct Server {
 }
 
 fn tool_list() -> Vec<Tool> {
-    tools::specs()
-        .into_iter()
-        .map(|s| {
-            let schema = match s.schema {
+    tools::TOOLS
+        .iter()
+        .map(|t| {
+            let schema = match (t.schema)() {
                 serde_json::Value::Object(m) => m,
                 _ => serde_json::Map::new(),
             };
-            Tool::new(s.name, s.description, Arc::new(schema))
+            Tool::new(t.name, t.description, Arc::new(schema))
         })
         .collect()
 }
