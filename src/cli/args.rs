@@ -26,11 +26,6 @@ pub struct Args {
 const SWITCHES: &[&str] =
     &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked", "--strict", "--no-align"];
 
-/// Parses `args` (after the subcommand name).
-pub fn parse(args: &[String]) -> Result<Args> {
-    parse_with(args, &[])
-}
-
 /// Parses `args` for a subcommand that has switches of its own (flags without a value that other
 /// subcommands may take with one: `watch --ranks` against `synth-ranks --ranks N`).
 pub fn parse_with(args: &[String], switches: &[&str]) -> Result<Args> {

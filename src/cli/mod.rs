@@ -16,59 +16,18 @@ mod watch;
 
 use traceprism::{analyze_path_with, Analysis, Error, Result};
 
-const USAGE: &str = "traceprism — read torch.profiler (Kineto) GPU traces of LLM inference
+/// The usage's first lines, before the commands.
+const USAGE_HEAD: &str =
+    "traceprism — read GPU profiler traces of LLM inference (torch.profiler/Kineto, JAX XSpace, Nsight Systems)
 
 USAGE:
-  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object); --verbose
-                                                                 scores a truth file given or found beside TRACE
-  traceprism doctor TRACE [--json]                               the trace's health: what the profiler recorded
-                                                                 (CPU ops, kernels, shapes, stacks, steps, graphs...),
-                                                                 what that limits, the exact switch for the rest;
-                                                                 broken JSON repaired, kernels dropped, events not read
-  traceprism findings TRACE [--json]                             what to fix first: each cause of lost time (the host
-                                                                 starving the GPU, syncs, stalls, exposed collectives,
-                                                                 unfused chains, idle between steps) with its saving
-                                                                 per step, the fix and what a re-profile should show
-  traceprism flame TRACE [--phase P] [--svg FILE] [--against B] GPU time by call path (Python frames, modules, the op
-                                                                 chain, the kernel) as folded stacks (`frame;kernel ns`,
-                                                                 for inferno/speedscope) or an SVG flame graph; with
-                                                                 --against B the differential graph, per pass
-  traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
-  traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
-  traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
-                                                                 the trace's file, rank, device and workload
-                                                                 as key-value metadata)
-  traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
-  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers] [--json]  layers per pass; kernels of chosen layers
-  traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
-                                                                 the events of one pass, phase or time window
-                                                                 (µs since the trace's start) as a .json.gz
-  traceprism table TRACE NAME [--csv]                            print one table
-  traceprism tables                                              list table names
-  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
-        [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
-                                                                 where is A slower than B, and why
-  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--parquet DIR] [--json] [--no-align]
-                                                                 all ranks of one run: collectives matched,
-                                                                 clocks aligned, waits, the straggler by
-                                                                 phase and layer
-  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S] [--late host|device]
-                                                                 an N-rank run made from one real rank's
-                                                                 trace, with injected delays and a truth file
-  traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
-  traceprism mcp                                                  a Model Context Protocol server on stdin/stdout: the
-                                                                 commands above as tools for an agent (see
-                                                                 skills/traceprism/SKILL.md)
-  traceprism watch DIR [--interval S] [--trend FILE] [--ranks] [--once]
-                                                                 each new trace of a folder once complete:
-                                                                 a line per window, a trend CSV row
-  traceprism gate BASELINE NEW [--max-slowdown 3%] [--confidence 0.99] [--metric kernel|wall] [--json] [--markdown FILE]
-                                                                 is NEW slower than BASELINE (a trace or a digest)
-                                                                 beyond noise: exit 0 pass, 1 regression,
-                                                                 2 inconclusive, 3 error
+";
 
-TRACE is a Chrome-trace JSON file, plain or gzip, or a JAX profile (*.xplane.pb, protobuf XSpace), told
-apart by its bytes; `-` reads standard input.
+/// The usage's last lines, after the commands: what TRACE is, the options every analysing command
+/// takes.
+const USAGE_TAIL: &str = "
+TRACE is a Chrome-trace JSON file, plain or gzip, a JAX profile (*.xplane.pb, protobuf XSpace) or an Nsight
+Systems export (nsys export --type sqlite), told apart by its bytes; `-` reads standard input.
 
 OPTIONS (all analysing commands):
   --rules FILE             extra kernel-category rules (TOML), applied before the built-in table
@@ -92,62 +51,222 @@ OPTIONS (all analysing commands):
                            1 reads it in order on one thread; a .gz is inflated on a second thread)
 ";
 
+/// One command: its name, its lines of the usage, the switches (flags without a value) of its
+/// own, what runs it and the exit status of its errors. [`COMMANDS`] lists them all, as
+/// `report::TABLES` lists tables: the usage text and the dispatch are both made from it.
+struct Command {
+    name: &'static str,
+    usage: &'static str,
+    switches: &'static [&'static str],
+    /// Runs the command; its `Ok` is the exit status (0 but for the gate's verdicts).
+    run: fn(&args::Args) -> Result<i32>,
+    /// The exit status of an error (the gate keeps 1 and 2 for its verdicts).
+    error_exit: i32,
+}
+
+/// Every command, in the usage's order.
+const COMMANDS: &[Command] = &[
+    Command {
+        name: "summary",
+        usage: "  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object); --verbose
+                                                                 scores a truth file given or found beside TRACE
+",
+        switches: &[],
+        run: |a| summary_text::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "doctor",
+        usage: "  traceprism doctor TRACE [--json]                               the trace's health: what the profiler recorded
+                                                                 (CPU ops, kernels, shapes, stacks, steps, graphs...),
+                                                                 what that limits, the exact switch for the rest;
+                                                                 broken JSON repaired, kernels dropped, events not read
+",
+        switches: &[],
+        run: |a| doctor::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "findings",
+        usage: "  traceprism findings TRACE [--json]                             what to fix first: each cause of lost time (the host
+                                                                 starving the GPU, syncs, stalls, exposed collectives,
+                                                                 unfused chains, idle between steps) with its saving
+                                                                 per step, the fix and what a re-profile should show
+",
+        switches: &[],
+        run: |a| findings::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "flame",
+        usage: "  traceprism flame TRACE [--phase P] [--svg FILE] [--against B] GPU time by call path (Python frames, modules, the op
+                                                                 chain, the kernel) as folded stacks (`frame;kernel ns`,
+                                                                 for inferno/speedscope) or an SVG flame graph; with
+                                                                 --against B the differential graph, per pass
+",
+        switches: &[],
+        run: |a| flame::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "export",
+        usage: "  traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
+  traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
+  traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
+                                                                 the trace's file, rank, device and workload
+                                                                 as key-value metadata)
+",
+        switches: &[],
+        run: |a| export::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "report",
+        usage: "  traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
+",
+        switches: &[],
+        run: |a| report::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "layers",
+        usage: "  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers] [--json]  layers per pass; kernels of chosen layers
+",
+        switches: &[],
+        run: |a| layers::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "split",
+        usage: "  traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
+                                                                 the events of one pass, phase or time window
+                                                                 (µs since the trace's start) as a .json.gz
+",
+        switches: &[],
+        run: |a| split::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "table",
+        usage: "  traceprism table TRACE NAME [--csv]                            print one table
+",
+        switches: &[],
+        run: |a| export::print_table(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "tables",
+        usage: "  traceprism tables                                              list table names
+",
+        switches: &[],
+        run: |_| {
+            out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
+            Ok(0)
+        },
+        error_exit: 1,
+    },
+    Command {
+        name: "compare",
+        usage: "  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
+        [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
+                                                                 where is A slower than B, and why
+",
+        switches: &[],
+        run: |a| compare::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "ranks",
+        usage: "  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--parquet DIR] [--json] [--no-align]
+                                                                 all ranks of one run: collectives matched,
+                                                                 clocks aligned, waits, the straggler by
+                                                                 phase and layer
+",
+        switches: &[],
+        run: |a| ranks::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "synth-ranks",
+        usage: "  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S] [--late host|device]
+                                                                 an N-rank run made from one real rank's
+                                                                 trace, with injected delays and a truth file
+",
+        switches: &[],
+        run: |a| ranks::synth(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "digest",
+        usage: "  traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
+",
+        switches: &[],
+        run: |a| gate::digest(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "mcp",
+        usage: "  traceprism mcp                                                  a Model Context Protocol server on stdin/stdout: the
+                                                                 commands above as tools for an agent (see
+                                                                 skills/traceprism/SKILL.md)
+",
+        switches: &[],
+        run: |_| Err(Error::new("`traceprism mcp` is served by the binary's MCP face, not the command line")),
+        error_exit: 1,
+    },
+    Command {
+        name: "watch",
+        usage: "  traceprism watch DIR [--interval S] [--trend FILE] [--ranks] [--once]
+                                                                 each new trace of a folder once complete:
+                                                                 a line per window, a trend CSV row
+",
+        switches: &["--ranks", "--once"],
+        run: |a| watch::run(a).map(|()| 0),
+        error_exit: 1,
+    },
+    Command {
+        name: "gate",
+        usage: "  traceprism gate BASELINE NEW [--max-slowdown 3%] [--confidence 0.99] [--metric kernel|wall] [--json] [--markdown FILE]
+                                                                 is NEW slower than BASELINE (a trace or a digest)
+                                                                 beyond noise: exit 0 pass, 1 regression,
+                                                                 2 inconclusive, 3 error
+",
+        switches: &[],
+        run: gate::run,
+        error_exit: 3,
+    },
+];
+
+/// The whole usage text.
+fn usage() -> String {
+    let commands: String = COMMANDS.iter().map(|c| c.usage).collect();
+    format!("{USAGE_HEAD}{commands}{USAGE_TAIL}")
+}
+
 /// Runs the command line; returns the process exit code.
 pub fn run(argv: &[String]) -> i32 {
     let Some((cmd, rest)) = argv.split_first() else {
-        eprint!("{USAGE}");
+        eprint!("{}", usage());
         return 2;
     };
     // `traceprism summary --help` and the like: the usage, not an error about a missing value.
-    let wants_help = rest.iter().any(|a| a == "--help" || a == "-h");
-    let result = match cmd.as_str() {
-        _ if wants_help => {
-            out(USAGE);
-            Ok(())
-        }
-        "help" | "--help" | "-h" => {
-            out(USAGE);
-            Ok(())
-        }
-        "--version" | "-V" => {
-            out(&format!("traceprism {}\n", env!("CARGO_PKG_VERSION")));
-            Ok(())
-        }
-        "summary" => args::parse(rest).and_then(|a| summary_text::run(&a)),
-        "doctor" => args::parse(rest).and_then(|a| doctor::run(&a)),
-        "findings" => args::parse(rest).and_then(|a| findings::run(&a)),
-        "flame" => args::parse(rest).and_then(|a| flame::run(&a)),
-        "export" => args::parse(rest).and_then(|a| export::run(&a)),
-        "layers" => args::parse(rest).and_then(|a| layers::run(&a)),
-        "report" => args::parse(rest).and_then(|a| report::run(&a)),
-        "table" => args::parse(rest).and_then(|a| export::print_table(&a)),
-        "split" => args::parse(rest).and_then(|a| split::run(&a)),
-        "compare" => args::parse(rest).and_then(|a| compare::run(&a)),
-        "ranks" => args::parse(rest).and_then(|a| ranks::run(&a)),
-        "synth-ranks" => args::parse(rest).and_then(|a| ranks::synth(&a)),
-        "digest" => args::parse(rest).and_then(|a| gate::digest(&a)),
-        "watch" => args::parse_with(rest, &["--ranks", "--once"]).and_then(|a| watch::run(&a)),
-        // The gate's exit status is its verdict; any error of its own is 3, never a verdict.
-        "gate" => {
-            return match args::parse(rest).and_then(|a| gate::run(&a)) {
-                Ok(code) => code,
-                Err(e) => {
-                    eprintln!("traceprism: error: {e}");
-                    3
-                }
-            }
-        }
-        "tables" => {
-            out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
-            Ok(())
-        }
-        other => Err(Error::new(format!("unknown command '{other}' (try `traceprism help`)"))),
+    if matches!(cmd.as_str(), "help" | "--help" | "-h") || rest.iter().any(|a| a == "--help" || a == "-h") {
+        out(&usage());
+        return 0;
+    }
+    if matches!(cmd.as_str(), "--version" | "-V") {
+        out(&format!("traceprism {}\n", env!("CARGO_PKG_VERSION")));
+        return 0;
+    }
+    let Some(command) = COMMANDS.iter().find(|c| c.name == cmd) else {
+        eprintln!("traceprism: error: unknown command '{cmd}' (try `traceprism help`)");
+        return 1;
     };
-    match result {
-        Ok(()) => 0,
+    match args::parse_with(rest, command.switches).and_then(|a| (command.run)(&a)) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("traceprism: error: {e}");
-            1
+            command.error_exit
         }
     }
 }
