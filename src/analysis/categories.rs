@@ -7,7 +7,7 @@
 //! kind). Only rules with an `under` condition (enclosing ranges) are looked at per row.
 
 use super::per_name::PerName;
-use super::Options;
+use crate::analysis::options::Options;
 use crate::error::Result;
 use crate::model::{FastMap, GpuKind, NameId, Trace, NONE, NO_NAME};
 use crate::rules::categories::{Rule, RuleSet, SequenceDef};

@@ -10,18 +10,37 @@ pub fn short_kernel_rows(a: &Analysis) -> Vec<usize> {
     (0..g.len()).filter(|&i| g.kind[i] == GpuKind::Kernel && g.dur[i] < limit).collect()
 }
 
-/// Histogram of short-kernel durations: (bin start ns, bin end ns, count, total ns).
-pub fn histogram(a: &Analysis) -> Vec<(i64, i64, u64, i64)> {
+/// One bin of the short-kernel histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShortBin {
+    /// Where the bin starts (ns).
+    pub from_ns: i64,
+    /// Where it ends (ns).
+    pub to_ns: i64,
+    /// Kernels in it.
+    pub count: u64,
+    /// Their summed duration (ns).
+    pub total_ns: i64,
+}
+
+/// Histogram of short-kernel durations, `options.short_kernel_bins` bins below the threshold.
+pub fn histogram(a: &Analysis) -> Vec<ShortBin> {
     let limit = (a.options.short_kernel_us * 1000.0) as i64;
     let bins = a.options.short_kernel_bins.max(1) as i64;
     let width = (limit / bins).max(1);
-    let mut out: Vec<(i64, i64, u64, i64)> =
-        (0..bins).map(|b| (b * width, if b == bins - 1 { limit } else { (b + 1) * width }, 0, 0)).collect();
+    let mut out: Vec<ShortBin> = (0..bins)
+        .map(|b| ShortBin {
+            from_ns: b * width,
+            to_ns: if b == bins - 1 { limit } else { (b + 1) * width },
+            count: 0,
+            total_ns: 0,
+        })
+        .collect();
     for i in short_kernel_rows(a) {
         let d = a.trace.gpu.dur[i];
         let b = ((d / width) as usize).min(out.len() - 1);
-        out[b].2 += 1;
-        out[b].3 += d;
+        out[b].count += 1;
+        out[b].total_ns += d;
     }
     out
 }

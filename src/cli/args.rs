@@ -154,7 +154,12 @@ impl Args {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{parse_with, Args};
+    use traceprism::Result;
+
+    fn parse(v: &[String]) -> Result<Args> {
+        parse_with(v, &[])
+    }
 
     fn args(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

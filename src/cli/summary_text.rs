@@ -50,7 +50,7 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let truth = a.truth.clone().or_else(|| if a.verbose { truth_beside(path) } else { None });
     if let Some(path) = &truth {
-        let truth = traceprism::analysis::truth::load_truth(std::path::Path::new(path))?;
+        let truth = traceprism::pipeline::read_truth(std::path::Path::new(path))?;
         let phases = traceprism::analysis::truth::score_phases(analysis, &truth);
         let layers = traceprism::analysis::truth::score_layers(analysis, &truth);
         let mut calibration = traceprism::analysis::truth::Calibration::default();

@@ -96,3 +96,10 @@ pub fn analyze_path_choosing<'c>(
     let _ = rules.join();
     Analysis::new(trace, options)
 }
+
+/// Reads a ground-truth file (`X.truth.json.gz` or plain JSON) for scoring an analysis against it
+/// ([`crate::analysis::truth`]).
+pub fn read_truth(path: &std::path::Path) -> Result<crate::analysis::truth::Truth> {
+    let bytes = std::fs::read(path).map_err(|e| crate::error::Error::new(format!("cannot read {}: {e}", path.display())))?;
+    crate::analysis::truth::Truth::from_json(&crate::read::whole_text(bytes)?)
+}

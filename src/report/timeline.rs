@@ -40,7 +40,7 @@ fn kernel_sum(a: &Analysis, device: i32) -> i64 {
 /// Histogram of kernel durations below the short-kernel threshold.
 pub fn short_kernels_histogram(a: &Analysis) -> Table {
     let mut t = Table::new("short_kernels_histogram", &["bin_start_us:us", "bin_end_us:us", "count:int", "total_us:us"]);
-    for (s, e, n, total) in short_kernels::histogram(a) {
+    for short_kernels::ShortBin { from_ns: s, to_ns: e, count: n, total_ns: total } in short_kernels::histogram(a) {
         t.push(vec![Cell::Float(s as f64 / 1e3), Cell::Float(e as f64 / 1e3), Cell::from(n), Cell::Float(total as f64 / 1e3)]);
     }
     t

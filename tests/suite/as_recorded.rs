@@ -13,7 +13,7 @@ use crate::common;
 use common::*;
 use traceprism::analysis::phases::rules::{PhaseRules, PHASE_SIGNALS_TOML};
 use traceprism::analysis::phases::Phase;
-use traceprism::analysis::truth::{load_truth, score_phases, Calibration};
+use traceprism::analysis::truth::{score_phases, Calibration};
 use traceprism::{Analysis, Options};
 
 /// The truth traces and their truth files.
@@ -49,7 +49,7 @@ fn truth_traces_as_the_profiler_defaults_write_them_and_with_the_gpu_alone() {
     );
     let mut failures = Vec::new();
     for (trace, truth) in TRUTH {
-        let t = load_truth(&fixture(truth)).expect("truth reads");
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).expect("truth reads");
         let with = score_phases(&analysis(trace), &t);
         let (bytes, args, frames) = as_recorded(trace);
         assert!(args > 0, "{trace}: no shape args to remove (is it recorded with shapes?)");
@@ -141,7 +141,7 @@ fn vllm_mi300x_eager_first_step_is_a_prefill_beside_a_decode() {
 fn confidence_is_calibrated_and_no_wrong_pass_goes_undoubted() {
     let (mut with, mut without) = (Calibration::default(), Calibration::default());
     for (trace, truth) in TRUTH {
-        let t = load_truth(&fixture(truth)).unwrap();
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
         with.add(&analysis(trace), &t);
         without.add(&analyse_bytes(&as_recorded(trace).0), &t);
     }
@@ -172,7 +172,7 @@ fn the_mistakes_of_the_analyzer_without_contrast_are_all_doubted() {
     let mut wrong = 0;
     let mut calibration = Calibration::default();
     for (trace, truth) in TRUTH {
-        let t = load_truth(&fixture(truth)).unwrap();
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
         let mut a = analyse_bytes(&as_recorded(trace).0);
         a.phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
         calibration.add(&a, &t);

@@ -5,7 +5,6 @@
 use crate::common::*;
 use std::collections::HashMap;
 use traceprism::analysis::findings::{findings, GRAPH_REPLAY_GAP_NS};
-use traceprism::analysis::truth::load_truth;
 
 /// Per truth pass of `phase`: (wall, busy, launch wait, kernels) in ns from the raw events. The
 /// launch wait is the GPU's idle before each kernel up to when its launch call (a runtime or
@@ -30,7 +29,7 @@ fn raw_host_waits(trace: &str, truth: &str, phase: &str) -> Vec<(i64, i64, i64, 
         .map(|e| ns(&e["ts"]) + ns(&e["dur"]))
         .collect();
     sync_ends.sort();
-    let t = load_truth(&fixture(truth)).unwrap();
+    let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
     let pass_of: HashMap<(i64, i64), u32> = t
         .kernels
         .iter()

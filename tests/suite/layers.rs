@@ -13,7 +13,7 @@ use traceprism::{analyze_path, Analysis, Options};
 /// on its own, independent of pass detection).
 fn with_truth_passes(trace: &str, truth: &str, options: Options) -> (Analysis, Truth) {
     let mut a = analyze_path(&fixture(trace), options).expect("trace reads");
-    let truth = Truth::load(&fixture(truth)).expect("truth reads");
+    let truth = traceprism::pipeline::read_truth(&fixture(truth)).expect("truth reads");
     let passes = truth.passes(&a.trace);
     a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
     (a, truth)
@@ -223,7 +223,7 @@ fn pipeline_matches_truth_and_known_depths() {
         ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
     ] {
         let a = analyze_path(&fixture(trace), Options::default()).expect("trace reads");
-        let truth = Truth::load(&fixture(truth)).expect("truth reads");
+        let truth = traceprism::pipeline::read_truth(&fixture(truth)).expect("truth reads");
         let s = score_layers(&a, &truth);
         println!("{trace} (pipeline, {} passes): {s}", a.layers.passes.len());
         if !a.layers.whole_trace_pass {

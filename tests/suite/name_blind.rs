@@ -9,7 +9,7 @@ use crate::common;
 use common::*;
 use std::collections::HashMap;
 use traceprism::analysis::phases::Phase;
-use traceprism::analysis::truth::{load_truth, match_rows, score_layers, score_phases};
+use traceprism::analysis::truth::{match_rows, score_layers, score_phases};
 
 /// The truth traces and their truth files.
 const TRUTH: &[(&str, &str)] = &[
@@ -42,7 +42,7 @@ fn passes_and_layers_come_from_structure_when_no_name_is_known() {
     );
     let mut failures = Vec::new();
     for (trace, truth) in TRUTH {
-        let t = load_truth(&fixture(truth)).expect("truth reads");
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).expect("truth reads");
         let (bytes, names) = name_blind(trace);
         let a = analyse_bytes(&bytes);
         assert!(a.trace.ops.is_empty() && a.trace.launches.is_empty(), "{trace}: CPU side left");

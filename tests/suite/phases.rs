@@ -4,7 +4,7 @@
 use crate::common;
 use common::fixture;
 use traceprism::analysis::phases::Phase;
-use traceprism::analysis::truth::{load_truth, score_phases};
+use traceprism::analysis::truth::score_phases;
 use traceprism::{analyze_path, Analysis, Options};
 
 fn analyze(name: &str, options: Options) -> Analysis {
@@ -48,7 +48,7 @@ fn dump(a: &Analysis) {
 fn check_truth(trace: &str, truth: &str) {
     let a = analyze(trace, Options::default());
     dump(&a);
-    let t = load_truth(&fixture(truth)).expect("truth reads");
+    let t = traceprism::pipeline::read_truth(&fixture(truth)).expect("truth reads");
     let s = score_phases(&a, &t);
     eprintln!("{trace}:\n{s}");
     assert_eq!(s.matched_kernels, s.truth_kernels, "every truth kernel matches a trace row");
@@ -78,7 +78,7 @@ fn single_methods_on_truth_traces() {
         ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
         ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
     ] {
-        let t = load_truth(&fixture(truth)).unwrap();
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
         for method in ["gemm_params", "attention_patterns", "hybrid"] {
             let a = analyze(trace, options(method, 10));
             let s = score_phases(&a, &t);
@@ -209,7 +209,7 @@ fn truth_traces_without_shapes_or_cpu_ops() {
         ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
         ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
     ] {
-        let t = load_truth(&fixture(truth)).unwrap();
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
         let mut a = analyze(trace, Options::default());
         for d in a.trace.ops.input_dims.iter_mut() {
             *d = traceprism::model::NO_NAME;

@@ -11,7 +11,7 @@ pub mod repeat;
 
 use super::categories::KernelCategories;
 use super::phases::{Phase, Phases};
-use super::Options;
+use crate::analysis::options::Options;
 use crate::model::FastMap as HashMap;
 use crate::model::{GpuKind, Trace, NONE};
 use markers::{Marker, Markers};

@@ -14,35 +14,10 @@ use crate::analysis::steps::annotations::{StepAnnotation, StepInfo};
 use crate::analysis::steps::passes::{op_chain, Segment};
 use crate::model::{GpuKind, OpKind, Trace};
 
-/// A phase-detection method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    FrameworkApis,
-    AttentionPatterns,
-    GemmParams,
-    KernelNames,
-    OperationFrequency,
-}
+pub use crate::analysis::options::{Method, METHODS};
 
-/// Every single method, in the order they are reported.
-pub const METHODS: [Method; 5] =
-    [Method::FrameworkApis, Method::AttentionPatterns, Method::GemmParams, Method::KernelNames, Method::OperationFrequency];
-
+/// What each method weighs in the union: the rules' own weights.
 impl Method {
-    /// Name as used by `--phase-method`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::FrameworkApis => "framework_apis",
-            Method::AttentionPatterns => "attention_patterns",
-            Method::GemmParams => "gemm_params",
-            Method::KernelNames => "kernel_names",
-            Method::OperationFrequency => "operation_frequency",
-        }
-    }
-    /// Parses a method name.
-    pub fn parse(s: &str) -> Option<Method> {
-        METHODS.iter().copied().find(|m| m.as_str() == s)
-    }
     /// Voting weight in `union`.
     pub fn weight(self, rules: &PhaseRules) -> f64 {
         let w = &rules.weights;

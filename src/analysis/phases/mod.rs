@@ -12,7 +12,7 @@ pub mod mix;
 pub use crate::analysis::steps::{rules, Phase};
 
 use super::categories::KernelCategories;
-use super::Options;
+use crate::analysis::options::Options;
 use crate::analysis::steps::annotations::find_steps;
 use crate::analysis::steps::generation::{generation_kernels, name_evidence};
 use crate::analysis::steps::passes::{segment, Disagreement, PassSource};
@@ -312,21 +312,21 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     let names = name_evidence(trace, rules);
     out.batching_engine = names.batching_engine.clone();
     let (mut segs, diffusion) = if crate::analysis::steps::generation::generation_shown(&names, engine_steps) {
-        (segs.into_iter().map(|s| (s, None)).collect(), None)
+        (segs.into_iter().map(|segment| workload::Placed { segment, diffusion: None }).collect(), None)
     } else {
         workload::diffusion_segments(trace, categories, rules, &names, segs)
     };
     // Passes in time order across devices.
-    segs.sort_by_key(|(s, _)| (s.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), s.device));
+    segs.sort_by_key(|p| (p.segment.rows.first().map_or(0, |&r| trace.gpu.ts[r as usize]), p.segment.device));
     let attention_category: Vec<bool> =
         categories.categories.iter().map(|c| rules.attention_families.contains(&c.family)).collect();
     // Each pass's evidence depends on that pass only: natively, two threads take half the rows each.
     let mut evs: Vec<PassEvidence> = crate::support::threads::map_in_halves(
         &segs,
-        |(s, _)| s.rows.len(),
+        |p| p.segment.rows.len(),
         |some| {
             let mut cache = EvidenceCache::new(trace);
-            some.iter().map(|(s, _)| gather(trace, rules, s, &steps, &attention_category, categories, &mut cache)).collect()
+            some.iter().map(|p| gather(trace, rules, &p.segment, &steps, &attention_category, categories, &mut cache)).collect()
         },
     );
     relate_passes(&mut evs, rules);
@@ -341,7 +341,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     let chosen = options.phase_method.as_str();
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
     let mut named = mix::NamedPhase::new(trace);
-    for (k, ((seg, piece), ev)) in segs.into_iter().zip(&evs).enumerate() {
+    for (k, (workload::Placed { segment: seg, diffusion: piece }, ev)) in segs.into_iter().zip(&evs).enumerate() {
         let votes: Vec<Vote> = if piece.is_some() {
             Vec::new()
         } else {
@@ -351,7 +351,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             per_method[mi].push(votes.iter().find(|v| v.method == m).map(|v| v.phase));
         }
         let (phase, confidence) = match (piece, chosen) {
-            (Some((workload::Piece::Step, alignment)), _) => (Phase::Denoise, alignment as f32),
+            (Some(workload::DiffusionPlace { piece: workload::Piece::Step, alignment }), _) => (Phase::Denoise, alignment as f32),
             (Some(_), _) => (Phase::Stage, 1.0),
             (None, "hybrid") => hybrid(&votes),
             (None, other) => match Method::parse(other) {
@@ -359,7 +359,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
                 None => union(&votes, rules),
             },
         };
-        let stage = match piece.map(|(p, _)| p) {
+        let stage = match piece.map(|p| p.piece) {
             Some(p @ (workload::Piece::Before | workload::Piece::After)) => {
                 Some(workload::stage_label(trace, categories, &seg.rows, p))
             }

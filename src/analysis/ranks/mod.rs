@@ -345,10 +345,18 @@ fn collective_rows(a: &Analysis) -> Vec<usize> {
     rows
 }
 
+/// A trace with its rank number and where the number came from.
+struct Numbered {
+    rank: u32,
+    /// `distributedInfo`, `file name` or `order`.
+    from: &'static str,
+    trace: RankTrace,
+}
+
 /// Numbers the traces' ranks (`distributedInfo.rank`, else the file name, else the order) and
 /// orders them; two traces with one rank number are an error.
-fn number_ranks(traces: Vec<RankTrace>, warnings: &mut Vec<String>) -> Result<Vec<(u32, &'static str, RankTrace)>> {
-    let mut numbered: Vec<(u32, &'static str, RankTrace)> = traces
+fn number_ranks(traces: Vec<RankTrace>, warnings: &mut Vec<String>) -> Result<Vec<Numbered>> {
+    let mut numbered: Vec<Numbered> = traces
         .into_iter()
         .enumerate()
         .map(|(i, t)| {
@@ -359,20 +367,20 @@ fn number_ranks(traces: Vec<RankTrace>, warnings: &mut Vec<String>) -> Result<Ve
                     None => (i as u32, "order"),
                 },
             };
-            (rank, from, t)
+            Numbered { rank, from, trace: t }
         })
         .collect();
-    numbered.sort_by_key(|(r, _, _)| *r);
+    numbered.sort_by_key(|n| n.rank);
     for pair in numbered.windows(2) {
-        if pair[0].0 == pair[1].0 {
+        if pair[0].rank == pair[1].rank {
             return Err(Error::new(format!(
                 "two traces claim rank {}: {} and {} (from {} and {})",
-                pair[0].0, pair[0].2.file, pair[1].2.file, pair[0].1, pair[1].1
+                pair[0].rank, pair[0].trace.file, pair[1].trace.file, pair[0].from, pair[1].from
             )));
         }
     }
     let sizes: Vec<(Option<i64>, &str)> =
-        numbered.iter().map(|(_, _, t)| (t.analysis.trace.meta.world_size, t.file.as_str())).collect();
+        numbered.iter().map(|n| (n.trace.analysis.trace.meta.world_size, n.trace.file.as_str())).collect();
     let mut counts: HashMap<i64, usize> = HashMap::new();
     for (s, _) in &sizes {
         if let Some(s) = s {
@@ -407,7 +415,7 @@ const NAMED_MISSING: usize = 5;
 /// [`sequence::MAX_MISSING_SHARE`] of the collectives run while every rank was traced (the ranks
 /// do not run the same sequence), naming the first divergence.
 fn missing_collectives(
-    numbered: &[(u32, &'static str, RankTrace)],
+    numbered: &[Numbered],
     params: &[CommLookup],
     keys: &[sequence::KeyOccurrences<'_>],
     groups: &[sequence::Group],
@@ -415,7 +423,7 @@ fn missing_collectives(
 ) -> Result<MissingCollectives> {
     let n = numbered.len();
     let (from, to) = sequence::common_span(keys, offsets);
-    let origin = numbered[0].2.analysis.trace.time_origin_ns;
+    let origin = numbered[0].trace.analysis.trace.time_origin_ns;
     let mut rows = Vec::new();
     let mut inside = 0usize;
     let mut lacking = vec![0usize; n];
@@ -426,7 +434,7 @@ fn missing_collectives(
             continue;
         }
         let (r, row) = g.rows.iter().enumerate().find_map(|(r, row)| row.map(|row| (r, row))).expect("a group has a rank");
-        let t = &numbered[r].2.analysis.trace;
+        let t = &numbered[r].trace.analysis.trace;
         let bytes = params[r].row_of(t, row).and_then(|c| params[r].bytes(t, c)).or_else(|| message_bytes(t, row));
         if while_all_traced {
             for (k, present) in g.rows.iter().enumerate() {
@@ -446,7 +454,7 @@ fn missing_collectives(
             }),
         });
     }
-    let lacks = |u: &Unmatched| -> Vec<u32> { (0..n).filter(|&k| u.per_rank[k] == 0).map(|k| numbered[k].0).collect() };
+    let lacks = |u: &Unmatched| -> Vec<u32> { (0..n).filter(|&k| u.per_rank[k] == 0).map(|k| numbered[k].rank).collect() };
     let describe = |u: &Unmatched| {
         let m = u.missing.as_ref().expect("a missing row");
         let bytes = m.bytes.map_or(String::new(), |b| format!(", {b} bytes"));
@@ -456,7 +464,7 @@ fn missing_collectives(
             m.kind.as_str(),
             u.name,
             m.at_ns as f64 / 1e3,
-            numbered[0].0
+            numbered[0].rank
         )
     };
     for (k, &count) in lacking.iter().enumerate() {
@@ -467,8 +475,8 @@ fn missing_collectives(
                 .expect("a row it lacks");
             return Err(Error::new(format!(
                 "the ranks do not run the same collectives: rank {} ({}) lacks {count} of the {inside} collectives run while every rank was traced, the first {}; different code paths or programs? (ranks are matched by their sequences of collectives)",
-                numbered[k].0,
-                numbered[k].2.file,
+                numbered[k].rank,
+                numbered[k].trace.file,
                 describe(first)
             )));
         }
@@ -510,13 +518,13 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     let n = numbered.len();
     // Each rank's collectives by key (process group and collective when the launching op recorded
     // them, else the kernel's name), in time order.
-    let rows: Vec<Vec<usize>> = numbered.iter().map(|(_, _, t)| collective_rows(&t.analysis)).collect();
-    let params: Vec<CommLookup> = numbered.iter().map(|(_, _, t)| CommLookup::new(&t.analysis.trace)).collect();
+    let rows: Vec<Vec<usize>> = numbered.iter().map(|n| collective_rows(&n.trace.analysis)).collect();
+    let params: Vec<CommLookup> = numbered.iter().map(|n| CommLookup::new(&n.trace.analysis.trace)).collect();
     let by_name: Vec<BTreeMap<String, Vec<usize>>> = numbered
         .iter()
         .zip(&rows)
         .zip(&params)
-        .map(|(((_, _, t), rows), params)| {
+        .map(|((Numbered { trace: t, .. }, rows), params)| {
             let mut m: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for &r in rows {
                 m.entry(params.key(&t.analysis.trace, r)).or_default().push(r);
@@ -535,7 +543,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         let per_rank: Vec<usize> = by_name.iter().map(|m| m.get(name).map_or(0, Vec::len)).collect();
         unmatched.push(Unmatched { name: name.to_string(), per_rank, missing: None });
     }
-    let end = |rank: usize, row: usize| numbered[rank].2.analysis.trace.gpu.end(row);
+    let end = |rank: usize, row: usize| numbered[rank].trace.analysis.trace.gpu.end(row);
     let occurrences: Vec<sequence::KeyOccurrences> = everywhere
         .iter()
         .map(|&key| sequence::KeyOccurrences {
@@ -554,7 +562,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
                 let key = &occurrences[g.key];
                 let sides: Vec<usize> = g.rows.iter().map(|r| r.expect("complete")).collect();
                 let occurrence = key.per_rank[0].iter().position(|&(row, _)| row == sides[0]).unwrap_or(0);
-                let start = numbered[0].2.analysis.trace.gpu.ts[sides[0]];
+                let start = numbered[0].trace.analysis.trace.gpu.ts[sides[0]];
                 matched.push((start, key.key, occurrence, sides));
             }
         }
@@ -566,14 +574,14 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
                         "{}: {} times on the ranks ({}), and their ends agree on no clock offset: left out, since which occurrence is which cannot be told (see unmatched_collectives)",
                         key.key,
                         per_rank.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
-                        numbered.iter().map(|(r, _, _)| format!("rank {r}")).collect::<Vec<_>>().join(", ")
+                        numbered.iter().map(|n| format!("rank {}", n.rank)).collect::<Vec<_>>().join(", ")
                     ));
                     unmatched.push(Unmatched { name: key.key.to_string(), per_rank, missing: None });
                     continue;
                 }
                 for k in 0..per_rank[0] {
                     let sides: Vec<usize> = key.per_rank.iter().map(|v| v[k].0).collect();
-                    let start = numbered[0].2.analysis.trace.gpu.ts[sides[0]];
+                    let start = numbered[0].trace.analysis.trace.gpu.ts[sides[0]];
                     matched.push((start, key.key, k, sides));
                 }
             }
@@ -594,7 +602,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         if *residual > RESIDUAL_WARN_NS {
             warnings.push(format!(
                 "{}: the matched collectives' ends differ from the clock offset by {:.1} µs (median): they may not be the same collectives (point-to-point with other peers, or different groups), so waits are uncertain",
-                numbered[r].2.file,
+                numbered[r].trace.file,
                 *residual as f64 / 1000.0
             ));
         }
@@ -602,7 +610,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     if matched.is_empty() {
         warnings.push("no collective kernel occurs on every rank: clocks are not aligned and no wait is measured".to_string());
     }
-    let hosts: Vec<lateness::HostTops> = numbered.iter().map(|(_, _, t)| lateness::HostTops::new(&t.analysis.trace)).collect();
+    let hosts: Vec<lateness::HostTops> = numbered.iter().map(|n| lateness::HostTops::new(&n.trace.analysis.trace)).collect();
     let collectives: Vec<Collective> = matched
         .into_iter()
         .enumerate()
@@ -611,7 +619,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
                 .iter()
                 .enumerate()
                 .map(|(r, &row)| {
-                    let a = &numbered[r].2.analysis;
+                    let a = &numbered[r].trace.analysis;
                     let g = &a.trace.gpu;
                     Side {
                         row,
@@ -630,7 +638,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
             for s in &mut sides {
                 s.wait_ns = latest - s.start_ns;
             }
-            let first = &numbered[0].2.analysis.trace;
+            let first = &numbered[0].trace.analysis.trace;
             let comm = params[0].row_of(first, rows[0]);
             let bytes = comm.and_then(|c| params[0].bytes(first, c)).or_else(|| message_bytes(first, rows[0]));
             Collective {
@@ -649,7 +657,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     let ranks = numbered
         .into_iter()
         .zip(offsets)
-        .map(|((rank, rank_from, trace), (clock_offset_ns, residual_ns))| Rank {
+        .map(|(Numbered { rank, from: rank_from, trace }, (clock_offset_ns, residual_ns))| Rank {
             rank,
             rank_from,
             trace,

@@ -1,5 +1,5 @@
-//! Ground-truth files (`*.truth.json.gz`, recorded alongside a trace) and the scoring of the
-//! analysis against them: phases and passes (`phases.rs`), layers (`layers.rs`), and whether
+//! Ground truth (`*.truth.json.gz` files, recorded alongside a trace, read by the faces) and the
+//! scoring of the analysis against it: phases and passes (`phases.rs`), layers (`layers.rs`), and whether
 //! confidence and doubt mean something (`calibration.rs`), in one place.
 //!
 //! A truth file lists every kernel event with `correlation`, `ts` (µs, trace clock), `dur`, `phase`,
@@ -8,7 +8,6 @@
 
 use super::Analysis;
 use crate::error::{Error, Result};
-use crate::ingest::{gunzip, is_gzip};
 use crate::model::GpuKind;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -55,28 +54,11 @@ pub struct Truth {
     pub kernels: Vec<TruthKernel>,
 }
 
-/// Parses a truth file (gzip or plain JSON).
-pub fn parse_truth(bytes: &[u8]) -> Result<Truth> {
-    let text;
-    let json: &[u8] = if is_gzip(bytes) {
-        text = gunzip(bytes)?;
-        &text
-    } else {
-        bytes
-    };
-    serde_json::from_slice(json).map_err(|e| Error::new(format!("truth file: {e}")))
-}
-
-/// Reads a truth file from disk.
-pub fn load_truth(path: &std::path::Path) -> Result<Truth> {
-    let bytes = std::fs::read(path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
-    parse_truth(&bytes)
-}
-
 impl Truth {
-    /// Reads a truth file from disk (`.json` or `.json.gz`).
-    pub fn load(path: &std::path::Path) -> Result<Truth> {
-        load_truth(path)
+    /// A truth file's JSON text (inflated already: reading and inflating files is the faces' job,
+    /// [`crate::pipeline::read_truth`]).
+    pub fn from_json(text: &[u8]) -> Result<Truth> {
+        serde_json::from_slice(text).map_err(|e| Error::new(format!("truth file: {e}")))
     }
 }
 

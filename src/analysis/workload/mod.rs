@@ -265,8 +265,23 @@ fn stage_op_hint(trace: &Trace, rows: &[u32]) -> Option<String> {
         .map(|n| short(n.rsplit_once('/').filter(|(_, file)| file.contains(".py(")).map_or(n, |(_, file)| file)))
 }
 
-/// A segment and, for a diffusion device, which piece of it it is and the steps' alignment.
-pub type Placed = (Segment, Option<(Piece, f64)>);
+/// A segment and, for a diffusion device, its place in the loop.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    /// The segment (a pass to be).
+    pub segment: Segment,
+    /// Its place in a diffusion loop; `None` on a device that runs no such loop.
+    pub diffusion: Option<DiffusionPlace>,
+}
+
+/// Where a segment of a diffusion device sits.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffusionPlace {
+    /// A step of the loop, or a stage before or after it.
+    pub piece: Piece,
+    /// How alike the loop's steps are (0 to 1).
+    pub alignment: f64,
+}
 
 /// Each device's segments, or for a device whose kernels repeat as a diffusion loop its steps and
 /// the stages around them, each with its piece and the steps' alignment; and the evidence of the
@@ -290,9 +305,18 @@ pub fn diffusion_segments(
         evidence.get_or_insert(found);
         cuts.push((device, cut));
     }
-    let mut out: Vec<_> = segs.into_iter().filter(|s| !cuts.iter().any(|(d, _)| *d == s.device)).map(|s| (s, None)).collect();
+    let mut out: Vec<Placed> = segs
+        .into_iter()
+        .filter(|s| !cuts.iter().any(|(d, _)| *d == s.device))
+        .map(|segment| Placed { segment, diffusion: None })
+        .collect();
     for (_, cut) in cuts {
-        out.extend(cut.segments.into_iter().map(|(seg, piece)| (seg, Some((piece, cut.alignment)))));
+        let alignment = cut.alignment;
+        out.extend(
+            cut.segments
+                .into_iter()
+                .map(|(segment, piece)| Placed { segment, diffusion: Some(DiffusionPlace { piece, alignment }) }),
+        );
     }
     (out, evidence)
 }
