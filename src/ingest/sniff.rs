@@ -51,7 +51,7 @@ pub fn sniff(head: &[u8]) -> Format {
         Format::NsysRows
     } else if super::xplane::looks_like_xspace(head) {
         Format::Xspace
-    } else if super::json::document_form(head).is_some() {
+    } else if document_form(head).is_some() {
         Format::ChromeJson
     } else {
         Format::Unknown
@@ -60,6 +60,27 @@ pub fn sniff(head: &[u8]) -> Format {
 
 /// The first bytes of every SQLite database (an Nsight Systems export is one).
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// The two shapes of a Chrome-trace document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentForm {
+    /// A bare event array: `[{...}, {...}]`.
+    BareArray,
+    /// An object holding the array: `{"traceEvents": [...], ...}`.
+    Object,
+}
+
+/// The form of a trace document from its first bytes: [`DocumentForm::BareArray`] for `[...]`,
+/// [`DocumentForm::Object`] for `{...}`, `None` if the bytes start with neither (gzip, not JSON,
+/// or only whitespace so far). A UTF-8 byte-order mark is skipped.
+pub fn document_form(head: &[u8]) -> Option<DocumentForm> {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    match head.iter().find(|b| !b.is_ascii_whitespace())? {
+        b'[' => Some(DocumentForm::BareArray),
+        b'{' => Some(DocumentForm::Object),
+        _ => None,
+    }
+}
 
 /// Whether `bytes` start like an SQLite database.
 pub fn looks_like_sqlite(bytes: &[u8]) -> bool {

@@ -5,6 +5,10 @@
 //! graph would show a lower layer reaching the top), or if `lib.rs` declares a module this table
 //! does not place. The binary's faces (`cli`, `mcp`) are thin and side by side: neither imports the
 //! other. The Python face's modules import each other without a circle.
+//!
+//! Inside the layers: no circle anywhere (in every folder its modules use each other one way),
+//! analyses never import a reader, the analyses' children take their options without climbing to
+//! `analysis/mod.rs`, and faces never read a rendered table's cells back.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -185,4 +189,234 @@ fn the_python_face_has_no_import_circle() {
 fn the_checker_sees_a_root_re_export() {
     let found = imported_modules(&without_comments("fn f() -> crate::Result<()> { crate::Analysis::new() }"));
     assert!(found.contains("Result") && found.contains("Analysis"), "{found:?}");
+}
+
+/// A module's path (`analysis::health::check`) from its file under `src/`.
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib" || p == "main") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code without its `#[cfg(test)] mod tests` block (a test may reach anywhere).
+fn without_tests(code: &str) -> &str {
+    code.find("#[cfg(test)]\nmod tests").map_or(code, |at| &code[..at])
+}
+
+/// The module paths a file's code names: `crate::a::b`, `super::x`, `self::y` (also inside
+/// `{...}` groups), and its own child modules named bare (`host::host_bound`).
+fn named_paths(me: &[String], code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = Vec::new();
+    for head in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(head) {
+            if code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == ':') {
+                continue;
+            }
+            let mut base: Vec<String> = match head {
+                "crate::" => Vec::new(),
+                "self::" => me.to_vec(),
+                _ => me[..me.len().saturating_sub(1)].to_vec(),
+            };
+            let mut rest = &code[at + head.len()..];
+            loop {
+                if let Some(r) = rest.strip_prefix("super::") {
+                    base.pop();
+                    rest = r;
+                    continue;
+                }
+                let name = ident(rest);
+                if name.is_empty() {
+                    break;
+                }
+                rest = &rest[name.len()..];
+                base.push(name);
+                match rest.strip_prefix("::") {
+                    Some(r) => rest = r,
+                    None => break,
+                }
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                for item in group[..end].split(',') {
+                    let mut p = base.clone();
+                    p.extend(item.trim().split("::").map(ident).filter(|s| !s.is_empty() && s != "self"));
+                    out.push(p);
+                }
+            }
+            out.push(base);
+        }
+    }
+    for child in children {
+        let bare = format!("{child}::");
+        let named = code
+            .match_indices(&bare)
+            .any(|(at, _)| !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':'));
+        if named {
+            let mut p = me.to_vec();
+            p.push(child.clone());
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Every module of `src/` (library and binary) with the modules its code names, resolved to the
+/// longest path that is a module.
+fn module_graph() -> std::collections::BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_path(f.strip_prefix(&src).unwrap())).collect();
+    let mut graph = std::collections::BTreeMap::new();
+    for file in &files {
+        let me = module_path(file.strip_prefix(&src).unwrap());
+        let children: BTreeSet<String> =
+            modules.iter().filter(|m| m.len() == me.len() + 1 && m.starts_with(&me)).map(|m| m[me.len()].clone()).collect();
+        let text = std::fs::read_to_string(file).expect("readable");
+        let code = without_comments(without_tests(&text));
+        let mut uses = BTreeSet::new();
+        for path in named_paths(&me, &code, &children) {
+            let target = (1..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p));
+            if let Some(t) = target.filter(|t| *t != me) {
+                uses.insert(t);
+            }
+        }
+        graph.insert(me, uses);
+    }
+    graph
+}
+
+/// The first circle in a directed graph, if any (depth-first search for a back edge).
+fn first_circle(edges: &std::collections::BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut circle = path[at..].to_vec();
+            circle.push(m.to_string());
+            return Some(circle);
+        }
+        if !done.insert(m.to_string()) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in edges.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges.keys().find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
+}
+
+/// No circle anywhere in the house: at every level, the sibling modules of one folder (each taken
+/// with everything inside it) use each other one way. A module's own `mod.rs` declaring and calling
+/// its children is the folder, not a circle.
+#[test]
+fn no_circle_among_the_modules_of_any_folder() {
+    let graph = module_graph();
+    assert!(graph.len() > 150, "only {} modules seen", graph.len());
+    let mut levels: std::collections::BTreeMap<Vec<String>, std::collections::BTreeMap<String, BTreeSet<String>>> =
+        Default::default();
+    for (from, uses) in &graph {
+        for to in uses {
+            let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+            if common < from.len() && common < to.len() {
+                let level = levels.entry(from[..common].to_vec()).or_default();
+                level.entry(from[common].clone()).or_default().insert(to[common].clone());
+            }
+        }
+    }
+    let circles: Vec<String> = levels
+        .iter()
+        .filter_map(|(folder, edges)| first_circle(edges).map(|c| format!("in {}: {}", folder.join("::"), c.join(" → "))))
+        .collect();
+    assert!(circles.is_empty(), "modules that use each other in a circle:\n{}", circles.join("\n"));
+    // The checker sees what it must: the folder of analyses holds edges, and a known one-way edge.
+    assert!(levels[&vec!["analysis".to_string()]].get("findings").is_some_and(|e| e.contains("phases")));
+}
+
+/// Analyses read the model; they never import a reader (`ingest`, `read`): format facts reach them
+/// through the model's typed metadata.
+#[test]
+fn analyses_never_import_a_reader() {
+    let graph = module_graph();
+    let reaching: Vec<String> = graph
+        .iter()
+        .filter(|(m, _)| m.first().is_some_and(|t| t == "analysis"))
+        .flat_map(|(m, uses)| {
+            uses.iter()
+                .filter(|u| u[0] == "ingest" || u[0] == "read")
+                .map(move |u| format!("{} uses {}", m.join("::"), u.join("::")))
+        })
+        .collect();
+    assert!(reaching.is_empty(), "analyses that import a reader:\n{}", reaching.join("\n"));
+}
+
+/// The analyses' children take the options and the phase methods' names from the leaf
+/// `analysis::options`, never by climbing to `analysis/mod.rs`.
+#[test]
+fn analyses_take_options_without_climbing() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/analysis");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let climbing: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("analysis/mod.rs"))
+        .filter(|f| {
+            let code = without_comments(&std::fs::read_to_string(f).expect("readable"));
+            ["super::Options", "crate::analysis::Options", "analysis::{Options", ", Options}"].iter().any(|p| code.contains(p))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(files.len() > 50);
+    assert!(climbing.is_empty(), "take Options from crate::analysis::options:\n{}", climbing.join("\n"));
+}
+
+/// Faces read analyses, not rendered tables: no face builds a table it names itself and reads its
+/// cells back (a table the user names is shown or paged, which is what faces are for).
+#[test]
+fn faces_never_render_then_parse() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for face in ["src/cli", "src/mcp", "src/wasm", "python/src"] {
+        rust_files(&root.join(face), &mut files);
+    }
+    let mut found = Vec::new();
+    for f in &files {
+        let code = without_comments(&std::fs::read_to_string(f).expect("readable"));
+        let named_table = code.match_indices("report::table(").any(|(at, _)| {
+            let args = &code[at..code[at..].find(')').map_or(code.len(), |e| at + e)];
+            args.contains('"')
+        });
+        if named_table || code.contains("].text()") {
+            found.push(f.display().to_string());
+        }
+    }
+    assert!(files.len() > 20);
+    assert!(found.is_empty(), "faces that read a rendered table's cells back:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_a_sibling_and_a_bare_child() {
+    let me = ["analysis".to_string(), "health_nsys".to_string()];
+    let paths = named_paths(&me, "use super::health::{Check, Status};\nlet x = crate::model::Trace;", &BTreeSet::new());
+    assert!(paths.iter().any(|p| p.starts_with(&["analysis".to_string(), "health".to_string()])), "{paths:?}");
+    assert!(paths.iter().any(|p| p.starts_with(&["model".to_string()])), "{paths:?}");
+    let parent = ["analysis".to_string(), "findings".to_string()];
+    let children: BTreeSet<String> = ["host".to_string()].into();
+    let paths = named_paths(&parent, "out.extend(host::host_bound(g)); ghost::x();", &children);
+    assert_eq!(paths, vec![vec!["analysis".to_string(), "findings".to_string(), "host".to_string()]]);
+    let circle: std::collections::BTreeMap<String, BTreeSet<String>> =
+        [("a".into(), ["b".into()].into()), ("b".into(), ["a".into()].into())].into();
+    assert_eq!(first_circle(&circle), Some(vec!["a".into(), "b".into(), "a".into()]));
 }

@@ -1,26 +1,5 @@
-//! Where the event array's elements begin: the document's form from its first bytes, and a
-//! likely event start anywhere in the text (for reading ranges of one file at once).
-
-/// The two shapes of a Chrome-trace document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocumentForm {
-    /// A bare event array: `[{...}, {...}]`.
-    BareArray,
-    /// An object holding the array: `{"traceEvents": [...], ...}`.
-    Object,
-}
-
-/// The form of a trace document from its first bytes: [`DocumentForm::BareArray`] for `[...]`,
-/// [`DocumentForm::Object`] for `{...}`, `None` if the bytes start with neither (gzip, not JSON,
-/// or only whitespace so far). A UTF-8 byte-order mark is skipped.
-pub fn document_form(head: &[u8]) -> Option<DocumentForm> {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    match head.iter().find(|b| !b.is_ascii_whitespace())? {
-        b'[' => Some(DocumentForm::BareArray),
-        b'{' => Some(DocumentForm::Object),
-        _ => None,
-    }
-}
+//! Where the event array's elements begin: a likely event start anywhere in the text (for
+//! reading ranges of one file at once).
 
 /// Position of a `{` at or after `from` that looks like the start of an event: preceded (across
 /// whitespace) by `,` and before that by `}`, searched up to 4 MiB past `from`. Only a guess:

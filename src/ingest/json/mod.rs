@@ -13,6 +13,6 @@ mod scan;
 mod simd16;
 mod stream;
 
-pub use boundary::{document_form, likely_event_start, DocumentForm};
+pub use boundary::likely_event_start;
 pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use stream::{JsonStream, TextEnd};

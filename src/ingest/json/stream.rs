@@ -4,11 +4,11 @@
 //! array form `[...]`. Only the unparsed tail of the text is buffered; each complete event is
 //! handed to an [`EventSink`] and forgotten.
 
-use super::boundary::DocumentForm;
 use super::event::{parse_event, EventKeys};
 use super::scan::{self, skip_ws, Step, Stop};
 use crate::error::{Error, Result};
 use crate::ingest::interchange::{EventSink, RawEvent};
+use crate::ingest::sniff::DocumentForm;
 use crate::support::codec::{WireReader, WireWriter};
 
 /// The document form a stream in the event array of a bare array (or not) reads.
