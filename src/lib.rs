@@ -13,37 +13,24 @@
 //!       ─▶ pipeline (read → link → analyse) ─▶ faces (cli, mcp, wasm; the Python face in python/)
 //! ```
 
-// The analyses' public items are documented on the items that matter to callers; many result
-// fields are still undocumented (left for a later pass), so the lint is not on here.
+#![warn(missing_docs)]
+
 pub mod analysis;
-#[warn(missing_docs)]
 pub mod error;
 pub mod gate;
-#[warn(missing_docs)]
 pub mod ingest;
-#[warn(missing_docs)]
 pub mod link;
-#[warn(missing_docs)]
 pub mod model;
-#[warn(missing_docs)]
 pub mod pipeline;
-#[warn(missing_docs)]
 pub mod read;
-#[warn(missing_docs)]
 pub mod report;
-#[warn(missing_docs)]
 pub mod rules;
-#[warn(missing_docs)]
 pub mod split;
-#[warn(missing_docs)]
 pub mod support;
-#[warn(missing_docs)]
 pub mod synth;
-#[warn(missing_docs)]
 pub mod table;
 
 #[cfg(target_arch = "wasm32")]
-#[warn(missing_docs)]
 pub mod wasm;
 
 pub use analysis::{Analysis, Options};

@@ -26,6 +26,7 @@ pub const PHASES: usize = Phase::ALL.len();
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
+    /// The tree's root: every path starts here.
     Root,
     /// A `user_annotation` range (a step marker, `record_function`).
     Annotation,
@@ -39,6 +40,7 @@ pub enum NodeKind {
     NoLaunch,
     /// A phase or a layer: where a path starts without stacks, or below `(no launch)`.
     Place,
+    /// A kernel: a path's last frame.
     Kernel,
 }
 
@@ -63,6 +65,7 @@ impl NodeKind {
 pub struct Node {
     /// Parent node (the root is its own parent).
     pub parent: u32,
+    /// What the node is.
     pub kind: NodeKind,
     /// Index into [`CallPaths::labels`].
     pub label: u32,
@@ -77,11 +80,13 @@ pub struct Node {
 /// The call-path tree of a trace. Node 0 is the root; a node comes after its parent.
 #[derive(Debug, Clone)]
 pub struct CallPaths {
+    /// Every node, each after its parent.
     pub nodes: Vec<Node>,
     /// Node names (shared by nodes with the same name).
     pub labels: Vec<String>,
     /// Kernels with no launch, and kernels replayed from a graph (placed under their launch).
     pub no_launch: usize,
+    /// Kernels replayed from a graph, placed under their graph launch.
     pub replayed: usize,
 }
 
@@ -377,7 +382,9 @@ mod tests {
 pub struct PathDiff {
     /// Frames from the outermost down to the kernel, joined by `;` (the folded format's stack).
     pub path: String,
+    /// GPU time per pass in A (ns).
     pub a_ns_per_pass: f64,
+    /// GPU time per pass in B (ns).
     pub b_ns_per_pass: f64,
 }
 

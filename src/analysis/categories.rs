@@ -15,7 +15,9 @@ use crate::rules::categories::{Rule, RuleSet, SequenceDef};
 /// A category and its coarse family.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Category {
+    /// The category's name (`GEMM`, `FlashAttention`...).
     pub name: String,
+    /// The family it belongs to (`GEMM`, `Attention`, `Communication`...).
     pub family: String,
 }
 
@@ -76,6 +78,8 @@ pub fn names_known(named: usize, of: usize) -> bool {
     named as f64 >= MIN_NAMED_SHARE * of as f64
 }
 
+/// Sorts every kernel into a category: the user's rules (`Options::category_rules`) first, then
+/// the built-in table.
 pub fn categorize(trace: &Trace, options: &Options) -> Result<KernelCategories> {
     let rules = RuleSet::load(options.category_rules.as_deref())?;
     Ok(Classifier::new(&rules)?.classify(trace))

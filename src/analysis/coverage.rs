@@ -13,9 +13,11 @@ use std::collections::HashMap;
 pub struct Coverage {
     /// Kernels and their summed time (ns).
     pub kernels: u64,
+    /// Kernel time of the trace (ns).
     pub kernel_time_ns: i64,
     /// Kernels no category rule names (`Other`) and their time.
     pub unnamed: u64,
+    /// Kernel time no category rule names (ns).
     pub unnamed_time_ns: i64,
     /// The unnamed kernels by family (the name's base: namespace, template and arguments cut),
     /// longest first: (family, kernels, ns).
@@ -26,6 +28,7 @@ pub struct Coverage {
     pub disagreements: Vec<Disagreement>,
     /// Layers found, and how many of them hold a kernel the rules name as a token mixer.
     pub layers: u64,
+    /// Layers that hold a token mixer a rule names (attention, linear attention, SSM).
     pub layers_with_named_mixer: u64,
 }
 

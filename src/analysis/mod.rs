@@ -30,10 +30,15 @@ pub use options::Options;
 
 /// The linked trace plus every analysis result.
 pub struct Analysis {
+    /// The linked trace every analysis read.
     pub trace: Trace,
+    /// The options they ran with.
     pub options: Options,
+    /// Each kernel's category.
     pub categories: categories::KernelCategories,
+    /// Passes and the phase of every GPU row.
     pub phases: phases::Phases,
+    /// Layers of each pass.
     pub layers: layers::Layers,
     /// Filled on first call of [`Analysis::roofline`].
     roofline: std::sync::OnceLock<roofline::Roofline>,

@@ -114,10 +114,15 @@ impl CategoryTimes {
 /// Statistics over a list of durations (ns).
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
+    /// Kernels of the op.
     pub count: usize,
+    /// Their summed duration (ns).
     pub total: i64,
+    /// The shortest (ns).
     pub min: i64,
+    /// The longest (ns).
     pub max: i64,
+    /// The median (ns).
     pub median: f64,
 }
 

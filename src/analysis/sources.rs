@@ -24,7 +24,9 @@ pub fn plumbing() -> &'static [String] {
 pub struct Source {
     /// The frame as Kineto names it: `file.py(line): function`.
     pub frame: String,
+    /// GPU time per phase (ns).
     pub ns: [i64; PHASES],
+    /// Kernels.
     pub kernels: u64,
     /// Kernel names by time, largest first (name, ns).
     pub top_kernels: Vec<(String, i64)>,

@@ -9,6 +9,7 @@ use serde::Serialize;
 /// Timeline totals of one device, all in ns.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Timeline {
+    /// The device.
     pub device: i32,
     /// First GPU event start to last GPU event end.
     pub total: i64,
@@ -18,7 +19,9 @@ pub struct Timeline {
     pub compute: i64,
     /// Union of communication kernels.
     pub comm: i64,
+    /// Union of memcpys.
     pub memcpy: i64,
+    /// Union of memsets.
     pub memset: i64,
     /// Compute ∩ communication.
     pub compute_comm_overlap: i64,
@@ -30,7 +33,9 @@ pub struct Timeline {
     pub idle: i64,
     /// Idle gaps shorter than the micro-idle threshold.
     pub micro_idle: i64,
+    /// How many micro-idle gaps.
     pub micro_idle_gaps: u64,
+    /// How many idle gaps in all.
     pub idle_gaps: u64,
 }
 

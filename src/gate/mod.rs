@@ -58,9 +58,13 @@ pub const MIN_PASSES: usize = 5;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// Faster beyond noise.
     Improvement,
+    /// No change beyond the slowdown allowed.
     NoChange,
+    /// Too few or too noisy samples to say.
     Inconclusive,
+    /// Slower beyond the slowdown allowed.
     Regression,
 }
 
@@ -91,9 +95,11 @@ pub struct Test {
     pub what: String,
     /// Passes per side.
     pub base_passes: usize,
+    /// Passes of the new trace.
     pub new_passes: usize,
     /// Median per-pass time per side, µs.
     pub base_median_us: f64,
+    /// Median of the new trace's passes (µs).
     pub new_median_us: f64,
     /// median(new) / median(base).
     pub ratio: Option<f64>,
@@ -101,6 +107,7 @@ pub struct Test {
     pub interval: Option<(f64, f64)>,
     /// The rank test's two-sided p-value.
     pub p_value: f64,
+    /// The phase's verdict.
     pub verdict: Verdict,
     /// Why inconclusive, or what would settle it.
     pub note: Option<String>,
@@ -111,6 +118,7 @@ pub struct Test {
 pub struct Moved {
     /// `category`, `layer` or `kernel`.
     pub level: &'static str,
+    /// The test's name.
     pub name: String,
     /// Mean per-pass time NEW − BASELINE, µs (median per pass for layers).
     pub delta_us_per_pass: f64,
@@ -121,7 +129,9 @@ pub struct Moved {
 /// One phase's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseResult {
+    /// The phase.
     pub phase: String,
+    /// Its test and verdict.
     pub test: Test,
     /// Per category within the phase.
     pub categories: Vec<Test>,
@@ -139,10 +149,15 @@ impl PhaseResult {
 /// The gate's answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct GateReport {
+    /// The verdict over every phase.
     pub overall: Verdict,
+    /// The options the gate ran with.
     pub options: GateOptionsView,
+    /// The baseline's source.
     pub base: String,
+    /// The new trace's source.
     pub new: String,
+    /// Each phase's result.
     pub phases: Vec<PhaseResult>,
     /// Differences the user must know of (other device, other model shape, a phase on one side only).
     pub warnings: Vec<String>,
@@ -151,8 +166,11 @@ pub struct GateReport {
 /// The options as reported.
 #[derive(Debug, Clone, Serialize)]
 pub struct GateOptionsView {
+    /// Slowdown allowed, a share.
     pub max_slowdown: f64,
+    /// Confidence of the verdict.
     pub confidence: f64,
+    /// Which time is compared.
     pub metric: Metric,
 }
 

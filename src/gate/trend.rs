@@ -14,6 +14,7 @@ pub struct Window {
     pub passes: Vec<(String, usize)>,
     /// Decode step (pass) wall time: median and 90th percentile, µs.
     pub decode_median_us: Option<f64>,
+    /// The 90th percentile of decode steps (µs).
     pub decode_p90_us: Option<f64>,
     /// Prefill pass wall time, median, µs.
     pub prefill_median_us: Option<f64>,

@@ -26,7 +26,9 @@ pub const SIMILARITY: f32 = 0.5;
 /// What the alignment compares about one kernel (ids in a space shared by both sides).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Token {
+    /// Category family of the kernel.
     pub family: u32,
+    /// Category of the kernel.
     pub category: u32,
     /// Index into the name list given to [`NameSimilarity`] for this side.
     pub name: u32,

@@ -15,12 +15,15 @@ pub struct Block {
     pub name: String,
     /// Representative pass of each side (`None` when the side has no passes).
     pub a_pass: Option<u32>,
+    /// Representative pass of side B.
     pub b_pass: Option<u32>,
     /// GPU rows of each side in time order (possibly cut to the alignment limit).
     pub a_rows: Vec<usize>,
+    /// GPU rows of side B, in time order.
     pub b_rows: Vec<usize>,
     /// Rows of each side before any cut.
     pub a_len: usize,
+    /// Rows of side B before any cut.
     pub b_len: usize,
 }
 

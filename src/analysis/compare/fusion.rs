@@ -33,7 +33,9 @@ pub enum Kind {
     Substituted,
     /// One kernel on one side covers several on the other.
     Fusion,
+    /// Kernels only side A runs here.
     OnlyA,
+    /// Kernels only side B runs here.
     OnlyB,
 }
 
@@ -55,9 +57,13 @@ impl Kind {
 pub struct AlignedRow {
     /// Index into [`AlignmentReport::blocks`].
     pub block: usize,
+    /// How the two sides' kernels relate.
     pub kind: Kind,
+    /// Side A's kernels (GPU rows, in time order).
     pub a_rows: Vec<usize>,
+    /// Side B's kernels (GPU rows, in time order).
     pub b_rows: Vec<usize>,
+    /// How A's time fares against B's.
     pub verdict: Verdict,
 }
 
@@ -75,7 +81,9 @@ impl AlignedRow {
 /// Alignment of every block plus counts.
 #[derive(Debug, Clone, Default)]
 pub struct AlignmentReport {
+    /// The blocks aligned.
     pub blocks: Vec<Block>,
+    /// Every aligned row, block by block.
     pub rows: Vec<AlignedRow>,
 }
 

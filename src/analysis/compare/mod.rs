@@ -93,7 +93,9 @@ impl CompareOptions {
 
 /// One side of a comparison: an analysis, its label and the GPU rows selected by phase.
 pub struct Side<'a> {
+    /// The side's analysis.
     pub analysis: &'a Analysis,
+    /// The side's label in tables (`A`, a file name, a `--label-a`).
     pub label: String,
     /// Selected GPU rows, in trace order.
     pub rows: Vec<usize>,
@@ -183,7 +185,9 @@ impl Status {
 /// Count and time of a group of GPU rows on one side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Agg {
+    /// Rows in the group.
     pub count: usize,
+    /// Their summed duration (ns).
     pub time_ns: i64,
 }
 
@@ -202,6 +206,7 @@ pub struct Verdict {
     pub ratio: Option<f64>,
     /// A per pass − B per pass (ns).
     pub gap_ns: f64,
+    /// How A fares against B.
     pub status: Status,
 }
 
@@ -305,14 +310,19 @@ pub fn keyed_rows<K: Ord>(
 pub struct LevelRow {
     /// Key parts (e.g. family and category), as shown.
     pub key: Vec<String>,
+    /// Side A's aggregate.
     pub a: Agg,
+    /// Side B's aggregate.
     pub b: Agg,
     /// Per-pass divisors used for this row.
     pub a_div: f64,
+    /// Side B's per-pass divisor.
     pub b_div: f64,
+    /// Ratio, gap and status.
     pub verdict: Verdict,
     /// Free-text details per side (representative kernel, dominant category...).
     pub a_note: String,
+    /// Side B's details.
     pub b_note: String,
 }
 
@@ -330,12 +340,19 @@ pub fn sort_by_gap(rows: &mut [LevelRow]) {
 
 /// Everything a comparison computes.
 pub struct Comparison {
+    /// Side A's label.
     pub label_a: String,
+    /// Side B's label.
     pub label_b: String,
+    /// The whole-trace metrics side by side.
     pub overall: overall::Overall,
+    /// Kernel categories and families compared.
     pub categories: Vec<LevelRow>,
+    /// CPU ops compared.
     pub ops: Vec<LevelRow>,
+    /// Layers compared, by phase and part.
     pub layers: Vec<LevelRow>,
+    /// The kernel-by-kernel alignment of both sides, with fusions.
     pub alignment: fusion::AlignmentReport,
 }
 

@@ -9,7 +9,9 @@ use crate::model::GpuKind;
 /// Value of one overall metric on one side.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// A text (a device, a workload).
     Text(String),
+    /// A count.
     Count(i64),
     /// Time in ns.
     Time(i64),
@@ -18,22 +20,28 @@ pub enum Value {
 /// One row of the overall comparison.
 #[derive(Debug, Clone)]
 pub struct Metric {
+    /// The metric's name.
     pub name: String,
+    /// Side A's value.
     pub a: Value,
+    /// Side B's value.
     pub b: Value,
     /// Per-pass comparison for time metrics (`None` for text and counts).
     pub verdict: Option<Verdict>,
     /// Per-pass divisors of this metric on each side.
     pub a_div: f64,
+    /// Side B's per-pass divisor.
     pub b_div: f64,
 }
 
 /// The overall comparison plus the facts the summary prints.
 #[derive(Debug, Clone)]
 pub struct Overall {
+    /// Every metric, in the order shown.
     pub metrics: Vec<Metric>,
     /// Per-pass divisors of each side.
     pub a_div: f64,
+    /// Side B's per-pass divisor.
     pub b_div: f64,
 }
 

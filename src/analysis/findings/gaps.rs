@@ -88,6 +88,7 @@ pub struct PassGaps {
     pub syncs: Vec<u32>,
     /// The longest queued idle: its start and end.
     pub longest_queued: (i64, i64),
+    /// Kernels of the pass.
     pub kernels: usize,
     /// Kernels linked to the launch that ran them.
     pub linked: usize,

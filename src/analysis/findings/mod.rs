@@ -69,6 +69,7 @@ pub struct Finding {
     pub check: String,
     /// The evidence's window on the timeline (the median pass): start and end, ns in the trace's clock.
     pub from_ns: i64,
+    /// End of the evidence's window (ns, trace clock).
     pub to_ns: i64,
 }
 
@@ -86,12 +87,19 @@ pub const GRAPH_REPLAY_GAP_NS: i64 = 417;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
+    /// The GPU waits while the host issues kernels one at a time.
     HostBound,
+    /// The host blocks in a synchronising call and the GPU runs dry.
     Sync,
+    /// The stream waits with its next kernel already queued.
     Stalled,
+    /// Collectives with no compute beside them.
     ExposedCommunication,
+    /// Runs of small memory-bound kernels a fused kernel would do at once.
     Fusion,
+    /// Idle between steps.
     StepGaps,
+    /// GEMM or attention shapes far under what the trace's own calls reach.
     Roofline,
     /// Across the ranks of a run (`traceprism ranks`), not one trace.
     Straggler,
@@ -157,13 +165,17 @@ pub(crate) const FEW_PASSES: usize = 3;
 /// The passes of one phase on one device, with each pass's idle split by cause: what every
 /// kind of finding reads.
 pub struct Group<'a> {
+    /// The phase of the passes.
     pub phase: Phase,
+    /// Their device.
     pub device: i32,
     /// `decode on device 0`.
     pub scope: String,
+    /// The passes, in time order.
     pub passes: Vec<&'a Pass>,
     /// Per pass (same order), its idle by cause.
     pub gaps: Vec<PassGaps>,
+    /// The engine that ran them, for fixes in its terms.
     pub engine: Engine,
     /// The share of its step below which a saving is not raised.
     pub min_share: f64,
@@ -262,7 +274,9 @@ pub fn findings_and_groups(a: &Analysis, min_share: f64) -> (Vec<Finding>, Vec<G
 /// Which engine ran the trace, for fixes in its own terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
+    /// vLLM.
     Vllm,
+    /// SGLang.
     Sglang,
     /// JAX / XLA (an XSpace profile, or XLA module runs in the trace).
     Jax,

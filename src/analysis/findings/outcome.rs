@@ -18,6 +18,7 @@ pub const TOLERANCE: f64 = 0.20;
 /// One finding of the before trace, seen in the after trace.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Outcome {
+    /// The finding's kind.
     pub kind: Kind,
     /// The finding's scope in the before trace.
     pub scope: String,
@@ -26,6 +27,7 @@ pub struct Outcome {
     /// The median step of its phase before and after (µs); `None` after when the after trace has
     /// no step of that phase.
     pub before_step_us: f64,
+    /// The median step of its phase after (µs); `None` when the after trace has none.
     pub after_step_us: Option<f64>,
     /// `before_step_us − after_step_us`.
     pub measured_us: Option<f64>,

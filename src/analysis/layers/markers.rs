@@ -7,16 +7,23 @@ use serde::Deserialize;
 /// What a kernel does inside a decoder layer, as far as layer detection cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Marker {
+    /// Multi-head latent attention (DeepSeek's MLA).
     Mla,
+    /// Gated delta-net linear attention (Qwen3-Next's GDN).
     Gdn,
     /// A state-space mixer (Mamba's selective scan, Mamba2's chunked SSD).
     Ssm,
     /// Another linear attention (lightning attention, retention, GLA).
     Linear,
+    /// Softmax attention.
     Attention,
+    /// A normalisation (RMSNorm, LayerNorm).
     Norm,
+    /// A collective (tensor-parallel all-reduce, expert all-to-all).
     Communication,
+    /// Mixture-of-experts routing or expert GEMMs.
     Moe,
+    /// A dense GEMM.
     Gemm,
     /// The feed-forward's activation (GELU, SiLU-and-mul...): it tells a block's MLP apart from
     /// its attention projections.

@@ -54,6 +54,7 @@ pub struct Layers {
     pub type_of_row: Vec<u16>,
     /// Distinct layer type names (`MHA_FC`, `MLA_MOE`, `ATTN`, ...).
     pub layer_types: Vec<String>,
+    /// Role of each GPU row inside its layer.
     pub role_of_row: Vec<Role>,
     /// Layers per pass (index = pass index).
     pub layers_per_pass: Vec<u32>,
@@ -68,6 +69,7 @@ pub struct Layers {
 pub struct LayerPass {
     /// Pass index (as in `Phases::passes`).
     pub index: u32,
+    /// The pass's phase.
     pub phase: Phase,
     /// GPU rows of the pass, in time order.
     pub rows: Vec<u32>,
@@ -96,6 +98,7 @@ impl Layers {
 pub struct PassLayers {
     /// Layer index of each row, or `NONE`.
     pub layer_of: Vec<u32>,
+    /// Role of each row inside its layer.
     pub role_of: Vec<Role>,
     /// Type name of each layer (index = layer index).
     pub types: Vec<String>,

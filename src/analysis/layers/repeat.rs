@@ -32,6 +32,7 @@ use std::ops::Range;
 pub struct Token {
     /// Interned kernel name (any id that is equal for equal names).
     pub id: u32,
+    /// What the kernel does inside a layer.
     pub marker: Marker,
 }
 

@@ -43,6 +43,7 @@ pub struct Lane {
 pub struct Band {
     /// Start and end, ns since the trace's time origin.
     pub start: f64,
+    /// End, ns since the trace's time origin.
     pub end: f64,
     /// Pass index (passes and layers) or -1.
     pub pass: i64,
@@ -57,6 +58,7 @@ pub struct Band {
 /// Everything about the timeline that does not depend on the window.
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineMeta {
+    /// The lanes drawn: one per GPU stream and CPU thread that holds rows.
     pub lanes: Vec<Lane>,
     /// Category families, in the order of the categories chart's legend (by kernel time, longest
     /// first); lanes' columns index this. CPU lanes use the last entry, `CPU`.
@@ -65,11 +67,15 @@ pub struct TimelineMeta {
     pub colours: Vec<&'static str>,
     /// Start and end of all drawn rows, ns since the time origin.
     pub start: f64,
+    /// End of all drawn rows, ns since the time origin.
     pub end: f64,
     /// The time origin (trace clock, ns) that every other time here is relative to.
     pub origin: f64,
+    /// The passes, as bands.
     pub passes: Vec<Band>,
+    /// The layers of each pass, as bands.
     pub layers: Vec<Band>,
+    /// The collectives, as bands.
     pub collectives: Vec<Band>,
     /// Bytes held by the lanes' pyramids (pre-merged coverage for zoomed-out windows).
     pub pyramid_bytes: usize,
@@ -77,6 +83,7 @@ pub struct TimelineMeta {
 
 /// The sorted rows of every lane, ready for window queries.
 pub struct TimelineIndex {
+    /// What does not depend on the window: lanes, families, bands.
     pub meta: TimelineMeta,
     /// Per lane: (start, end, family) in ns since the origin, sorted by start.
     spans: Vec<Vec<(i64, i64, u8)>>,
@@ -378,25 +385,35 @@ fn collective_bands(a: &Analysis) -> Vec<Band> {
 /// What the timeline's tooltip and side panel show of one row. Times in µs since the origin.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct Details {
+    /// `gpu` or `cpu`.
     pub kind: &'static str,
     /// Row in `trace.gpu` (GPU) or `trace.ops` (CPU): the page's link to the tables.
     pub row: u32,
+    /// The row's name (kernel, op).
     pub name: String,
+    /// Its kernel category (GPU rows).
     pub category: String,
+    /// Its category family (GPU rows).
     pub family: String,
+    /// Its pass's phase.
     pub phase: String,
     /// Pass and layer, or -1.
     pub pass: i64,
+    /// Its layer, or -1.
     pub layer: i64,
+    /// Start, µs since the origin.
     pub start_us: f64,
+    /// Duration, µs.
     pub dur_us: f64,
     /// Device and stream (GPU rows), or process and thread (CPU rows).
     #[serde(serialize_with = "crate::support::ids::js_safe")]
     pub device: i64,
     #[serde(serialize_with = "crate::support::ids::js_safe")]
+    /// Stream (GPU rows) or thread (CPU rows).
     pub stream: i64,
     /// The CPU op that launched the kernel, and the runtime call that did.
     pub cpu_op: String,
+    /// The runtime call that launched the kernel.
     pub launcher: String,
     /// Python frames around the launch, innermost first (traces recorded with stacks).
     pub python_stack: Vec<String>,

@@ -45,7 +45,9 @@ pub enum Basis {
 /// One method's vote on one pass.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Vote {
+    /// The method that voted.
     pub method: Method,
+    /// The phase it votes for.
     pub phase: Phase,
     /// How sure the method is, in [0, 1].
     pub strength: f64,
@@ -70,8 +72,11 @@ impl Vote {
 /// What one pass shows.
 #[derive(Debug, Clone, Default)]
 pub struct PassEvidence {
+    /// The pass's device.
     pub device: i32,
+    /// Kernels of the pass.
     pub kernels: usize,
+    /// Their summed duration (ns).
     pub kernel_time_ns: i64,
     /// Kernels replayed from a CUDA/HIP graph.
     pub graph_kernels: usize,
@@ -79,6 +84,7 @@ pub struct PassEvidence {
     /// `full_graph_min_kernels` kernels each): what engines capture for decode. vLLM's piecewise
     /// graphs (a dozen kernels between attention calls) replay prefill and mixed steps too.
     pub full_graph_kernels: usize,
+    /// What the pass's step annotation says (kind, tokens, batch), when it has one.
     pub annotation: Option<StepInfo>,
     /// Largest GEMM M (tokens) seen in the pass.
     pub gemm_max_tokens: Option<u64>,
@@ -94,21 +100,27 @@ pub struct PassEvidence {
     pub widest_gemm: Option<WidestGemm>,
     /// SDPA calls with one query token, with more, and the largest query length.
     pub sdpa_q1: usize,
+    /// SDPA calls with more than one query token.
     pub sdpa_qn: usize,
+    /// The largest SDPA query length.
     pub sdpa_max_q: u64,
     /// SDPA calls whose query length equals the key length (no cache before: a prompt).
     pub sdpa_q_eq_k: usize,
     /// Per name-hint method: strongest prefill and decode hint strengths.
     pub attention_hint: [f64; 2],
+    /// Per name-hint method: strongest prefill and decode hint strengths of kernel names.
     pub name_hint: [f64; 2],
     /// Attention hint explanations.
     pub hint_names: Vec<String>,
     /// GEMM kernels with a readable tile, with a skinny token tile, with a wide one.
     pub tiles: usize,
+    /// GEMM kernels with a skinny token tile.
     pub skinny_tiles: usize,
+    /// GEMM kernels with a wide token tile.
     pub wide_tiles: usize,
     /// Passes on the same device, and this pass's kernel time over their median (set by [`relate_passes`]).
     pub passes_on_device: usize,
+    /// This pass's kernel time over the median of its device's passes.
     pub time_ratio: Option<f64>,
     /// True when most passes on the device replay graphs but this one runs eagerly.
     pub eager_among_graphs: bool,

@@ -26,12 +26,17 @@ use serde::Serialize;
 /// One forward pass (one model step).
 #[derive(Debug, Clone, Serialize)]
 pub struct Pass {
+    /// The pass's index (time order across devices).
     pub index: u32,
+    /// Its phase.
     pub phase: Phase,
+    /// How sure the phase is, in [0, 1].
     pub confidence: f32,
     /// GPU rows (`trace.gpu`) of the pass, in time order.
     pub rows: Vec<u32>,
+    /// Start of its first kernel (ns, trace clock).
     pub start_ns: i64,
+    /// End of its last kernel (ns, trace clock).
     pub end_ns: i64,
     /// Device the pass ran on.
     pub device: i32,
@@ -39,6 +44,7 @@ pub struct Pass {
     pub source: PassSource,
     /// Kernels and their summed duration.
     pub kernels: u32,
+    /// Summed kernel time (ns).
     pub kernel_time_ns: i64,
     /// Time with at least one kernel running (union of kernel intervals).
     pub busy_ns: i64,
@@ -70,7 +76,9 @@ pub struct Pass {
 /// Phase answer of one method alone, per pass (for the `phase_methods` table).
 #[derive(Debug, Clone, Serialize)]
 pub struct MethodResult {
+    /// The method's name.
     pub method: String,
+    /// Its weight in the union.
     pub weight: f64,
     /// Phase each pass gets from this method alone (`None` = no vote).
     pub phase_of_pass: Vec<Option<Phase>>,
@@ -125,11 +133,13 @@ impl Phases {
 /// Passes and the phase of every GPU row.
 #[derive(Debug, Clone, Default)]
 pub struct Phases {
+    /// The passes, in time order.
     pub passes: Vec<Pass>,
     /// Pass index of each GPU row, or `NONE`.
     pub pass_of_row: Vec<u32>,
     /// Phase of each GPU row (`None` = not assigned).
     pub phase_of_row: Vec<Option<Phase>>,
+    /// Confidence of the phase of each GPU row (0 for rows in no pass).
     pub confidence_of_row: Vec<f32>,
     /// Trace-level verdict: `NotInference` for training / non-LLM traces; otherwise the phase shared
     /// by every pass, or `None` when passes differ (or there are none).

@@ -75,7 +75,9 @@ pub struct Lateness {
     pub host_op: Option<(String, i64)>,
     /// Phase, pass and layer of the collective on this rank.
     pub phase: Option<Phase>,
+    /// The pass it is late in.
     pub pass: u32,
+    /// The layer it is late in.
     pub layer: u32,
     /// N of the `ProfilerStep#N` around the collective on this rank.
     pub step: Option<u64>,

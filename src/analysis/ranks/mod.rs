@@ -260,6 +260,7 @@ pub struct RankStats {
     pub wait_ns: i64,
     /// Collectives it started last, and first.
     pub times_last: usize,
+    /// Collectives it reached first.
     pub times_first: usize,
     /// Its collectives' kernel time, summed (ns).
     pub comm_ns: i64,

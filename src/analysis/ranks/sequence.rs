@@ -68,9 +68,19 @@ impl Group {
 pub enum Matching {
     /// By time: every group, complete or not, in time order; the offsets used (ns to add to each
     /// rank's clock) and each rank's support.
-    ByTime { groups: Vec<Group>, offsets: Vec<i64>, support: Vec<f64> },
+    ByTime {
+        /// Every group, in time order.
+        groups: Vec<Group>,
+        /// Ns to add to each rank's clock.
+        offsets: Vec<i64>,
+        /// Each rank's support.
+        support: Vec<f64>,
+    },
     /// By occurrence (times never agreed): the keys paired, and the support each rank had.
-    ByOccurrence { support: Vec<f64> },
+    ByOccurrence {
+        /// Each rank's support.
+        support: Vec<f64>,
+    },
 }
 
 /// The offset putting `other`'s ends on `first`'s clock, and its support.

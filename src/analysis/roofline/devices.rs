@@ -12,10 +12,13 @@ const DEVICES_TOML: &str = include_str!("../../rules/devices.toml");
 pub struct Peaks {
     /// Table key (`H100-SXM`), or `custom`.
     pub key: String,
+    /// The device's label (`H100-SXM`).
     pub label: String,
     #[serde(default)]
+    /// Words that name it in `deviceProperties` (each list: all of them, lower case).
     pub names: Vec<Vec<String>>,
     #[serde(default)]
+    /// Its streaming multiprocessors (compute units), when the table knows them.
     pub sms: Option<i64>,
     /// `major.minor`.
     #[serde(default)]

@@ -14,9 +14,11 @@
 /// Precision class that picks the compute roof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Precision {
+    /// 8-bit floating point.
     Fp8,
     /// bf16 and fp16.
     Bf16,
+    /// 32-bit floating point (TF32 aside).
     Fp32,
     /// Anything else (integers, fp64, unknown).
     Other,
@@ -59,8 +61,11 @@ pub fn element_bytes(dtype: &str) -> Option<f64> {
 /// FLOPs and bytes of one call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Work {
+    /// Floating-point operations.
     pub flops: f64,
+    /// Bytes moved to and from memory, at least.
     pub bytes: f64,
+    /// The precision whose peak applies.
     pub precision: Precision,
     /// Human-readable sizes (`M=4 N=2048 K=2048`, `B=4 Hq=16 Hkv=8 Sq=512 Sk=512 D=128 causal`).
     pub shape: String,
@@ -68,8 +73,11 @@ pub struct Work {
 
 /// The inputs of one call, as parsed from the trace.
 pub struct Call<'a> {
+    /// `Input Dims`, one list per input.
     pub dims: &'a [Vec<i64>],
+    /// `Input type`, one per input.
     pub types: &'a [String],
+    /// `Concrete Inputs`, one per input (scalars as text).
     pub concrete: &'a [String],
 }
 

@@ -28,10 +28,15 @@ use rules::{Model, ModelRef, OpRules};
 /// Which roofline table an op belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Family {
+    /// A matrix product.
     Gemm,
+    /// A grouped matrix product (MoE experts).
     GroupedGemm,
+    /// Scaled dot-product attention.
     Attention,
+    /// A normalisation.
     Norm,
+    /// An element-wise op.
     Elementwise,
 }
 
@@ -66,10 +71,15 @@ impl Family {
 /// One group of identical op calls with their work and GPU time.
 #[derive(Debug, Clone)]
 pub struct OpRow {
+    /// The op's name.
     pub name: String,
+    /// Its family.
     pub family: Family,
+    /// Its `Input Dims` as the trace wrote them.
     pub input_dims: String,
+    /// Its `Input type`.
     pub input_types: String,
+    /// Its `Concrete Inputs`.
     pub concrete_inputs: String,
     /// Work of one call.
     pub work: Work,

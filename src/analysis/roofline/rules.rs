@@ -8,6 +8,7 @@ const OPS_TOML: &str = include_str!("../../rules/roofline_ops.toml");
 /// A shape model and its op-specific parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelRef {
+    /// The shape model.
     pub model: Model,
     /// Position of `is_causal` in the op's arguments (attention only).
     pub causal_arg: Option<usize>,
@@ -16,19 +17,33 @@ pub struct ModelRef {
 /// Shape models (see `flops.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Model {
+    /// `aten::mm`: `[M, K] × [K, N]`.
     Mm,
+    /// `aten::addmm`: bias + `[M, K] × [K, N]`.
     Addmm,
+    /// `aten::bmm`: `[B, M, K] × [B, K, N]`.
     Bmm,
+    /// `aten::baddbmm`: bias + a batched product.
     Baddbmm,
+    /// `aten::matmul`, any rank.
     Matmul,
+    /// `aten::linear`: `[..., K] × [N, K]ᵀ`.
     Linear,
+    /// `aten::_scaled_mm` (FP8).
     ScaledMm,
+    /// `aten::_grouped_mm` (experts).
     GroupedMm,
+    /// SDPA with `[B, H, S, D]` inputs.
     SdpaBhsd,
+    /// Attention with `[B, S, H, D]` inputs (FlashAttention's layout).
     SdpaBshd,
+    /// A normalisation: a few passes over its input.
     Norm,
+    /// An element-wise op: one pass over inputs and output.
     Elementwise,
+    /// A reduction.
     Reduce,
+    /// A gather or embedding lookup.
     Gather,
 }
 

@@ -29,9 +29,11 @@ pub struct StepInfo {
 pub struct StepAnnotation {
     /// Start and end on the CPU clock (ns, trace-relative).
     pub start_ns: i64,
+    /// End of the annotation (ns, trace clock).
     pub end_ns: i64,
     /// The annotation name (the outermost one).
     pub name: String,
+    /// What it says of its step.
     pub info: StepInfo,
 }
 

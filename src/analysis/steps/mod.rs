@@ -14,13 +14,17 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
+    /// A prompt's step.
     Prefill,
+    /// A generation step.
     Decode,
+    /// Both at once (chunked prefill beside decodes).
     Mixed,
     /// One step of an iterative denoiser (a diffusion model's denoising step).
     Denoise,
     /// Work around the repeated steps of a diffusion model (text encoders, VAE decoder).
     Stage,
+    /// The annotation does not say.
     Unknown,
     /// Training or non-LLM work: no prefill/decode.
     NotInference,

@@ -54,11 +54,13 @@ impl PassSource {
 /// One forward pass before phase voting.
 #[derive(Debug, Clone)]
 pub struct Segment {
+    /// The device the segment ran on.
     pub device: i32,
     /// GPU rows (kernels, memcpy, memset) in time order.
     pub rows: Vec<u32>,
     /// Index into the step annotations, for annotation-delimited passes.
     pub step: Option<usize>,
+    /// What cut it.
     pub source: PassSource,
     /// The stream's step-level period found these passes too (whatever placed the cuts).
     pub structure: bool,
@@ -83,6 +85,7 @@ pub fn op_chain(trace: &Trace, row: usize, depth: usize) -> impl Iterator<Item =
 /// structure's count is taken).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Disagreement {
+    /// The device where the two counts differ.
     pub device: i32,
     /// Passes the step-level period finds.
     pub by_structure: usize,

@@ -84,12 +84,20 @@ pub struct WorkloadRules {
 /// Numeric thresholds (see the TOML for meaning).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Thresholds {
+    /// GEMM M above this is prefill-like (0: learnt from the trace).
     pub decode_threshold: i64,
+    /// A segment with fewer kernels than this share of its device's largest is merged into its
+    /// neighbour, not a pass.
     pub min_pass_kernel_share: f64,
+    /// A pass whose kernel time is this multiple of the median pass is prefill-like.
     pub prefill_time_ratio: f64,
+    /// Passes within [1/ratio, ratio] of the median kernel time are alike (decode-like).
     pub alike_time_ratio: f64,
+    /// Passes a device needs before `operation_frequency` votes.
     pub min_passes_for_frequency: usize,
+    /// Backward or optimizer kernels and ops that make a trace training.
     pub min_training_events: usize,
+    /// Ancestor levels walked from a kernel's op when looking for GEMM, attention or marker ops.
     pub max_op_depth: usize,
     /// A pass whose attention kernels are not those of its device's alike passes is prefill-like
     /// (or mixed, with theirs beside its own) when its kernel time is at least this multiple of
@@ -114,10 +122,15 @@ fn default_contrast_ratio() -> f64 {
 /// Voting weight of each method in `union`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Weights {
+    /// `framework_apis`' weight.
     pub framework_apis: f64,
+    /// `attention_patterns`' weight.
     pub attention_patterns: f64,
+    /// `gemm_params`' weight.
     pub gemm_params: f64,
+    /// `kernel_names`' weight.
     pub kernel_names: f64,
+    /// `operation_frequency`' weight.
     pub operation_frequency: f64,
 }
 
@@ -164,10 +177,15 @@ struct RawGemmTile {
 /// GEMM tile thresholds.
 #[derive(Debug, Clone, Deserialize)]
 pub struct GemmTiles {
+    /// A token tile at most this is skinny.
     pub skinny_max: u32,
+    /// A token tile at least this is wide.
     pub wide_min: u32,
+    /// Share of tiled GEMMs that must be skinny to vote decode.
     pub skinny_min_share: f64,
+    /// Share of tiled GEMMs that must be wide to vote prefill.
     pub wide_min_share: f64,
+    /// The vote's strength.
     pub strength: f64,
 }
 #[derive(Deserialize)]
@@ -184,7 +202,9 @@ struct RawTraining {
 /// A step-annotation format.
 #[derive(Debug, Clone)]
 pub struct AnnotationFormat {
+    /// The format's name (`vllm`, `sglang`...).
     pub name: String,
+    /// What its annotations look like, with named groups for kind, tokens and batch.
     pub regex: Regex,
     /// Runs of a compiled module (the XSpace reader's `XlaModule:` ranges), not an engine's steps:
     /// they cut passes, but a phase word in the module's name is only a hint.
@@ -207,40 +227,53 @@ pub enum ShapeKind {
 /// One op whose shapes carry phase evidence.
 #[derive(Debug, Clone)]
 pub struct ShapeOp {
+    /// The op's name.
     pub regex: Regex,
+    /// How its `Input Dims` are read.
     pub kind: ShapeKind,
+    /// Which input carries the evidence.
     pub input: usize,
 }
 
 /// A kernel-name hint.
 #[derive(Debug, Clone)]
 pub struct NameHint {
+    /// The kernel names it matches.
     pub regex: Regex,
     /// The hint does not hold for a name this also matches (what the name's template says
     /// overrules the word in it: FlashInfer's `BatchPrefill…` kernel with no causal mask).
     pub unless: Option<Regex>,
+    /// The phase it hints.
     pub phase: super::Phase,
     /// `kernel_names` or `attention_patterns`.
     pub method: String,
+    /// How strongly.
     pub strength: f64,
 }
 
 /// A GEMM kernel-name tile pattern.
 #[derive(Debug, Clone)]
 pub struct GemmTile {
+    /// The kernel names it matches.
     pub regex: Regex,
+    /// The named group holding the token tile.
     pub tokens_group: String,
 }
 
 /// All phase rules, compiled.
 #[derive(Debug, Clone)]
 pub struct PhaseRules {
+    /// Numeric thresholds.
     pub thresholds: Thresholds,
+    /// Voting weights.
     pub weights: Weights,
+    /// Step-annotation formats.
     pub annotations: Vec<AnnotationFormat>,
     /// SGLang-style kind word → phase.
     pub annotation_kinds: BTreeMap<String, super::Phase>,
+    /// Ops that begin a step.
     pub start_ops: Vec<Regex>,
+    /// Ops that end a step (the sampler).
     pub end_ops: Vec<Regex>,
     /// `Input type` texts on which an end op picks an index, not a token (CLIP's argmax over
     /// integer token ids): such an op ends no step.
@@ -254,16 +287,25 @@ pub struct PhaseRules {
     pub sampling_kernels: AnySpelling,
     /// A graph replay with at least this many kernels starts a step.
     pub full_graph_min_kernels: usize,
+    /// Ops whose shapes carry phase evidence.
     pub shape_ops: Vec<ShapeOp>,
+    /// Kernel-name hints.
     pub name_hints: Vec<NameHint>,
+    /// GEMM tile patterns in kernel names.
     pub gemm_tile_patterns: Vec<GemmTile>,
+    /// GEMM tile thresholds.
     pub gemm_tiles: GemmTiles,
+    /// Ops that show training (backward, optimizer).
     pub training_ops: Vec<Regex>,
+    /// Kernels that show training.
     pub training_kernels: Vec<Regex>,
+    /// Attention ops.
     pub attention_ops: Vec<Regex>,
+    /// Attention kernels.
     pub attention_kernels: Vec<Regex>,
     /// Kernel-category families of attention kernels (beside the `attention_kernels` names).
     pub attention_families: Vec<String>,
+    /// What tells a workload's kind.
     pub workload: WorkloadRules,
     /// When a pass's phase is doubted.
     pub doubt: Doubt,

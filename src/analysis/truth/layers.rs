@@ -44,12 +44,15 @@ pub struct LayerScore {
     pub in_layer_right: usize,
     /// Truth kernels outside the layers (pre/post), and how many we also left outside.
     pub outside: usize,
+    /// Kernels outside any layer in both the truth and the analysis.
     pub outside_right: usize,
     /// Truth kernels not found in the trace.
     pub unmatched: usize,
     /// Passes whose detected layer count equals the truth's `num_layers`, and all passes.
     pub passes_exact: usize,
+    /// Passes scored.
     pub passes: usize,
+    /// Layers per pass, by the truth.
     pub truth_layers: u32,
     /// Detected layers per pass, most common first: (layers, passes).
     pub layer_counts: Vec<(u32, usize)>,

@@ -24,17 +24,23 @@ pub use phases::{score_phases, PhaseScore};
 /// One labelled kernel.
 #[derive(Debug, Clone, Deserialize)]
 pub struct TruthKernel {
+    /// The kernel's correlation id.
     pub correlation: i64,
     #[serde(default)]
+    /// Its name.
     pub name: String,
     /// Start, µs in the trace's clock.
     pub ts: f64,
     #[serde(default)]
+    /// Duration, µs.
     pub dur: f64,
+    /// Its phase (`prefill`, `decode`...).
     pub phase: String,
     #[serde(default)]
+    /// Its forward pass.
     pub pass: Option<u32>,
     #[serde(default)]
+    /// Its layer.
     pub layer: Option<u32>,
 }
 
@@ -42,15 +48,21 @@ pub struct TruthKernel {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Truth {
     #[serde(default)]
+    /// Forward passes recorded.
     pub forward_passes: Option<u32>,
     #[serde(default)]
+    /// Layers of the model.
     pub num_layers: Option<u32>,
     #[serde(default)]
+    /// Batch size.
     pub batch: Option<u64>,
     #[serde(default)]
+    /// Prompt length.
     pub prompt_len: Option<u64>,
     #[serde(default)]
+    /// Decode steps.
     pub decode_steps: Option<u32>,
+    /// Every labelled kernel.
     pub kernels: Vec<TruthKernel>,
 }
 

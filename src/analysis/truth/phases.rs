@@ -9,13 +9,17 @@ use std::fmt;
 /// How well the detected phases and passes match the truth.
 #[derive(Debug, Clone, Default)]
 pub struct PhaseScore {
+    /// Kernels the truth labels.
     pub truth_kernels: usize,
+    /// Of those, matched to a trace row.
     pub matched_kernels: usize,
     /// Kernel time (ns) of matched kernels, and of those with the right phase.
     pub kernel_time_ns: i64,
+    /// Kernel time of matched kernels given the truth's phase (ns).
     pub right_phase_ns: i64,
     /// Forward passes: detected vs truth.
     pub passes_found: usize,
+    /// Forward passes by the truth.
     pub passes_truth: Option<u32>,
     /// Share of kernel time whose detected pass is the one mapped to its truth pass (each truth
     /// pass maps to the detected pass holding most of its time).

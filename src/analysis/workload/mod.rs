@@ -62,6 +62,7 @@ impl WorkloadKind {
 /// The verdict and what it rests on.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Workload {
+    /// The kind of workload.
     pub kind: WorkloadKind,
     /// One sentence per piece of evidence, strongest first.
     pub evidence: Vec<String>,
