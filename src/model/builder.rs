@@ -217,15 +217,13 @@ impl TraceBuilder {
 }
 
 impl TraceBuilder {
-    /// Warning examples of events no analysis reads end with `(pid N)`: once the process names
-    /// are known (Kineto writes them last), `(pid N, process "GPU 0 Counters")`.
+    /// Warning examples of events no analysis reads say `(pid N)`: once the process names are
+    /// known (Kineto writes them last), `(pid N, process "GPU 0 Counters")`.
     fn name_processes_in_warnings(&mut self) {
         let TraceBuilder { trace, process_names, .. } = self;
         for e in &mut trace.warnings.examples {
-            let Some(open) = e.detail.rfind("(pid ") else { continue };
-            let Ok(pid) = e.detail[open + 5..].trim_end_matches(')').parse::<i64>() else { continue };
-            if let Some(&name) = process_names.get(&pid) {
-                e.detail = format!("{}(pid {pid}, process \"{}\")", &e.detail[..open], trace.names.resolve(name));
+            if let Some(&name) = e.pid.and_then(|pid| process_names.get(&pid)) {
+                e.name_process(trace.names.resolve(name));
             }
         }
     }
@@ -270,7 +268,7 @@ impl EventSink for TraceBuilder {
             }
             b'C' => {
                 let pid = self.id_value(&ev.pid);
-                self.trace.warnings.add(WarningKind::CounterEvents, index, &format!("{} (pid {pid})", ev.name_text()));
+                self.trace.warnings.add_of_process(WarningKind::CounterEvents, index, &ev.name_text(), pid);
                 None
             }
             _ => None,
@@ -290,7 +288,7 @@ impl TraceBuilder {
     fn unread_category(&mut self, ev: &RawEvent<'_>, index: u64) {
         let kind = WarningKind::UnreadCategory(String::from_utf8_lossy(&ev.cat).into_owned());
         let pid = self.id_value(&ev.pid);
-        self.trace.warnings.add(kind, index, &format!("{} (pid {pid})", ev.name_text()));
+        self.trace.warnings.add_of_process(kind, index, &ev.name_text(), pid);
     }
 
     /// `Some(true)` kept, `Some(false)` skipped as malformed, `None` not modelled.

@@ -137,6 +137,9 @@ impl TraceBuilder {
             w.put(tag);
             w.str(data);
             w.str(&e.detail);
+            w.option(e.pid);
+            w.str(&e.subject);
+            w.str(e.process.as_deref().unwrap_or(""));
         }
         encode_meta(&t.meta, w);
         w.put(self.process_names.len() as u64);
@@ -197,7 +200,10 @@ impl TraceBuilder {
             let event = r.get()?;
             let kind = wire_kind(r)?;
             let detail = r.str()?.to_string();
-            t.warnings.examples.push(WarningExample { event, kind, detail });
+            let pid = r.option()?;
+            let subject = r.str()?.to_string();
+            let process = Some(r.str()?.to_string()).filter(|p| !p.is_empty());
+            t.warnings.examples.push(WarningExample { event, kind, detail, pid, process, subject });
         }
         t.meta = decode_meta(r)?;
         let n = r.count(12)?;

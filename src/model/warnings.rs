@@ -167,8 +167,26 @@ pub struct WarningExample {
     pub event: u64,
     /// What kind of warning (the key of [`Warnings::counts`]).
     pub kind: WarningKind,
-    /// The event's name, when it has one.
+    /// The event's name, when it has one (with its process, for events of a process).
     pub detail: String,
+    /// The event's process, for a kind counted per process (events no analysis reads).
+    #[serde(skip)]
+    pub pid: Option<i64>,
+    /// That process's name, once the trace named it.
+    #[serde(skip)]
+    pub process: Option<String>,
+    /// The event's name alone (what `detail` says before the process).
+    #[serde(skip)]
+    pub subject: String,
+}
+
+impl WarningExample {
+    /// Names the example's process (`name (pid N, process "GPU 0 Counters")`).
+    pub fn name_process(&mut self, process: &str) {
+        let Some(pid) = self.pid else { return };
+        self.detail = format!("{} (pid {pid}, process \"{process}\")", self.subject).chars().take(200).collect();
+        self.process = Some(process.to_string());
+    }
 }
 
 impl std::fmt::Display for WarningExample {
@@ -195,7 +213,25 @@ impl Warnings {
             }
         };
         if self.examples.len() < MAX_EXAMPLES && seen <= EXAMPLES_PER_KIND {
-            self.examples.push(WarningExample { event: index, kind, detail: detail.chars().take(200).collect() });
+            self.examples.push(WarningExample {
+                event: index,
+                kind,
+                detail: detail.chars().take(200).collect(),
+                pid: None,
+                process: None,
+                subject: String::new(),
+            });
+        }
+    }
+
+    /// Records one occurrence of `kind` for event `index` named `name` of process `pid` (the
+    /// process's name follows once the trace gives it: [`WarningExample::name_process`]).
+    pub fn add_of_process(&mut self, kind: WarningKind, index: u64, name: &str, pid: i64) {
+        let before = self.examples.len();
+        self.add(kind, index, &format!("{name} (pid {pid})"));
+        if let Some(e) = self.examples.get_mut(before) {
+            e.pid = Some(pid);
+            e.subject = name.to_string();
         }
     }
 

@@ -98,7 +98,7 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
         .iter()
         .map(|(k, n)| {
             let what = k.unread_what();
-            let device = t.warnings.examples_of(k).next().and_then(|e| process_of(&e.detail));
+            let device = t.warnings.examples_of(k).next().and_then(|e| e.process.clone());
             match device {
                 Some(d) => format!("{n} {what} (process \"{d}\")"),
                 None => format!("{n} {what}"),
@@ -203,12 +203,6 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
         "the skipped events are missing from every table (the warnings say which and why)",
     ));
     out
-}
-
-/// The process a warning example names (`name (pid N, process "X")`), when the trace names it.
-fn process_of(detail: &str) -> Option<String> {
-    let at = detail.rfind("process \"")?;
-    Some(detail[at + 9..].trim_end_matches(')').trim_end_matches('"').to_string())
 }
 
 /// Where the lost launches fall: within the first 5% of the trace's span, or spread.
