@@ -111,12 +111,8 @@ fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
 
 impl Args {
     /// Errors on flags the subcommand does not know (`allowed` lists the extra ones it reads), and
-    /// on a flag given twice that the subcommand takes once (a second `--out` would silently win).
-    pub fn reject_unknown(&self, allowed: &[&str]) -> Result<()> {
-        self.reject_unknown_repeating(allowed, &[])
-    }
-    /// [`Args::reject_unknown`] for a subcommand whose flags `repeatable` may be given several
-    /// times (read with [`Args::values`]).
+    /// on a flag given twice that the subcommand takes once (a second `--out` would silently win)
+    /// unless `repeatable` lists it (read with [`Args::values`]).
     pub fn reject_unknown_repeating(&self, allowed: &[&str], repeatable: &[&str]) -> Result<()> {
         if let Some((f, _)) = self.extra.iter().find(|(f, _)| !allowed.contains(&f.as_str())) {
             return Err(Error::new(format!("unknown option {f} (see `traceprism help`)")));
@@ -125,13 +121,6 @@ impl Args {
             Some(f) => Err(Error::new(format!("{f} is given more than once; this command takes it once"))),
             None => Ok(()),
         }
-    }
-    /// [`Args::reject_unknown`] for a command that reads one trace and takes capture traces
-    /// (`--capture FILE|DIR`, repeatable).
-    pub fn reject_unknown_capturing(&self, allowed: &[&str]) -> Result<()> {
-        let mut all = allowed.to_vec();
-        all.push("--capture");
-        self.reject_unknown_repeating(&all, &["--capture"])
     }
     /// Every value of a flag the command takes several times, in the order given (a repeated
     /// `--capture FILE`).
@@ -170,10 +159,10 @@ mod tests {
         let a = parse(&args(&["t.json", "--capture", "a.json", "--capture=b.json", "--phase", "decode"])).unwrap();
         assert_eq!(a.values("--capture"), ["a.json", "b.json"]);
         assert!(a.reject_unknown_repeating(&["--capture", "--phase"], &["--capture"]).is_ok());
-        let e = a.reject_unknown(&["--capture", "--phase"]).unwrap_err().to_string();
+        let e = a.reject_unknown_repeating(&["--capture", "--phase"], &[]).unwrap_err().to_string();
         assert!(e.contains("--capture is given more than once"), "{e}");
         let twice = parse(&args(&["t.json", "--out", "a", "--out", "b"])).unwrap();
-        assert!(twice.reject_unknown(&[]).unwrap_err().to_string().contains("--out is given more than once"));
-        assert!(parse(&args(&["t.json", "--json", "--verbose"])).unwrap().reject_unknown(&[]).is_ok());
+        assert!(twice.reject_unknown_repeating(&[], &[]).unwrap_err().to_string().contains("--out is given more than once"));
+        assert!(parse(&args(&["t.json", "--json", "--verbose"])).unwrap().reject_unknown_repeating(&[], &[]).is_ok());
     }
 }

@@ -7,9 +7,6 @@ use traceprism::report::compare::compare_tables;
 use traceprism::table::Table;
 use traceprism::{Error, Result};
 
-/// Flags `compare` reads itself.
-const FLAGS: &[&str] = &["--phase", "--label-a", "--label-b", "--ratio-threshold", "--min-gap-us", "--max-align-cells"];
-
 fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
     v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))
 }
@@ -43,9 +40,6 @@ fn project(t: &Table, cols: &[&str]) -> Table {
 
 /// Runs `compare`.
 pub fn run(a: &Args) -> Result<()> {
-    let mut flags = FLAGS.to_vec();
-    flags.extend(["--capture-a", "--capture-b"]);
-    a.reject_unknown_repeating(&flags, &["--capture-a", "--capture-b"])?;
     let [pa, pb] = a.positional.as_slice() else {
         return Err(Error::new("usage: traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]"));
     };

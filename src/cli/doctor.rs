@@ -9,7 +9,6 @@ use traceprism::{Error, Result};
 
 /// Runs `doctor`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     let analysis = super::load(path, a)?;
     if a.json {

@@ -9,7 +9,6 @@ use traceprism::{Analysis, Error, Result};
 /// Writes every table as `DIR/<table>.csv` (`--out DIR`), as one workbook (`--xlsx FILE`) and/or
 /// as `DIR/<table>.parquet` (`--parquet DIR`).
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&["--parquet"])?;
     let path = a.one_trace()?;
     let parquet = a.extra("--parquet");
     if a.out.is_none() && a.xlsx.is_none() && parquet.is_none() {
@@ -84,7 +83,6 @@ fn write_all_csv(analysis: &Analysis, dir: &Path) -> Result<Vec<(PathBuf, usize)
 
 /// Prints one table (aligned text, or CSV with `--csv`).
 pub fn print_table(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&["--csv"])?;
     let [path, name] = a.positional.as_slice() else {
         return Err(Error::new("usage: traceprism table TRACE NAME"));
     };

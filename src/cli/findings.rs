@@ -8,7 +8,6 @@ use traceprism::{Error, Result};
 
 /// Runs `findings`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     let analysis = super::load(path, a)?;
     let found = findings(analysis);

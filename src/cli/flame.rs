@@ -10,7 +10,6 @@ use traceprism::{Error, Result};
 
 /// Runs `flame`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&["--phase", "--svg", "--against"])?;
     let path = a.one_trace()?;
     let phase = match a.extra("--phase") {
         None | Some("all") => None,

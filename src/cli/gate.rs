@@ -15,7 +15,6 @@ fn digest_of(path: &str, a: &Args) -> Result<Digest> {
 
 /// Runs `digest`.
 pub fn digest(a: &Args) -> Result<()> {
-    a.reject_unknown(&[])?;
     let path = a.one_trace()?;
     let out = a.out.as_deref().ok_or_else(|| Error::new("digest needs --out FILE.json"))?;
     let d = digest_of(path, a)?;
@@ -37,7 +36,6 @@ fn share(flag: &str, v: &str) -> Result<f64> {
 
 /// Runs `gate`; returns the exit status.
 pub fn run(a: &Args) -> Result<i32> {
-    a.reject_unknown(&["--max-slowdown", "--confidence", "--metric", "--markdown"])?;
     let [base, new] = a.positional.as_slice() else {
         return Err(Error::new("gate needs BASELINE (a trace or a digest) and NEW (a trace)"));
     };

@@ -6,7 +6,6 @@ use traceprism::Result;
 /// Prints the layer view; `--debug-layers 0,1,2` also lists the kernels of those layers;
 /// `--json` the layers per pass and `layer_summary` as one JSON object.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&[])?;
     let analysis = super::load(a.one_trace()?, a)?;
     if a.json {
         let v = traceprism::report::layers::layers_json(analysis);

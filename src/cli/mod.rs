@@ -51,13 +51,17 @@ OPTIONS (all analysing commands):
                            1 reads it in order on one thread; a .gz is inflated on a second thread)
 ";
 
-/// One command: its name, its lines of the usage, the switches (flags without a value) of its
-/// own, what runs it and the exit status of its errors. [`COMMANDS`] lists them all, as
+/// One command: its name, its lines of the usage, the switches (flags without a value) and the
+/// flags of its own, what runs it and the exit status of its errors. [`COMMANDS`] lists them all, as
 /// `report::TABLES` lists tables: the usage text and the dispatch are both made from it.
 struct Command {
     name: &'static str,
     usage: &'static str,
     switches: &'static [&'static str],
+    /// The flags it reads beyond every analysing command's options (any other is refused).
+    flags: &'static [&'static str],
+    /// Of those, the ones it takes several times (`--capture`).
+    repeatable: &'static [&'static str],
     /// Runs the command; its `Ok` is the exit status (0 but for the gate's verdicts).
     run: fn(&args::Args) -> Result<i32>,
     /// The exit status of an error (the gate keeps 1 and 2 for its verdicts).
@@ -68,6 +72,8 @@ struct Command {
 const COMMANDS: &[Command] = &[
     Command {
         name: "summary",
+        flags: &["--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object); --verbose
                                                                  scores a truth file given or found beside TRACE
 ",
@@ -77,6 +83,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "doctor",
+        flags: &["--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism doctor TRACE [--json]                               the trace's health: what the profiler recorded
                                                                  (CPU ops, kernels, shapes, stacks, steps, graphs...),
                                                                  what that limits, the exact switch for the rest;
@@ -88,6 +96,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "findings",
+        flags: &["--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism findings TRACE [--json]                             what to fix first: each cause of lost time (the host
                                                                  starving the GPU, syncs, stalls, exposed collectives,
                                                                  unfused chains, idle between steps) with its saving
@@ -99,6 +109,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "flame",
+        flags: &["--phase", "--svg", "--against", "--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism flame TRACE [--phase P] [--svg FILE] [--against B] GPU time by call path (Python frames, modules, the op
                                                                  chain, the kernel) as folded stacks (`frame;kernel ns`,
                                                                  for inferno/speedscope) or an SVG flame graph; with
@@ -110,6 +122,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "export",
+        flags: &["--parquet", "--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
@@ -122,6 +136,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "report",
+        flags: &["--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
 ",
         switches: &[],
@@ -130,6 +146,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "layers",
+        flags: &["--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers] [--json]  layers per pass; kernels of chosen layers
 ",
         switches: &[],
@@ -138,6 +156,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "split",
+        flags: &["--pass", "--phase", "--from", "--to"],
+        repeatable: &[],
         usage: "  traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
                                                                  the events of one pass, phase or time window
                                                                  (µs since the trace's start) as a .json.gz
@@ -148,6 +168,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "table",
+        flags: &["--csv", "--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism table TRACE NAME [--csv]                            print one table
 ",
         switches: &[],
@@ -156,6 +178,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "tables",
+        flags: &[],
+        repeatable: &[],
         usage: "  traceprism tables                                              list table names
 ",
         switches: &[],
@@ -167,6 +191,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "compare",
+        flags: &["--phase", "--label-a", "--label-b", "--ratio-threshold", "--min-gap-us", "--max-align-cells", "--capture-a", "--capture-b"],
+        repeatable: &["--capture-a", "--capture-b"],
         usage: "  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
         [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
                                                                  where is A slower than B, and why
@@ -177,6 +203,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "ranks",
+        flags: &["--no-align", "--parquet", "--capture"],
+        repeatable: &["--capture"],
         usage: "  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--parquet DIR] [--json] [--no-align]
                                                                  all ranks of one run: collectives matched,
                                                                  clocks aligned, waits, the straggler by
@@ -188,6 +216,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "synth-ranks",
+        flags: &["--ranks", "--straggler", "--delay-us", "--every", "--seed", "--late"],
+        repeatable: &[],
         usage: "  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S] [--late host|device]
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
@@ -198,6 +228,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "digest",
+        flags: &[],
+        repeatable: &[],
         usage: "  traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
 ",
         switches: &[],
@@ -206,6 +238,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "mcp",
+        flags: &[],
+        repeatable: &[],
         usage: "  traceprism mcp                                                  a Model Context Protocol server on stdin/stdout: the
                                                                  commands above as tools for an agent (see
                                                                  skills/traceprism/SKILL.md)
@@ -216,6 +250,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "watch",
+        flags: &["--interval", "--trend", "--ranks", "--once"],
+        repeatable: &[],
         usage: "  traceprism watch DIR [--interval S] [--trend FILE] [--ranks] [--once]
                                                                  each new trace of a folder once complete:
                                                                  a line per window, a trend CSV row
@@ -226,6 +262,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "gate",
+        flags: &["--max-slowdown", "--confidence", "--metric", "--markdown"],
+        repeatable: &[],
         usage: "  traceprism gate BASELINE NEW [--max-slowdown 3%] [--confidence 0.99] [--metric kernel|wall] [--json] [--markdown FILE]
                                                                  is NEW slower than BASELINE (a trace or a digest)
                                                                  beyond noise: exit 0 pass, 1 regression,
@@ -262,7 +300,9 @@ pub fn run(argv: &[String]) -> i32 {
         eprintln!("traceprism: error: unknown command '{cmd}' (try `traceprism help`)");
         return 1;
     };
-    match args::parse_with(rest, command.switches).and_then(|a| (command.run)(&a)) {
+    let parsed = args::parse_with(rest, command.switches)
+        .and_then(|a| a.reject_unknown_repeating(command.flags, command.repeatable).map(|()| a));
+    match parsed.and_then(|a| (command.run)(&a)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("traceprism: error: {e}");

@@ -12,7 +12,6 @@ use traceprism::{Error, Result};
 
 /// Runs `ranks`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&["--no-align", "--parquet"])?;
     let paths: Vec<PathBuf> = a.positional.iter().map(PathBuf::from).collect();
     let files = rank_files(&paths)?;
     let capture_paths: Vec<PathBuf> = a.values("--capture").iter().map(PathBuf::from).collect();
@@ -118,7 +117,6 @@ pub fn run(a: &Args) -> Result<()> {
 /// Runs `synth-ranks`: an N-rank run from one real trace, with its truth (see
 /// [`traceprism::synth::ranks`]).
 pub fn synth(a: &Args) -> Result<()> {
-    a.reject_unknown(&["--ranks", "--straggler", "--delay-us", "--every", "--seed", "--late"])?;
     let path = a.one_trace()?;
     let dir = a.out.as_deref().ok_or_else(|| Error::new("synth-ranks needs --out DIR"))?;
     let number = |flag: &str, default: f64| -> Result<f64> {

@@ -5,7 +5,6 @@ use traceprism::{Error, Result};
 
 /// Writes the HTML report of the trace to `--html FILE`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     let file = a.html.as_deref().ok_or_else(|| Error::new("report needs --html FILE"))?;
     let analysis = super::load(path, a)?;

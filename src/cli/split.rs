@@ -8,7 +8,6 @@ use traceprism::{Error, Result};
 
 /// Writes the chosen window of the trace to `--out FILE`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown(&["--pass", "--phase", "--from", "--to"])?;
     let path = a.one_trace()?;
     if path == "-" {
         return Err(Error::new("split reads the trace twice: give a file, not standard input"));

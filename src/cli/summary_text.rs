@@ -9,7 +9,6 @@ use traceprism::{Error, Result};
 
 /// Runs `summary`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown_capturing(&[])?;
     let path = a.one_trace()?;
     let started = std::time::Instant::now();
     let analysis = super::load(path, a)?;

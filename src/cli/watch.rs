@@ -242,7 +242,6 @@ impl Watch<'_> {
 
 /// Runs `watch`.
 pub fn run(a: &Args) -> Result<()> {
-    a.reject_unknown(&["--interval", "--trend", "--ranks", "--once"])?;
     let dir = a.one_trace().map_err(|_| Error::new("watch needs one DIR"))?;
     if !Path::new(dir).is_dir() {
         return Err(Error::new(format!("{dir} is not a folder")));
