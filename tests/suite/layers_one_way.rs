@@ -152,36 +152,8 @@ fn the_python_face_has_no_import_circle() {
         edges.insert(name, uses);
     }
     assert!(edges.len() >= 5, "{edges:?}");
-    // Depth-first search for a back edge.
-    fn visit(
-        m: &str,
-        edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|p| p == m) {
-            let mut circle = path[at..].to_vec();
-            circle.push(m.to_string());
-            return Some(circle);
-        }
-        if done.contains(m) {
-            return None;
-        }
-        path.push(m.to_string());
-        for next in edges.get(m).into_iter().flatten() {
-            if let Some(c) = visit(next, edges, path, done) {
-                return Some(c);
-            }
-        }
-        path.pop();
-        done.insert(m.to_string());
-        None
-    }
-    let mut done = BTreeSet::new();
-    for m in edges.keys() {
-        if let Some(circle) = visit(m, &edges, &mut Vec::new(), &mut done) {
-            panic!("the Python face's modules import in a circle: {}", circle.join(" → "));
-        }
+    if let Some(circle) = first_circle(&edges) {
+        panic!("the Python face's modules import in a circle: {}", circle.join(" → "));
     }
 }
 

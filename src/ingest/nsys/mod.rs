@@ -617,24 +617,22 @@ impl<S: EventSink> Reading<'_, S> {
     /// `TARGET_INFO_SYSTEM_ENV` and `META_DATA_CAPTURE`: the profiled process's environment and
     /// the capture's settings, which the secret detector reads.
     fn metadata(&mut self, x: &mut Export<'_>) -> Result<()> {
-        if x.columns::<SystemEnv>()?.is_some_and(|have| have.len() == 2) {
-            let mut env = serde_json::Map::new();
-            x.each(|r: Row<SystemEnv>| {
-                if let (Some(k), Some(v)) = (r.text(SystemEnv::Name), r.text(SystemEnv::Value)) {
-                    env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
-                }
-            })?;
-            self.sink.header(&format!("nsys.{}", SystemEnv::TABLE), serde_json::Value::Object(env));
+        self.name_values(x, SystemEnv::Name, SystemEnv::Value)?;
+        self.name_values(x, MetaCapture::Name, MetaCapture::Value)
+    }
+
+    /// A table of (name, value) text rows, as the header object `nsys.<TABLE>`.
+    fn name_values<T: Column>(&mut self, x: &mut Export<'_>, name: T, value: T) -> Result<()> {
+        if x.columns::<T>()?.is_none_or(|have| have.len() < 2) {
+            return Ok(());
         }
-        if x.columns::<MetaCapture>()?.is_some_and(|have| have.len() == 2) {
-            let mut env = serde_json::Map::new();
-            x.each(|r: Row<MetaCapture>| {
-                if let (Some(k), Some(v)) = (r.text(MetaCapture::Name), r.text(MetaCapture::Value)) {
-                    env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
-                }
-            })?;
-            self.sink.header(&format!("nsys.{}", MetaCapture::TABLE), serde_json::Value::Object(env));
-        }
+        let mut env = serde_json::Map::new();
+        x.each(|r: Row<T>| {
+            if let (Some(k), Some(v)) = (r.text(name), r.text(value)) {
+                env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
+            }
+        })?;
+        self.sink.header(&format!("nsys.{}", T::TABLE), serde_json::Value::Object(env));
         Ok(())
     }
 }
