@@ -104,16 +104,19 @@ fn findings_text(a: &traceprism::Analysis, b: &traceprism::Analysis) -> String {
     let mut o = format!("== compare_findings (A's findings, in B: {} rows)\n", outcomes.len());
     // µs with three decimals, as the table's cells write them.
     let us = |v: f64| traceprism::table::Cell::Micros((v * 1e3).round() as i64).text();
-    let maybe = |v: Option<f64>| v.map_or(String::new(), us);
     for x in &outcomes {
+        // A phase B has no step of says so, not `→  µs`.
+        let change = match (x.after_step_us, x.measured_us) {
+            (Some(after), Some(measured)) => {
+                format!("step {} → {} µs, measured {} µs", us(x.before_step_us), us(after), us(measured))
+            }
+            _ => format!("step {} µs in A", us(x.before_step_us)),
+        };
         o.push_str(&format!(
-            "{} ({}): predicted {} µs a step; step {} → {} µs, measured {} µs; {}\n",
+            "{} ({}): predicted {} µs a step; {change}; {}\n",
             x.kind.as_str(),
             x.scope,
             us(x.predicted_us),
-            us(x.before_step_us),
-            maybe(x.after_step_us),
-            maybe(x.measured_us),
             x.verdict
         ));
     }
