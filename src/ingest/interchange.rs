@@ -172,4 +172,10 @@ pub enum Fact {
         /// Their summed duration (ns).
         ns: u64,
     },
+    /// The input is an Nsight Systems export (of a CUDA trace: NVIDIA's) of this schema version
+    /// (`META_DATA_EXPORT.EXPORT_SCHEMA_VERSION`).
+    NsightExport {
+        /// `3.25.0`, or `unknown`.
+        schema_version: String,
+    },
 }

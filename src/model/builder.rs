@@ -239,6 +239,7 @@ impl EventSink for TraceBuilder {
             Fact::WholeGraphReplays { count, ns } => {
                 self.trace.meta.whole_graph_replays = Some(crate::model::WholeGraphReplays { count, ns })
             }
+            Fact::NsightExport { schema_version } => self.trace.meta.nsight_export(&schema_version),
         }
     }
 

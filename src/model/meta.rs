@@ -139,17 +139,19 @@ impl TraceMeta {
                 self.vendor = Vendor::Amd;
                 self.push_other(key, value);
             }
-            // Nsight Systems traces CUDA: its exports are NVIDIA's.
-            "nsys.EXPORT_SCHEMA_VERSION" => {
-                if self.vendor == Vendor::Unknown {
-                    self.vendor = Vendor::Nvidia;
-                }
-                self.push_other(key, value);
-            }
             "with_stack" => self.with_stack = value.as_i64().unwrap_or(0) != 0 || value.as_bool() == Some(true),
             "record_shapes" => self.record_shapes = value.as_i64().unwrap_or(0) != 0 || value.as_bool() == Some(true),
             _ => self.push_other(key, value),
         }
+    }
+
+    /// The input is an Nsight Systems export of `schema_version`: Nsight Systems traces CUDA, so
+    /// its exports are NVIDIA's; the version is kept as the setting `nsys.EXPORT_SCHEMA_VERSION`.
+    pub fn nsight_export(&mut self, schema_version: &str) {
+        if self.vendor == Vendor::Unknown {
+            self.vendor = Vendor::Nvidia;
+        }
+        self.other.push(("nsys.EXPORT_SCHEMA_VERSION".to_string(), schema_version.to_string()));
     }
 
     fn push_other(&mut self, key: &str, value: &serde_json::Value) {

@@ -297,7 +297,7 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     if out.counts[5] > 0 {
         sink.fact(Fact::WholeGraphReplays { count: out.counts[5], ns: replay_ns.max(0) as u64 });
     }
-    sink.header("nsys.EXPORT_SCHEMA_VERSION", serde_json::Value::String(x.version.clone()));
+    sink.fact(Fact::NsightExport { schema_version: x.version.clone() });
     Ok(out)
 }
 
