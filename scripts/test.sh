@@ -11,6 +11,8 @@ SECONDS=0
 # optimised, but ~30 test binaries linked with fat LTO took most of the suite's time).
 echo "== cargo test --profile ci (at ${SECONDS} s)"
 cargo test --profile ci
+echo "== cargo doc: every doc link resolves (at ${SECONDS} s)"
+RUSTDOCFLAGS="-D warnings" cargo doc --profile ci --no-deps --lib -q
 echo "== Python face (wheel, venv, tests/python) (at ${SECONDS} s)"
 bash scripts/test-python.sh
 echo "== fuzz smoke (every fuzz target for a few seconds; scripts/fuzz.sh SECONDS for a campaign) (at ${SECONDS} s)"

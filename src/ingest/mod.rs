@@ -1,4 +1,4 @@
-//! bytes → events. [`inflate`](gunzip) undoes gzip; [`sniff`] decides the input's format once;
+//! bytes → events. [`inflate`](gunzip) undoes gzip; [`sniff()`] decides the input's format once;
 //! one reader per format hands what it finds to an [`EventSink`] ([`interchange`]): the streaming
 //! Chrome-trace JSON reader ([`json`]), the JAX / TensorFlow `XSpace` protobuf reader
 //! ([`read_xspace`]) and the Nsight Systems export reader ([`nsys`]: natively through SQLite, in
@@ -8,8 +8,6 @@
 mod inflate;
 pub mod interchange;
 pub mod json;
-/// Nsight Systems SQLite exports: natively through `rusqlite`; in the page through the row bytes
-/// the separate SQLite module (`sqlite/`, fetched only for a `.sqlite`) hands over.
 pub mod nsys;
 pub mod sniff;
 mod xplane;

@@ -3,23 +3,23 @@
 //!
 //! Inside a pass, each gap in the GPU's work is split by cause once ([`gaps`]), so no two
 //! findings claim the same idle. Kinds:
-//! - **`host_bound`** ([`host`]): the GPU waits while the host issues kernels one at a time.
+//! - **`host_bound`** (`host`): the GPU waits while the host issues kernels one at a time.
 //!   Replaying the step from a graph removes that wait, down to the gap a replay itself leaves
 //!   between kernels (measured: [`GRAPH_REPLAY_GAP_NS`]).
-//! - **`sync`** ([`sync`]): the host blocks in a synchronising call (`cudaStreamSynchronize`, a
+//! - **`sync`** (`sync`): the host blocks in a synchronising call (`cudaStreamSynchronize`, a
 //!   copy to pageable memory, `.item()`), the GPU runs dry, and waits again while the host refills
 //!   it. Keeping the value on the GPU, or copying it without blocking, removes that refill.
-//! - **`exposed_communication`** ([`comm`]): collective kernels run with no compute beside them.
-//! - **`fusion`** ([`fusion`]): runs of memory-bound kernels (norms, activations, elementwise)
+//! - **`exposed_communication`** (`comm`): collective kernels run with no compute beside them.
+//! - **`fusion`** (`fusion`): runs of memory-bound kernels (norms, activations, elementwise)
 //!   between GEMMs, each paying a kernel's fixed cost that one fused kernel would pay once.
-//! - **`stalled`** ([`stall`]): the GPU idles with its next kernel already issued, waiting on an
+//! - **`stalled`** (`stall`): the GPU idles with its next kernel already issued, waiting on an
 //!   event, a stream or work the trace does not hold.
-//! - **`step_gaps`** ([`between_steps`]): between consecutive passes the GPU idles while the
+//! - **`step_gaps`** (`between_steps`): between consecutive passes the GPU idles while the
 //!   scheduler prepares the next step; overlapping that host work with the running step removes it.
 //!
-//! - **`roofline`** ([`roofline`]): GEMM and attention shapes far below their roof, against what
+//! - **`roofline`** (`roofline`): GEMM and attention shapes far below their roof, against what
 //!   the trace's own calls of the family reach on this device.
-//! - **`straggler`** ([`straggler`], over a run's ranks): one rank arrives last at the collectives
+//! - **`straggler`** (`straggler`, over a run's ranks): one rank arrives last at the collectives
 //!   and the others wait for it; the cause on its host or its device.
 //!
 //! [`outcome`] checks a finding against a second trace of the same workload after the fix.

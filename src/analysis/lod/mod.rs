@@ -308,7 +308,7 @@ impl TimelineIndex {
         }
     }
 
-    /// Lane `lane`'s pyramid flat ([`Pyramid::export`]), or `None` for an empty lane.
+    /// Lane `lane`'s pyramid flat (`Pyramid::export`), or `None` for an empty lane.
     pub fn pyramid(&self, lane: usize) -> Option<(Vec<f64>, Vec<f32>)> {
         self.pyramids.get(lane)?.as_ref().map(Pyramid::export)
     }

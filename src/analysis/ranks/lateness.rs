@@ -57,7 +57,7 @@ impl LateSide {
 pub struct Lateness {
     /// The collective's index (its row in `collectives`).
     pub collective: usize,
-    /// Position of the rank in [`Run::ranks`].
+    /// Position of the rank in `Run::ranks`.
     pub rank: usize,
     /// Arrival − the median arrival, ns.
     pub late_ns: i64,

@@ -136,7 +136,7 @@ pub fn cut_steps(
 /// Whether a device's repeated steps are a diffusion loop, with the evidence; `None` when the
 /// steps show LLM generation (then they are decode steps, voted on as usual) or nothing shows a
 /// diffusion pipeline (then the passes are voted on as usual too). Asked only when
-/// [`generation_shown`] is false.
+/// `generation_shown` is false.
 pub fn diffusion_evidence(
     trace: &Trace,
     categories: &KernelCategories,

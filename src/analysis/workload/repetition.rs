@@ -8,7 +8,7 @@
 //! 1. **Anchor**: a kernel name that occurs exactly `c ≥ 2` times at nearly equal distances (each
 //!    step runs it once). Every such name is a candidate.
 //! 2. **Check**: the steps an anchor cuts must run the same kernel at the same offset for most of
-//!    their length ([`super::rules::WorkloadRules::min_step_alignment`]) and each must hold a
+//!    their length (`super::rules::WorkloadRules::min_step_alignment`) and each must hold a
 //!    stack of blocks (`min_step_kernels`, `min_step_attention`): one transformer layer repeated
 //!    is not a step.
 //! 3. **Best**: the candidate whose steps cover the most kernels; the most steps among those

@@ -1,6 +1,6 @@
 //! Chrome-trace JSON, read as its text arrives: [`JsonStream`] finds each event in the event array
-//! ([`event`] decodes one, reading only the fields the model keeps), repairs what a known writer
-//! bug broke ([`repair`]) and says how the document ended ([`Truncation`]). The byte scanners
+//! (`event` decodes one, reading only the fields the model keeps), repairs what a known writer
+//! bug broke (`repair`) and says how the document ended ([`Truncation`]). The byte scanners
 //! (`scan`, `simd16`, `number`, `key_order`) are this reader's insides.
 
 mod boundary;

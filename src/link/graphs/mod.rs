@@ -4,9 +4,9 @@
 //! 1. from capture traces (the profile of the engine capturing its graphs): each launch's
 //!    replay is aligned, in order, to the captured graph with the same kernel sequence
 //!    ([`align`]); the ops around the dispatches, with their shapes, Python frames and module,
-//!    are copied under the launch ([`copy`]);
+//!    are copied under the launch (`copy`);
 //! 2. failing that, from an eager stretch of the same trace that ran the same kernel sequence
-//!    ([`eager`]), names only.
+//!    (`eager`), names only.
 //!
 //! What was done is counted in `Trace::graphs`; each row's source is its `op_from`.
 
