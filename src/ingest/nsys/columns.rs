@@ -137,6 +137,41 @@ table!(
     MetaCapture = "META_DATA_CAPTURE" { Name = "name", Value = "value" }
 );
 
+/// A table of copies or fills: the columns they share.
+pub trait DeviceActivity: Column {
+    /// `start` (ns).
+    const START: Self;
+    /// `end` (ns).
+    const END: Self;
+    /// `deviceId`.
+    const DEVICE_ID: Self;
+    /// `streamId`.
+    const STREAM_ID: Self;
+    /// `correlationId`.
+    const CORRELATION_ID: Self;
+    /// `globalPid`.
+    const GLOBAL_PID: Self;
+    /// `bytes`.
+    const BYTES: Self;
+}
+
+/// Says which of `$table`'s columns are the shared ones of [`DeviceActivity`].
+macro_rules! device_activity {
+    ($table:ident) => {
+        impl DeviceActivity for $table {
+            const START: Self = $table::Start;
+            const END: Self = $table::End;
+            const DEVICE_ID: Self = $table::DeviceId;
+            const STREAM_ID: Self = $table::StreamId;
+            const CORRELATION_ID: Self = $table::CorrelationId;
+            const GLOBAL_PID: Self = $table::GlobalPid;
+            const BYTES: Self = $table::Bytes;
+        }
+    };
+}
+device_activity!(Memcpy);
+device_activity!(Memset);
+
 /// The table and its columns, as a [`WANTED`] entry.
 const fn wanted<T: Column>() -> (&'static str, &'static [&'static str]) {
     (T::TABLE, T::COLUMNS)

@@ -38,7 +38,7 @@ pub use traceprism_sqlite::{looks_like_rows, Cell, Dump, Request, Sql, Tables};
 
 mod columns;
 pub use columns::WANTED;
-use columns::{Column, Row};
+use columns::{Column, DeviceActivity, Row};
 use columns::{CopyKinds, Gpus, GraphReplays, Kernels, Memcpy, MemoryKinds, Memset, MetaCapture, MetaExport, Nvtx, Processes};
 use columns::{Runtime, StringIds, SystemEnv, ThreadNames};
 
@@ -276,9 +276,8 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     }
     let strings = read_strings(&mut x)?;
     let mut r = Reading {
-        sink,
-        index: 0,
-        process,
+        events: Events { sink, index: 0 },
+        only: Only(process),
         strings,
         out: NsysRead { schema_version: x.version.clone(), ..NsysRead::default() },
         lacking: [0; 6],
@@ -293,9 +292,9 @@ pub fn read_nsys_tables(tables: &mut dyn Tables, sink: &mut impl EventSink, proc
     r.note_lacking();
     r.devices(&mut x)?;
     r.metadata(&mut x)?;
-    let Reading { sink, out, replay_ns, .. } = r;
-    if out.counts[5] > 0 {
-        sink.fact(Fact::WholeGraphReplays { count: out.counts[5], ns: replay_ns.max(0) as u64 });
+    let Reading { events: Events { sink, .. }, out, replay_ns, .. } = r;
+    if out.counts[REPLAY_ROWS] > 0 {
+        sink.fact(Fact::WholeGraphReplays { count: out.counts[REPLAY_ROWS], ns: replay_ns.max(0) as u64 });
     }
     sink.fact(Fact::NsightExport { schema_version: x.version.clone() });
     Ok(out)
@@ -324,25 +323,15 @@ const MEMSET_ROWS: usize = 3;
 const NVTX_ROWS: usize = 4;
 const REPLAY_ROWS: usize = 5;
 
-/// One export being read: where events go, what is counted.
-struct Reading<'s, S: EventSink> {
+/// Where the events go, numbered in the order they are handed on (as a JSON trace's are by
+/// position).
+struct Events<'s, S: EventSink> {
     sink: &'s mut S,
-    /// The next event's index: events are numbered in the order they are handed on, as a JSON
-    /// trace's are by position.
+    /// The next event's index.
     index: u64,
-    /// The one process kept, when reading one rank.
-    process: Option<i64>,
-    strings: HashMap<i64, String>,
-    out: NsysRead,
-    lacking: [u64; 6],
-    replay_ns: i64,
 }
 
-impl<S: EventSink> Reading<'_, S> {
-    fn keep(&self, p: i64) -> bool {
-        self.process.is_none_or(|want| want == p)
-    }
-
+impl<S: EventSink> Events<'_, S> {
     fn emit(&mut self, ev: RawEvent<'_>) {
         self.sink.event(&ev, self.index, 0);
         self.index += 1;
@@ -359,35 +348,51 @@ impl<S: EventSink> Reading<'_, S> {
             ..RawEvent::default()
         });
     }
+}
 
+/// The one process kept, when reading one rank (`None`: every process).
+#[derive(Clone, Copy)]
+struct Only(Option<i64>);
+
+impl Only {
+    fn keeps(&self, process: i64) -> bool {
+        self.0.is_none_or(|want| want == process)
+    }
+}
+
+/// One export being read: where events go, what is counted. Each table's rows are read by a
+/// method of its own, which hands events on through `events` while it looks names up in
+/// `strings`.
+struct Reading<'s, S: EventSink> {
+    events: Events<'s, S>,
+    only: Only,
+    strings: HashMap<i64, String>,
+    out: NsysRead,
+    lacking: [u64; 6],
+    replay_ns: i64,
+}
+
+impl<S: EventSink> Reading<'_, S> {
     /// `PROCESSES` and `ThreadNames`: process and thread names.
     fn names(&mut self, x: &mut Export<'_>) -> Result<()> {
         if x.columns::<Processes>()?.is_some_and(|have| have.contains(&"name")) {
-            let mut named = Vec::new();
             x.each(|r: Row<Processes>| {
                 let global = r.int(Processes::GlobalPid).or(r.int(Processes::Pid).map(|p| p * PROCESS_SHIFT));
                 if let (Some(g), Some(n)) = (global, r.text(Processes::Name)) {
-                    named.push((process_of(g), n.to_string()));
+                    if self.only.keeps(process_of(g)) {
+                        self.events.meta("process_name", process_of(g), 0, n);
+                    }
                 }
             })?;
-            for (p, n) in named {
-                if self.keep(p) {
-                    self.meta("process_name", p, 0, &n);
+        }
+        x.each(|r: Row<ThreadNames>| {
+            let name = r.int(ThreadNames::NameId).and_then(|n| self.strings.get(&n));
+            if let (Some(name), Some(g)) = (name, r.int(ThreadNames::GlobalTid)) {
+                if self.only.keeps(process_of(g)) {
+                    self.events.meta("thread_name", process_of(g), g % PROCESS_SHIFT, name);
                 }
             }
-        }
-        let mut threads = Vec::new();
-        x.each(|r: Row<ThreadNames>| {
-            if let (Some(n), Some(g)) = (r.int(ThreadNames::NameId), r.int(ThreadNames::GlobalTid)) {
-                threads.push((n, g));
-            }
-        })?;
-        for (n, g) in threads {
-            if let (Some(name), true) = (self.strings.get(&n).cloned(), self.keep(process_of(g))) {
-                self.meta("thread_name", process_of(g), g % PROCESS_SHIFT, &name);
-            }
-        }
-        Ok(())
+        })
     }
 
     /// `CUPTI_ACTIVITY_KIND_KERNEL`: kernels, the table the analysis cannot do without.
@@ -419,7 +424,7 @@ impl<S: EventSink> Reading<'_, S> {
                 self.lacking[KERNEL_ROWS] += 1;
                 return;
             };
-            if !self.keep(process_of(gpid)) {
+            if !self.only.keeps(process_of(gpid)) {
                 return;
             }
             let named = |c| r.int(c).and_then(|i| self.strings.get(&i));
@@ -434,8 +439,7 @@ impl<S: EventSink> Reading<'_, S> {
                 ..Args::default()
             };
             let ev = x_event(b"kernel", name, device, stream, start, end, args);
-            self.sink.event(&ev, self.index, 0);
-            self.index += 1;
+            self.events.emit(ev);
             self.out.counts[KERNEL_ROWS] += 1;
         })
     }
@@ -452,7 +456,7 @@ impl<S: EventSink> Reading<'_, S> {
                 self.lacking[REPLAY_ROWS] += 1;
                 return;
             };
-            if !self.keep(process_of(gpid)) {
+            if !self.only.keeps(process_of(gpid)) {
                 return;
             }
             let graph = r.int(G::GraphId).map_or_else(|| "?".to_string(), |g| g.to_string());
@@ -463,7 +467,7 @@ impl<S: EventSink> Reading<'_, S> {
                 stream: Some(stream),
                 ..Args::default()
             };
-            self.emit(x_event(b"kernel", &name, device, stream, start, end, args));
+            self.events.emit(x_event(b"kernel", &name, device, stream, start, end, args));
             self.out.counts[REPLAY_ROWS] += 1;
             self.replay_ns += (end - start).max(0);
         })
@@ -480,14 +484,13 @@ impl<S: EventSink> Reading<'_, S> {
                 self.lacking[RUNTIME_ROWS] += 1;
                 return;
             };
-            if !self.keep(process_of(g)) {
+            if !self.only.keeps(process_of(g)) {
                 return;
             }
             let name = r.int(R::NameId).and_then(|i| self.strings.get(&i)).map_or("(unnamed runtime call)", String::as_str);
             let args = Args { correlation: r.int(R::CorrelationId).map(|c| correlation(process_of(g), c)), ..Args::default() };
             let ev = x_event(b"cuda_runtime", runtime_name(name), process_of(g), g % PROCESS_SHIFT, start, end, args);
-            self.sink.event(&ev, self.index, 0);
-            self.index += 1;
+            self.events.emit(ev);
             self.out.counts[RUNTIME_ROWS] += 1;
         })
     }
@@ -495,50 +498,41 @@ impl<S: EventSink> Reading<'_, S> {
     /// `CUPTI_ACTIVITY_KIND_MEMCPY` and `_MEMSET`: copies (named as Kineto names them) and fills.
     fn copies(&mut self, x: &mut Export<'_>) -> Result<()> {
         let names = CopyNames::read(x)?;
-        use Memcpy as C;
-        x.each(|r: Row<Memcpy>| {
-            let (Some(start), Some(end), Some(device), Some(stream)) =
-                (r.int(C::Start), r.int(C::End), r.int(C::DeviceId), r.int(C::StreamId))
-            else {
-                self.lacking[MEMCPY_ROWS] += 1;
-                return;
-            };
-            let process = r.int(C::GlobalPid).map_or(0, process_of);
-            if !self.keep(process) {
-                return;
-            }
-            let name = names.memcpy(r.int(C::CopyKind), r.int(C::SrcKind), r.int(C::DstKind));
-            let args = Args {
-                correlation: r.int(C::CorrelationId).map(|c| correlation(process, c)),
-                device: Some(device),
-                stream: Some(stream),
-                bytes: r.int(C::Bytes),
-                ..Args::default()
-            };
-            self.emit(x_event(b"gpu_memcpy", &name, device, stream, start, end, args));
-            self.out.counts[MEMCPY_ROWS] += 1;
+        self.device_activity::<Memcpy>(x, b"gpu_memcpy", MEMCPY_ROWS, &|r| {
+            names.memcpy(r.int(Memcpy::CopyKind), r.int(Memcpy::SrcKind), r.int(Memcpy::DstKind))
         })?;
-        use Memset as F;
-        x.each(|r: Row<Memset>| {
+        self.device_activity::<Memset>(x, b"gpu_memset", MEMSET_ROWS, &|_| "Memset (Device)".to_string())
+    }
+
+    /// The rows of a copy or fill table as GPU events of `cat`, each named by `name`, counted in
+    /// slot `slot`.
+    fn device_activity<T: DeviceActivity>(
+        &mut self,
+        x: &mut Export<'_>,
+        cat: &'static [u8],
+        slot: usize,
+        name: &dyn Fn(&Row<'_, '_, T>) -> String,
+    ) -> Result<()> {
+        x.each(|r: Row<T>| {
             let (Some(start), Some(end), Some(device), Some(stream)) =
-                (r.int(F::Start), r.int(F::End), r.int(F::DeviceId), r.int(F::StreamId))
+                (r.int(T::START), r.int(T::END), r.int(T::DEVICE_ID), r.int(T::STREAM_ID))
             else {
-                self.lacking[MEMSET_ROWS] += 1;
+                self.lacking[slot] += 1;
                 return;
             };
-            let process = r.int(F::GlobalPid).map_or(0, process_of);
-            if !self.keep(process) {
+            let process = r.int(T::GLOBAL_PID).map_or(0, process_of);
+            if !self.only.keeps(process) {
                 return;
             }
             let args = Args {
-                correlation: r.int(F::CorrelationId).map(|c| correlation(process, c)),
+                correlation: r.int(T::CORRELATION_ID).map(|c| correlation(process, c)),
                 device: Some(device),
                 stream: Some(stream),
-                bytes: r.int(F::Bytes),
+                bytes: r.int(T::BYTES),
                 ..Args::default()
             };
-            self.emit(x_event(b"gpu_memset", "Memset (Device)", device, stream, start, end, args));
-            self.out.counts[MEMSET_ROWS] += 1;
+            self.events.emit(x_event(cat, &name(&r), device, stream, start, end, args));
+            self.out.counts[slot] += 1;
         })
     }
 
@@ -555,7 +549,7 @@ impl<S: EventSink> Reading<'_, S> {
                 self.lacking[NVTX_ROWS] += 1;
                 return;
             };
-            if !self.keep(process_of(g)) {
+            if !self.only.keeps(process_of(g)) {
                 return;
             }
             let label = r
@@ -567,8 +561,7 @@ impl<S: EventSink> Reading<'_, S> {
                 None => (b"user_annotation", label, Args::default()),
             };
             let ev = x_event(cat, name, process_of(g), g % PROCESS_SHIFT, start, end, args);
-            self.sink.event(&ev, self.index, 0);
-            self.index += 1;
+            self.events.emit(ev);
             self.out.counts[NVTX_ROWS] += 1;
         })
     }
@@ -610,7 +603,7 @@ impl<S: EventSink> Reading<'_, S> {
                 "warpSize": r.int(Gpus::WarpSize).unwrap_or(32),
             }));
         })?;
-        self.sink.header("deviceProperties", serde_json::Value::Array(devices));
+        self.events.sink.header("deviceProperties", serde_json::Value::Array(devices));
         Ok(())
     }
 
@@ -632,7 +625,7 @@ impl<S: EventSink> Reading<'_, S> {
                 env.insert(k.to_string(), serde_json::Value::String(v.to_string()));
             }
         })?;
-        self.sink.header(&format!("nsys.{}", T::TABLE), serde_json::Value::Object(env));
+        self.events.sink.header(&format!("nsys.{}", T::TABLE), serde_json::Value::Object(env));
         Ok(())
     }
 }
