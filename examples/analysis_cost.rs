@@ -1,0 +1,32 @@
+//! Times the analyses a summary does not run (findings; the call-path tree and its source lines)
+//! against a whole summary (read, analyse, summarise) of one trace, the 1 GB bench input by
+//! default: `cargo run --profile ci --example analysis_cost -- [TRACE]`.
+use std::time::Instant;
+
+/// Runs `f`, returning what it gave and how long it took (ms).
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let out = f();
+    (out, t.elapsed().as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let path = std::env::args().nth(1).unwrap_or_else(|| "target/bench-data/llama_1000mb.json".into());
+    // A summary's time: reading, analysing and summarising (what `traceprism summary` does).
+    let ((a, s), summary_ms) = timed(|| {
+        let a = traceprism::analyze_path(std::path::Path::new(&path), Default::default()).expect("trace reads");
+        let s = traceprism::report::summary::summary(&a);
+        (a, s)
+    });
+    println!("{path}: summary {summary_ms:.1} ms ({} passes)", s.passes);
+    let (found, ms) = timed(|| traceprism::analysis::findings::findings(&a));
+    println!("  findings {ms:.1} ms ({} findings): {:.1}% of the summary", found.len(), 100.0 * ms / summary_ms);
+    let ((nodes, lines), ms) = timed(|| {
+        let cp = traceprism::analysis::call_paths::call_paths(&a);
+        (cp.nodes.len(), traceprism::analysis::sources::sources(&cp).len())
+    });
+    println!(
+        "  call paths and sources {ms:.1} ms ({nodes} nodes, {lines} lines): {:.1}% of the summary",
+        100.0 * ms / summary_ms
+    );
+}
