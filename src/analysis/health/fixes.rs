@@ -4,7 +4,7 @@
 //! user of `nsys`. A check not listed for a format takes its `torch.profiler` fix; a check not
 //! listed at all has none (or builds its own from what it found).
 
-use super::check::CheckId;
+use super::check::{Check, CheckId, Status};
 use crate::model::InputFormat;
 
 /// The fixes of a `torch.profiler` trace, by check.
@@ -115,6 +115,20 @@ pub fn fix(check: CheckId, format: InputFormat) -> &'static str {
     let of = |table: &[(CheckId, &'static str)]| table.iter().find(|(c, _)| *c == check).map(|&(_, f)| f);
     let own = if format == InputFormat::NsysSqlite { of(NSYS) } else { None };
     own.or_else(|| of(TORCH)).unwrap_or("")
+}
+
+/// A check of `status`: what it limits and its fix for an input of `format` are given only when
+/// the status needs attention (missing, partial, warning), never for what is there.
+pub fn checked(check: CheckId, status: Status, count: u64, found: String, limits: &str, format: InputFormat) -> Check {
+    let act = status.needs_attention();
+    Check {
+        check,
+        status,
+        count,
+        found,
+        limits: if act { limits.to_string() } else { String::new() },
+        fix: if act { fix(check, format).to_string() } else { String::new() },
+    }
 }
 
 /// The fix of a missing `shapes`, `stacks` or `modules` check in a trace without CPU ops: those

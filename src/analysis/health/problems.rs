@@ -3,7 +3,7 @@
 
 use super::check::{Check, CheckId, Status};
 use super::counted::{pdl_device, Counted};
-use super::fixes::fix;
+use super::fixes::{checked, fix};
 use crate::analysis::Analysis;
 use crate::model::{Trace, WarningKind, Warnings};
 
@@ -58,13 +58,8 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
     let first = |w: &Warnings, kind: &WarningKind| {
         w.examples_of(kind).next().map(|e| format!("; first: event {}, {}", e.event, e.detail)).unwrap_or_default()
     };
-    let problem = |check: CheckId, n: u64, found: String, limits: &str| Check {
-        check,
-        status: if n > 0 { Status::Warning } else { Status::Ok },
-        count: n,
-        found,
-        limits: if n > 0 { limits.to_string() } else { String::new() },
-        fix: if n > 0 { fix(check, t.stats.format).to_string() } else { String::new() },
+    let problem = |check: CheckId, n: u64, found: String, limits: &str| {
+        checked(check, if n > 0 { Status::Warning } else { Status::Ok }, n, found, limits, t.stats.format)
     };
     let repaired = count(&t.warnings, &WarningKind::RepairedJson);
     let mut out = vec![problem(

@@ -3,7 +3,7 @@
 
 use super::check::{Check, CheckId, Status};
 use super::counted::Counted;
-use super::fixes::fix;
+use super::fixes::{checked, fix};
 use crate::analysis::steps::annotations::find_steps;
 use crate::analysis::steps::rules::PhaseRules;
 use crate::analysis::Analysis;
@@ -11,15 +11,8 @@ use crate::model::Trace;
 
 /// A recorded fact: present when `count > 0`, else missing with its limits and its fix.
 pub fn recorded(t: &Trace, check: CheckId, count: u64, found: String, limits: &str) -> Check {
-    let there = count > 0;
-    Check {
-        check,
-        status: if there { Status::Present } else { Status::Missing },
-        count,
-        found,
-        limits: if there { String::new() } else { limits.to_string() },
-        fix: if there { String::new() } else { fix(check, t.stats.format).to_string() },
-    }
+    let status = if count > 0 { Status::Present } else { Status::Missing };
+    checked(check, status, count, found, limits, t.stats.format)
 }
 
 /// `memcpy_memset`: copies and fills (present or none; nothing to fix).
@@ -40,33 +33,28 @@ pub fn copies_check(c: &Counted) -> Check {
 
 /// `device_properties`: the GPUs the header names.
 pub fn devices_check(t: &Trace) -> Check {
-    let none = t.meta.devices.is_empty();
-    Check {
-        check: CheckId::DeviceProperties,
-        status: if none { Status::Missing } else { Status::Present },
-        count: t.meta.devices.len() as u64,
-        found: match t.meta.devices.first() {
-            Some(d) => format!("{} device(s): {}", t.meta.devices.len(), d.name),
-            None => "no deviceProperties".into(),
-        },
-        limits: if none {
-            "the roofline has no peaks unless --device names the GPU; the device is named by its vendor only".into()
-        } else {
-            String::new()
-        },
-        fix: if none { fix(CheckId::DeviceProperties, t.stats.format).into() } else { String::new() },
-    }
+    let found = match t.meta.devices.first() {
+        Some(d) => format!("{} device(s): {}", t.meta.devices.len(), d.name),
+        None => "no deviceProperties".into(),
+    };
+    recorded(
+        t,
+        CheckId::DeviceProperties,
+        t.meta.devices.len() as u64,
+        found,
+        "the roofline has no peaks unless --device names the GPU; the device is named by its vendor only",
+    )
 }
 
 /// `whole_graph_replays` (an Nsight Systems export's own check): each graph replay recorded whole
 /// is one GPU event standing for kernels the export does not hold.
 pub fn whole_graphs_check(t: &Trace) -> Check {
     let (n, ns) = t.meta.whole_graph_replays.map_or((0, 0), |r| (r.count, r.ns));
-    Check {
-        check: CheckId::WholeGraphReplays,
-        status: if n > 0 { Status::Warning } else { Status::Ok },
-        count: n,
-        found: if n > 0 {
+    checked(
+        CheckId::WholeGraphReplays,
+        if n > 0 { Status::Warning } else { Status::Ok },
+        n,
+        if n > 0 {
             format!(
                 "{n} CUDA graph replays recorded whole ({:.3} ms): the kernels they ran are not in the export",
                 ns as f64 / 1e6
@@ -74,13 +62,9 @@ pub fn whole_graphs_check(t: &Trace) -> Check {
         } else {
             "no graph replayed whole: every kernel is in the export".into()
         },
-        limits: if n > 0 {
-            "each replay is one opaque GPU event: its kernels are in no category, layer or kernel table, and passes inside it are not seen".into()
-        } else {
-            String::new()
-        },
-        fix: if n > 0 { fix(CheckId::WholeGraphReplays, t.stats.format).into() } else { String::new() },
-    }
+        "each replay is one opaque GPU event: its kernels are in no category, layer or kernel table, and passes inside it are not seen",
+        t.stats.format,
+    )
 }
 
 /// `distributedInfo`: asked for only when the trace ran collectives (a single process needs none).
@@ -95,19 +79,14 @@ pub fn distributed_check(a: &Analysis) -> Check {
         _ if collectives > 0 => (Status::Missing, format!("no distributedInfo, though {collectives} communication kernels ran")),
         _ => (Status::Ok, "no distributedInfo and no communication kernels: one process".into()),
     };
-    let missing = status == Status::Missing;
-    Check {
-        check: CheckId::DistributedInfo,
+    checked(
+        CheckId::DistributedInfo,
         status,
-        count: t.meta.world_size.unwrap_or(0).max(0) as u64,
+        t.meta.world_size.unwrap_or(0).max(0) as u64,
         found,
-        limits: if missing {
-            "`ranks` tells this trace's rank from its file name or the order given".into()
-        } else {
-            String::new()
-        },
-        fix: if missing { fix(CheckId::DistributedInfo, t.stats.format).into() } else { String::new() },
-    }
+        "`ranks` tells this trace's rank from its file name or the order given",
+        t.stats.format,
+    )
 }
 
 /// `kernels`: the GPU's kernels; a warning when the device ran under categories not read, or
@@ -251,25 +230,22 @@ pub fn time_unit_check(t: &Trace) -> Check {
     // Kineto writes µs and `displayTimeUnit: "ms"` (display only). A writer that put ns in `ts`
     // and said so with `"ns"` gives kernels a thousand times too long.
     let at_odds = unit == Some("ns") && median_us.is_some_and(|m| m >= 1000.0);
-    Check {
-        check: CheckId::TimeUnit,
-        status: if at_odds { Status::Warning } else { Status::Ok },
-        count: 0,
-        found: match (unit, median_us) {
-            (Some(u), Some(m)) => {
-                format!("timestamps read as µs (displayTimeUnit \"{u}\" is for display only); median kernel {m:.1} µs")
-            }
-            (Some(u), None) => format!("timestamps read as µs (displayTimeUnit \"{u}\" is for display only)"),
-            (None, Some(m)) => format!("timestamps read as µs; median kernel {m:.1} µs"),
-            (None, None) => "timestamps read as µs".into(),
-        },
-        limits: if at_odds {
-            "displayTimeUnit is \"ns\" and the median kernel lasts over 1 ms as µs: the timestamps are likely ns, so every time is 1000× too long".into()
-        } else {
-            String::new()
-        },
-        fix: if at_odds { fix(CheckId::TimeUnit, t.stats.format).into() } else { String::new() },
-    }
+    let found = match (unit, median_us) {
+        (Some(u), Some(m)) => {
+            format!("timestamps read as µs (displayTimeUnit \"{u}\" is for display only); median kernel {m:.1} µs")
+        }
+        (Some(u), None) => format!("timestamps read as µs (displayTimeUnit \"{u}\" is for display only)"),
+        (None, Some(m)) => format!("timestamps read as µs; median kernel {m:.1} µs"),
+        (None, None) => "timestamps read as µs".into(),
+    };
+    checked(
+        CheckId::TimeUnit,
+        if at_odds { Status::Warning } else { Status::Ok },
+        0,
+        found,
+        "displayTimeUnit is \"ns\" and the median kernel lasts over 1 ms as µs: the timestamps are likely ns, so every time is 1000× too long",
+        t.stats.format,
+    )
 }
 
 /// `truncation`: whether the document is whole.
@@ -301,16 +277,11 @@ pub fn truncation_check(t: &Trace) -> Check {
 /// `secret_metadata`: where the header holds secret-looking metadata.
 pub fn secrets_check(t: &Trace) -> Check {
     let keys = &t.meta.secret_keys;
-    Check {
-        check: CheckId::SecretMetadata,
-        status: if keys.is_empty() { Status::Ok } else { Status::Warning },
-        count: keys.len() as u64,
-        found: if keys.is_empty() {
-            "no secret-looking metadata".into()
-        } else {
-            format!("secret-looking metadata at {}", keys.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
-        },
-        limits: String::new(),
-        fix: if keys.is_empty() { String::new() } else { fix(CheckId::SecretMetadata, t.stats.format).into() },
-    }
+    let found = if keys.is_empty() {
+        "no secret-looking metadata".into()
+    } else {
+        format!("secret-looking metadata at {}", keys.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+    };
+    let status = if keys.is_empty() { Status::Ok } else { Status::Warning };
+    checked(CheckId::SecretMetadata, status, keys.len() as u64, found, "", t.stats.format)
 }
