@@ -109,31 +109,35 @@ impl Reader {
         }
         self.bytes_in += chunk.len() as u64;
         if let Input::Detect = self.input {
-            // One byte is enough to rule gzip out; a lone 0x1f waits for the second byte.
-            let gzip = || {
-                let mut d = Box::<GzipDecoder>::default();
-                d.check_crc(self.gzip_crc);
-                Input::Gzip(d)
+            // What the input is, decided once from its first bytes. One byte is enough to rule
+            // gzip out; a lone 0x1f waits for the second byte.
+            let format = match chunk {
+                [0x1f] if self.bytes_in == 1 => Format::Gzip,
+                _ => sniff(chunk),
             };
-            if chunk.len() == 1 && chunk[0] == 0x1f && self.bytes_in == 1 {
-                self.input = gzip();
-            } else {
-                self.input = if sniff(chunk) == Format::Gzip { gzip() } else { Input::Plain };
+            self.input = match format {
+                Format::Gzip => {
+                    let mut d = Box::<GzipDecoder>::default();
+                    d.check_crc(self.gzip_crc);
+                    Input::Gzip(d)
+                }
+                _ => Input::Plain,
+            };
+            // An Nsight Systems export is kept whole, read at the end; so is a JAX profile (never
+            // split for parallel parsing).
+            if format.is_nsys() {
+                self.sqlite = Some(Vec::new());
+            } else if format == Format::Xspace {
+                self.xspace = Some(Vec::new());
             }
         }
-        // An Nsight Systems export is kept whole, read at the end.
-        if let Input::Plain = self.input {
-            if self.sqlite.is_some() || (self.json_bytes == 0 && sniff(chunk).is_nsys()) {
-                self.sqlite.get_or_insert_with(Vec::new).extend_from_slice(chunk);
-                return Ok(());
-            }
+        if let Some(export) = &mut self.sqlite {
+            export.extend_from_slice(chunk);
+            return Ok(());
         }
         let Reader { input, json, builder, json_bytes, xspace, .. } = self;
-        if let Input::Plain = input {
-            // A JAX profile is kept whole (and never split for parallel parsing).
-            if xspace.is_some() || (*json_bytes == 0 && sniff(chunk) == Format::Xspace) {
-                return inflated(chunk, json_bytes, xspace, json, builder);
-            }
+        if let (Input::Plain, Some(_)) = (&input, &xspace) {
+            return inflated(chunk, json_bytes, xspace, json, builder);
         }
         #[cfg(not(target_arch = "wasm32"))]
         if let Input::Plain = self.input {
