@@ -1,5 +1,6 @@
 //! Analyses that read the linked model. Each fills one part of [`Analysis`]; none re-reads input.
 
+pub mod budget;
 pub mod call_paths;
 pub mod categories;
 pub mod compare;
@@ -42,6 +43,8 @@ pub struct Analysis {
     pub layers: layers::Layers,
     /// Filled on first call of [`Analysis::roofline`].
     roofline: std::sync::OnceLock<roofline::Roofline>,
+    /// Filled on first call of [`Analysis::budget`].
+    budget: std::sync::OnceLock<budget::StepBudget>,
     /// Filled on first call of [`Analysis::call_paths`].
     call_paths: std::sync::OnceLock<call_paths::CallPaths>,
 }
@@ -73,6 +76,7 @@ impl Analysis {
             phases,
             layers,
             roofline: std::sync::OnceLock::new(),
+            budget: std::sync::OnceLock::new(),
             call_paths: std::sync::OnceLock::new(),
         })
     }
@@ -85,6 +89,12 @@ impl Analysis {
     /// The roofline analysis, computed on first use and kept (several tables and the report read it).
     pub fn roofline(&self) -> &roofline::Roofline {
         self.roofline.get_or_init(|| roofline::analyze(self))
+    }
+
+    /// Every step's time budget ([`budget`]), computed on first use and kept (its table and the
+    /// findings read it).
+    pub fn budget(&self) -> &budget::StepBudget {
+        self.budget.get_or_init(|| budget::step_budget(self))
     }
 
     /// The call-path tree of the kernels, computed on first use and kept (`call_paths`, `sources`,

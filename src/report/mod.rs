@@ -5,6 +5,7 @@
 
 #[cfg(all(feature = "parquet", not(target_arch = "wasm32")))]
 pub mod batches;
+pub mod budget;
 pub mod categories;
 pub mod code;
 pub mod compare;
@@ -80,6 +81,7 @@ pub const TABLES: &[TableDef] = &[
     TableDef { name: "trace_input", view: View::Overview, build: input::trace_input },
     TableDef { name: "health", view: View::Overview, build: health::health },
     TableDef { name: "findings", view: View::Overview, build: findings::findings },
+    TableDef { name: "step_budget", view: View::Overview, build: budget::step_budget },
     TableDef { name: "gpu_timeline", view: View::Overview, build: timeline::gpu_timeline },
     TableDef { name: "ops_summary_by_category", view: View::Categories, build: ops::ops_summary_by_category },
     TableDef { name: "ops_summary", view: View::Ops, build: ops::ops_summary },

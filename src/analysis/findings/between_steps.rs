@@ -1,46 +1,43 @@
 //! `step_gaps`: between consecutive passes of a phase on one device the GPU idles while the host
-//! (the scheduler, the sampler, the loop) prepares the next step. Saving: the median gap.
+//! is in nothing the trace recorded (the scheduler, the sampler, the loop, uninstrumented): the
+//! step budget's **between_steps** rows. What the host did between steps in a named range is a
+//! host activity; issuing the next step's first kernels is launch. Saving: that idle.
 
-use super::{confidence, median_us, Engine, Finding, Group, Kind};
-use crate::analysis::phases::Pass;
-use crate::support::median::upper_median;
+use super::{Engine, Finding, Group, Kind};
+use crate::analysis::budget::Part;
 
 /// The between-steps finding of `g`, if the gap is worth raising ([`Group::worth`]).
 pub fn step_gaps(g: &Group) -> Option<Finding> {
-    if g.passes.len() < 2 {
+    if g.steps.len() < 2 {
         return None;
     }
-    let mut sorted: Vec<&Pass> = g.passes.clone();
-    sorted.sort_by_key(|p| p.start_ns);
-    let gaps: Vec<i64> = sorted.windows(2).map(|w| (w[1].start_ns - w[0].end_ns).max(0)).collect();
-    let gap_ns = upper_median(gaps.clone());
-    let gap_us = gap_ns as f64 / 1e3;
-    let wall_us = median_us(sorted.iter().map(|p| p.end_ns - p.start_ns));
-    let step_us = wall_us + gap_us;
+    let gap_us = g.median_of(|s| s.part_ns(Part::BetweenSteps));
+    let step_us = g.wall_us();
     if !g.worth(gap_us, step_us) {
         return None;
     }
-    let k = gaps.iter().enumerate().min_by_key(|(_, &g)| (g - gap_ns).abs()).map_or(0, |(k, _)| k);
+    let i = g.median_pass(|i| g.steps[i].part_ns(Part::BetweenSteps));
+    let row = g.steps[i].rows.iter().filter(|r| r.part == Part::BetweenSteps).max_by_key(|r| r.ns)?;
     let fix = match g.engine {
         Engine::Vllm => "overlap scheduling with the running step: vLLM --async-scheduling",
         Engine::Sglang => "keep SGLang's overlap scheduler on (no --disable-overlap-schedule)",
         Engine::Jax => "keep dispatch asynchronous: no block_until_ready, device_get or printing of a result inside the loop; a loop of steps as lax.scan or lax.fori_loop in one jit",
-        Engine::Torch => "prepare the next step while this one runs: no host synchronisation between steps (a .item() or .cpu() on the step's output waits for the GPU; check stopping criteria every few steps)",
+        Engine::Torch => "prepare the next step while this one runs: no host synchronisation between steps (a .item() or .cpu() on the step's output waits for the GPU; check stopping criteria every few steps); record with_stack=True to name what the host does there",
     };
     Some(Finding {
         kind: Kind::StepGaps,
         scope: g.scope.clone(),
-        passes: sorted.len(),
+        passes: g.steps.len(),
+        subject: String::new(),
         evidence: format!(
-            "the GPU idles a median {gap_us:.1} µs between consecutive steps ({} gaps) beside {wall_us:.1} µs of step",
-            gaps.len()
+            "between consecutive steps the GPU idles a median {gap_us:.1} µs while the host is in nothing recorded, of a {step_us:.1} µs step (window to the next step's start)"
         ),
         saving_us: gap_us,
         saving_pct: 100.0 * gap_us / step_us,
-        confidence: confidence(sorted.len(), 1.0),
+        confidence: g.confidence(),
         fix: fix.to_string(),
-        check: format!("steps following each other within a few µs: about {wall_us:.1} µs per step instead of {step_us:.1}"),
-        from_ns: sorted[k].end_ns,
-        to_ns: sorted[k + 1].start_ns,
+        check: format!("steps following each other within a few µs: about {:.1} µs per step instead of {step_us:.1}", step_us - gap_us),
+        from_ns: row.longest.0,
+        to_ns: row.longest.1,
     })
 }

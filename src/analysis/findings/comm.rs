@@ -3,7 +3,8 @@
 //! overlap would give; a tensor-parallel all-reduce whose result the next layer needs cannot be
 //! hidden, only made shorter).
 
-use super::{median_us, Engine, Finding, Group, Kind};
+use super::{Engine, Finding, Group, Kind};
+use crate::analysis::budget::Part;
 use crate::analysis::phases::Pass;
 use crate::analysis::timeline::merge as union;
 use crate::analysis::Analysis;
@@ -49,15 +50,19 @@ pub fn exposed(a: &Analysis, p: &Pass) -> (i64, i64) {
     (total, uncovered(&comm, &union(compute)))
 }
 
-/// The exposed-communication finding of `g`, if the exposed time is worth raising ([`Group::worth`]).
+/// The exposed-communication finding of `g`, if the exposed time is worth raising
+/// ([`Group::worth`]): the step budget's **exposed_communication** rows.
 pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
-    let per_pass: Vec<(i64, i64)> = g.passes.iter().map(|p| exposed(a, p)).collect();
-    let saving_us = median_us(per_pass.iter().map(|&(_, x)| x));
-    let comm_us = median_us(per_pass.iter().map(|&(c, _)| c));
+    let saving_us = g.median_of(|s| s.part_ns(Part::ExposedCommunication));
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
         return None;
     }
+    let comm = if g.passes.is_empty() {
+        String::new()
+    } else {
+        format!("collectives run {:.1} µs of the median step's {wall_us:.1} µs; ", super::median_us(g.passes.iter().map(|p| exposed(a, p).0)))
+    };
     let inference = g.phase != crate::analysis::phases::Phase::NotInference;
     let fix = match (g.engine, inference) {
         (Engine::Vllm, _) => "shorten the all-reduces that cannot overlap: keep the custom all-reduce on (no --disable-custom-all-reduce), fuse all-reduce with RMSNorm (vLLM --compilation-config pass_config enable_fi_allreduce_fusion), or fewer tensor-parallel ranks (--tensor-parallel-size) with data parallelism across the rest",
@@ -66,21 +71,21 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
         (Engine::Torch, false) => "overlap communication with compute: FSDP forward/backward prefetch (FSDP2 reshard_after_forward, forward_prefetch / backward_prefetch), DDP gradient buckets (bucket_cap_mb) so all-reduces start during backward; NCCL_NCHANNELS_PER_NET_PEER / NCCL_MIN_NCHANNELS for bandwidth",
         (Engine::Torch, true) => "shorten the collectives on the critical path: fewer tensor-parallel ranks, a fused all-reduce + norm, or overlap with the next micro-batch",
     };
-    let i = g.median_pass(|i| per_pass[i].1);
+    let i = g.median_pass(|i| g.steps[i].part_ns(Part::ExposedCommunication));
+    let (from_ns, to_ns) = g.window(i);
     Some(Finding {
         kind: Kind::ExposedCommunication,
         scope: g.scope.clone(),
-        passes: g.passes.len(),
-        evidence: format!(
-            "collectives run {comm_us:.1} µs of the median step's {wall_us:.1} µs; {saving_us:.1} µs of it with no compute kernel beside them"
-        ),
+        passes: g.steps.len(),
+        subject: String::new(),
+        evidence: format!("{comm}{saving_us:.1} µs of collective time a step with no compute kernel beside it, of a {wall_us:.1} µs step"),
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
         confidence: format!("low: an upper bound (full overlap); {}", g.confidence()),
         fix: fix.to_string(),
         check: format!("less than {:.1} µs of collective time alone a step", saving_us / 2.0),
-        from_ns: g.passes[i].start_ns,
-        to_ns: g.passes[i].end_ns,
+        from_ns,
+        to_ns,
     })
 }
 

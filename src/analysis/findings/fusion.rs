@@ -98,6 +98,7 @@ pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
         kind: Kind::Fusion,
         scope: g.scope.clone(),
         passes: g.passes.len(),
+        subject: String::new(),
         evidence: format!(
             "{runs_per_step} runs of {MIN_RUN}+ memory-bound kernels a step ({kernels} kernels; the longest {longest}, from {}); a memory-bound kernel costs at least {floor_us:.2} µs here (10th percentile of {} such kernels)",
             a.trace.name(gpu.name[first as usize]),

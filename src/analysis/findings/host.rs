@@ -2,21 +2,22 @@
 //! launches, or the launches between piecewise graphs). Saving: that wait, less the gap a graph
 //! replay leaves between its kernels ([`GRAPH_REPLAY_GAP_NS`]).
 
-use super::{median_us, Engine, Finding, Group, Kind, GRAPH_REPLAY_GAP_NS};
+use super::{Engine, Finding, Group, Kind, GRAPH_REPLAY_GAP_NS};
+use crate::analysis::budget::Part;
 
 /// The host-bound finding of `g`, if the wait is worth raising ([`Group::worth`]).
 pub fn host_bound(g: &Group) -> Option<Finding> {
-    let kernels: usize = g.gaps.iter().map(|w| w.kernels).sum();
-    let eager: usize = g.gaps.iter().map(|w| w.eager).sum();
+    let kernels: usize = g.steps.iter().map(|w| w.kernels).sum();
+    let eager: usize = g.steps.iter().map(|w| w.eager).sum();
     // Per pass: the wait a replay removes, less the gaps a replay leaves between its kernels.
-    let saving_us = median_us(g.gaps.iter().map(|w| (w.launch_ns - w.kernels as i64 * GRAPH_REPLAY_GAP_NS).max(0)));
+    let saving_us = g.median_of(|w| (w.part_ns(Part::Launch) - w.kernels as i64 * GRAPH_REPLAY_GAP_NS).max(0));
     let wall_us = g.wall_us();
-    let busy_us = median_us(g.passes.iter().map(|p| p.busy_ns));
-    let waiting_us = median_us(g.gaps.iter().map(|w| w.launch_ns));
+    let busy_us = g.median_of(|w| w.busy_ns());
+    let waiting_us = g.median_of(|w| w.part_ns(Part::Launch));
     if !g.worth(saving_us, wall_us) {
         return None;
     }
-    let per_step = kernels / g.gaps.len().max(1);
+    let per_step = kernels / g.steps.len().max(1);
     let replayed = eager * 2 < kernels;
     let fix = match (g.engine, replayed) {
         (Engine::Vllm, true) => "capture whole steps, not pieces: vLLM --compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}' (full graphs for decode batches), and a cudagraph_capture_sizes list that covers the batch sizes run",
@@ -26,11 +27,13 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
         (Engine::Jax, _) => "put more of the step in one XLA program: jit the whole step (a loop of steps as lax.scan or lax.fori_loop), so the host dispatches one executable, not many",
         (Engine::Torch, _) => "replay the step from a CUDA graph: torch.compile(model, mode=\"reduce-overhead\") (Hugging Face: a static cache, generation_config.cache_implementation=\"static\"), or torch.cuda.CUDAGraph around a fixed-shape step",
     };
-    let i = g.median_pass(|i| g.gaps[i].wall_ns);
+    let i = g.median_pass(|i| g.steps[i].wall_ns());
+    let (from_ns, to_ns) = g.window(i);
     Some(Finding {
         kind: Kind::HostBound,
         scope: g.scope.clone(),
-        passes: g.passes.len(),
+        passes: g.steps.len(),
+        subject: String::new(),
         evidence: format!(
             "median step {wall_us:.1} µs of wall time for {busy_us:.1} µs of GPU work ({:.0}% busy); the GPU waits {waiting_us:.1} µs while the host issues kernels; {per_step} kernels a step, {:.0}% launched one by one",
             100.0 * busy_us / wall_us,
@@ -45,7 +48,7 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
             busy_us + (per_step as f64 * GRAPH_REPLAY_GAP_NS as f64 / 1e3),
             GRAPH_REPLAY_GAP_NS as f64 / 1e3
         ),
-        from_ns: g.passes[i].start_ns,
-        to_ns: g.passes[i].start_ns + g.gaps[i].wall_ns,
+        from_ns,
+        to_ns,
     })
 }

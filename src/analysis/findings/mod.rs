@@ -1,8 +1,16 @@
 //! Findings: what to fix first and what it would save, each estimated from the trace's own figures
 //! (never a fixed percentage), ranked by the saving per step.
 //!
-//! Inside a pass, each gap in the GPU's work is split by cause once ([`gaps`]), so no two
-//! findings claim the same idle. Kinds:
+//! Time is accounted for first, causes named second: every step's wall time is split once into
+//! the rows of its budget ([`crate::analysis::budget`]), and each finding reads its own rows, so
+//! no two findings claim the same idle. Kinds:
+//! - **`host_activity`** (`host_activity`): the GPU idles while the launching thread is in a
+//!   range that issues no GPU work, named (a data loader, a scheduler, a tokenizer, a Python
+//!   frame); the fix from the table of host activities (`rules/host_activities.toml`).
+//! - **`gpu_bound`** (`gpu_bound`): the GPU is busy at least [`GPU_BOUND_SHARE`] of the step:
+//!   what ran, ranked; judged against the roof where shapes were recorded.
+//! - **`exposed_copy`** (`copies`): copies and fills with no kernel beside them.
+//! - **`unlinked_idle`** (`unlinked`): idle before GPU work whose launch is not in the trace.
 //! - **`host_bound`** (`host`): the GPU waits while the host issues kernels one at a time.
 //!   Replaying the step from a graph removes that wait, down to the gap a replay itself leaves
 //!   between kernels (measured: [`GRAPH_REPLAY_GAP_NS`]).
@@ -30,21 +38,24 @@
 
 mod between_steps;
 mod comm;
+mod copies;
 mod fusion;
-pub mod gaps;
+mod gpu_bound;
 mod host;
+pub mod host_activity;
 pub mod outcome;
 mod roofline;
 mod stall;
 mod straggler;
 mod sync;
+mod unlinked;
 
 pub use straggler::stragglers;
 
 use crate::analysis::phases::{Pass, Phase};
 use crate::analysis::Analysis;
 use crate::support::median::upper_median;
-use gaps::{pass_gaps, PassGaps, Syncs};
+use crate::analysis::budget::Step;
 
 /// One finding: a cause of lost time, its saving per step, the fix and how to check it.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -55,6 +66,9 @@ pub struct Finding {
     pub scope: String,
     /// Passes the figures come from.
     pub passes: usize,
+    /// What within its kind the finding is about (a host activity's range name), else empty:
+    /// with `kind` and `scope`, what identifies the finding in a second trace.
+    pub subject: String,
     /// The figures the finding rests on, in words.
     pub evidence: String,
     /// Time a step would save (µs, median over the passes).
@@ -103,11 +117,20 @@ pub enum Kind {
     Roofline,
     /// Across the ranks of a run (`traceprism ranks`), not one trace.
     Straggler,
+    /// The GPU idles while the host is in a range that issues no GPU work (a data loader, a
+    /// scheduler, a tokenizer): named, with its fix when the table of host activities knows it.
+    HostActivity,
+    /// The GPU is busy nearly all of every step: what ran, ranked by share.
+    GpuBound,
+    /// Copies or fills run with no kernel beside them.
+    ExposedCopy,
+    /// The GPU idles before work whose launch the trace does not hold.
+    UnlinkedIdle,
 }
 
 impl Kind {
     /// Every kind, in the order findings are computed.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 12] = [
         Kind::HostBound,
         Kind::Sync,
         Kind::Stalled,
@@ -116,6 +139,10 @@ impl Kind {
         Kind::StepGaps,
         Kind::Roofline,
         Kind::Straggler,
+        Kind::HostActivity,
+        Kind::GpuBound,
+        Kind::ExposedCopy,
+        Kind::UnlinkedIdle,
     ];
     /// The kind's place in [`Kind::ALL`] (a match, so a new kind cannot be left out of it).
     pub fn position(self) -> usize {
@@ -128,6 +155,10 @@ impl Kind {
             Kind::StepGaps => 5,
             Kind::Roofline => 6,
             Kind::Straggler => 7,
+            Kind::HostActivity => 8,
+            Kind::GpuBound => 9,
+            Kind::ExposedCopy => 10,
+            Kind::UnlinkedIdle => 11,
         }
     }
     /// The kind as tables and JSON spell it (`host_bound`).
@@ -141,6 +172,10 @@ impl Kind {
             Kind::StepGaps => "step_gaps",
             Kind::Roofline => "roofline",
             Kind::Straggler => "straggler",
+            Kind::HostActivity => "host_activity",
+            Kind::GpuBound => "gpu_bound",
+            Kind::ExposedCopy => "exposed_copy",
+            Kind::UnlinkedIdle => "unlinked_idle",
         }
     }
 }
@@ -162,19 +197,19 @@ pub const MIN_SAVING_SHARE: f64 = 0.05;
 /// Passes below which a finding's confidence is `low`.
 pub(crate) const FEW_PASSES: usize = 3;
 
-/// The passes of one phase on one device, with each pass's idle split by cause: what every
-/// kind of finding reads.
+/// The steps of one phase on one device (or one device's capture window, where no step was
+/// found), with each step's budget: what every kind of finding reads.
 pub struct Group<'a> {
-    /// The phase of the passes.
+    /// The phase of the passes (`Unknown` for a capture window).
     pub phase: Phase,
     /// Their device.
     pub device: i32,
-    /// `decode on device 0`.
+    /// `decode on device 0`, `capture window on device 1`.
     pub scope: String,
-    /// The passes, in time order.
+    /// The passes, in time order (none for a capture window).
     pub passes: Vec<&'a Pass>,
-    /// Per pass (same order), its idle by cause.
-    pub gaps: Vec<PassGaps>,
+    /// Per step (same order as `passes`), its budget.
+    pub steps: Vec<&'a Step>,
     /// The engine that ran them, for fixes in its terms.
     pub engine: Engine,
     /// The share of its step below which a saving is not raised.
@@ -186,43 +221,75 @@ impl Group<'_> {
     pub fn worth(&self, saving_us: f64, of_us: f64) -> bool {
         of_us > 0.0 && saving_us > 0.0 && saving_us >= self.min_share * of_us
     }
-    /// Median wall time of the passes (µs).
+    /// Whether the group is a device's capture window rather than steps.
+    pub fn is_capture(&self) -> bool {
+        self.passes.is_empty()
+    }
+    /// Median wall time of the steps (µs): each step's window, from its first kernel to the next
+    /// step's first kernel.
     pub fn wall_us(&self) -> f64 {
-        median_us(self.gaps.iter().map(|w| w.wall_ns))
+        median_us(self.steps.iter().map(|w| w.wall_ns()))
     }
-    /// The confidence of a finding resting on this group's passes.
+    /// Median over the steps of `f` (µs).
+    pub fn median_of(&self, f: impl Fn(&Step) -> i64) -> f64 {
+        median_us(self.steps.iter().map(|s| f(s)))
+    }
+    /// The confidence of a finding resting on this group's steps.
     pub fn confidence(&self) -> String {
-        let kernels: usize = self.gaps.iter().map(|w| w.kernels).sum();
-        let linked = self.gaps.iter().map(|w| w.linked).sum::<usize>() as f64 / kernels.max(1) as f64;
-        confidence(self.passes.len(), linked)
+        if self.is_capture() {
+            return "low: no whole step in the trace; figures are the capture window's".into();
+        }
+        let kernels: usize = self.steps.iter().map(|w| w.kernels).sum();
+        let linked = self.steps.iter().map(|w| w.linked).sum::<usize>() as f64 / kernels.max(1) as f64;
+        confidence(self.steps.len(), linked)
     }
-    /// The pass whose `key` is the median: its index.
+    /// The step whose `key` is the median: its index.
     pub fn median_pass(&self, key: impl Fn(usize) -> i64) -> usize {
-        let mut order: Vec<usize> = (0..self.passes.len()).collect();
+        let mut order: Vec<usize> = (0..self.steps.len()).collect();
         order.sort_by_key(|&i| key(i));
         order[order.len() / 2]
+    }
+    /// The window of step `i` on the timeline: its start and the end of its pass.
+    pub fn window(&self, i: usize) -> (i64, i64) {
+        (self.steps[i].start_ns, self.steps[i].pass_end_ns)
     }
 }
 
 /// The passes of `a` by phase and device: steps only (a stage around a diffusion model's steps,
-/// its encoders or its decoder, is no step), whole passes only.
+/// its encoders or its decoder, is no step), whole passes only; then each device's capture
+/// window where no pass was found.
 pub fn groups(a: &Analysis, min_share: f64) -> Vec<Group<'_>> {
     let engine = Engine::of(a);
-    let syncs = Syncs::of(a);
+    let budget = a.budget();
     let mut out: Vec<Group> = Vec::new();
-    for p in a.phases.passes.iter().filter(|p| !p.incomplete && p.phase != Phase::Stage) {
-        let gaps = pass_gaps(a, &syncs, p);
-        match out.iter_mut().find(|g| (g.phase, g.device) == (p.phase, p.device)) {
+    for step in &budget.steps {
+        let Some(p) = step.pass else {
+            out.push(Group {
+                phase: Phase::Unknown,
+                device: step.device,
+                scope: format!("capture window on device {}", step.device),
+                passes: Vec::new(),
+                steps: vec![step],
+                engine,
+                min_share,
+            });
+            continue;
+        };
+        let p = &a.phases.passes[p];
+        if p.incomplete || p.phase == Phase::Stage {
+            continue;
+        }
+        match out.iter_mut().find(|g| !g.is_capture() && (g.phase, g.device) == (p.phase, p.device)) {
             Some(g) => {
                 g.passes.push(p);
-                g.gaps.push(gaps);
+                g.steps.push(step);
             }
             None => out.push(Group {
                 phase: p.phase,
                 device: p.device,
                 scope: format!("{} on device {}", p.phase.as_str(), p.device),
                 passes: vec![p],
-                gaps: vec![gaps],
+                steps: vec![step],
                 engine,
                 min_share,
             }),
@@ -243,9 +310,6 @@ pub fn findings_from(a: &Analysis, min_share: f64) -> Vec<Finding> {
 
 /// [`findings_from`] with the groups of passes the findings were read from.
 pub fn findings_and_groups(a: &Analysis, min_share: f64) -> (Vec<Finding>, Vec<Group<'_>>) {
-    if a.trace.launches.is_empty() {
-        return (Vec::new(), Vec::new());
-    }
     // The roofline (shared with its tables, kept once computed) is made beside the walk over
     // the passes and the findings it gives.
     let (mut groups, mut out) = (Vec::new(), Vec::new());
@@ -257,12 +321,21 @@ pub fn findings_and_groups(a: &Analysis, min_share: f64) -> (Vec<Finding>, Vec<G
         || {
             groups = self::groups(a, min_share);
             for g in &groups {
+                out.extend(host_activity::host_activities(a, g));
+                out.extend(unlinked::unlinked(g));
+                out.extend(gpu_bound::gpu_bound(a, g));
+                out.extend(copies::exposed_copies(g));
+                out.extend(comm::exposed_communication(a, g));
+                if a.trace.launches.is_empty() {
+                    continue;
+                }
                 out.extend(host::host_bound(g));
                 out.extend(sync::syncs(a, g));
-                out.extend(comm::exposed_communication(a, g));
-                out.extend(fusion::fusion(a, g));
                 out.extend(stall::stalled(a, g));
                 out.extend(between_steps::step_gaps(g));
+                if !g.is_capture() {
+                    out.extend(fusion::fusion(a, g));
+                }
             }
         },
     );

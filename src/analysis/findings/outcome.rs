@@ -2,14 +2,13 @@
 //! of the same workload after a change (after), what the change actually saved where the finding
 //! said, and whether the finding is gone.
 //!
-//! The measured saving is the change of the median step of the finding's phase: its wall time
-//! (first kernel's start to last kernel's end), or for `step_gaps` its period (wall time plus the
-//! gap to the next step). A finding is gone when what it measures in the after trace falls below
+//! The measured saving is the change of the median step of the finding's phase: its window in
+//! the step budget (first kernel's start to the next step's first kernel). A finding is gone when what it measures in the after trace falls below
 //! [`MIN_SAVING_SHARE`] of the step. Findings of one phase add up (they split the idle by cause,
 //! or are busy time), so the gone findings of a phase are judged together: their predictions
 //! hold when the step's measured change lies within ±20% of their sum.
 
-use super::{findings_and_groups, median_us, Finding, Group, Kind, MIN_SAVING_SHARE};
+use super::{findings_and_groups, Finding, Group, Kind, MIN_SAVING_SHARE};
 use crate::analysis::Analysis;
 
 /// How far a measured saving may lie from the predicted one for the prediction to hold.
@@ -40,13 +39,8 @@ pub struct Outcome {
 }
 
 /// A phase's median step in `g`, as `kind` measures it (µs).
-fn step_us(g: &Group, kind: Kind) -> f64 {
-    if kind != Kind::StepGaps || g.passes.len() < 2 {
-        return g.wall_us();
-    }
-    let mut starts: Vec<i64> = g.passes.iter().map(|p| p.start_ns).collect();
-    starts.sort_unstable();
-    median_us(starts.windows(2).map(|w| w[1] - w[0]))
+fn step_us(g: &Group, _kind: Kind) -> f64 {
+    g.wall_us()
 }
 
 /// The group of `after` that matches `before`: the same phase, the same device when it has one.
@@ -117,7 +111,10 @@ fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Findin
         return Some(o);
     };
     let after_step = step_us(ga, f.kind);
-    let remaining = found_after.iter().find(|x| x.kind == f.kind && x.scope == ga.scope).map_or(0.0, |x| x.saving_us);
+    let remaining = found_after
+        .iter()
+        .find(|x| x.kind == f.kind && x.scope == ga.scope && x.subject == f.subject)
+        .map_or(0.0, |x| x.saving_us);
     o.after_step_us = Some(after_step);
     o.measured_us = Some(before_step_us - after_step);
     o.remaining_us = Some(remaining);

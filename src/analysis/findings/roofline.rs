@@ -30,9 +30,9 @@ pub fn far_from_roof(a: &Analysis, groups: &[Group]) -> Vec<Finding> {
     let r = a.roofline();
     let Some(peaks) = &r.peaks else { return Vec::new() };
     // Steps: every whole pass of the trace; their median wall time is the step.
-    let passes: Vec<&Group> = groups.iter().filter(|g| g.phase != Phase::Stage).collect();
+    let passes: Vec<&Group> = groups.iter().filter(|g| g.phase != Phase::Stage && !g.is_capture()).collect();
     let steps: usize = passes.iter().map(|g| g.passes.len()).sum::<usize>().max(1);
-    let step_us = median_us(passes.iter().flat_map(|g| g.gaps.iter().map(|w| w.wall_ns)));
+    let step_us = median_us(passes.iter().flat_map(|g| g.steps.iter().map(|w| w.wall_ns())));
     let Some(min_share) = groups.first().map(|g| g.min_share) else { return Vec::new() };
     let mut out = Vec::new();
     for family in FAMILIES {
@@ -56,8 +56,8 @@ pub fn far_from_roof(a: &Analysis, groups: &[Group]) -> Vec<Finding> {
         let mut f = finding(family, peaks, &far, worst, pct, target, saving_us, step_us, steps, rows.len());
         // The calls are the trace's, not one step's: the window shown is a median step's.
         if let Some(g) = passes.iter().max_by_key(|g| g.passes.len()) {
-            let i = g.median_pass(|i| g.gaps[i].wall_ns);
-            (f.from_ns, f.to_ns) = (g.passes[i].start_ns, g.passes[i].end_ns);
+            let i = g.median_pass(|i| g.steps[i].wall_ns());
+            (f.from_ns, f.to_ns) = g.window(i);
         }
         out.push(f);
     }
@@ -105,6 +105,7 @@ fn finding(
         kind: Kind::Roofline,
         scope: format!("{} calls", family.as_str()),
         passes: steps,
+        subject: String::new(),
         evidence: format!(
             "{} of {shapes} {} shapes run under half the {target:.0}% of the roof this trace's own {} calls reach (time-weighted 90th percentile); the costliest: {} {} × {} calls at {pct:.1}% of its {} roof ({:.1} of {:.1} TFLOP/s)",
             far.len(),

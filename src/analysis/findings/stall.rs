@@ -5,18 +5,18 @@
 //! bound whose cause the trace can only point at: the runtime call
 //! the host sat in during the longest stall.
 
-use super::{code_site, median_us, Finding, Group, Kind};
+use super::{code_site, Finding, Group, Kind};
 use crate::analysis::Analysis;
 
 /// The stall finding of `g`, if the queued idle is worth raising ([`Group::worth`]).
 pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
-    let saving_us = median_us(g.gaps.iter().map(|w| w.stalled_ns));
+    let saving_us = g.median_of(|w| w.stalled_ns);
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
         return None;
     }
-    let i = g.median_pass(|i| g.gaps[i].stalled_ns);
-    let (from, to) = g.gaps[i].longest_queued;
+    let i = g.median_pass(|i| g.steps[i].stalled_ns);
+    let (from, to) = g.steps[i].longest_queued;
     let t = &a.trace;
     let l = &t.launches;
     // The host call that overlapped the longest stall most, with where it came from.
@@ -37,7 +37,8 @@ pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::Stalled,
         scope: g.scope.clone(),
-        passes: g.passes.len(),
+        passes: g.steps.len(),
+        subject: String::new(),
         evidence: format!(
             "the GPU idles {saving_us:.1} µs of the median step's {wall_us:.1} µs with the next kernel already issued (in waits of at least {:.0} µs); the longest stall {:.1} µs; {host}",
             a.options.micro_idle_us,

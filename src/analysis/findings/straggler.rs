@@ -70,6 +70,7 @@ pub fn stragglers(run: &Run) -> Vec<Finding> {
             kind: Kind::Straggler,
             scope: format!("rank {} of {} ranks given", rank.rank, run.ranks.len()),
             passes: per,
+            subject: String::new(),
             evidence,
             saving_us,
             saving_pct: 100.0 * saving_us / step_us,

@@ -1,0 +1,151 @@
+//! What one device was busy with, moment by moment: its GPU rows flattened into sorted spans that
+//! do not overlap, each labelled once. Compute kernels first (an instant two kernels share goes to
+//! the one that started first), then collectives no compute covers (exposed communication), then
+//! copies and fills nothing else covers. The holes between spans are the device's idle.
+
+use crate::analysis::categories::KernelCategories;
+use crate::model::{GpuKind, Trace};
+
+/// What a busy span ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Busy {
+    /// A compute kernel of this category (id into `KernelCategories::categories`).
+    Compute(u16),
+    /// A collective with no compute kernel beside it.
+    Communication,
+    /// A copy or fill with no kernel beside it.
+    Copy,
+}
+
+/// One device's busy spans and its GPU rows by start.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceTime {
+    /// The device.
+    pub device: i32,
+    /// Busy spans: start, end, what (sorted, disjoint).
+    pub spans: Vec<(i64, i64, Busy)>,
+    /// Every GPU row of the device with a positive duration, as (start, row), sorted.
+    pub starts: Vec<(i64, u32)>,
+}
+
+impl DeviceTime {
+    /// Rows that start at `ts` (the rows that end an idle there).
+    pub fn rows_starting_at(&self, ts: i64) -> impl Iterator<Item = u32> + '_ {
+        let k = self.starts.partition_point(|&(s, _)| s < ts);
+        self.starts[k..].iter().take_while(move |&&(s, _)| s == ts).map(|&(_, r)| r)
+    }
+    /// Index of the first span that ends after `ts`.
+    pub fn first_span_after(&self, ts: i64) -> usize {
+        self.spans.partition_point(|&(_, e, _)| e <= ts)
+    }
+}
+
+/// The busy spans of every device that ran anything, by device number.
+pub fn device_times(t: &Trace, cats: &KernelCategories) -> Vec<DeviceTime> {
+    let g = &t.gpu;
+    let mut devices: Vec<i32> = g.device.clone();
+    devices.sort_unstable();
+    devices.dedup();
+    let mut rows: Vec<Vec<(i64, u32)>> = vec![Vec::new(); devices.len()];
+    for r in 0..g.len() {
+        if g.dur[r] > 0 {
+            let d = devices.binary_search(&g.device[r]).expect("listed");
+            rows[d].push((g.ts[r], r as u32));
+        }
+    }
+    devices
+        .into_iter()
+        .zip(rows)
+        .map(|(device, mut starts)| {
+            starts.sort_unstable();
+            let spans = spans_of(t, cats, &starts);
+            DeviceTime { device, spans, starts }
+        })
+        .collect()
+}
+
+fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i64, i64, Busy)> {
+    let g = &t.gpu;
+    let mut compute: Vec<(i64, i64, Busy)> = Vec::new();
+    let (mut comm, mut copy): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
+    let mut covered = i64::MIN;
+    for &(s, r) in starts {
+        let r = r as usize;
+        let e = g.end(r);
+        match g.kind[r] {
+            GpuKind::Kernel if cats.is_communication(r) => add_union(&mut comm, s, e),
+            GpuKind::Kernel => {
+                if e > covered {
+                    compute.push((s.max(covered), e, Busy::Compute(cats.of_row[r])));
+                    covered = e;
+                }
+            }
+            GpuKind::Memcpy | GpuKind::Memset => add_union(&mut copy, s, e),
+        }
+    }
+    let compute_union: Vec<(i64, i64)> = compute.iter().map(|&(s, e, _)| (s, e)).collect();
+    let comm_exposed = subtract(&comm, &compute_union);
+    let mut kernels = merge_union(&compute_union, &comm);
+    kernels.dedup();
+    let copy_exposed = subtract(&copy, &kernels);
+    let mut out = compute;
+    out.extend(comm_exposed.into_iter().map(|(s, e)| (s, e, Busy::Communication)));
+    out.extend(copy_exposed.into_iter().map(|(s, e)| (s, e, Busy::Copy)));
+    out.sort_unstable_by_key(|x| x.0);
+    out
+}
+
+/// Adds `[s, e)` to a union kept sorted by start (rows arrive sorted by start).
+fn add_union(u: &mut Vec<(i64, i64)>, s: i64, e: i64) {
+    match u.last_mut() {
+        Some(last) if s <= last.1 => last.1 = last.1.max(e),
+        _ => u.push((s, e)),
+    }
+}
+
+/// The union of two sorted lists of disjoint intervals.
+fn merge_union(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut all: Vec<(i64, i64)> = a.iter().chain(b).copied().collect();
+    all.sort_unstable();
+    let mut out = Vec::with_capacity(all.len());
+    for (s, e) in all {
+        add_union(&mut out, s, e);
+    }
+    out
+}
+
+/// The parts of `a` outside `b` (both sorted, disjoint).
+fn subtract(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &(s, e) in a {
+        let mut from = s;
+        while j < b.len() && b[j].1 <= from {
+            j += 1;
+        }
+        let mut k = j;
+        while k < b.len() && b[k].0 < e {
+            if b[k].0 > from {
+                out.push((from, b[k].0));
+            }
+            from = from.max(b[k].1);
+            k += 1;
+        }
+        if from < e {
+            out.push((from, e));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subtract;
+
+    #[test]
+    fn subtracting_intervals_keeps_what_the_other_list_leaves() {
+        assert_eq!(subtract(&[(0, 10), (20, 30)], &[(2, 4), (8, 22), (25, 26)]), vec![(0, 2), (4, 8), (22, 25), (26, 30)]);
+        assert_eq!(subtract(&[(0, 10)], &[]), vec![(0, 10)]);
+        assert_eq!(subtract(&[(5, 6)], &[(0, 10)]), Vec::<(i64, i64)>::new());
+    }
+}

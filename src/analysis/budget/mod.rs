@@ -1,0 +1,444 @@
+//! The step budget: every nanosecond of every step on every device, accounted for once.
+//!
+//! A step is a pass's window on its device: from its first kernel's start to the next pass's
+//! first kernel on the same device (the last pass: to its own end). A device where no pass was
+//! found has one window, its capture (first GPU work to last). The window's time splits into rows
+//! that add up to it exactly:
+//!
+//! - **busy**, by the category family of what ran ([`device`]); collectives no compute covers are
+//!   **exposed_communication**, copies and fills nothing covers are **copy**;
+//! - the idle before each GPU row, by what held it. The part before the row was issued (its
+//!   launch call returned, plus the device's launch latency) is the host's, split by what the
+//!   launching thread was in ([`host`]): a **host** activity (a range that issued no GPU work,
+//!   named), **sync** (issuing again, or in nothing recorded, after a synchronising call
+//!   returned in that idle), **launch** (issuing kernels one by one; inside the pass, time in
+//!   nothing recorded too), or **between_steps** (after the pass's last kernel, in nothing
+//!   recorded). The part after it
+//!   was issued is **queued** (it waited on another stream, an event, a graph's replay or work
+//!   the trace does not hold). A row with no launch in the trace leaves its idle **unlinked**
+//!   inside a pass, **between_steps** after it.
+//!
+//! No two rows claim the same nanosecond: the device's busy spans are disjoint, and each idle
+//! instant is the host's or the queue's, and the host's by one state of one thread.
+
+pub mod device;
+pub mod host;
+pub mod syncs;
+
+use syncs::Syncs;
+use crate::analysis::Analysis;
+use crate::model::{NameId, NONE};
+use device::{Busy, DeviceTime};
+use host::{HostState, ThreadSpans};
+
+/// What part of a step a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// Compute kernels ran (one row per category family).
+    Busy,
+    /// Collectives ran with no compute beside them.
+    ExposedCommunication,
+    /// Copies or fills ran with nothing else beside them.
+    Copy,
+    /// Idle while the launching thread was in a named range that issued no GPU work.
+    Host,
+    /// Idle while the host issued the step's kernels one by one.
+    Launch,
+    /// Idle while the host issued again after a synchronising call returned.
+    Sync,
+    /// Idle with the next GPU row already issued.
+    Queued,
+    /// Idle after the pass's last kernel while the host was in nothing recorded.
+    BetweenSteps,
+    /// Idle before a GPU row whose launch the trace does not hold.
+    Unlinked,
+}
+
+impl Part {
+    /// Every part, in the order a step's rows are listed.
+    pub const ALL: [Part; 9] = [
+        Part::Busy,
+        Part::ExposedCommunication,
+        Part::Copy,
+        Part::Host,
+        Part::Launch,
+        Part::Sync,
+        Part::Queued,
+        Part::BetweenSteps,
+        Part::Unlinked,
+    ];
+    /// The part as tables spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Part::Busy => "busy",
+            Part::ExposedCommunication => "exposed_communication",
+            Part::Copy => "copy",
+            Part::Host => "host",
+            Part::Launch => "launch",
+            Part::Sync => "sync",
+            Part::Queued => "queued",
+            Part::BetweenSteps => "between_steps",
+            Part::Unlinked => "unlinked",
+        }
+    }
+    /// Whether the GPU was busy in this part.
+    pub fn is_busy(self) -> bool {
+        matches!(self, Part::Busy | Part::ExposedCommunication | Part::Copy)
+    }
+}
+
+/// What a row is about, within its part: a family, a host range's name, a synchronising call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum What {
+    /// Nothing more than the part.
+    Plain,
+    /// A category family (index into [`StepBudget::families`]).
+    Family(u16),
+    /// A host range's name; `op` of the row is one such range.
+    Range(NameId),
+    /// A synchronising call's name; `call` of the row is one such call.
+    Call(NameId),
+    /// Inside a graph's replay (queued between the kernels one graph launch issued).
+    Replay,
+}
+
+/// One row of a step: a part, what it is, its time and where on the timeline.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The part.
+    pub part: Part,
+    /// What within the part.
+    pub what: What,
+    /// Time (ns).
+    pub ns: i64,
+    /// Separate stretches of it.
+    pub intervals: u32,
+    /// Its longest stretch: start and end (ns, trace clock).
+    pub longest: (i64, i64),
+    /// For a host row: one range of that name (row of `trace.ops`); for sync, the call
+    /// (row of `trace.launches`); else [`NONE`].
+    pub example: u32,
+}
+
+/// One step's budget.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The device.
+    pub device: i32,
+    /// The pass (index into `phases.passes`), or `None` for a device's capture window.
+    pub pass: Option<usize>,
+    /// Window start (ns, trace clock).
+    pub start_ns: i64,
+    /// Window end (ns).
+    pub end_ns: i64,
+    /// The pass's last kernel's end (the window's end for a capture window).
+    pub pass_end_ns: i64,
+    /// The rows, summing to `end_ns - start_ns`.
+    pub rows: Vec<Row>,
+    /// Idle in queued stretches of at least the micro-idle threshold (ns).
+    pub stalled_ns: i64,
+    /// The longest queued stretch.
+    pub longest_queued: (i64, i64),
+    /// The synchronising calls whose return started a sync row's stretch (launch rows).
+    pub syncs: Vec<u32>,
+    /// Kernels of the pass.
+    pub kernels: usize,
+    /// Kernels linked to their launch.
+    pub linked: usize,
+    /// Kernels launched one by one (not replayed from a graph).
+    pub eager: usize,
+}
+
+impl Step {
+    /// The window's length (ns): what the rows add up to.
+    pub fn wall_ns(&self) -> i64 {
+        self.end_ns - self.start_ns
+    }
+    /// Time in rows of `part` (ns).
+    pub fn part_ns(&self, part: Part) -> i64 {
+        self.rows.iter().filter(|r| r.part == part).map(|r| r.ns).sum()
+    }
+    /// GPU busy time of any kind (ns).
+    pub fn busy_ns(&self) -> i64 {
+        self.rows.iter().filter(|r| r.part.is_busy()).map(|r| r.ns).sum()
+    }
+}
+
+/// Every step's budget, and the family names its rows refer to.
+#[derive(Debug, Clone, Default)]
+pub struct StepBudget {
+    /// Steps by device, then time.
+    pub steps: Vec<Step>,
+    /// Family names ([`What::Family`]).
+    pub families: Vec<String>,
+}
+
+impl StepBudget {
+    /// A row's `what` in words: the family, the range's name (with its Python frame outside
+    /// PyTorch where stacks were recorded), the call and the op it was in.
+    pub fn describe(&self, a: &Analysis, row: &Row) -> String {
+        let t = &a.trace;
+        match row.what {
+            What::Plain => match row.part {
+                Part::ExposedCommunication => "collectives with no compute beside them".into(),
+                Part::Copy => "copies and fills with no kernel beside them".into(),
+                Part::Launch => "issuing kernels one by one".into(),
+                Part::Queued => "issued, waiting on another stream, an event or unrecorded work".into(),
+                Part::BetweenSteps => "between steps, in nothing recorded".into(),
+                Part::Unlinked => "before GPU work whose launch is not in the trace".into(),
+                _ => String::new(),
+            },
+            What::Family(f) => self.families[f as usize].clone(),
+            What::Range(name) => {
+                let mut s = t.name(name).to_string();
+                if let Some(site) = python_site(t, row.example) {
+                    s.push_str(&format!(" at {site}"));
+                }
+                s
+            }
+            What::Call(name) => {
+                let mut s = format!("after {} returned", t.name(name));
+                let c = row.example as usize;
+                if row.example != NONE && t.launches.cpu_op[c] != NONE {
+                    s.push_str(&format!(" in {}", t.name(t.ops.name[t.launches.cpu_op[c] as usize])));
+                }
+                s
+            }
+            What::Replay => "between the kernels of a graph replay".into(),
+        }
+    }
+}
+
+/// The nearest enclosing Python frame of range `op` outside PyTorch's package (its file:line).
+fn python_site(t: &crate::model::Trace, op: u32) -> Option<&str> {
+    if op == NONE {
+        return None;
+    }
+    let mut o = op;
+    let mut nearest = None;
+    while o != NONE {
+        let o_ = o as usize;
+        if t.ops.kind[o_] == crate::model::OpKind::PythonFunction && o != op {
+            let name = t.name(t.ops.name[o_]);
+            if name.contains(".py(") && !(name.starts_with("torch/") || name.contains("/torch/")) {
+                return Some(name);
+            }
+            nearest = nearest.or(Some(name));
+        }
+        o = t.ops.parent[o_];
+    }
+    nearest.filter(|n| n.contains(".py("))
+}
+
+/// The budget of every step of `a`.
+pub fn step_budget(a: &Analysis) -> StepBudget {
+    let t = &a.trace;
+    let devices = device::device_times(t, &a.categories);
+    let spans = host::host_spans(t);
+    let syncs = Syncs::of(a);
+    let mut families: Vec<String> = Vec::new();
+    let family_of: Vec<u16> = a
+        .categories
+        .categories
+        .iter()
+        .map(|c| match families.iter().position(|f| *f == c.family) {
+            Some(i) => i as u16,
+            None => {
+                families.push(c.family.clone());
+                (families.len() - 1) as u16
+            }
+        })
+        .collect();
+    let mut steps = Vec::new();
+    for d in &devices {
+        let mut passes: Vec<usize> = (0..a.phases.passes.len()).filter(|&p| a.phases.passes[p].device == d.device).collect();
+        passes.sort_by_key(|&p| a.phases.passes[p].start_ns);
+        let latency = launch_latency(a, d);
+        let ctx = Ctx { a, d, spans: &spans, syncs: &syncs, latency, family_of: &family_of };
+        if passes.is_empty() {
+            if let (Some(first), Some(last)) = (d.spans.first(), d.spans.last()) {
+                steps.push(ctx.step(None, first.0, last.1, last.1));
+            }
+            continue;
+        }
+        for (k, &p) in passes.iter().enumerate() {
+            let pass = &a.phases.passes[p];
+            let end = passes.get(k + 1).map_or(pass.end_ns, |&n| a.phases.passes[n].start_ns.max(pass.start_ns));
+            steps.push(ctx.step(Some(p), pass.start_ns, end, pass.end_ns.min(end)));
+        }
+    }
+    StepBudget { steps, families }
+}
+
+/// The median wait between a launch call's return and its GPU row's start, over the idles of
+/// device `d` whose row started after its call returned: the GPU's own launch latency, which a
+/// replay removes too, so it counts as the host's.
+fn launch_latency(a: &Analysis, d: &DeviceTime) -> i64 {
+    let (g, l) = (&a.trace.gpu, &a.trace.launches);
+    let mut lat = Vec::new();
+    let mut end = i64::MIN;
+    for &(s, e, _) in &d.spans {
+        if s > end && end != i64::MIN {
+            if let Some(r) = d.rows_starting_at(s).find(|&r| g.launch[r as usize] != NONE) {
+                let c = g.launch[r as usize] as usize;
+                let issued = l.ts[c].saturating_add(l.dur[c]);
+                if issued >= end && s > issued {
+                    lat.push(s - issued);
+                }
+            }
+        }
+        end = end.max(e);
+    }
+    lat.sort_unstable();
+    lat.get(lat.len() / 2).copied().unwrap_or(0)
+}
+
+struct Ctx<'a> {
+    a: &'a Analysis,
+    d: &'a DeviceTime,
+    spans: &'a [Option<ThreadSpans>],
+    syncs: &'a Syncs,
+    latency: i64,
+    family_of: &'a [u16],
+}
+
+/// A step's rows being gathered.
+struct Rows {
+    rows: Vec<Row>,
+}
+
+impl Rows {
+    fn add(&mut self, part: Part, what: What, from: i64, to: i64, example: u32) {
+        if to <= from {
+            return;
+        }
+        match self.rows.iter_mut().find(|r| r.part == part && r.what == what) {
+            Some(r) => {
+                r.ns += to - from;
+                r.intervals += 1;
+                if to - from > r.longest.1 - r.longest.0 {
+                    r.longest = (from, to);
+                }
+            }
+            None => self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example }),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    fn step(&self, pass: Option<usize>, start: i64, end: i64, pass_end: i64) -> Step {
+        let (g, l) = (&self.a.trace.gpu, &self.a.trace.launches);
+        let mut step = Step {
+            device: self.d.device,
+            pass,
+            start_ns: start,
+            end_ns: end,
+            pass_end_ns: pass_end,
+            rows: Vec::new(),
+            stalled_ns: 0,
+            longest_queued: (0, 0),
+            syncs: Vec::new(),
+            kernels: 0,
+            linked: 0,
+            eager: 0,
+        };
+        if let Some(p) = pass {
+            for &r in &self.a.phases.passes[p].rows {
+                let r = r as usize;
+                if g.kind[r] != crate::model::GpuKind::Kernel {
+                    continue;
+                }
+                step.kernels += 1;
+                let c = g.launch[r];
+                step.linked += usize::from(c != NONE);
+                step.eager += usize::from(c != NONE && !l.is_graph[c as usize]);
+            }
+        }
+        let mut rows = Rows { rows: Vec::new() };
+        let mut cursor = start;
+        let mut k = self.d.first_span_after(start);
+        while cursor < end {
+            let next = self.d.spans.get(k).filter(|s| s.0 < end);
+            let idle_to = next.map_or(end, |s| s.0.max(cursor));
+            if idle_to > cursor {
+                self.idle(&mut rows, &mut step, cursor, idle_to, pass_end);
+            }
+            let Some(&(s, e, busy)) = next else { break };
+            let (from, to) = (s.max(cursor), e.min(end));
+            let (part, what) = match busy {
+                Busy::Compute(c) => (Part::Busy, What::Family(self.family_of[c as usize])),
+                Busy::Communication => (Part::ExposedCommunication, What::Plain),
+                Busy::Copy => (Part::Copy, What::Plain),
+            };
+            rows.add(part, what, from, to, NONE);
+            cursor = cursor.max(to);
+            k += 1;
+        }
+        rows.rows.sort_by(|x, y| x.part.cmp(&y.part).then(y.ns.cmp(&x.ns)));
+        step.rows = rows.rows;
+        step
+    }
+
+    /// Splits the idle `[from, to)` (ended by the GPU rows starting at `to`) by what held it.
+    fn idle(&self, rows: &mut Rows, step: &mut Step, from: i64, to: i64, pass_end: i64) {
+        let (g, l) = (&self.a.trace.gpu, &self.a.trace.launches);
+        let between = from >= pass_end;
+        let ended_by = self.d.rows_starting_at(to).find(|&r| g.launch[r as usize] != NONE);
+        let Some(r) = ended_by else {
+            rows.add(if between { Part::BetweenSteps } else { Part::Unlinked }, What::Plain, from, to, NONE);
+            return;
+        };
+        let c = g.launch[r as usize] as usize;
+        let issued = l.ts[c].saturating_add(l.dur[c]).saturating_add(self.latency);
+        let host_to = issued.clamp(from, to);
+        if host_to < to {
+            let what = if l.is_graph[c] && issued <= from { What::Replay } else { What::Plain };
+            rows.add(Part::Queued, what, host_to, to, NONE);
+            if to - host_to >= (self.a.options.micro_idle_us * 1e3) as i64 {
+                step.stalled_ns += to - host_to;
+            }
+            if to - host_to > step.longest_queued.1 - step.longest_queued.0 {
+                step.longest_queued = (host_to, to);
+            }
+        }
+        if host_to <= from {
+            return;
+        }
+        // The host's part: after a synchronising call returned in it, issuing is the sync's.
+        let sync = self.syncs.returned_in(from, host_to).map(|call| {
+            step.syncs.push(call);
+            (l.ts[call as usize].saturating_add(l.dur[call as usize]), call)
+        });
+        let plain = if between { Part::BetweenSteps } else { Part::Launch };
+        let issuing = |rows: &mut Rows, a: i64, b: i64| match sync {
+            Some((back, call)) if back < b => {
+                rows.add(plain, What::Plain, a, back.max(a), NONE);
+                rows.add(Part::Sync, What::Call(l.name[call as usize]), back.max(a), b, call);
+            }
+            _ => rows.add(plain, What::Plain, a, b, NONE),
+        };
+        let thread = l.thread[c] as usize;
+        let Some(Some(spans)) = self.spans.get(thread) else {
+            issuing(rows, from, host_to);
+            return;
+        };
+        let mut at = from;
+        spans.walk(from, host_to, |a, b, state| {
+            if a > at {
+                issuing(rows, at, a);
+            }
+            match state {
+                HostState::Activity(op) => {
+                    rows.add(Part::Host, What::Range(self.a.trace.ops.name[op as usize]), a, b, op)
+                }
+                HostState::Issuing if between && sync.is_none() => rows.add(Part::Launch, What::Plain, a, b, NONE),
+                HostState::Issuing => issuing(rows, a, b),
+            }
+            at = b;
+        });
+        if at < host_to {
+            issuing(rows, at, host_to);
+        }
+    }
+}

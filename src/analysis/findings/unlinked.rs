@@ -1,0 +1,33 @@
+//! `unlinked_idle`: the GPU idles before work whose launch the trace does not hold (a GPU-only
+//! recording, or launches dropped), so nothing can say what held it: the step budget's
+//! **unlinked** rows. Saving: unknown until recorded; the finding says how to record it.
+
+use super::{Finding, Group, Kind};
+use crate::analysis::budget::Part;
+
+/// The unlinked-idle finding of `g`, if worth raising.
+pub fn unlinked(g: &Group) -> Option<Finding> {
+    let idle_us = g.median_of(|s| s.part_ns(Part::Unlinked));
+    let wall_us = g.wall_us();
+    if !g.worth(idle_us, wall_us) {
+        return None;
+    }
+    let i = g.median_pass(|i| g.steps[i].part_ns(Part::Unlinked));
+    let row = g.steps[i].rows.iter().filter(|r| r.part == Part::Unlinked).max_by_key(|r| r.ns)?;
+    Some(Finding {
+        kind: Kind::UnlinkedIdle,
+        scope: g.scope.clone(),
+        passes: g.steps.len(),
+        subject: String::new(),
+        evidence: format!(
+            "the GPU idles {idle_us:.1} µs of the median step's {wall_us:.1} µs before work whose launch is not in the trace: what held it cannot be told"
+        ),
+        saving_us: idle_us,
+        saving_pct: 100.0 * idle_us / wall_us,
+        confidence: "low: the cause is not in the trace".into(),
+        fix: "record the host side to name it: torch.profiler(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True); Nsight Systems --trace=cuda,nvtx,osrt".into(),
+        check: "the same idle, now split into host, launch, sync and queued rows".into(),
+        from_ns: row.longest.0,
+        to_ns: row.longest.1,
+    })
+}
