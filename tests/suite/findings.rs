@@ -134,13 +134,23 @@ fn healthy_graph_replayed_decode_steps_raise_no_host_bound_finding() {
 }
 
 #[test]
-fn what_was_not_recorded_raises_nothing() {
-    // The GPU alone: no runtime launch, so no wait can be put on the host.
+fn what_was_not_recorded_is_not_blamed_on_the_host() {
+    // The GPU alone: no runtime launch, so no wait can be put on the host: the idle is
+    // unlinked, and the only findings are about what the GPU ran or what was not recorded.
     let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture("llama_small_stack.pt.trace.json.gz")).unwrap();
     keep_gpu_only(doc["traceEvents"].as_array_mut().unwrap());
     let a = analyse_bytes(&serde_json::to_vec(&doc).unwrap());
     assert!(a.trace.launches.is_empty());
-    assert!(findings(&a).is_empty());
+    let f = findings(&a);
+    for x in &f {
+        eprintln!("{} {}: {:.1} µs: {}", x.kind, x.scope, x.saving_us, x.evidence);
+        assert!(
+            ["unlinked_idle", "gpu_bound", "fusion", "exposed_copy", "exposed_communication", "roofline"].contains(&x.kind.as_str()),
+            "{x:?}"
+        );
+    }
+    let unlinked = f.iter().find(|x| x.kind == "unlinked_idle").expect("the idle, unexplained, with how to record it");
+    assert!(unlinked.fix.contains("ProfilerActivity.CPU"), "{}", unlinked.fix);
 }
 
 #[test]
@@ -166,7 +176,21 @@ fn idle_between_a_jax_benchmarks_steps_is_a_step_gap_in_jax_terms() {
     let gap = f.iter().find(|x| x.kind == "step_gaps").expect("a step gap");
     eprintln!("{}: {} ({} gaps, median {:.1} µs)", gap.scope, gap.evidence, gaps.len(), median(gaps.clone()));
     assert_eq!(gap.passes, spans.len());
-    assert!((gap.saving_us - median(gaps)).abs() < 0.01);
+    // Each step's budget spans the raw period (first kernel to the next step's first kernel),
+    // its rows adding up to it; between steps the host issues the next run (launch) and is
+    // otherwise in nothing recorded (between_steps): the finding is the median of the second.
+    let b = a.budget();
+    let mut between = Vec::new();
+    for (k, s) in b.steps.iter().filter(|s| s.pass.is_some_and(|p| !a.phases.passes[p].incomplete)).enumerate() {
+        if k + 1 == spans.len() {
+            break;
+        }
+        assert_eq!(s.wall_ns(), spans[k + 1].0 - spans[k].0, "step {k}");
+        assert_eq!(s.rows.iter().map(|r| r.ns).sum::<i64>(), s.wall_ns());
+        between.push(s.part_ns(traceprism::analysis::budget::Part::BetweenSteps) as f64 / 1e3);
+    }
+    assert!(gap.saving_us <= median(gaps.clone()) + 0.01);
+    assert!((gap.saving_us - median(between)).abs() < 1.0, "{}", gap.saving_us);
     assert!(gap.fix.contains("block_until_ready") && gap.fix.contains("lax.scan"), "{}", gap.fix);
 }
 
@@ -339,8 +363,12 @@ fn findings_checked_against_the_second_trace_of_every_real_pair() {
     // SGLang: the same graph settings on the other GPU: the host-bound decode is still there.
     let same = &seen[pairs[1].0];
     assert!(same.iter().any(|x| x.kind == "host_bound" && !x.gone && x.verdict.starts_with("still there")), "{same:?}");
-    // The nsys pair: no step, no finding; the honest answer is that nothing predicted the change.
-    assert!(seen[pairs[2].0].is_empty());
+    // The nsys pair: no whole step captured, so each device's capture window is budgeted:
+    // nsys-ai 0.3's `diagnose` on the same file finds 17 ms of NCCL SendRecv not hidden behind
+    // compute; so does the exposed-communication finding of device 0's window.
+    let nsys = &seen[pairs[2].0];
+    let comm = nsys.iter().find(|x| x.kind == "exposed_communication" && x.scope.contains("capture window")).expect("exposed");
+    assert!((comm.predicted_us / 17_000.0 - 1.0).abs() < 0.1, "{comm:?}");
 }
 
 #[test]
@@ -355,7 +383,11 @@ fn an_item_inside_the_forward_is_a_sync_with_its_python_line() {
     let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e3).round() as i64;
     let call = doc["traceEvents"].as_array().unwrap().iter().find(|e| e["name"] == "cudaStreamSynchronize").unwrap();
     let back = ns(&call["ts"]) + ns(&call["dur"]);
-    let drained = k.iter().map(|x| x.2).filter(|&e| e <= back).max().unwrap();
+    // The GPU drains when its last work before the return ends: the kernels, and the copy the
+    // .item() itself issued.
+    let copies = doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "gpu_memcpy");
+    let copy_ends = copies.map(|e| ns(&e["ts"]) + ns(&e["dur"]));
+    let drained = k.iter().map(|x| x.2).chain(copy_ends).filter(|&e| e <= back).max().unwrap();
     let refilled = k.iter().map(|x| x.1).filter(|&s| s >= back).min().unwrap();
     let want = (refilled - drained) as f64 / 1e3;
     let a = analysis(trace);

@@ -10,8 +10,8 @@
 //! - the idle before each GPU row, by what held it. The part before the row was issued (its
 //!   launch call returned, plus the device's launch latency) is the host's, split by what the
 //!   launching thread was in ([`host`]): a **host** activity (a range that issued no GPU work,
-//!   named), **sync** (issuing again, or in nothing recorded, after a synchronising call
-//!   returned in that idle), **launch** (issuing kernels one by one; inside the pass, time in
+//!   named), **sync** (waiting in a synchronising call that returned in that idle, then issuing
+//!   again or in nothing recorded), **launch** (issuing kernels one by one; inside the pass, time in
 //!   nothing recorded too), or **between_steps** (after the pass's last kernel, in nothing
 //!   recorded). The part after it
 //!   was issued is **queued** (it waited on another stream, an event, a graph's replay or work
@@ -45,7 +45,7 @@ pub enum Part {
     Host,
     /// Idle while the host issued the step's kernels one by one.
     Launch,
-    /// Idle while the host issued again after a synchronising call returned.
+    /// Idle while the host waited in a synchronising call, then issued again after it returned.
     Sync,
     /// Idle with the next GPU row already issued.
     Queued,
@@ -198,7 +198,7 @@ impl StepBudget {
                 s
             }
             What::Call(name) => {
-                let mut s = format!("after {} returned", t.name(name));
+                let mut s = format!("waiting in {}, then refilling", t.name(name));
                 let c = row.example as usize;
                 if row.example != NONE && t.launches.cpu_op[c] != NONE {
                     s.push_str(&format!(" in {}", t.name(t.ops.name[t.launches.cpu_op[c] as usize])));
@@ -405,16 +405,17 @@ impl Ctx<'_> {
         if host_to <= from {
             return;
         }
-        // The host's part: after a synchronising call returned in it, issuing is the sync's.
+        // The host's part: when a synchronising call returned in it, the host's waiting in the call
+        // and issuing after it are the sync's.
         let sync = self.syncs.returned_in(from, host_to).map(|call| {
             step.syncs.push(call);
-            (l.ts[call as usize].saturating_add(l.dur[call as usize]), call)
+            (l.ts[call as usize], call)
         });
         let plain = if between { Part::BetweenSteps } else { Part::Launch };
         let issuing = |rows: &mut Rows, a: i64, b: i64| match sync {
-            Some((back, call)) if back < b => {
-                rows.add(plain, What::Plain, a, back.max(a), NONE);
-                rows.add(Part::Sync, What::Call(l.name[call as usize]), back.max(a), b, call);
+            Some((called, call)) if called < b => {
+                rows.add(plain, What::Plain, a, called.max(a), NONE);
+                rows.add(Part::Sync, What::Call(l.name[call as usize]), called.max(a), b, call);
             }
             _ => rows.add(plain, What::Plain, a, b, NONE),
         };

@@ -11,7 +11,9 @@ pub fn step_gaps(g: &Group) -> Option<Finding> {
     if g.steps.len() < 2 {
         return None;
     }
-    let gap_us = g.median_of(|s| s.part_ns(Part::BetweenSteps));
+    // Every step but the last has a next one to be between.
+    let last = g.steps.iter().map(|s| s.start_ns).max().unwrap_or(0);
+    let gap_us = super::median_us(g.steps.iter().filter(|s| s.start_ns != last).map(|s| s.part_ns(Part::BetweenSteps)));
     let step_us = g.wall_us();
     if !g.worth(gap_us, step_us) {
         return None;
