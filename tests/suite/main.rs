@@ -7,6 +7,7 @@ mod common;
 
 mod annotation_free;
 mod as_recorded;
+mod budget;
 mod bad_input;
 mod call_paths;
 mod categories;

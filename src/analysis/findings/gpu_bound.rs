@@ -89,12 +89,12 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
 /// What the roofline says of the trace's GEMMs and attention, or what recording shapes would tell.
 fn roof_words(a: &Analysis) -> String {
     let r = a.roofline();
-    let Some(peaks) = &r.peaks else {
-        return "the device's roofs are not known (no deviceProperties): give --device to judge kernels against them".into();
-    };
     if r.rows.is_empty() {
-        return "shapes were not recorded: record_shapes=True would let the roofline say how far each GEMM and attention call is from the device's roof".into();
+        return "shapes were not recorded: record_shapes=True would let the roofline say how far each GEMM and attention call is from the device's roof, and so whether a faster kernel exists".into();
     }
+    let Some(peaks) = &r.peaks else {
+        return "the device's roofs are not known (no deviceProperties): give --device to judge its kernels against them".into();
+    };
     let (mut weighted, mut ns) = (0.0, 0.0);
     for row in r.rows.iter().filter(|x| x.work.flops > 0.0) {
         weighted += row.against(peaks).pct_of_roof.min(100.0) * row.total_ns as f64;
