@@ -38,16 +38,12 @@ pub fn render(path: &str, found: &[Finding]) -> String {
 pub fn render_list(found: &[Finding]) -> String {
     let mut o = String::new();
     for (k, f) in found.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "\n{}. {} ({}): saves {:.1} µs a step ({:.1}% of its wall time); confidence {}",
-            k + 1,
-            f.kind,
-            f.scope,
-            f.saving_us,
-            f.saving_pct,
-            f.confidence
-        );
+        let saves = if f.saving_us > 0.0 {
+            format!("saves {:.1} µs a step ({:.1}% of its wall time)", f.saving_us, f.saving_pct)
+        } else {
+            "no idle to win back".to_string()
+        };
+        let _ = writeln!(o, "\n{}. {} ({}): {saves}; confidence {}", k + 1, f.kind, f.scope, f.confidence);
         let _ = writeln!(o, "   evidence: {}", f.evidence);
         let _ = writeln!(o, "   fix:      {}", f.fix);
         let _ = writeln!(o, "   check:    {}", f.check);

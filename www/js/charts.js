@@ -243,9 +243,12 @@ export function pairedBars(items, names, { format = formatUs, width = 820, max =
 
 /**
  * Stacked horizontal bars, one per group: stacks [{label, parts: [{label, value}]}]; every stack
- * lists the same part labels in the same order (colours by position).
+ * lists the same part labels in the same order (colours by position). `onPick(stack, part)`, when
+ * given, is called with the indices of a clicked segment.
+ * @param {{label: string, parts: {label: string, value: number, colour?: string}[]}[]} stacks
+ * @param {{format?: (v: number) => string, width?: number, onPick?: ((stack: number, part: number) => void) | null}} [options]
  */
-export function stackedBars(stacks, { format = formatUs, width = 820 } = {}) {
+export function stackedBars(stacks, { format = formatUs, width = 820, onPick = null } = {}) {
   const labelW = 160, rowH = 26;
   const top = Math.max(1e-12, ...stacks.map((s) => s.parts.reduce((t, p) => t + p.value, 0)));
   const h = stacks.length * rowH + 4;
@@ -258,7 +261,14 @@ export function stackedBars(stacks, { format = formatUs, width = 820 } = {}) {
     s.parts.forEach((p, k) => {
       const w = ((width - labelW - 10) * p.value) / top;
       if (w <= 0) return;
-      root.append(mark('rect', { x, y: y + 2, width: w, height: rowH - 6, fill: p.colour || colour(k) }, `${s.label} · ${p.label}: ${format(p.value)} (${((100 * p.value) / total).toFixed(1)}% of ${s.label})`));
+      const seg = mark('rect', { x, y: y + 2, width: w, height: rowH - 6, fill: p.colour || colour(k) }, `${s.label} · ${p.label}: ${format(p.value)} (${((100 * p.value) / total).toFixed(1)}% of ${s.label})`);
+      if (onPick) {
+        seg.setAttribute('class', 'clickable');
+        seg.setAttribute('data-stack', String(i));
+        seg.setAttribute('data-part', String(k));
+        seg.addEventListener('click', () => onPick(i, k));
+      }
+      root.append(seg);
       x += w;
     });
   });

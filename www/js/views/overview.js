@@ -2,7 +2,7 @@
 // Reads the core's Summary (the object `traceprism summary --json` prints).
 import { el } from '../dom.js';
 import { formatUs, formatCount, formatBytes } from '../format.js';
-import { shareBar } from '../charts.js';
+import { shareBar, stackedBars } from '../charts.js';
 import { renderTables, phaseColour } from './common.js';
 import { linkParams } from '../timeline/window.js';
 
@@ -85,7 +85,9 @@ export function findingsPanel(table, open) {
   const item = (/** @type {any[]} */ row) => {
     const li = el('li', { attrs: { 'data-kind': at(row, 'kind'), 'data-saving-us': at(row, 'saving_us') } },
       el('div', { class: 'finding-head',
-        text: `${at(row, 'kind')} (${at(row, 'scope')}): saves ${formatUs(at(row, 'saving_us'))} a step (${Number(at(row, 'saving_pct')).toFixed(1)} % of it); confidence ${at(row, 'confidence')}` }),
+        text: Number(at(row, 'saving_us')) > 0
+          ? `${at(row, 'kind')} (${at(row, 'scope')}): saves ${formatUs(at(row, 'saving_us'))} a step (${Number(at(row, 'saving_pct')).toFixed(1)} % of it); confidence ${at(row, 'confidence')}`
+          : `${at(row, 'kind')} (${at(row, 'scope')}): no idle to win back; confidence ${at(row, 'confidence')}` }),
       el('div', { text: at(row, 'evidence') }),
       el('div', { class: 'fix', text: `fix: ${at(row, 'fix')}` }),
       el('div', { class: 'lim', text: `check: ${at(row, 'check')}` }));
@@ -100,6 +102,58 @@ export function findingsPanel(table, open) {
   return el('section', { attrs: { 'data-testid': 'findings' } },
     el('h3', { text: table.rows.length ? `Findings: what to fix first (${table.rows.length})` : 'Findings: none this trace\'s records can put a cause and a saving on' }),
     table.rows.length ? el('ol', { class: 'findings' }, table.rows.map(item)) : null);
+}
+
+/** Steps drawn in the step-budget chart at most (the table holds every one). */
+const BUDGET_STEPS = 64;
+/** Labels drawn by name in the step-budget chart; the rest are summed as `other`. */
+const BUDGET_LABELS = 9;
+
+/**
+ * The step budget (the `step_budget` table, `traceprism table TRACE step_budget`): one stacked bar
+ * per step, its wall time split into what the GPU ran and what held it when idle; the rows add up
+ * to the step. Clicking a segment opens the timeline at that row's longest stretch in that step.
+ * @param {{columns: string[], rows: any[][]}} table
+ * @param {(startUs: number, durUs: number) => void} open
+ */
+export function budgetPanel(table, open) {
+  const at = (/** @type {any[]} */ row, /** @type {string} */ name) => row[table.columns.indexOf(name)];
+  const label = (/** @type {any[]} */ row) => `${at(row, 'part')}: ${at(row, 'what')}`;
+  /** @type {Map<string, any[][]>} */
+  const steps = new Map();
+  for (const row of table.rows) {
+    const key = `${at(row, 'device')}/${at(row, 'pass') ?? 'capture'}`;
+    if (!steps.has(key)) steps.set(key, []);
+    steps.get(key)?.push(row);
+  }
+  /** @type {Map<string, number>} */
+  const totals = new Map();
+  for (const row of table.rows) totals.set(label(row), (totals.get(label(row)) || 0) + Number(at(row, 'us')));
+  const named = [...totals.entries()].sort((x, y) => y[1] - x[1]).slice(0, BUDGET_LABELS).map(([k]) => k);
+  const labels = [...named, 'other'];
+  const shown = [...steps.entries()].slice(0, BUDGET_STEPS);
+  const stacks = shown.map(([key, rows]) => {
+    const [device, pass] = key.split('/');
+    const values = labels.map(() => 0);
+    for (const row of rows) {
+      const k = named.indexOf(label(row));
+      values[k < 0 ? labels.length - 1 : k] += Number(at(row, 'us'));
+    }
+    return {
+      label: pass === 'capture' ? `GPU ${device} capture` : `GPU ${device} pass ${pass} ${at(rows[0], 'phase')}`,
+      parts: labels.map((l, k) => ({ label: l, value: values[k] })),
+    };
+  });
+  const pick = (/** @type {number} */ s, /** @type {number} */ p) => {
+    const rows = shown[s][1].filter((row) => p < named.length ? label(row) === named[p] : !named.includes(label(row)));
+    const longest = rows.sort((x, y) => (at(y, 'to_us') - at(y, 'from_us')) - (at(x, 'to_us') - at(x, 'from_us')))[0];
+    if (longest) open(at(longest, 'from_us'), at(longest, 'to_us') - at(longest, 'from_us'));
+  };
+  const more = steps.size > shown.length ? ` (first ${shown.length} of ${steps.size} steps)` : '';
+  return el('section', { attrs: { 'data-testid': 'step-budget', 'data-steps': steps.size } },
+    el('h3', { text: `Where each step's time went: what the GPU ran, what held it when idle${more}` }),
+    stackedBars(stacks, { onPick: pick }),
+    el('p', { class: 'note', text: 'Each bar adds up to its step (first kernel to the next step\'s first kernel). Click a segment for its longest stretch on the timeline; the step_budget table below has every row.' }));
 }
 
 /** Renders the overview. */
@@ -130,6 +184,11 @@ export async function overview(ctx, root) {
     const slot = el('div', { class: 'note', text: 'finding what to fix first…' });
     root.append(slot);
     ctx.table('findings').then((t) => slot.replaceWith(findingsPanel(t, open)), (err) => { slot.textContent = `findings: ${err.message}`; });
+  }
+  if (ctx.tableNames.includes('step_budget')) {
+    const slot = el('div', { class: 'note', text: 'accounting for every step…' });
+    root.append(slot);
+    ctx.table('step_budget').then((t) => slot.replaceWith(budgetPanel(t, open)), (err) => { slot.textContent = `step budget: ${err.message}`; });
   }
   if (s.health?.length) root.append(healthPanel(s.health));
   if (s.doubtful_passes) {
@@ -181,5 +240,5 @@ export async function overview(ctx, root) {
     const from = row[cols.indexOf('from_us')], to = row[cols.indexOf('to_us')];
     if (typeof from === 'number' && typeof to === 'number') open(from, to - from);
   };
-  await renderTables(ctx, 'overview', root, { onRowClick: { findings: toTimeline }, collapse: (name) => name === 'findings' });
+  await renderTables(ctx, 'overview', root, { onRowClick: { findings: toTimeline, step_budget: toTimeline }, collapse: (name) => name === 'findings' || name === 'step_budget' });
 }
