@@ -1,4 +1,5 @@
-//! Times the analyses a summary does not run (findings; the call-path tree and its source lines)
+//! Times the analyses a summary does not run (the step budget and the findings that read it; the
+//! call-path tree and its source lines)
 //! against a whole summary (read, analyse, summarise) of one trace, the 1 GB bench input by
 //! default: `cargo run --profile ci --example analysis_cost -- [TRACE]`.
 use std::time::Instant;
@@ -19,8 +20,11 @@ fn main() {
         (a, s)
     });
     println!("{path}: summary {summary_ms:.1} ms ({} passes)", s.passes);
+    let (steps, budget_ms) = timed(|| a.budget().steps.len());
+    println!("  step budget {budget_ms:.1} ms ({steps} steps): {:.1}% of the summary", 100.0 * budget_ms / summary_ms);
     let (found, ms) = timed(|| traceprism::analysis::findings::findings(&a));
-    println!("  findings {ms:.1} ms ({} findings): {:.1}% of the summary", found.len(), 100.0 * ms / summary_ms);
+    println!("  findings on the budget {ms:.1} ms ({} findings): {:.1}% of the summary", found.len(), 100.0 * ms / summary_ms);
+    println!("  budget and findings together: {:.1}% of the summary", 100.0 * (budget_ms + ms) / summary_ms);
     let ((nodes, lines), ms) = timed(|| {
         let cp = traceprism::analysis::call_paths::call_paths(&a);
         (cp.nodes.len(), traceprism::analysis::sources::sources(&cp).len())

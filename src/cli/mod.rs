@@ -98,10 +98,12 @@ const COMMANDS: &[Command] = &[
         name: "findings",
         flags: &["--capture"],
         repeatable: &["--capture"],
-        usage: "  traceprism findings TRACE [--json]                             what to fix first: each cause of lost time (the host
-                                                                 starving the GPU, syncs, stalls, exposed collectives,
-                                                                 unfused chains, idle between steps) with its saving
-                                                                 per step, the fix and what a re-profile should show
+        usage: "  traceprism findings TRACE [--json]                             what to fix first, read from every step's budget
+                                                                 (`table TRACE step_budget`): the host in a named
+                                                                 activity (data loader, scheduler...), launching one
+                                                                 by one, syncs, stalls, exposed collectives or copies,
+                                                                 unfused chains, idle between steps, GPU-bound steps,
+                                                                 with the saving per step, the fix and the check
 ",
         switches: &[],
         run: |a| findings::run(a).map(|()| 0),

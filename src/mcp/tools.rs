@@ -123,7 +123,7 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "findings",
-        description: "What to fix first: each cause of lost time the trace shows (the host starving the GPU inside steps, idle between steps), ranked by what fixing it would save per step (µs and % of the step), with the figures it rests on, its confidence, the fix in the engine's or PyTorch's terms and what a re-profile should show. Ask it for \"what should I fix first?\". Same JSON as `traceprism findings --json`.",
+        description: "What to fix first, read from every step's time budget (the `step_budget` table): each cause of lost time the trace shows (the host in a named activity such as a data loader or scheduler, launching kernels one by one, a synchronisation, queued waits, idle between steps, exposed collectives or copies, unfused chains, kernels far from the roof; or a GPU-bound step, ranked by what ran), ranked by what fixing it would save per step (µs and % of the step), with the figures it rests on, its confidence, the fix in the engine's or PyTorch's terms and what a re-profile should show. Ask it for \"what should I fix first?\". Same JSON as `traceprism findings --json`.",
         schema: TraceArgs::schema,
         call: |v, c| findings(parse("findings", v)?, c),
     },

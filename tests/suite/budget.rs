@@ -221,3 +221,42 @@ fn a_step_the_gpu_fills_is_gpu_bound_and_ranked_by_what_ran() {
     assert!(g.evidence.contains("GEMM-FP4"), "{}", g.evidence);
     assert!(g.fix.contains("record_shapes=True"), "no shapes here: {}", g.fix);
 }
+
+#[test]
+fn every_before_after_pair_predicted_against_measured() {
+    // Every before/after pair among the fixtures: the two data-loader pairs isolate one change
+    // (num_workers 0 → 4); the others change more (another GPU, an undocumented change). Prints
+    // the table the README carries: each finding of the first trace, its predicted saving, the
+    // measured change of its phase's median step, and the compare verdict.
+    let pairs = [
+        ("dataloader_workers0_rn50_v100.pt.trace.json.gz", "dataloader_workers4_rn50_v100.pt.trace.json.gz", true),
+        ("dataloader_workers0_rn50_v100_run2.pt.trace.json.gz", "dataloader_workers4_rn50_v100_run2.pt.trace.json.gz", true),
+        ("vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz", "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz", false),
+        ("sglang_qwen3-30b-a3b_decode_b300.trace.json.gz", "sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz", false),
+        ("nsys/mfu_2gpu_before.sqlite", "nsys/mfu_2gpu_after.sqlite", false),
+    ];
+    eprintln!("| before → after | finding (rank) | scope | predicted µs | measured µs | off | verdict |");
+    eprintln!("|---|---|---|---|---|---|---|");
+    for (before, after, isolated) in pairs {
+        let open = |f: &str| traceprism::analyze_path(&fixture(f), traceprism::Options::default()).unwrap();
+        let (a, b) = (open(before), open(after));
+        let ranked = findings(&a);
+        for o in outcomes(&a, &b) {
+            let rank = ranked.iter().position(|f| f.kind == o.kind && f.scope == o.scope).map_or(0, |k| k + 1);
+            let off = o.measured_us.map_or(String::new(), |m| format!("{:+.0}%", 100.0 * (m / o.predicted_us - 1.0)));
+            eprintln!(
+                "| {before} → {after} | {} ({rank}) | {} | {:.1} | {} | {off} | {} |",
+                o.kind,
+                o.scope,
+                o.predicted_us,
+                o.measured_us.map_or("—".into(), |m| format!("{m:.1}")),
+                o.verdict
+            );
+            if isolated && rank == 1 {
+                // The change's finding is first, and gone after it.
+                assert_eq!(o.kind.as_str(), "host_activity", "{before}");
+                assert!(o.gone, "{before}: {o:?}");
+            }
+        }
+    }
+}
