@@ -30,3 +30,24 @@ test('the Findings panel lists the CLI findings, largest saving first, and opens
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the step budget draws one bar per step of the CLI table, and a segment opens the timeline', async () => {
+  const DATALOADER = path.join(ROOT, 'fixtures/dataloader_workers0_rn50_v100.pt.trace.json.gz');
+  const csv = cli('table', DATALOADER, 'step_budget', '--csv').toString().trim().split('\n').slice(1);
+  const steps = new Set(csv.map((line) => line.split(',').slice(0, 2).join('/')));
+  assert.ok(csv.some((line) => line.includes('_SingleProcessDataLoaderIter.__next__')), 'the data loader is a row');
+
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview');
+  await pickFile(page, DATALOADER);
+  await waitReady(page, 120_000);
+  await page.waitForSelector('[data-testid="step-budget"] rect[data-stack]');
+  const shown = await page.$eval('[data-testid="step-budget"]', (s) => Number(s.getAttribute('data-steps')));
+  assert.equal(shown, steps.size);
+  const legend = await page.textContent('[data-testid="step-budget"] .legend');
+  assert.ok(legend?.includes('host: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__'), legend ?? '');
+  await page.click('[data-testid="step-budget"] rect[data-stack="0"]');
+  await page.waitForFunction(() => location.hash.startsWith('#timeline?'));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
