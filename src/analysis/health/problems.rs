@@ -203,10 +203,11 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
 /// Where the lost launches fall: within the first 5% of the trace's span, or spread.
 fn window_of(t: &Trace, lost: &[(usize, i64)]) -> String {
     let (Some(lo), Some(hi)) = (lost.iter().map(|l| l.1).min(), lost.iter().map(|l| l.1).max()) else { return String::new() };
-    let end = t.gpu.ts.iter().zip(&t.gpu.dur).map(|(s, d)| s + d).chain(t.launches.ts.iter().copied()).max().unwrap_or(hi);
-    let span = (end - t.time_origin_ns).max(1);
-    let ms = |v: i64| (v - t.time_origin_ns) as f64 / 1e6;
-    let at_start = (hi - t.time_origin_ns) * 20 <= span;
+    // Trace-supplied times: saturating, so a mangled timestamp never overflows.
+    let end = t.gpu.ts.iter().zip(&t.gpu.dur).map(|(s, d)| s.saturating_add(*d)).chain(t.launches.ts.iter().copied()).max().unwrap_or(hi);
+    let span = end.saturating_sub(t.time_origin_ns).max(1);
+    let ms = |v: i64| v.saturating_sub(t.time_origin_ns) as f64 / 1e6;
+    let at_start = hi.saturating_sub(t.time_origin_ns).saturating_mul(20) <= span;
     format!(
         "launched {:.3}–{:.3} ms after the trace's start{}",
         ms(lo),
