@@ -25,10 +25,8 @@ fn every_step_adds_up_to_its_window_to_the_nanosecond_on_every_fixture() {
         let a = traceprism::analyze_path(&fixture(&name), traceprism::Options::default()).unwrap();
         let b = a.budget();
         let devices: std::collections::BTreeSet<i32> = a.trace.gpu.device.iter().copied().collect();
-        let with_work: std::collections::BTreeSet<i32> = (0..a.trace.gpu.len())
-            .filter(|&r| a.trace.gpu.dur[r] > 0)
-            .map(|r| a.trace.gpu.device[r])
-            .collect();
+        let with_work: std::collections::BTreeSet<i32> =
+            (0..a.trace.gpu.len()).filter(|&r| a.trace.gpu.dur[r] > 0).map(|r| a.trace.gpu.device[r]).collect();
         // Every device that ran anything has steps, or its capture window: never nothing.
         for d in &with_work {
             assert!(b.steps.iter().any(|s| s.device == *d), "{name}: device {d} has no budget");

@@ -145,7 +145,8 @@ fn what_was_not_recorded_is_not_blamed_on_the_host() {
     for x in &f {
         eprintln!("{} {}: {:.1} µs: {}", x.kind, x.scope, x.saving_us, x.evidence);
         assert!(
-            ["unlinked_idle", "gpu_bound", "fusion", "exposed_copy", "exposed_communication", "roofline"].contains(&x.kind.as_str()),
+            ["unlinked_idle", "gpu_bound", "fusion", "exposed_copy", "exposed_communication", "roofline"]
+                .contains(&x.kind.as_str()),
             "{x:?}"
         );
     }

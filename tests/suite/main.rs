@@ -7,8 +7,8 @@ mod common;
 
 mod annotation_free;
 mod as_recorded;
-mod budget;
 mod bad_input;
+mod budget;
 mod call_paths;
 mod categories;
 mod categories_dump;

@@ -378,6 +378,8 @@ fn the_skill_names_only_commands_tools_tables_and_columns_that_exist() {
         known.insert(w.to_string());
     }
     known.extend(traceprism::analysis::findings::Kind::ALL.iter().map(|k| k.to_string()));
+    // The step budget's parts (its `part` column).
+    known.extend(traceprism::analysis::budget::Part::ALL.iter().map(|p| p.as_str().to_string()));
     std::fs::remove_dir_all(&dir).ok();
 
     let mut unknown = Vec::new();

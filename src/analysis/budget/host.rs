@@ -92,9 +92,7 @@ pub fn host_spans(t: &Trace) -> Vec<Option<ThreadSpans>> {
             call_rows[l.thread[i] as usize].push(i as u32);
         }
     }
-    (0..nthreads)
-        .map(|th| launching[th].then(|| thread_spans(t, &mut op_rows[th], &mut call_rows[th])))
-        .collect()
+    (0..nthreads).map(|th| launching[th].then(|| thread_spans(t, &mut op_rows[th], &mut call_rows[th]))).collect()
 }
 
 /// The spans of one thread from its ranges and its launching calls.

@@ -25,11 +25,11 @@ pub mod device;
 pub mod host;
 pub mod syncs;
 
-use syncs::Syncs;
 use crate::analysis::Analysis;
 use crate::model::{NameId, NONE};
 use device::{Busy, DeviceTime};
 use host::{HostState, ThreadSpans};
+use syncs::Syncs;
 
 /// What part of a step a row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -430,9 +430,7 @@ impl Ctx<'_> {
                 issuing(rows, at, a);
             }
             match state {
-                HostState::Activity(op) => {
-                    rows.add(Part::Host, What::Range(self.a.trace.ops.name[op as usize]), a, b, op)
-                }
+                HostState::Activity(op) => rows.add(Part::Host, What::Range(self.a.trace.ops.name[op as usize]), a, b, op),
                 HostState::Issuing if between && sync.is_none() => rows.add(Part::Launch, What::Plain, a, b, NONE),
                 HostState::Issuing => issuing(rows, a, b),
             }

@@ -61,7 +61,10 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
     let comm = if g.passes.is_empty() {
         String::new()
     } else {
-        format!("collectives run {:.1} µs of the median step's {wall_us:.1} µs; ", super::median_us(g.passes.iter().map(|p| exposed(a, p).0)))
+        format!(
+            "collectives run {:.1} µs of the median step's {wall_us:.1} µs; ",
+            super::median_us(g.passes.iter().map(|p| exposed(a, p).0))
+        )
     };
     let inference = g.phase != crate::analysis::phases::Phase::NotInference;
     let fix = match (g.engine, inference) {
@@ -78,7 +81,9 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
         scope: g.scope.clone(),
         passes: g.steps.len(),
         subject: String::new(),
-        evidence: format!("{comm}{saving_us:.1} µs of collective time a step with no compute kernel beside it, of a {wall_us:.1} µs step"),
+        evidence: format!(
+            "{comm}{saving_us:.1} µs of collective time a step with no compute kernel beside it, of a {wall_us:.1} µs step"
+        ),
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
         confidence: format!("low: an upper bound (full overlap); {}", g.confidence()),

@@ -36,8 +36,7 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
         }
     }
     families.sort_by(|x, y| y.1.total_cmp(&x.1));
-    let ranked: Vec<String> =
-        families.iter().take(5).map(|(n, us)| format!("{n} {:.0}%", 100.0 * us / wall_us)).collect();
+    let ranked: Vec<String> = families.iter().take(5).map(|(n, us)| format!("{n} {:.0}%", 100.0 * us / wall_us)).collect();
     // The categories with most kernel time in the group's passes.
     let mut cats: Vec<(u16, i64)> = Vec::new();
     for p in &g.passes {

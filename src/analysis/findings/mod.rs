@@ -52,10 +52,10 @@ mod unlinked;
 
 pub use straggler::stragglers;
 
+use crate::analysis::budget::Step;
 use crate::analysis::phases::{Pass, Phase};
 use crate::analysis::Analysis;
 use crate::support::median::upper_median;
-use crate::analysis::budget::Step;
 
 /// One finding: a cause of lost time, its saving per step, the fix and how to check it.
 #[derive(Debug, Clone, serde::Serialize)]

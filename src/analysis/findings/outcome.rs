@@ -53,8 +53,11 @@ fn matching<'a, 'b>(after: &'a [Group<'b>], before: &Group) -> Option<&'a Group<
 pub fn outcomes(before: &Analysis, after: &Analysis) -> Vec<Outcome> {
     let (found_before, groups_before) = findings_and_groups(before, MIN_SAVING_SHARE);
     let (found_after, groups_after) = findings_and_groups(after, 0.0);
-    let mut out: Vec<Outcome> =
-        found_before.iter().filter(|f| f.saving_us > 0.0).filter_map(|f| outcome(f, &groups_before, &groups_after, &found_after)).collect();
+    let mut out: Vec<Outcome> = found_before
+        .iter()
+        .filter(|f| f.saving_us > 0.0)
+        .filter_map(|f| outcome(f, &groups_before, &groups_after, &found_after))
+        .collect();
     judge(&mut out);
     out
 }

@@ -204,7 +204,15 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
 fn window_of(t: &Trace, lost: &[(usize, i64)]) -> String {
     let (Some(lo), Some(hi)) = (lost.iter().map(|l| l.1).min(), lost.iter().map(|l| l.1).max()) else { return String::new() };
     // Trace-supplied times: saturating, so a mangled timestamp never overflows.
-    let end = t.gpu.ts.iter().zip(&t.gpu.dur).map(|(s, d)| s.saturating_add(*d)).chain(t.launches.ts.iter().copied()).max().unwrap_or(hi);
+    let end = t
+        .gpu
+        .ts
+        .iter()
+        .zip(&t.gpu.dur)
+        .map(|(s, d)| s.saturating_add(*d))
+        .chain(t.launches.ts.iter().copied())
+        .max()
+        .unwrap_or(hi);
     let span = end.saturating_sub(t.time_origin_ns).max(1);
     let ms = |v: i64| v.saturating_sub(t.time_origin_ns) as f64 / 1e6;
     let at_start = hi.saturating_sub(t.time_origin_ns).saturating_mul(20) <= span;
