@@ -98,9 +98,24 @@ pub fn host_spans(t: &Trace) -> Vec<Option<ThreadSpans>> {
 /// The spans of one thread from its ranges and its launching calls.
 fn thread_spans(t: &Trace, rows: &mut [u32], calls: &mut [u32]) -> ThreadSpans {
     let (ops, l) = (&t.ops, &t.launches);
-    // Outer ranges first: earlier start, then longer.
-    rows.sort_unstable_by_key(|&o| (ops.ts[o as usize], -ops.dur[o as usize], o));
-    calls.sort_unstable_by_key(|&c| (l.ts[c as usize], c));
+    // Outer ranges first: earlier start, then longer. Traces mostly list them so already (checked
+    // first; otherwise (key, row) pairs are sorted, keeping the keys contiguous).
+    let op_key = |o: u32| (ops.ts[o as usize], -ops.dur[o as usize], o);
+    if !rows.windows(2).all(|w| op_key(w[0]) <= op_key(w[1])) {
+        let mut keyed: Vec<(i64, i64, u32)> = rows.iter().map(|&o| op_key(o)).collect();
+        keyed.sort_unstable();
+        for (r, k) in rows.iter_mut().zip(keyed) {
+            *r = k.2;
+        }
+    }
+    let call_key = |c: u32| (l.ts[c as usize], c);
+    if !calls.windows(2).all(|w| call_key(w[0]) <= call_key(w[1])) {
+        let mut keyed: Vec<(i64, u32)> = calls.iter().map(|&c| call_key(c)).collect();
+        keyed.sort_unstable();
+        for (c, k) in calls.iter_mut().zip(keyed) {
+            *c = k.1;
+        }
+    }
     // Which ranges issue: the innermost open range at each launching call, then up the nesting.
     let mut issues = vec![false; rows.len()];
     let mut parent = vec![usize::MAX; rows.len()];
