@@ -20,11 +20,20 @@ fn main() {
         (a, s)
     });
     println!("{path}: summary {summary_ms:.1} ms ({} passes)", s.passes);
-    let (steps, budget_ms) = timed(|| a.budget().steps.len());
-    println!("  step budget {budget_ms:.1} ms ({steps} steps): {:.1}% of the summary", 100.0 * budget_ms / summary_ms);
+    // What `traceprism findings` pays after the summary: the budget (made beside the roofline)
+    // and the findings that read it.
     let (found, ms) = timed(|| traceprism::analysis::findings::findings(&a));
-    println!("  findings on the budget {ms:.1} ms ({} findings): {:.1}% of the summary", found.len(), 100.0 * ms / summary_ms);
-    println!("  budget and findings together: {:.1}% of the summary", 100.0 * (budget_ms + ms) / summary_ms);
+    println!(
+        "  budget and findings together {ms:.1} ms ({} findings): {:.1}% of the summary",
+        found.len(),
+        100.0 * ms / summary_ms
+    );
+    // The budget alone, made again (uncached).
+    let (steps, budget_ms) = timed(|| traceprism::analysis::budget::step_budget(&a).steps.len());
+    println!(
+        "  of which the step budget alone {budget_ms:.1} ms ({steps} steps): {:.1}% of the summary",
+        100.0 * budget_ms / summary_ms
+    );
     let ((nodes, lines), ms) = timed(|| {
         let cp = traceprism::analysis::call_paths::call_paths(&a);
         (cp.nodes.len(), traceprism::analysis::sources::sources(&cp).len())

@@ -234,8 +234,13 @@ fn python_site(t: &crate::model::Trace, op: u32) -> Option<&str> {
 /// The budget of every step of `a`.
 pub fn step_budget(a: &Analysis) -> StepBudget {
     let t = &a.trace;
-    let devices = device::device_times(t, &a.categories);
-    let spans = host::host_spans(t);
+    // The device's busy spans and the host's spans read different columns: made side by side.
+    let (mut devices, mut spans) = (Vec::new(), Vec::new());
+    crate::support::threads::both(
+        t.gpu.len(),
+        || devices = device::device_times(t, &a.categories),
+        || spans = host::host_spans(t),
+    );
     let syncs = Syncs::of(a);
     let mut families: Vec<String> = Vec::new();
     let family_of: Vec<u16> = a
@@ -250,25 +255,36 @@ pub fn step_budget(a: &Analysis) -> StepBudget {
             }
         })
         .collect();
-    let mut steps = Vec::new();
-    for d in &devices {
+    let ctxs: Vec<Ctx> = devices
+        .iter()
+        .map(|d| Ctx { a, d, spans: &spans, syncs: &syncs, latency: launch_latency(a, d), family_of: &family_of })
+        .collect();
+    // Every window first (device, pass, start, end, the pass's end), then their rows.
+    let mut windows: Vec<(usize, Option<usize>, i64, i64, i64)> = Vec::new();
+    for (k, d) in devices.iter().enumerate() {
         let mut passes: Vec<usize> = (0..a.phases.passes.len()).filter(|&p| a.phases.passes[p].device == d.device).collect();
         passes.sort_by_key(|&p| a.phases.passes[p].start_ns);
-        let latency = launch_latency(a, d);
-        let ctx = Ctx { a, d, spans: &spans, syncs: &syncs, latency, family_of: &family_of };
         if passes.is_empty() {
             if let (Some(first), Some(last)) = (d.spans.first(), d.spans.last()) {
-                steps.push(ctx.step(None, first.0, last.1, last.1));
+                windows.push((k, None, first.0, last.1, last.1));
             }
             continue;
         }
-        for (k, &p) in passes.iter().enumerate() {
+        for (i, &p) in passes.iter().enumerate() {
             let pass = &a.phases.passes[p];
-            let end = passes.get(k + 1).map_or(pass.end_ns, |&n| a.phases.passes[n].start_ns.max(pass.start_ns));
-            steps.push(ctx.step(Some(p), pass.start_ns, end, pass.end_ns.min(end)));
+            let end = passes.get(i + 1).map_or(pass.end_ns, |&n| a.phases.passes[n].start_ns.max(pass.start_ns));
+            windows.push((k, Some(p), pass.start_ns, end, pass.end_ns.min(end)));
         }
     }
-    StepBudget { steps, families }
+    // Windows are independent: two halves side by side, natively.
+    let make = |w: &[(usize, Option<usize>, i64, i64, i64)]| -> Vec<Step> {
+        w.iter().map(|&(k, p, start, end, pass_end)| ctxs[k].step(p, start, end, pass_end)).collect()
+    };
+    let half = windows.len() / 2;
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    crate::support::threads::both(t.gpu.len(), || first = make(&windows[..half]), || second = make(&windows[half..]));
+    first.extend(second);
+    StepBudget { steps: first, families }
 }
 
 /// The median wait between a launch call's return and its GPU row's start, over the idles of

@@ -39,10 +39,13 @@ impl Syncs {
     pub fn of(a: &Analysis) -> Syncs {
         let t = &a.trace;
         let l = &t.launches;
-        let sync_names: Vec<u32> = SYNC_CALLS.iter().filter_map(|n| t.names.get(n)).collect();
+        let mut sync_name = vec![false; t.names.len()];
+        for id in SYNC_CALLS.iter().filter_map(|n| t.names.get(n)) {
+            sync_name[id as usize] = true;
+        }
         let mut is_sync = vec![false; l.len()];
         for (i, s) in is_sync.iter_mut().enumerate() {
-            *s = sync_names.contains(&l.name[i]);
+            *s = sync_name.get(l.name[i] as usize).copied().unwrap_or(false);
         }
         for r in 0..t.gpu.len() {
             let launch = t.gpu.launch[r];
