@@ -34,6 +34,15 @@ impl DeviceTime {
         let k = self.starts.partition_point(|&(s, _)| s < ts);
         self.starts[k..].iter().take_while(move |&&(s, _)| s == ts).map(|&(_, r)| r)
     }
+    /// Rows that start at `ts`, looked up from `*at` forward (an index into `starts` no later
+    /// than the first row at `ts`; left at that row): what a walk through time in order uses
+    /// instead of a search per idle.
+    pub fn rows_starting_from(&self, at: &mut usize, ts: i64) -> impl Iterator<Item = u32> + '_ {
+        while *at < self.starts.len() && self.starts[*at].0 < ts {
+            *at += 1;
+        }
+        self.starts[*at..].iter().take_while(move |&&(s, _)| s == ts).map(|&(_, r)| r)
+    }
     /// Index of the first span that ends after `ts`.
     pub fn first_span_after(&self, ts: i64) -> usize {
         self.spans.partition_point(|&(_, e, _)| e <= ts)
@@ -57,7 +66,9 @@ pub fn device_times(t: &Trace, cats: &KernelCategories) -> Vec<DeviceTime> {
         .into_iter()
         .zip(rows)
         .map(|(device, mut starts)| {
-            starts.sort_unstable();
+            // Mostly in time order already (each stream's rows are): the stable sort finds the
+            // runs; the keys are unique, so the order is the same as any sort's.
+            starts.sort();
             let spans = spans_of(t, cats, &starts);
             DeviceTime { device, spans, starts }
         })
@@ -66,14 +77,16 @@ pub fn device_times(t: &Trace, cats: &KernelCategories) -> Vec<DeviceTime> {
 
 fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i64, i64, Busy)> {
     let g = &t.gpu;
+    // Whether each category is a collective's, decided once per category, not per row.
+    let comm: Vec<bool> = cats.categories.iter().map(|c| c.family == "Communication").collect();
     let mut compute: Vec<(i64, i64, Busy)> = Vec::new();
-    let (mut comm, mut copy): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
+    let (mut collectives, mut copy): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
     let mut covered = i64::MIN;
     for &(s, r) in starts {
         let r = r as usize;
         let e = g.end(r);
         match g.kind[r] {
-            GpuKind::Kernel if cats.is_communication(r) => add_union(&mut comm, s, e),
+            GpuKind::Kernel if comm[cats.of_row[r] as usize] => add_union(&mut collectives, s, e),
             GpuKind::Kernel => {
                 if e > covered {
                     compute.push((s.max(covered), e, Busy::Compute(cats.of_row[r])));
@@ -84,14 +97,15 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
         }
     }
     let compute_union: Vec<(i64, i64)> = compute.iter().map(|&(s, e, _)| (s, e)).collect();
-    let comm_exposed = subtract(&comm, &compute_union);
-    let mut kernels = merge_union(&compute_union, &comm);
+    let comm_exposed = subtract(&collectives, &compute_union);
+    let mut kernels = merge_union(&compute_union, &collectives);
     kernels.dedup();
     let copy_exposed = subtract(&copy, &kernels);
     let mut out = compute;
     out.extend(comm_exposed.into_iter().map(|(s, e)| (s, e, Busy::Communication)));
     out.extend(copy_exposed.into_iter().map(|(s, e)| (s, e, Busy::Copy)));
-    out.sort_unstable_by_key(|x| x.0);
+    // Three sorted lists of disjoint spans: the stable sort merges the runs.
+    out.sort_by_key(|x| x.0);
     out
 }
 
@@ -106,7 +120,7 @@ fn add_union(u: &mut Vec<(i64, i64)>, s: i64, e: i64) {
 /// The union of two sorted lists of disjoint intervals.
 fn merge_union(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
     let mut all: Vec<(i64, i64)> = a.iter().chain(b).copied().collect();
-    all.sort_unstable();
+    all.sort();
     let mut out = Vec::with_capacity(all.len());
     for (s, e) in all {
         add_union(&mut out, s, e);

@@ -53,9 +53,19 @@ impl ThreadSpans {
     }
 
     /// Calls `f(from, to, state)` for every part of `[from, to)` inside a span, in time order;
-    /// the parts in no span are left out.
-    pub fn walk(&self, from: i64, to: i64, mut f: impl FnMut(i64, i64, HostState)) {
-        let mut k = self.end.partition_point(|&e| e <= from);
+    /// the parts in no span are left out. `hint` is where the last walk on this thread began
+    /// (`usize::MAX`: none); walks in time order step forward from it instead of searching.
+    pub fn walk(&self, hint: &mut usize, from: i64, to: i64, mut f: impl FnMut(i64, i64, HostState)) {
+        let mut k = if *hint != usize::MAX && *hint <= self.end.len() && (*hint == 0 || self.end[*hint - 1] <= from) {
+            let mut k = *hint;
+            while k < self.end.len() && self.end[k] <= from {
+                k += 1;
+            }
+            k
+        } else {
+            self.end.partition_point(|&e| e <= from)
+        };
+        *hint = k;
         while k < self.start.len() && self.start[k] < to {
             f(self.start[k].max(from), self.end[k].min(to), self.state[k]);
             k += 1;
@@ -103,7 +113,8 @@ fn thread_spans(t: &Trace, rows: &mut [u32], calls: &mut [u32]) -> ThreadSpans {
     let op_key = |o: u32| (ops.ts[o as usize], -ops.dur[o as usize], o);
     if !rows.windows(2).all(|w| op_key(w[0]) <= op_key(w[1])) {
         let mut keyed: Vec<(i64, i64, u32)> = rows.iter().map(|&o| op_key(o)).collect();
-        keyed.sort_unstable();
+        // Nearly sorted as written: the stable sort finds the runs (unique keys: the same order).
+        keyed.sort();
         for (r, k) in rows.iter_mut().zip(keyed) {
             *r = k.2;
         }
@@ -111,7 +122,7 @@ fn thread_spans(t: &Trace, rows: &mut [u32], calls: &mut [u32]) -> ThreadSpans {
     let call_key = |c: u32| (l.ts[c as usize], c);
     if !calls.windows(2).all(|w| call_key(w[0]) <= call_key(w[1])) {
         let mut keyed: Vec<(i64, u32)> = calls.iter().map(|&c| call_key(c)).collect();
-        keyed.sort_unstable();
+        keyed.sort();
         for (c, k) in calls.iter_mut().zip(keyed) {
             *c = k.1;
         }

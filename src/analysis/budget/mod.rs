@@ -294,9 +294,10 @@ fn launch_latency(a: &Analysis, d: &DeviceTime) -> i64 {
     let (g, l) = (&a.trace.gpu, &a.trace.launches);
     let mut lat = Vec::new();
     let mut end = i64::MIN;
+    let mut at = 0;
     for &(s, e, _) in &d.spans {
         if s > end && end != i64::MIN {
-            if let Some(r) = d.rows_starting_at(s).find(|&r| g.launch[r as usize] != NONE) {
+            if let Some(r) = d.rows_starting_from(&mut at, s).find(|&r| g.launch[r as usize] != NONE) {
                 let c = g.launch[r as usize] as usize;
                 let issued = l.ts[c].saturating_add(l.dur[c]);
                 if issued >= end && s > issued {
@@ -319,9 +320,13 @@ struct Ctx<'a> {
     family_of: &'a [u16],
 }
 
-/// A step's rows being gathered.
+/// A step's rows being gathered, and where its walk through time has got to.
 struct Rows {
     rows: Vec<Row>,
+    /// Index into the device's rows by start, at or before the next idle's end.
+    at_row: usize,
+    /// The thread last walked, and where in its spans.
+    at_thread: (usize, usize),
 }
 
 impl Rows {
@@ -371,7 +376,8 @@ impl Ctx<'_> {
                 step.eager += usize::from(c != NONE && !l.is_graph[c as usize]);
             }
         }
-        let mut rows = Rows { rows: Vec::new() };
+        let at_row = self.d.starts.partition_point(|&(s, _)| s < start);
+        let mut rows = Rows { rows: Vec::new(), at_row, at_thread: (usize::MAX, usize::MAX) };
         let mut cursor = start;
         let mut k = self.d.first_span_after(start);
         while cursor < end {
@@ -400,7 +406,7 @@ impl Ctx<'_> {
     fn idle(&self, rows: &mut Rows, step: &mut Step, from: i64, to: i64, pass_end: i64) {
         let (g, l) = (&self.a.trace.gpu, &self.a.trace.launches);
         let between = from >= pass_end;
-        let ended_by = self.d.rows_starting_at(to).find(|&r| g.launch[r as usize] != NONE);
+        let ended_by = self.d.rows_starting_from(&mut rows.at_row, to).find(|&r| g.launch[r as usize] != NONE);
         let Some(r) = ended_by else {
             rows.add(if between { Part::BetweenSteps } else { Part::Unlinked }, What::Plain, from, to, NONE);
             return;
@@ -441,7 +447,8 @@ impl Ctx<'_> {
             return;
         };
         let mut at = from;
-        spans.walk(from, host_to, |a, b, state| {
+        let mut hint = if rows.at_thread.0 == thread { rows.at_thread.1 } else { usize::MAX };
+        spans.walk(&mut hint, from, host_to, |a, b, state| {
             if a > at {
                 issuing(rows, at, a);
             }
@@ -452,6 +459,7 @@ impl Ctx<'_> {
             }
             at = b;
         });
+        rows.at_thread = (thread, hint);
         if at < host_to {
             issuing(rows, at, host_to);
         }
