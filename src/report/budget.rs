@@ -7,7 +7,7 @@ use crate::analysis::budget::{Part, Row, Step};
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
 
-/// Host rows kept by name in one step; the rest, each under [`SMALL_SHARE`] of the step, are
+/// Host rows kept by name in one step; the rest, each under `SMALL_SHARE` of the step, are
 /// summed into one `other host activity` row.
 const HOST_ROWS: usize = 8;
 /// Share of a step (%) under which a host row beyond the first [`HOST_ROWS`] is summed with the others.
@@ -62,7 +62,7 @@ pub fn step_budget(a: &Analysis) -> Table {
 }
 
 /// A step's rows as shown, each with its `what` in words: the small host rows beyond the first
-/// [`HOST_ROWS`] summed into one.
+/// `HOST_ROWS` (8) summed into one.
 pub fn shown_rows(a: &Analysis, step: &Step) -> Vec<(Row, String)> {
     let b = a.budget();
     let wall = step.wall_ns();

@@ -7,7 +7,7 @@
 //! - **`host_activity`** (`host_activity`): the GPU idles while the launching thread is in a
 //!   range that issues no GPU work, named (a data loader, a scheduler, a tokenizer, a Python
 //!   frame); the fix from the table of host activities (`rules/host_activities.toml`).
-//! - **`gpu_bound`** (`gpu_bound`): the GPU is busy at least [`GPU_BOUND_SHARE`] of the step:
+//! - **`gpu_bound`** (`gpu_bound`): the GPU is busy at least 90% (`GPU_BOUND_SHARE`) of the step:
 //!   what ran, ranked; judged against the roof where shapes were recorded.
 //! - **`exposed_copy`** (`copies`): copies and fills with no kernel beside them.
 //! - **`unlinked_idle`** (`unlinked`): idle before GPU work whose launch is not in the trace.
