@@ -311,7 +311,14 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         // step annotation or the stream's structure delimits them, they are passes of no phase,
         // so that the gate and compare can judge per step. Names alone (an embedding, a sampler)
         // mark no training step.
-        out.passes = training_steps(trace, segs, &mut out.pass_of_row);
+        // The profiler's own step ranges, where it wrote them, are the steps.
+        let profiler = crate::analysis::steps::profiler_steps::profiler_steps(trace);
+        out.passes = if profiler.len() >= 2 {
+            let segs = crate::analysis::steps::profiler_steps::segments(trace, &profiler);
+            training_passes(trace, segs, &mut out.pass_of_row)
+        } else {
+            training_steps(trace, segs, &mut out.pass_of_row)
+        };
         if out.passes.is_empty() {
             out.disagreements.clear();
         }
@@ -456,16 +463,27 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
 /// the stream's structure found, as passes of phase [`Phase::NotInference`] (no evidence gathered,
 /// no vote: nothing here is prefill or decode). Fills `pass_of_row`.
 fn training_steps(trace: &Trace, segs: Vec<crate::analysis::steps::passes::Segment>, pass_of_row: &mut [u32]) -> Vec<Pass> {
-    let g = &trace.gpu;
-    let mut steps: Vec<_> = segs.into_iter().filter(|s| s.structure || s.source == PassSource::Annotation).collect();
+    let steps: Vec<_> =
+        segs.into_iter().filter(|s| s.structure || s.source == PassSource::Annotation).map(|s| (s, false)).collect();
     if steps.len() < 2 {
         return Vec::new();
     }
-    steps.sort_by_key(|s| (s.rows.first().map_or(0, |&r| g.ts[r as usize]), s.device));
+    training_passes(trace, steps, pass_of_row)
+}
+
+/// Training steps as passes of no phase, in time order across devices; a segment flagged `true`
+/// holds only part of its step (launched before the profiler's first step range).
+fn training_passes(
+    trace: &Trace,
+    mut steps: Vec<(crate::analysis::steps::passes::Segment, bool)>,
+    pass_of_row: &mut [u32],
+) -> Vec<Pass> {
+    let g = &trace.gpu;
+    steps.sort_by_key(|(s, _)| (s.rows.first().map_or(0, |&r| g.ts[r as usize]), s.device));
     steps
         .into_iter()
         .enumerate()
-        .map(|(k, seg)| {
+        .map(|(k, (seg, incomplete))| {
             let kernels: Vec<u32> = seg.rows.iter().copied().filter(|&r| g.kind[r as usize] == GpuKind::Kernel).collect();
             for &r in &seg.rows {
                 pass_of_row[r as usize] = k as u32;
@@ -484,7 +502,7 @@ fn training_steps(trace: &Trace, segs: Vec<crate::analysis::steps::passes::Segme
                 busy_ns: busy_time(trace, &seg.rows),
                 tokens: None,
                 batch: None,
-                incomplete: false,
+                incomplete,
                 lm_head_columns: None,
                 stage: None,
                 mix: Vec::new(),

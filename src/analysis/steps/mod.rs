@@ -5,6 +5,7 @@
 pub mod annotations;
 pub mod generation;
 pub mod passes;
+pub mod profiler_steps;
 pub mod rules;
 pub mod structure;
 
