@@ -139,7 +139,7 @@ impl Coverage {
 /// How passes of a source were delimited, in words.
 fn source_words(s: PassSource) -> &'static str {
     match s {
-        PassSource::Annotation => "the engine's step annotations",
+        PassSource::Annotation => "step annotations (an engine's, or the profiler's ProfilerStep#N)",
         PassSource::Markers => "step markers (names)",
         PassSource::Structure => "the stream's structure alone",
         PassSource::Repetition => "repetition of whole steps",

@@ -315,6 +315,8 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         let profiler = crate::analysis::steps::profiler_steps::profiler_steps(trace);
         out.passes = if profiler.len() >= 2 {
             let segs = crate::analysis::steps::profiler_steps::segments(trace, &profiler);
+            // The profiler's ranges name the steps: what the structure alone would cut is moot.
+            out.disagreements.clear();
             training_passes(trace, segs, &mut out.pass_of_row)
         } else {
             training_steps(trace, segs, &mut out.pass_of_row)
