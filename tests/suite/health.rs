@@ -319,3 +319,25 @@ fn a_header_value_that_is_not_json_is_said_not_dropped() {
     assert!(h.found.contains(&format!("\"deviceProperties\" at byte {at}: not valid JSON")), "{}", h.found);
     assert_eq!(check(&s.health, "device_properties").status, Status::Missing);
 }
+
+#[test]
+fn a_2021_kineto_trace_is_not_asked_to_record_what_it_recorded() {
+    // PyTorch 1.9's profiler wrote `ProfilerStep#5`…`#10` as `Operator` events (counted here from
+    // the raw JSON): the report counts them as step ranges, and with the steps named by them it
+    // does not ask to record what names the steps.
+    let name = "dataloader_workers0_rn50_v100.pt.trace.json.gz";
+    let doc: Value = serde_json::from_slice(&common::plain_fixture(name)).unwrap();
+    let raw = doc["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"].as_str().is_some_and(|n| n.starts_with("ProfilerStep#")))
+        .count();
+    assert_eq!(raw, 6);
+    let h = health(&common::analysis(name));
+    let steps = check(&h, "step_annotations");
+    assert_eq!(steps.status, Status::Present, "{steps:?}");
+    assert!(steps.found.starts_with(&format!("{raw} ProfilerStep# ranges")), "{}", steps.found);
+    let coverage = check(&h, "rule_coverage");
+    assert!(!coverage.fix.contains("record what names the steps"), "{coverage:?}");
+}

@@ -38,6 +38,10 @@ impl Counted {
                     if t.ops.input_dims[i] != crate::model::NO_NAME {
                         c.ops_with_shapes += 1;
                     }
+                    // Kineto of 2021 wrote the profiler's step ranges as ops (`Operator`).
+                    if t.name(t.ops.name[i]).starts_with("ProfilerStep#") {
+                        c.profiler_steps += 1;
+                    }
                 }
                 OpKind::UserAnnotation => {
                     if t.name(t.ops.name[i]).starts_with("ProfilerStep#") {
