@@ -4,6 +4,7 @@
 //! copies and fills nothing else covers. The holes between spans are the device's idle.
 
 use crate::analysis::categories::KernelCategories;
+use crate::analysis::timeline::merge;
 use crate::model::{GpuKind, Trace};
 
 /// What a busy span ran.
@@ -29,11 +30,6 @@ pub struct DeviceTime {
 }
 
 impl DeviceTime {
-    /// Rows that start at `ts` (the rows that end an idle there).
-    pub fn rows_starting_at(&self, ts: i64) -> impl Iterator<Item = u32> + '_ {
-        let k = self.starts.partition_point(|&(s, _)| s < ts);
-        self.starts[k..].iter().take_while(move |&&(s, _)| s == ts).map(|&(_, r)| r)
-    }
     /// Rows that start at `ts`, looked up from `*at` forward (an index into `starts` no later
     /// than the first row at `ts`; left at that row): what a walk through time in order uses
     /// instead of a search per idle.
@@ -86,45 +82,26 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
         let r = r as usize;
         let e = g.end(r);
         match g.kind[r] {
-            GpuKind::Kernel if comm[cats.of_row[r] as usize] => add_union(&mut collectives, s, e),
+            GpuKind::Kernel if comm[cats.of_row[r] as usize] => collectives.push((s, e)),
             GpuKind::Kernel => {
                 if e > covered {
                     compute.push((s.max(covered), e, Busy::Compute(cats.of_row[r])));
                     covered = e;
                 }
             }
-            GpuKind::Memcpy | GpuKind::Memset => add_union(&mut copy, s, e),
+            GpuKind::Memcpy | GpuKind::Memset => copy.push((s, e)),
         }
     }
+    let (collectives, copy) = (merge(collectives), merge(copy));
     let compute_union: Vec<(i64, i64)> = compute.iter().map(|&(s, e, _)| (s, e)).collect();
     let comm_exposed = subtract(&collectives, &compute_union);
-    let mut kernels = merge_union(&compute_union, &collectives);
-    kernels.dedup();
+    let kernels = merge(compute_union.iter().chain(&collectives).copied().collect());
     let copy_exposed = subtract(&copy, &kernels);
     let mut out = compute;
     out.extend(comm_exposed.into_iter().map(|(s, e)| (s, e, Busy::Communication)));
     out.extend(copy_exposed.into_iter().map(|(s, e)| (s, e, Busy::Copy)));
     // Three sorted lists of disjoint spans: the stable sort merges the runs.
     out.sort_by_key(|x| x.0);
-    out
-}
-
-/// Adds `[s, e)` to a union kept sorted by start (rows arrive sorted by start).
-fn add_union(u: &mut Vec<(i64, i64)>, s: i64, e: i64) {
-    match u.last_mut() {
-        Some(last) if s <= last.1 => last.1 = last.1.max(e),
-        _ => u.push((s, e)),
-    }
-}
-
-/// The union of two sorted lists of disjoint intervals.
-fn merge_union(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
-    let mut all: Vec<(i64, i64)> = a.iter().chain(b).copied().collect();
-    all.sort();
-    let mut out = Vec::with_capacity(all.len());
-    for (s, e) in all {
-        add_union(&mut out, s, e);
-    }
     out
 }
 
@@ -161,5 +138,8 @@ mod tests {
         assert_eq!(subtract(&[(0, 10), (20, 30)], &[(2, 4), (8, 22), (25, 26)]), vec![(0, 2), (4, 8), (22, 25), (26, 30)]);
         assert_eq!(subtract(&[(0, 10)], &[]), vec![(0, 10)]);
         assert_eq!(subtract(&[(5, 6)], &[(0, 10)]), Vec::<(i64, i64)>::new());
+        // Collectives [0, 20) and [30, 40) against compute [2, 4) and [15, 35): 13 + 5 ns exposed.
+        let exposed: i64 = subtract(&[(0, 20), (30, 40)], &[(2, 4), (15, 35)]).iter().map(|(s, e)| e - s).sum();
+        assert_eq!(exposed, 18);
     }
 }

@@ -210,25 +210,27 @@ impl StepBudget {
     }
 }
 
-/// The nearest enclosing Python frame of range `op` outside PyTorch's package (its file:line).
+/// The nearest enclosing Python frame of range `op` (not `op` itself) outside PyTorch's package.
 fn python_site(t: &crate::model::Trace, op: u32) -> Option<&str> {
-    if op == NONE {
-        return None;
-    }
-    let mut o = op;
+    (op != NONE).then(|| user_frame(t, t.ops.parent[op as usize])).flatten()
+}
+
+/// From range `frame` outwards, the nearest Python frame with a file and line outside PyTorch's
+/// own package (a builtin's or `torch/…`'s frame is skipped for its caller's; the nearest file
+/// frame when every one is PyTorch's).
+pub fn user_frame(t: &crate::model::Trace, mut frame: u32) -> Option<&str> {
     let mut nearest = None;
-    while o != NONE {
-        let o_ = o as usize;
-        if t.ops.kind[o_] == crate::model::OpKind::PythonFunction && o != op {
-            let name = t.name(t.ops.name[o_]);
-            if name.contains(".py(") && !(name.starts_with("torch/") || name.contains("/torch/")) {
+    while frame != NONE {
+        let name = t.name(t.ops.name[frame as usize]);
+        if name.contains(".py(") {
+            if !(name.starts_with("torch/") || name.contains("/torch/")) {
                 return Some(name);
             }
             nearest = nearest.or(Some(name));
         }
-        o = t.ops.parent[o_];
+        frame = t.ops.parent[frame as usize];
     }
-    nearest.filter(|n| n.contains(".py("))
+    nearest
 }
 
 /// The budget of every step of `a`.

@@ -10,44 +10,17 @@ use crate::analysis::timeline::merge as union;
 use crate::analysis::Analysis;
 use crate::model::GpuKind;
 
-/// Length of `a` not covered by `b` (both disjoint and sorted).
-fn uncovered(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
-    let mut total = 0;
-    let mut j = 0;
-    for &(s, e) in a {
-        let mut covered = 0;
-        while j < b.len() && b[j].1 <= s {
-            j += 1;
-        }
-        let mut k = j;
-        while k < b.len() && b[k].0 < e {
-            covered += b[k].1.min(e) - b[k].0.max(s);
-            k += 1;
-        }
-        total += e - s - covered;
-    }
-    total
-}
-
-/// A pass's communication time and the part of it with no compute beside it (ns).
-pub fn exposed(a: &Analysis, p: &Pass) -> (i64, i64) {
+/// A pass's collective time: the union of its communication kernels (ns).
+pub fn collective_ns(a: &Analysis, p: &Pass) -> i64 {
     let g = &a.trace.gpu;
-    let (mut comm, mut compute) = (Vec::new(), Vec::new());
-    for &r in &p.rows {
-        let r = r as usize;
-        if g.kind[r] != GpuKind::Kernel {
-            continue;
-        }
-        let span = (g.ts[r], g.end(r));
-        if a.categories.is_communication(r) {
-            comm.push(span);
-        } else {
-            compute.push(span);
-        }
-    }
-    let comm = union(comm);
-    let total = comm.iter().map(|(s, e)| e - s).sum();
-    (total, uncovered(&comm, &union(compute)))
+    let comm = p
+        .rows
+        .iter()
+        .map(|&r| r as usize)
+        .filter(|&r| g.kind[r] == GpuKind::Kernel && a.categories.is_communication(r))
+        .map(|r| (g.ts[r], g.end(r)))
+        .collect();
+    union(comm).iter().map(|(s, e)| e - s).sum()
 }
 
 /// The exposed-communication finding of `g`, if the exposed time is worth raising
@@ -63,7 +36,7 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
     } else {
         format!(
             "collectives run {:.1} µs of the median step's {wall_us:.1} µs; ",
-            super::median_us(g.passes.iter().map(|p| exposed(a, p).0))
+            super::median_us(g.passes.iter().map(|p| collective_ns(a, p)))
         )
     };
     let inference = g.phase != crate::analysis::phases::Phase::NotInference;
@@ -92,18 +65,4 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
         from_ns,
         to_ns,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exposed_time_is_what_compute_leaves_uncovered() {
-        let comm = union(vec![(30, 40), (0, 10), (5, 20)]);
-        assert_eq!(comm, vec![(0, 20), (30, 40)]);
-        let compute = union(vec![(2, 4), (15, 35)]);
-        // 0..20: covered 2..4 and 15..20 (7) -> 13 exposed; 30..40: covered 30..35 -> 5 exposed.
-        assert_eq!(uncovered(&comm, &compute), 18);
-    }
 }

@@ -7,13 +7,7 @@ use crate::analysis::budget::Part;
 
 /// The exposed-copy finding of `g`, if worth raising.
 pub fn exposed_copies(g: &Group) -> Option<Finding> {
-    let saving_us = g.median_of(|s| s.part_ns(Part::Copy));
-    let wall_us = g.wall_us();
-    if !g.worth(saving_us, wall_us) {
-        return None;
-    }
-    let i = g.median_pass(|i| g.steps[i].part_ns(Part::Copy));
-    let row = g.steps[i].rows.iter().filter(|r| r.part == Part::Copy).max_by_key(|r| r.ns)?;
+    let (saving_us, wall_us, row) = g.raised_part(Part::Copy)?;
     Some(Finding {
         kind: Kind::ExposedCopy,
         scope: g.scope.clone(),

@@ -38,17 +38,13 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
     families.sort_by(|x, y| y.1.total_cmp(&x.1));
     let ranked: Vec<String> = families.iter().take(5).map(|(n, us)| format!("{n} {:.0}%", 100.0 * us / wall_us)).collect();
     // The categories with most kernel time in the group's passes.
-    let mut cats: Vec<(u16, i64)> = Vec::new();
+    let mut per_category: Vec<Option<i64>> = vec![None; a.categories.categories.len()];
     for p in &g.passes {
         for &r in &p.rows {
-            let r = r as usize;
-            let c = a.categories.of_row[r];
-            match cats.iter_mut().find(|x| x.0 == c) {
-                Some(x) => x.1 += a.trace.gpu.dur[r],
-                None => cats.push((c, a.trace.gpu.dur[r])),
-            }
+            *per_category[a.categories.of_row[r as usize] as usize].get_or_insert(0) += a.trace.gpu.dur[r as usize];
         }
     }
+    let mut cats: Vec<(u16, i64)> = per_category.into_iter().enumerate().filter_map(|(c, ns)| Some((c as u16, ns?))).collect();
     cats.sort_by_key(|x| std::cmp::Reverse(x.1));
     let total: i64 = cats.iter().map(|x| x.1).sum();
     let top_cats: Vec<String> = cats

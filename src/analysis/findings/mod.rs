@@ -52,7 +52,7 @@ mod unlinked;
 
 pub use straggler::stragglers;
 
-use crate::analysis::budget::Step;
+use crate::analysis::budget::{Part, Row, Step};
 use crate::analysis::phases::{Pass, Phase};
 use crate::analysis::Analysis;
 use crate::support::median::upper_median;
@@ -249,6 +249,19 @@ impl Group<'_> {
         order.sort_by_key(|&i| key(i));
         order[order.len() / 2]
     }
+    /// The median time a step in rows of `part` (µs), the median step's wall time (µs), and the
+    /// longest row of that part in the step with the median such time, when the time is worth a
+    /// finding ([`Group::worth`]).
+    pub fn raised_part(&self, part: Part) -> Option<(f64, f64, &Row)> {
+        let saving_us = self.median_of(|s| s.part_ns(part));
+        let wall_us = self.wall_us();
+        if !self.worth(saving_us, wall_us) {
+            return None;
+        }
+        let i = self.median_pass(|i| self.steps[i].part_ns(part));
+        let row = self.steps[i].rows.iter().filter(|r| r.part == part).max_by_key(|r| r.ns)?;
+        Some((saving_us, wall_us, row))
+    }
     /// The window of step `i` on the timeline: its start and the end of its pass.
     pub fn window(&self, i: usize) -> (i64, i64) {
         (self.steps[i].start_ns, self.steps[i].pass_end_ns)
@@ -381,19 +394,8 @@ impl Engine {
 /// nearest file frame when every one is PyTorch's), else its CPU op.
 pub fn code_site(t: &crate::model::Trace, c: usize) -> Option<&str> {
     let l = &t.launches;
-    let mut frame = l.python[c];
-    let mut nearest = None;
-    while frame != crate::model::NONE {
-        let name = t.name(t.ops.name[frame as usize]);
-        if name.contains(".py(") {
-            if !(name.starts_with("torch/") || name.contains("/torch/")) {
-                return Some(name);
-            }
-            nearest = nearest.or(Some(name));
-        }
-        frame = t.ops.parent[frame as usize];
-    }
-    nearest.or_else(|| (l.cpu_op[c] != crate::model::NONE).then(|| t.name(t.ops.name[l.cpu_op[c] as usize])))
+    crate::analysis::budget::user_frame(t, l.python[c])
+        .or_else(|| (l.cpu_op[c] != crate::model::NONE).then(|| t.name(t.ops.name[l.cpu_op[c] as usize])))
 }
 
 /// The median (the upper of the two middle ones for an even count) of durations in ns, in µs.

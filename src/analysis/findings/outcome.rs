@@ -38,11 +38,6 @@ pub struct Outcome {
     pub verdict: String,
 }
 
-/// A phase's median step in `g`, as `kind` measures it (µs).
-fn step_us(g: &Group, _kind: Kind) -> f64 {
-    g.wall_us()
-}
-
 /// The group of `after` that matches `before`: the same phase, the same device when it has one.
 fn matching<'a, 'b>(after: &'a [Group<'b>], before: &Group) -> Option<&'a Group<'b>> {
     let same = after.iter().filter(|g| g.phase == before.phase);
@@ -97,7 +92,7 @@ fn judge(out: &mut [Outcome]) {
 
 fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Finding]) -> Option<Outcome> {
     let gb = before.iter().find(|g| g.scope == f.scope)?;
-    let before_step_us = step_us(gb, f.kind);
+    let before_step_us = gb.wall_us();
     let mut o = Outcome {
         kind: f.kind,
         scope: f.scope.clone(),
@@ -113,7 +108,7 @@ fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Findin
         o.verdict = format!("not comparable: the second trace has no {} step", gb.phase.as_str());
         return Some(o);
     };
-    let after_step = step_us(ga, f.kind);
+    let after_step = ga.wall_us();
     let remaining = found_after
         .iter()
         .find(|x| x.kind == f.kind && x.scope == ga.scope && x.subject == f.subject)

@@ -7,13 +7,7 @@ use crate::analysis::budget::Part;
 
 /// The unlinked-idle finding of `g`, if worth raising.
 pub fn unlinked(g: &Group) -> Option<Finding> {
-    let idle_us = g.median_of(|s| s.part_ns(Part::Unlinked));
-    let wall_us = g.wall_us();
-    if !g.worth(idle_us, wall_us) {
-        return None;
-    }
-    let i = g.median_pass(|i| g.steps[i].part_ns(Part::Unlinked));
-    let row = g.steps[i].rows.iter().filter(|r| r.part == Part::Unlinked).max_by_key(|r| r.ns)?;
+    let (idle_us, wall_us, row) = g.raised_part(Part::Unlinked)?;
     Some(Finding {
         kind: Kind::UnlinkedIdle,
         scope: g.scope.clone(),
