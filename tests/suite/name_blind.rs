@@ -97,3 +97,221 @@ fn passes_and_layers_come_from_structure_when_no_name_is_known() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A public trace with no truth file, and how its truth is read from its own raw events (never
+/// from our analysis): the steps are the engine's step annotations (or a kernel the engine runs
+/// once per step), the layers per step the kernels run once per layer, counted per step.
+struct Derived {
+    trace: &'static str,
+    /// Names (prefixes) of the step annotations (`user_annotation`), or `None`.
+    step_annotation: Option<&'static str>,
+    /// Substring of a kernel run once per step, where no annotation marks the steps.
+    step_kernel: Option<&'static str>,
+    /// Substrings of the kernels run once per layer (each layer runs exactly one of them).
+    layer_kernels: &'static [&'static str],
+    /// What the model is: where the layer count is checked.
+    model: &'static str,
+}
+
+const DERIVED: &[Derived] = &[
+    Derived {
+        trace: "vllm_qwen35_hybrid_nvfp4_decode_gb10.pt.trace.json.gz",
+        step_annotation: Some("execute_context_"),
+        step_kernel: None,
+        layer_kernels: &["gated_delta_rule", "BatchPrefillWithPagedKVCacheKernel"],
+        model: "Qwen3.5-27B: 48 gated-delta-net + 16 full-attention layers",
+    },
+    Derived {
+        trace: "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz",
+        step_annotation: None,
+        step_kernel: Some("prepare_varlen_num_blocks_kernel"),
+        layer_kernels: &["reshape_and_cache_flash_kernel"],
+        model: "an 80-layer model, TP4",
+    },
+    Derived {
+        trace: "vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz",
+        step_annotation: None,
+        step_kernel: Some("fused_add_bitwise_and_bitwise_or_embedding"),
+        layer_kernels: &["reshape_and_cache"],
+        model: "the same run on MI300X",
+    },
+    Derived {
+        trace: "sglang_qwen3-30b-a3b_decode_b300.trace.json.gz",
+        step_annotation: Some("step[DECODE"),
+        step_kernel: None,
+        layer_kernels: &["fmhaSm100fKernel"],
+        model: "Qwen3-30B-A3B: 48 MoE layers",
+    },
+    Derived {
+        trace: "sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz",
+        step_annotation: Some("step[DECODE"),
+        step_kernel: None,
+        layer_kernels: &["paged_attention_ll4mi_QKV"],
+        model: "Qwen3-30B-A3B: 48 MoE layers",
+    },
+    Derived {
+        trace: "sglang_qwen3-8b_decode_graph_mi300x.json.gz",
+        step_annotation: Some("step[DECODE"),
+        step_kernel: None,
+        layer_kernels: &["paged_attention_ll4mi_QKV"],
+        model: "Qwen3-8B: 36 layers",
+    },
+    Derived {
+        trace: "sglang_qwen3-8b_prefill_mi300x.json.gz",
+        step_annotation: Some("step[EXTEND"),
+        step_kernel: None,
+        layer_kernels: &["FmhaBatchPrefillWithPagedKVCacheKernel"],
+        model: "Qwen3-8B: 36 layers",
+    },
+    Derived {
+        trace: "vllm_gptoss_decode_fullgraph_mi300x.json.gz",
+        step_annotation: Some("execute_"),
+        step_kernel: None,
+        layer_kernels: &["reshape_and_cache_flash_kernel"],
+        model: "GPT-OSS-20B: 24 layers, sliding and full attention alternating",
+    },
+    Derived {
+        trace: "vllm_gptoss_mixed_piecewise_mi300x.json.gz",
+        step_annotation: Some("execute_"),
+        step_kernel: None,
+        layer_kernels: &["reshape_and_cache_flash_kernel"],
+        model: "GPT-OSS-20B: 24 layers",
+    },
+    Derived {
+        trace: "vllm_moe_tp8_eager_b200.json.gz",
+        step_annotation: Some("execute_context_"),
+        step_kernel: None,
+        layer_kernels: &["reshape_and_cache_flash_kernel"],
+        model: "a 36-layer MoE, sliding and full attention alternating, TP8",
+    },
+];
+
+/// Steps and layers per step as the raw events of `d` record them.
+fn derived_truth(d: &Derived) -> (usize, Vec<usize>) {
+    let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(d.trace)).expect("fixture is JSON");
+    let events = doc["traceEvents"].as_array().expect("traceEvents");
+    let name = |e: &serde_json::Value| e["name"].as_str().unwrap_or("").to_string();
+    let kernels: Vec<(f64, String)> =
+        events.iter().filter(|e| e["cat"] == "kernel").map(|e| (e["ts"].as_f64().expect("ts"), name(e))).collect();
+    // Step starts: the annotations' CPU starts, or the once-per-step kernel's GPU starts.
+    let mut starts: Vec<f64> = match (d.step_annotation, d.step_kernel) {
+        (Some(prefix), _) => {
+            // On the GPU's clock where the profiler wrote the annotation there too.
+            let on = |cat: &str| -> Vec<f64> {
+                events
+                    .iter()
+                    .filter(|e| e["cat"] == cat && name(e).starts_with(prefix))
+                    .map(|e| e["ts"].as_f64().expect("ts"))
+                    .collect()
+            };
+            let gpu = on("gpu_user_annotation");
+            if gpu.is_empty() {
+                on("user_annotation")
+            } else {
+                gpu
+            }
+        }
+        (None, Some(k)) => kernels.iter().filter(|(_, n)| n.contains(k)).map(|(t, _)| *t).collect(),
+        _ => unreachable!(),
+    };
+    starts.sort_by(f64::total_cmp);
+    let per_layer: Vec<f64> =
+        kernels.iter().filter(|(_, n)| d.layer_kernels.iter().any(|k| n.contains(k))).map(|(t, _)| *t).collect();
+    let layers = if d.step_annotation.is_some() {
+        // A step's kernels run after its annotation begins.
+        let mut layers = vec![0usize; starts.len()];
+        for ts in &per_layer {
+            let at = starts.partition_point(|&s| s <= *ts);
+            assert!(at > 0, "{}: a layer kernel before the first step", d.trace);
+            layers[at - 1] += 1;
+        }
+        layers
+    } else {
+        // Marks inside the steps: every step runs the same number of layers.
+        assert_eq!(per_layer.len() % starts.len(), 0, "{}", d.trace);
+        vec![per_layer.len() / starts.len(); starts.len()]
+    };
+    (starts.len(), layers)
+}
+
+#[test]
+fn public_traces_read_name_blind_as_their_raw_events_count_them() {
+    eprintln!("{:<54} {:>6} {:>6} {:>14} {:>14}  model", "trace", "steps", "found", "layers/step", "found");
+    let mut failures = Vec::new();
+    for d in DERIVED {
+        let (steps, layers) = derived_truth(d);
+        let mut want = layers.clone();
+        want.dedup();
+        assert!(
+            steps >= 1 && want.len() == 1 && want[0] >= 2,
+            "{}: the raw events give {steps} steps of {layers:?} layers",
+            d.trace
+        );
+        let (bytes, _) = name_blind(d.trace);
+        let a = analyse_bytes(&bytes);
+        let mut per_pass: Vec<usize> = a.layers.layers_per_pass.iter().map(|&l| l as usize).collect();
+        per_pass.dedup();
+        eprintln!(
+            "{:<54} {:>6} {:>6} {:>14} {:>14}  {}",
+            d.trace,
+            steps,
+            a.phases.passes.len(),
+            format!("{want:?}"),
+            format!("{per_pass:?}"),
+            d.model
+        );
+        if a.phases.passes.len() != steps {
+            failures.push(format!("{}: {} passes, the raw events {steps} steps", d.trace, a.phases.passes.len()));
+        }
+        if per_pass != want {
+            failures.push(format!("{}: layers per pass {per_pass:?}, the raw events {want:?}", d.trace));
+        }
+        // Phases: unknown or doubted, never confidently wrong (no name says prefill or decode).
+        if let Some(p) = a.phases.passes.iter().find(|p| p.phase != Phase::Unknown && p.doubt.is_none()) {
+            failures.push(format!("{}: pass {} read as {} with no name to say so", d.trace, p.index, p.phase.as_str()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_hybrid_reads_48_linear_and_16_full_attention_layers_as_recorded_and_gpu_only() {
+    let name = "vllm_qwen35_hybrid_nvfp4_decode_gb10.pt.trace.json.gz";
+    let mut doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).expect("fixture is JSON");
+    let as_recorded = analyse_bytes(&serde_json::to_vec(&doc).unwrap());
+    keep_gpu_only(doc["traceEvents"].as_array_mut().expect("traceEvents"));
+    let gpu_only = analyse_bytes(&serde_json::to_vec(&doc).unwrap());
+    for (how, a) in [("as recorded", &as_recorded), ("GPU only", &gpu_only)] {
+        assert_eq!(a.phases.passes.len(), 10, "{how}");
+        for pass in &a.layers.passes {
+            // Count each layer's type once (the type of its first row).
+            let mut kinds: HashMap<&str, usize> = HashMap::new();
+            let mut seen = std::collections::HashSet::new();
+            for &r in &pass.rows {
+                let l = a.layers.layer_of_row[r as usize];
+                if l != traceprism::model::NONE && seen.insert(l) {
+                    *kinds.entry(a.layers.layer_type(r as usize)).or_insert(0) += 1;
+                }
+            }
+            assert_eq!(seen.len(), 64, "{how}: pass {}", pass.index);
+            assert_eq!(
+                (kinds.get("GDN_FC"), kinds.get("MHA_FC")),
+                (Some(&48), Some(&16)),
+                "{how}: pass {}: {kinds:?}",
+                pass.index
+            );
+        }
+        // Three linear-attention layers, then one full-attention layer, from the first.
+        let first = &a.layers.passes[0];
+        let mut order: Vec<&str> = Vec::new();
+        let mut last = traceprism::model::NONE;
+        for &r in &first.rows {
+            let l = a.layers.layer_of_row[r as usize];
+            if l != traceprism::model::NONE && l != last {
+                order.push(a.layers.layer_type(r as usize));
+                last = l;
+            }
+        }
+        assert!(order.chunks(4).all(|c| c == ["GDN_FC", "GDN_FC", "GDN_FC", "MHA_FC"]), "{how}: {order:?}");
+    }
+}

@@ -74,9 +74,18 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     for (i, t) in tokens.iter().enumerate() {
         positions.entry(t.id).or_default().push(i);
     }
-    let Some(cycle) = best_cycle(&positions, n, mixer_blocks(tokens)) else { return Repeat::default() };
-    let (starts, forward_end) = layer_bounds(tokens, &positions, &cycle.members, never_start_on);
-    let end = forward_end.unwrap_or_else(|| last_layer_end(tokens, &starts, &cycle.members, &positions));
+    let mixers = mixer_blocks(tokens);
+    let Some(cycle) = best_cycle(&positions, n, mixers) else { return Repeat::default() };
+    // A block holding k token mixers (a hybrid's three linear-attention layers and one
+    // full-attention layer) is k layers, cut at the kernel that runs once in each of them.
+    // Each layer's mixer is followed by its own feed-forward: a block whose two attentions share
+    // one (self and cross attention) stays one layer.
+    let members = match finer_anchor(tokens, &positions, &cycle, mixer_runs(tokens, true)) {
+        Some(id) => vec![id],
+        None => cycle.members.clone(),
+    };
+    let (starts, forward_end) = layer_bounds(tokens, &positions, &members, never_start_on);
+    let end = forward_end.unwrap_or_else(|| last_layer_end(tokens, &starts, &members, &positions));
     let mut layers: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
     if let Some(&last) = starts.last() {
         layers.push(last..end.max(last + 1).min(n));
@@ -156,6 +165,94 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> 
 /// A cycle whose count equals the number of token-mixer blocks needs to explain only this share
 /// of what the best cycle explains.
 const MIXER_FLOOR: f64 = 0.25;
+
+/// The kernel that runs once in each of the k layers of a repeating block, when the block holds
+/// k ≥ 2 layers (a hybrid model repeats a group: three gated-delta-net layers, one full-attention
+/// layer).
+///
+/// A candidate occurs exactly `k` times in every block of `cycle` (and so `k · blocks` times in the
+/// pass). Where the kernel names say how many token mixers run, each with a feed-forward after
+/// it (`mixers`, from the markers), `k` is that count per block. Where they do not (opaque names), the candidate must cut each block
+/// into segments that look like layers: each at least [`MIN_LAYER_KERNELS`] kernels, two
+/// neighbours identical (the layers of the group's common kind), and every segment sharing at
+/// least half its kernels with that kind (the feed-forward every layer runs). The largest `k`
+/// wins.
+fn finer_anchor(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, cycle: &Cycle, mixers: usize) -> Option<u32> {
+    let c = cycle.count;
+    let p = &positions[&cycle.anchor];
+    let named_k = (mixers >= 2 * c && mixers % c == 0).then_some(mixers / c);
+    if mixers >= MIN_LAYERS && named_k.is_none() {
+        // The markers see the mixers, and they say one per block: nothing finer.
+        return None;
+    }
+    let mut best: Option<(usize, usize, u32)> = None; // (k, spread, id)
+    for (&id, q) in positions {
+        let count = q.len();
+        if count < 2 * c || count % c != 0 {
+            continue;
+        }
+        let k = count / c;
+        if named_k.is_some_and(|want| want != k) || best.is_some_and(|(bk, _, _)| bk > k) || !k_between(p, q, k) {
+            continue;
+        }
+        // The middle block's segments, the last running to the next block's first occurrence.
+        let middle = c / 2;
+        let Some(seg) = q.get(middle * k..(middle + 1) * k + 1) else { continue };
+        let lens: Vec<usize> = seg.windows(2).map(|w| w[1] - w[0]).collect();
+        let spread = lens.iter().max().unwrap_or(&0) - lens.iter().min().unwrap_or(&0);
+        if named_k.is_none() && !segments_look_like_layers(tokens, seg) {
+            continue;
+        }
+        if best.is_none_or(|(bk, bs, bid)| k > bk || (k == bk && (spread, id) < (bs, bid))) {
+            best = Some((k, spread, id));
+        }
+    }
+    best.map(|(_, _, id)| id)
+}
+
+/// True if `q` occurs exactly `k` times between every two consecutive anchor occurrences `p`,
+/// and `k` times in all before the first and after the last (the first group of layers may start
+/// before the anchor's first occurrence, and the last end after its last).
+fn k_between(p: &[usize], q: &[usize], k: usize) -> bool {
+    if q.len() != k * p.len() {
+        return false;
+    }
+    let at = |x: usize| q.partition_point(|&y| y < x);
+    p.windows(2).all(|w| at(w[1]) - at(w[0]) == k)
+}
+
+/// The fewest kernels a layer of a group launches (norm, projections, mixer, feed-forward).
+const MIN_LAYER_KERNELS: usize = 8;
+
+/// Whether the segments between consecutive occurrences `seg` (one block's, plus the next
+/// block's first) are layers of a group: see [`finer_anchor`].
+fn segments_look_like_layers(tokens: &[Token], seg: &[usize]) -> bool {
+    let parts: Vec<&[Token]> = seg.windows(2).map(|w| &tokens[w[0]..w[1]]).collect();
+    if parts.iter().any(|s| s.len() < MIN_LAYER_KERNELS) {
+        return false;
+    }
+    let same = |a: &[Token], b: &[Token]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.key() == y.key());
+    let Some(common) = parts.windows(2).find(|w| same(w[0], w[1])).map(|w| w[0]) else { return false };
+    let mut kinds: HashMap<u64, usize> = HashMap::default();
+    for t in common {
+        *kinds.entry(t.key()).or_insert(0) += 1;
+    }
+    parts.iter().all(|s| {
+        let mut left = kinds.clone();
+        let shared = s
+            .iter()
+            .filter(|t| {
+                left.get_mut(&t.key()).is_some_and(|n| {
+                    *n > 0 && {
+                        *n -= 1;
+                        true
+                    }
+                })
+            })
+            .count();
+        2 * shared >= s.len().min(common.len())
+    })
+}
 
 /// Number of token-mixer blocks: runs of attention-like kernels, a run ending at a GEMM or MoE
 /// kernel. When exactly two such runs share each feed-forward (a video transformer's time and
@@ -364,6 +461,7 @@ mod tests {
                     'g' | 'h' | 'k' => Marker::Gdn,
                     'q' | 'o' | 'Q' => Marker::Gemm,
                     'x' | 'y' => Marker::Moe,
+                    'v' => Marker::Activation,
                     _ => Marker::Plain,
                 };
                 Token { id: c as u32, marker }
@@ -435,6 +533,43 @@ mod tests {
             at += k.len();
         }
         assert_eq!(r.layers, want);
+    }
+
+    #[test]
+    fn a_group_of_hybrid_layers_is_a_layer_per_mixer_named_or_not() {
+        // Qwen3.5's decode: groups of three gated-delta-net layers and one full-attention layer,
+        // every GEMM one kernel, the activation the only kernel run once per layer. Layer:
+        // norm, projections, mixer (conv + delta rule, or rope + cache + attention), out
+        // projection, norm, MLP (up, activation, down).
+        let gdn = "nqqhgtNqnqvq";
+        let att = "nqtpzatqnqvq";
+        let kinds: Vec<&str> = (0..16).map(|k| if k % 4 == 3 { att } else { gdn }).collect();
+        let s = format!("e{}nlS", kinds.concat());
+        let mut want = Vec::new();
+        let mut at = 1;
+        for k in &kinds {
+            want.push(at..at + k.len());
+            at += k.len();
+        }
+        let named = toks(&s);
+        assert_eq!(find_layers(&named, &[]).layers, want, "named");
+        // With no name known, the group's segments between activations look like layers: one
+        // layer per mixer, each with its MLP (where the norm between two layers goes, no name
+        // says: here it closes the layer before).
+        let blind: Vec<Token> = named.iter().map(|t| Token { id: t.id, marker: Marker::Plain }).collect();
+        let layers = find_layers(&blind, &[]).layers;
+        assert_eq!(layers.len(), 16, "name-blind");
+        for (l, r) in layers.iter().enumerate() {
+            let text: String = s[r.clone()].to_string();
+            let mixers = text.chars().filter(|&c| c == 'g' || c == 'a').count();
+            assert!(mixers == 1 && text.matches('v').count() == 1, "layer {l}: {text}");
+        }
+        assert!(layers[0].start == 1 && layers.windows(2).all(|w| w[0].end == w[1].start));
+        // A block of two attentions sharing one MLP (self and cross attention) stays one layer.
+        let block = "nqaoNQaOnqvo";
+        let s = format!("e{}nlS", block.repeat(8));
+        let want: Vec<_> = (0..8).map(|k| 1 + 12 * k..13 + 12 * k).collect();
+        assert_eq!(find_layers(&toks(&s), &[]).layers, want);
     }
 
     #[test]

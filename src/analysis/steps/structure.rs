@@ -184,7 +184,37 @@ fn cycle_at(
     if across[across.len() / 2] < gaps[gaps.len() - 1] + MIN_STEP_EXTRA {
         return None;
     }
+    // The same holds for every name of a steady rhythm: a kernel run once in each layer of a
+    // hybrid's group (its feed-forward) keeps its rhythm across the groups' boundaries.
+    let steady = by_count.iter().filter(|(&count, _)| count % steps == 0 && count / steps >= 2);
+    if steady
+        .flat_map(|(&count, names)| names.iter().map(move |id| (count / steps, id)))
+        .any(|(k, id)| runs_straight_on(&positions[id], k, steps, ids.len()))
+    {
+        return None;
+    }
     Some(StepCycle { steps, regions: boundary_regions(positions, &anchors, steps), explained, anchors })
+}
+
+/// Whether a name occurring `k` times in each of `steps` cycles (positions `q`, taken `k` at a
+/// time from the first) keeps one rhythm within every cycle and runs on at it from one cycle to
+/// the next: then the cycles are groups
+/// of layers, not steps (a step boundary puts an LM head, a sampler and an embedding in between).
+fn runs_straight_on(q: &[usize], k: usize, steps: usize, n: usize) -> bool {
+    // A name of one pass alone (the prefill's) has no rhythm across steps.
+    if k < 2 || q.len() != k * steps || steps < 2 || ((q[q.len() - 1] - q[0]) as f64) < MIN_SPAN * n as f64 {
+        return false;
+    }
+    let mut within: Vec<usize> = (0..steps).flat_map(|i| q[i * k..(i + 1) * k].windows(2).map(|w| w[1] - w[0])).collect();
+    within.sort_unstable();
+    let (lo, hi) = (within[0], within[within.len() - 1]);
+    if lo < MIN_BLOCK || hi > lo + lo / 4 {
+        return false;
+    }
+    let mut across: Vec<usize> = (0..steps - 1).map(|i| q[(i + 1) * k] - q[i * k + k - 1]).collect();
+    across.sort_unstable();
+    let median = across[across.len() / 2];
+    (lo..=hi).contains(&median)
 }
 
 /// Whether the blocks between consecutive positions `q` (one name's occurrences in one step) run
@@ -328,6 +358,24 @@ mod tests {
         }
         ids.extend([1, 80, 82]);
         assert_eq!(find_step_cycle(&ids), None);
+    }
+
+    #[test]
+    fn steps_of_a_hybrid_model_are_steps_not_its_groups_of_layers() {
+        // Six decode steps of 16 layers in groups of three linear-attention layers and one
+        // full-attention layer (its own projections and kernels); the activation (6) runs once
+        // in every layer, straight on from one group to the next.
+        let gdn = [1, 2, 2, 3, 4, 5, 2, 1, 2, 6, 2];
+        let att = [1, 20, 21, 22, 30, 23, 20, 1, 2, 6, 2];
+        let mut ids = Vec::new();
+        for _ in 0..6 {
+            ids.extend([90, 91, 92]);
+            for layer in 0..16 {
+                ids.extend(if layer % 4 == 3 { att } else { gdn });
+            }
+            ids.extend([1, 80, 81, 82]);
+        }
+        assert_eq!(find_step_cycle(&ids).expect("a cycle").steps, 6);
     }
 
     #[test]
