@@ -6,6 +6,7 @@ pub mod categories;
 pub mod compare;
 pub mod coverage;
 pub mod findings;
+pub mod graph_nodes;
 pub mod health;
 pub mod launches;
 pub mod layers;

@@ -64,6 +64,10 @@ pub struct Args<'a> {
     pub xla: XlaArgs<'a>,
     /// `bytes` a memcpy or memset moved or wrote.
     pub bytes: Option<i64>,
+    /// `graph id` of a kernel replayed from a CUDA graph (0: not replayed).
+    pub graph_id: Option<i64>,
+    /// `graph node id` of such a kernel.
+    pub graph_node: Option<i64>,
 }
 
 /// The `args` of an event in a JAX trace converted to Chrome JSON: the HLO op and module a kernel

@@ -334,6 +334,11 @@ impl TraceBuilder {
                     let gpu = (self.trace.gpu.len() - 1) as u32;
                     self.trace.copies.push(CopyBytes { gpu, bytes: bytes.max(0) });
                 }
+                if let (GpuKind::Kernel, Some(graph @ 1..)) = (kind, a.graph_id) {
+                    let gpu = (self.trace.gpu.len() - 1) as u32;
+                    let graph = u32::try_from(graph).unwrap_or(u32::MAX);
+                    self.trace.graph_nodes.push(GraphNode { gpu, graph, node: a.graph_node.unwrap_or(-1) });
+                }
             }
             Dest::Op(kind) => {
                 let thread = self.thread(pid, tid);
@@ -516,7 +521,8 @@ impl TraceBuilder {
     /// Appends a part's own columns (parsed in this process): natively, the CPU ops (about half
     /// the bytes) are appended on a second thread while this one appends every other table.
     fn absorb_parsed_rows(&mut self, o: &Trace, to: &Remap) {
-        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, copies, .. } = &mut self.trace;
+        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, copies, graph_nodes, .. } =
+            &mut self.trace;
         crate::support::threads::both(
             row_counts(o).iter().sum(),
             || ops.append(&o.ops, to),
@@ -528,6 +534,7 @@ impl TraceBuilder {
                 flow_finishes.append(&o.flow_finishes, to);
                 comm.append(&o.comm, to);
                 copies.append(&o.copies, to);
+                graph_nodes.append(&o.graph_nodes, to);
             },
         );
     }

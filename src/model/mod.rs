@@ -290,6 +290,34 @@ table! {
     links {}
 }
 
+table! {
+    /// Where a kernel replayed from a CUDA graph sits in its graph (`args."graph id"` and
+    /// `args."graph node id"`, written by Kineto on replayed kernels since early 2026): the same
+    /// node of the same graph in two replays is the same kernel of the model. Only the GPU events
+    /// that carry a graph id other than 0 have a row.
+    pub struct GraphNodes, row GraphNode {
+        /// The kernel (row in [`GpuEvents`]).
+        gpu: u32 => GpuRow,
+        /// The graph's id (one per captured graph; a piecewise-compiled model captures one graph
+        /// per piece).
+        graph: u32 => Plain,
+        /// The node's id (unique over the graphs of one process).
+        node: i64 => Plain,
+    }
+    links {}
+}
+
+impl GraphNodes {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.gpu.len()
+    }
+    /// True when no kernel carries a graph node.
+    pub fn is_empty(&self) -> bool {
+        self.gpu.is_empty()
+    }
+}
+
 impl Copies {
     /// Number of rows.
     pub fn len(&self) -> usize {
@@ -389,6 +417,8 @@ pub struct Trace {
     pub comm: CommParams,
     /// Bytes of the memcpys and memsets that say how many.
     pub copies: Copies,
+    /// Graph and node of the kernels replayed from CUDA graphs that say.
+    pub graph_nodes: GraphNodes,
     /// CPU threads (process, thread, names).
     pub threads: Vec<ThreadInfo>,
     /// Flow starts and finishes kept for linking (`ac2g` only).

@@ -36,7 +36,7 @@ fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -
 /// Rows of each of the model's tables, in the order their bytes follow each other: GPU events, CPU
 /// ranges, launches, GPU annotations, flow starts, flow finishes, communication parameters, bytes
 /// of copies.
-pub type RowCounts = [usize; 8];
+pub type RowCounts = [usize; 9];
 
 /// Bytes per row of each table, in [`RowCounts`] order.
 const ROW_BYTES: RowCounts = [
@@ -48,6 +48,7 @@ const ROW_BYTES: RowCounts = [
     FlowEnds::WIRE_ROW_BYTES,
     CommParams::WIRE_ROW_BYTES,
     Copies::WIRE_ROW_BYTES,
+    GraphNodes::WIRE_ROW_BYTES,
 ];
 
 /// Rows of each table of `t`.
@@ -61,6 +62,7 @@ pub(super) fn row_counts(t: &Trace) -> RowCounts {
         t.flow_finishes.len(),
         t.comm.len(),
         t.copies.len(),
+        t.graph_nodes.len(),
     ]
 }
 
@@ -74,6 +76,7 @@ fn write_rows<S: WireSink>(t: &Trace, sink: &mut S) {
     t.flow_finishes.write_bytes(sink);
     t.comm.write_bytes(sink);
     t.copies.write_bytes(sink);
+    t.graph_nodes.write_bytes(sink);
 }
 
 /// Checks every table's rows in `rows` (`n`: rows per table).
@@ -85,7 +88,8 @@ fn check_rows(rows: &mut RowsInBytes<'_>, n: RowCounts, limits: &Limits) -> std:
     FlowEnds::check_bytes(rows, n[4], limits)?;
     FlowEnds::check_bytes(rows, n[5], limits)?;
     CommParams::check_bytes(rows, n[6], limits)?;
-    Copies::check_bytes(rows, n[7], limits)
+    Copies::check_bytes(rows, n[7], limits)?;
+    GraphNodes::check_bytes(rows, n[8], limits)
 }
 
 /// Appends every table's rows in `rows` (checked) to `t`, ids remapped; each column grows once.
@@ -98,6 +102,7 @@ pub(super) fn append_rows(t: &mut Trace, rows: &mut RowsInBytes<'_>, n: RowCount
     t.flow_finishes.append_bytes(rows, n[5], to);
     t.comm.append_bytes(rows, n[6], to);
     t.copies.append_bytes(rows, n[7], to);
+    t.graph_nodes.append_bytes(rows, n[8], to);
 }
 
 impl TraceBuilder {
@@ -222,7 +227,7 @@ impl TraceBuilder {
             }
             b.thread_names.insert((pid, tid), name);
         }
-        let mut rows: RowCounts = [0; 8];
+        let mut rows: RowCounts = [0; 9];
         for n in &mut rows {
             *n = usize::try_from(r.get::<u64>()?).map_err(|_| malformed("row count too large"))?;
         }

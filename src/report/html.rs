@@ -191,7 +191,12 @@ fn overview(h: &mut String, a: &Analysis, s: &Summary) {
     if !s.layers_per_pass.is_empty() {
         let mut l = s.layers_per_pass.clone();
         l.dedup();
-        item("Layers per pass", l.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
+        let mut text = l.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+        if s.layer_kinds.len() > 1 {
+            let kinds: Vec<String> = s.layer_kinds.iter().map(|k| format!("{} {}", k.count, k.kind)).collect();
+            text.push_str(&format!(" ({})", kinds.join(" + ")));
+        }
+        item("Layers per pass", text);
     }
     if s.warnings.total() > 0 {
         item("Warnings", s.warnings.counts.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join("; "));

@@ -250,3 +250,34 @@ fn pipeline_matches_truth_and_known_depths() {
         }
     }
 }
+
+/// Sliding-window layers are a kind of their own (issue 61): vLLM's MoE on B200 alternates
+/// TRT-LLM's sliding-window attention kernel with its full causal one (18 + 18 kernels in the raw
+/// events), and the layers say so, alternating.
+#[test]
+fn sliding_window_and_full_attention_layers_are_told_apart() {
+    let name = "vllm_moe_tp8_eager_b200.json.gz";
+    let doc: serde_json::Value = serde_json::from_slice(&common::plain_fixture(name)).expect("JSON");
+    let raw = |needle: &str| {
+        doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "kernel" && e["name"].as_str().is_some_and(|n| n.contains(needle)))
+            .count()
+    };
+    assert_eq!((raw("PagedKvSlidingOrChunkedCausal"), raw("PagedKvCausal")), (18, 18));
+    let a = common::analysis(name);
+    let pass = &a.layers.passes[0];
+    let mut order: Vec<&str> = Vec::new();
+    let mut last = traceprism::model::NONE;
+    for &r in &pass.rows {
+        let l = a.layers.layer_of_row[r as usize];
+        if l != traceprism::model::NONE && l != last {
+            order.push(a.layers.layer_type(r as usize));
+            last = l;
+        }
+    }
+    assert_eq!(order.len(), 36);
+    assert!(order.chunks(2).all(|c| c == ["SWA_MOE", "MHA_MOE"]), "{order:?}");
+}

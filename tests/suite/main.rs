@@ -22,6 +22,7 @@ mod findings;
 mod fuzz_regressions;
 mod gate;
 mod graph_capture;
+mod graph_nodes;
 mod gzip_pipeline;
 mod health;
 mod html_report;

@@ -76,6 +76,8 @@ pub enum CheckId {
     StepAnnotations,
     /// CUDA graph launches and the ops their kernels came from.
     GraphLaunches,
+    /// graph node ids of replayed kernels, and what they confirmed of passes and layers.
+    GraphNodes,
     /// `distributedInfo` (rank, world size).
     DistributedInfo,
     /// `deviceProperties` (the GPU).
@@ -110,7 +112,7 @@ pub enum CheckId {
 
 impl CheckId {
     /// Every check, in the health report's order.
-    pub const ALL: [CheckId; 24] = [
+    pub const ALL: [CheckId; 25] = [
         CheckId::CpuOps,
         CheckId::RuntimeCalls,
         CheckId::Kernels,
@@ -120,6 +122,7 @@ impl CheckId {
         CheckId::Modules,
         CheckId::StepAnnotations,
         CheckId::GraphLaunches,
+        CheckId::GraphNodes,
         CheckId::DistributedInfo,
         CheckId::DeviceProperties,
         CheckId::TimeUnit,
@@ -149,6 +152,7 @@ impl CheckId {
             CheckId::Modules => "modules",
             CheckId::StepAnnotations => "step_annotations",
             CheckId::GraphLaunches => "graph_launches",
+            CheckId::GraphNodes => "graph_nodes",
             CheckId::DistributedInfo => "distributed_info",
             CheckId::DeviceProperties => "device_properties",
             CheckId::TimeUnit => "time_unit",

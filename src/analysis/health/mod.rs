@@ -74,6 +74,7 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         ),
         recorded::steps_check(t, c),
         recorded::graphs_check(a, c),
+        recorded::graph_nodes_check(a, c),
         recorded::distributed_check(a),
         recorded::devices_check(t),
         recorded::time_unit_check(t),

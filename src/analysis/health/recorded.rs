@@ -186,6 +186,36 @@ pub fn graphs_check(a: &Analysis, c: &Counted) -> Check {
     }
 }
 
+/// `graph_nodes`: whether replayed kernels carry their graph node ids, and what the ids confirmed
+/// of the passes and layers found (a boundary inside a replay, or a node found in two layers, is a
+/// warning: the structure misread something the graph knows).
+pub fn graph_nodes_check(a: &Analysis, c: &Counted) -> Check {
+    let g = crate::analysis::graph_nodes::check(&a.trace, &a.phases, &a.layers);
+    let contradicted = g.replays_split_by_a_boundary > 0
+        || g.nodes_same_kernel < g.nodes_compared
+        || g.nodes_same_layer < g.nodes_in_layers
+        || g.pieces_per_pass.is_some() && g.passes_layers_between_pieces < g.passes_with_graphs;
+    let (status, found) = if g.present() {
+        (if contradicted { Status::Warning } else { Status::Present }, g.summary())
+    } else if c.graph_launches > 0 {
+        (Status::Ok, "the replayed kernels carry no graph node ids (Kineto writes them since early 2026): passes and layers stand on names and structure alone".into())
+    } else {
+        (Status::Ok, "no kernel replayed from a graph".into())
+    };
+    Check {
+        check: CheckId::GraphNodes,
+        status,
+        count: g.kernels as u64,
+        found,
+        limits: if contradicted {
+            "the passes or layers found disagree with the graphs the kernels were replayed from (see found)".into()
+        } else {
+            String::new()
+        },
+        fix: String::new(),
+    }
+}
+
 /// Share of kernel time that may go unnamed by the category rules before the check warns.
 const UNNAMED_WARNING: f64 = 0.01;
 

@@ -9,7 +9,8 @@ use std::ops::Range;
 ///
 /// Token mixer: `MLA` if an MLA kernel is present, else `SSM` for a state-space scan (Mamba), else
 /// `GDN` for the gated delta rule, else `LIN` for another linear attention (lightning, retention,
-/// GLA), else `MHA` (any other attention, or none recognised). Feed-forward kind: `MOE` if a routing /
+/// GLA), else `SWA` for sliding-window attention, else `MHA` (any other attention, or none
+/// recognised). Feed-forward kind: `MOE` if a routing /
 /// expert kernel is present, else `FC`.
 pub fn layer_type(markers: impl Iterator<Item = Marker> + Clone) -> String {
     let has = |m: Marker| markers.clone().any(|x| x == m);
@@ -21,6 +22,8 @@ pub fn layer_type(markers: impl Iterator<Item = Marker> + Clone) -> String {
         "GDN"
     } else if has(Marker::Linear) {
         "LIN"
+    } else if has(Marker::Sliding) {
+        "SWA"
     } else {
         "MHA"
     };
@@ -74,6 +77,7 @@ mod tests {
         // A Mamba2 layer runs causal_conv1d (a gdn marker) beside its scan.
         assert_eq!(layer_type([Marker::Gdn, Marker::Ssm, Marker::Gemm].into_iter()), "SSM_FC");
         assert_eq!(layer_type([Marker::Linear, Marker::Moe].into_iter()), "LIN_MOE");
+        assert_eq!(layer_type([Marker::Sliding, Marker::Moe].into_iter()), "SWA_MOE");
     }
 
     #[test]

@@ -15,6 +15,9 @@ pub enum Marker {
     Ssm,
     /// Another linear attention (lightning attention, retention, GLA).
     Linear,
+    /// Sliding-window softmax attention (a window of recent tokens: GPT-OSS's and Gemma's local
+    /// layers).
+    Sliding,
     /// Softmax attention.
     Attention,
     /// A normalisation (RMSNorm, LayerNorm).
@@ -39,6 +42,7 @@ impl Marker {
             "gdn" => Marker::Gdn,
             "ssm" => Marker::Ssm,
             "linear" => Marker::Linear,
+            "sliding" => Marker::Sliding,
             "attention" => Marker::Attention,
             "norm" => Marker::Norm,
             "communication" => Marker::Communication,
@@ -51,7 +55,7 @@ impl Marker {
     /// True for the token mixers: attention of any kind (MLA too), linear attention (gated delta
     /// rule, lightning, retention) and state-space scans.
     pub fn is_mixer(self) -> bool {
-        matches!(self, Marker::Attention | Marker::Mla | Marker::Gdn | Marker::Ssm | Marker::Linear)
+        matches!(self, Marker::Attention | Marker::Sliding | Marker::Mla | Marker::Gdn | Marker::Ssm | Marker::Linear)
     }
     /// True for the markers of a feed-forward (an activation, or an MoE's kernels).
     pub fn is_ffn(self) -> bool {
@@ -165,5 +169,10 @@ mod tests {
         assert_eq!(m.classify("_chunk_scan_fwd_kernel", "Attention"), Marker::Ssm);
         assert_eq!(m.classify("_selective_scan_update_kernel", "Attention"), Marker::Ssm);
         assert_eq!(m.classify("_linear_attn_decode_kernel", "Attention"), Marker::Linear);
+        // TRT-LLM's sliding-window attention (GPT-OSS's local layers).
+        assert_eq!(
+            m.classify("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvSlidingOrChunkedCausalP16VarSeqQ128Kv128", "Attention"),
+            Marker::Sliding
+        );
     }
 }

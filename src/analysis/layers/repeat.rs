@@ -507,6 +507,17 @@ mod tests {
     }
 
     #[test]
+    fn one_dense_layer_before_moe_layers_is_a_layer_named_or_not() {
+        // DeepSeek-style: the first layer's MLP is dense, the other five route to experts.
+        let s = format!("e{}{}nlS", "nqaongud", "nqaonrxy".repeat(5));
+        let want: Vec<_> = (0..6).map(|k| 1 + 8 * k..9 + 8 * k).collect();
+        let named = toks(&s);
+        assert_eq!(find_layers(&named, &[]).layers, want, "named");
+        let blind: Vec<Token> = named.iter().map(|t| Token { id: t.id, marker: Marker::Plain }).collect();
+        assert_eq!(find_layers(&blind, &[]).layers.len(), 6, "name-blind");
+    }
+
+    #[test]
     fn hybrid_three_linear_one_full_attention() {
         // pre "e"; 8 layers, the mixer alternates g,g,g,a (GDN x3, attention x1), MoE tail "rx".
         let layer = |m: char| format!("nq{m}on rx").replace(' ', "");

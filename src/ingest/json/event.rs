@@ -97,6 +97,8 @@ enum ArgKey {
     KernelDetails,
     Kernel,
     Bytes,
+    GraphId,
+    GraphNode,
     Other,
 }
 
@@ -107,6 +109,8 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"device" => ArgKey::Device,
         b"stream" => ArgKey::Stream,
         b"grid" => ArgKey::Grid,
+        b"graph id" => ArgKey::GraphId,
+        b"graph node id" => ArgKey::GraphNode,
         b"block" => ArgKey::Block,
         b"Input Dims" => ArgKey::InputDims,
         b"Input type" => ArgKey::InputType,
@@ -324,6 +328,8 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
         Ok(match key {
             ArgKey::Correlation => int_field(buf, i, &mut args.correlation)?,
             ArgKey::Bytes => int_field(buf, i, &mut args.bytes)?,
+            ArgKey::GraphId => int_field(buf, i, &mut args.graph_id)?,
+            ArgKey::GraphNode => int_field(buf, i, &mut args.graph_node)?,
             ArgKey::ExternalId => int_field(buf, i, &mut args.external_id)?,
             ArgKey::Device => int_field(buf, i, &mut args.device)?,
             ArgKey::Stream => int_field(buf, i, &mut args.stream)?,

@@ -16,6 +16,12 @@ export async function layers(ctx, root, args) {
   const wantedPass = num(params.pass) ?? num(args[1]);
   const wantedLayer = num(params.layer) ?? num(args[0]);
   root.append(el('h2', { text: 'Transformer layers' }));
+  // A layer per token mixer: a hybrid's kinds (gated delta net, full attention...) counted apart.
+  const kinds = ctx.summary?.layer_kinds || [];
+  if (kinds.length > 1) {
+    const total = kinds.reduce((n, k) => n + k.count, 0);
+    root.append(el('p', { class: 'layer-kinds', text: `${total} layers a pass: ${kinds.map((k) => `${k.count} ${k.type}`).join(' + ')}` }));
+  }
   const r = await ctx.rollup();
   const passSet = new Set(), layerSet = new Set();
   for (let i = 0; i < r.layer.length; i++) if (r.layer[i] >= 0) { layerSet.add(r.layer[i]); passSet.add(r.pass[i]); }
