@@ -90,7 +90,47 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     if let Some(&last) = starts.last() {
         layers.push(last..end.max(last + 1).min(n));
     }
+    drop_unlike_ends(tokens, &mut layers);
     Repeat { layers, anchor: Some(cycle.anchor), explained: cycle.kernels as f64 / n as f64 }
+}
+
+/// A kernel present in this share of the middle layers is one every layer runs.
+const EVERY_LAYER: f64 = 0.9;
+/// A first or last layer must run at least this share of the kernels every layer runs.
+const LIKE_A_LAYER: f64 = 0.5;
+
+/// Drops a first or last "layer" that runs too few of the kernels every other layer runs: the
+/// embedding before the layers, or the final norm, LM head and sampler after them, caught by a
+/// cycle whose anchor also runs there (a norm used for the final norm too). They become pre- and
+/// post-layer work. A first layer that differs from the stack (a dense MLP before MoE layers)
+/// still runs its attention half and stays.
+fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
+    if layers.len() < 4 {
+        return;
+    }
+    let keys = |r: &Range<usize>| -> std::collections::BTreeSet<u64> { tokens[r.clone()].iter().map(|t| t.key()).collect() };
+    let middle = &layers[1..layers.len() - 1];
+    let mut seen: HashMap<u64, usize> = HashMap::default();
+    for r in middle {
+        for k in keys(r) {
+            *seen.entry(k).or_insert(0) += 1;
+        }
+    }
+    let common: Vec<u64> =
+        seen.into_iter().filter(|&(_, c)| c as f64 >= EVERY_LAYER * middle.len() as f64).map(|(k, _)| k).collect();
+    if common.len() < 2 {
+        return;
+    }
+    let like = |r: &Range<usize>| {
+        let have = keys(r);
+        common.iter().filter(|k| have.contains(k)).count() as f64 >= LIKE_A_LAYER * common.len() as f64
+    };
+    if !like(&layers[layers.len() - 1]) {
+        layers.pop();
+    }
+    if !like(&layers[0]) {
+        layers.remove(0);
+    }
 }
 
 /// A candidate cycle: its anchor and the names that repeat with it.
@@ -581,6 +621,26 @@ mod tests {
         let s = format!("e{}nlS", block.repeat(8));
         let want: Vec<_> = (0..8).map(|k| 1 + 12 * k..13 + 12 * k).collect();
         assert_eq!(find_layers(&toks(&s), &[]).layers, want);
+    }
+
+    #[test]
+    fn an_lm_head_or_embedding_taken_for_a_layer_is_dropped() {
+        // Four layers "n q a o n g u d", then the final norm, LM head and sampler "n l S" read as
+        // a fifth layer (its norm the anchor's last occurrence), and the embedding "e r" as a
+        // first one: both go, the layers stay.
+        let s = format!("er{}nlS", "nqaongud".repeat(4));
+        let t = toks(&s);
+        let mut layers = vec![0..2];
+        layers.extend((0..4).map(|k| 2 + 8 * k..10 + 8 * k));
+        layers.push(34..37);
+        drop_unlike_ends(&t, &mut layers);
+        assert_eq!(layers, (0..4).map(|k| 2 + 8 * k..10 + 8 * k).collect::<Vec<_>>());
+        // A dense first layer before MoE layers runs the attention half every layer runs: it stays.
+        let s = format!("e{}{}nlS", "nqaongud", "nqaonrxy".repeat(5));
+        let want: Vec<_> = (0..6).map(|k| 1 + 8 * k..9 + 8 * k).collect();
+        let mut layers = want.clone();
+        drop_unlike_ends(&toks(&s), &mut layers);
+        assert_eq!(layers, want);
     }
 
     #[test]
