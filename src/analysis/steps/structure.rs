@@ -58,8 +58,11 @@ const ALIKE_PAIRS: f64 = 0.5;
 const MIN_BLOCK: usize = 4;
 /// The stack spans at least this share of its step.
 const MIN_STACK_SHARE: f64 = 0.5;
-/// Kernels a step runs beyond its stack at the least (an LM head, a sampler, an embedding).
-const MIN_STEP_EXTRA: usize = 3;
+/// Kernels a step runs beyond its stack at the least: a compiled model fuses its embedding into
+/// the first layer and its final norm into the last, leaving the LM head and the sampler (or the
+/// sampler alone). A group of a hybrid's layers runs on with nothing between (see
+/// [`runs_straight_on`]).
+const MIN_STEP_EXTRA: usize = 1;
 /// The least share of the stream a cycle must explain.
 const MIN_EXPLAINED: f64 = 0.25;
 
@@ -376,6 +379,30 @@ mod tests {
             ids.extend([1, 80, 81, 82]);
         }
         assert_eq!(find_step_cycle(&ids).expect("a cycle").steps, 6);
+    }
+
+    #[test]
+    fn compiled_steps_with_little_between_them_are_steps() {
+        // torch.compile'd decode: Inductor fuses the embedding into the first layer's norm (30)
+        // and the final norm into the last layer's add (31); between one step's layers and the
+        // next only the LM head (80) and the argmax (82) run. Layer: mm, fused norm, attention, mm,
+        // fused add-norm, mm, fused silu-mul, mm, fused add.
+        let layer = [1, 2, 3, 1, 4, 5, 6, 7, 8];
+        let mut ids = Vec::new();
+        for _ in 0..8 {
+            for l in 0..16 {
+                let mut k = layer;
+                if l == 0 {
+                    k[1] = 30;
+                }
+                if l == 15 {
+                    k[8] = 31;
+                }
+                ids.extend(k);
+            }
+            ids.extend([80, 82]);
+        }
+        assert_eq!(find_step_cycle(&ids).expect("a cycle").steps, 8);
     }
 
     #[test]
