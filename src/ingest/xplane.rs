@@ -140,7 +140,8 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLin
             // Only stream lines (`Stream #16(Kernel)`, `Stream #134(Compute)`, `Stream #135(MemcpyH2D)`)
             // hold device events; every other line (`XLA Ops`, `XLA Modules`, `TensorFlow Ops`,
             // `TensorFlow Name Scope`, `Framework …`, `Steps`, `Source code`) is derived from them.
-            let Some(cat) = stream_line_kind(line.name) else {
+            let kind = if plane.is_tpu() { tpu_line_kind(line.name) } else { stream_line_kind(line.name) };
+            let Some(cat) = kind else {
                 derived.lines += 1;
                 derived.events += line.events.len() as u64;
                 if !derived.names.iter().any(|n| n == line.name) {
@@ -187,6 +188,12 @@ fn stream_line_kind(name: &str) -> Option<&'static [u8]> {
     } else {
         b"kernel"
     })
+}
+
+/// What a TPU plane's line holds: the chip's XLA ops (its device work) on `XLA Ops`; every other
+/// line (`XLA Modules`, `Async XLA Ops`, `XLA TraceMe`, `Steps`) spans or repeats them.
+fn tpu_line_kind(name: &str) -> Option<&'static [u8]> {
+    (name == "XLA Ops").then_some(b"kernel")
 }
 
 /// One execution of an HLO module, as the span of its kernels' launches on the host.
@@ -386,6 +393,14 @@ impl<'a> Plane<'a> {
             _ => "",
         };
         let amd = vendor.eq_ignore_ascii_case("amd");
+        if self.is_tpu() {
+            // A TPU plane names its chip (`TPU v6 Lite`); no SMs, no warps.
+            let kind = match self.stat("device_type_string") {
+                Some(Stat::Text(t)) if !t.is_empty() => t,
+                _ => "TPU",
+            };
+            return serde_json::json!({ "id": device, "name": format!("{kind} (TPU {device})"), "vendor": "Google", "warpSize": 0 });
+        }
         serde_json::json!({
             "id": device,
             "name": format!("{} GPU {device} (XLA)", if vendor.is_empty() { "unknown" } else { vendor }),
@@ -396,9 +411,14 @@ impl<'a> Plane<'a> {
         })
     }
 
-    /// The device number of a `/device:GPU:N` plane.
+    /// The device number of a `/device:GPU:N` or `/device:TPU:N` plane.
     fn device(&self) -> Option<i64> {
-        self.name.strip_prefix("/device:GPU:").and_then(|n| n.parse().ok())
+        self.name.strip_prefix("/device:GPU:").or_else(|| self.name.strip_prefix("/device:TPU:")).and_then(|n| n.parse().ok())
+    }
+
+    /// True for a TPU chip's plane: its device work is the `XLA Ops` line.
+    fn is_tpu(&self) -> bool {
+        self.name.starts_with("/device:TPU:")
     }
 }
 

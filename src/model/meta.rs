@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-/// GPU vendor, from the trace header.
+/// The accelerator's vendor, from the trace header.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Vendor {
@@ -10,6 +10,8 @@ pub enum Vendor {
     Nvidia,
     /// AMD (ROCm/HIP).
     Amd,
+    /// Google (TPU: XLA ops on `/device:TPU:N` planes).
+    Google,
     #[default]
     /// Neither could be told from the trace.
     Unknown,
@@ -121,7 +123,12 @@ impl TraceMeta {
                             warp_size: int("warpSize"),
                         });
                     }
-                    if self.devices.iter().any(|d| d.warp_size == 64) {
+                    let says = |v: &str| {
+                        items.iter().any(|d| d.get("vendor").and_then(Value::as_str).is_some_and(|s| s.eq_ignore_ascii_case(v)))
+                    };
+                    if says("google") {
+                        self.vendor = Vendor::Google;
+                    } else if self.devices.iter().any(|d| d.warp_size == 64) {
                         self.vendor = Vendor::Amd;
                     } else if self.vendor == Vendor::Unknown && self.devices.iter().any(|d| d.looks_nvidia()) {
                         // Not every accelerator is a GPU of one of two vendors (Meta's MTIA
@@ -221,6 +228,7 @@ impl TraceMeta {
             None => match self.vendor {
                 Vendor::Amd => "AMD GPU".into(),
                 Vendor::Nvidia => "NVIDIA GPU".into(),
+                Vendor::Google => "Google TPU".into(),
                 Vendor::Unknown => "unknown GPU".into(),
             },
         }

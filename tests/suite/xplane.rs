@@ -270,6 +270,11 @@ fn an_unnamed_device_is_named_from_its_compute_units_and_architecture() {
 
 /// Per GPU plane line: (device, line name, event count, summed duration in ns).
 fn gpu_lines(bytes: &[u8]) -> Vec<(i32, String, usize, i64)> {
+    device_lines(bytes, "/device:GPU:")
+}
+
+/// Per line of the planes named `prefix` + N: (N, line name, event count, summed duration in ns).
+fn device_lines(bytes: &[u8], prefix: &str) -> Vec<(i32, String, usize, i64)> {
     let mut out = Vec::new();
     for (f, _, plane) in fields(bytes) {
         if f != 1 {
@@ -277,7 +282,7 @@ fn gpu_lines(bytes: &[u8]) -> Vec<(i32, String, usize, i64)> {
         }
         let pf = fields(plane);
         let name = pf.iter().find(|x| x.0 == 2).map(|x| std::str::from_utf8(x.2).unwrap()).unwrap_or("");
-        let Some(device) = name.strip_prefix("/device:GPU:") else { continue };
+        let Some(device) = name.strip_prefix(prefix) else { continue };
         for (_, _, line) in pf.iter().filter(|x| x.0 == 3) {
             let lf = fields(line);
             let line_name = lf.iter().find(|x| x.0 == 2).map(|x| String::from_utf8_lossy(x.2).into_owned()).unwrap_or_default();
@@ -330,8 +335,8 @@ fn a_tensorflow_xspace_reads_only_its_stream_lines_as_device_events() {
     }
 }
 
-/// A device plane of a kind we do not read (a TPU's, made here by renaming GPU 0's plane in place:
-/// `/device:GPU:0` and `/device:TPU:0` have one length, so the protobuf stays valid) is never read as
+/// A device plane of a kind we do not read (made here by renaming GPU 0's plane in place:
+/// `/device:GPU:0` and `/device:FOO:0` have one length, so the protobuf stays valid) is never read as
 /// host CPU ops: its events are counted in a warning named after the plane, and the other GPUs
 /// read as before.
 #[test]
@@ -342,15 +347,41 @@ fn a_device_plane_of_another_kind_is_counted_never_read_as_host_ops() {
     let needle = b"/device:GPU:0";
     let at = memchr::memmem::find(&bytes, needle).expect("GPU 0's plane");
     let mut tpu = bytes.clone();
-    tpu[at..at + needle.len()].copy_from_slice(b"/device:TPU:0");
+    tpu[at..at + needle.len()].copy_from_slice(b"/device:FOO:0");
     let base = summary(&traceprism::Analysis::new(common::read_bytes(&bytes).unwrap(), Default::default()).unwrap());
     let a = traceprism::Analysis::new(common::read_bytes(&tpu).unwrap(), Default::default()).unwrap();
     let s = summary(&a);
-    let kind = &traceprism::model::WarningKind::UnreadCategory("xspace /device:TPU:".into());
-    assert!(kind.sentence().contains("'xspace /device:TPU:' not read"), "a warning named by the plane");
+    let kind = &traceprism::model::WarningKind::UnreadCategory("xspace /device:FOO:".into());
+    assert!(kind.sentence().contains("'xspace /device:FOO:' not read"), "a warning named by the plane");
     assert_eq!(s.warnings.counts[kind], plane0 as u64, "every event of the plane counted");
-    assert!(!a.trace.gpu.device.contains(&0), "no kernel of the TPU plane");
-    assert_eq!(s.counts.cpu_ops, base.counts.cpu_ops, "no TPU event read as a host op");
+    assert!(!a.trace.gpu.device.contains(&0), "no kernel of the unknown plane");
+    assert_eq!(s.counts.cpu_ops, base.counts.cpu_ops, "no event of it read as a host op");
     let unread = s.health.iter().find(|c| c.check == traceprism::analysis::health::CheckId::UnreadEvents).unwrap();
-    assert!(unread.found.contains("process \"/device:TPU:0\""), "{}", unread.found);
+    assert!(unread.found.contains("process \"/device:FOO:0\""), "{}", unread.found);
+}
+
+/// A TPU's XSpace (openxla/xprof's test profile of four TPU v6e chips): each chip's `XLA Ops` line
+/// is its device work, read as the device's ops with the file's counts and times; the chips are
+/// named as the planes name them, by Google; the other lines only span or repeat those ops.
+#[test]
+fn tpu_chips_read_as_devices_with_their_xla_ops() {
+    let name = "jax_tpu_v6e4_hostoffload.xplane.pb";
+    let lines = device_lines(&std::fs::read(common::fixture(name)).unwrap(), "/device:TPU:");
+    let ops: Vec<_> = lines.iter().filter(|l| l.1 == "XLA Ops").collect();
+    assert_eq!(ops.len(), 4, "{lines:?}");
+    let a = common::analysis(name);
+    let s = summary(&a);
+    assert_eq!(s.counts.kernels, ops.iter().map(|l| l.2).sum::<usize>());
+    for l in &ops {
+        let rows: Vec<usize> = a.trace.kernel_rows().filter(|&i| a.trace.gpu.device[i] == l.0).collect();
+        assert_eq!(rows.len(), l.2, "TPU {}", l.0);
+        assert_eq!(rows.iter().map(|&i| a.trace.gpu.dur[i]).sum::<i64>(), l.3, "TPU {}", l.0);
+    }
+    assert_eq!(a.trace.meta.vendor, traceprism::model::Vendor::Google);
+    assert_eq!(a.trace.meta.devices.len(), 4);
+    assert!(a.trace.meta.devices.iter().all(|d| d.name.starts_with("TPU v6 Lite")), "{:?}", a.trace.meta.devices);
+    // Its XLA fusions, copies and collectives find their families.
+    let other: i64 = a.trace.kernel_rows().filter(|&i| a.categories.name(i) == "Other").map(|i| a.trace.gpu.dur[i]).sum();
+    let all: i64 = a.trace.kernel_rows().map(|i| a.trace.gpu.dur[i]).sum();
+    eprintln!("TPU: {} ops, {:.1}% of their time Other", s.counts.kernels, 100.0 * other as f64 / all as f64);
 }

@@ -406,6 +406,24 @@ mod tests {
     }
 
     #[test]
+    fn a_dense_first_layer_does_not_break_the_step_period() {
+        // DeepSeek-style: per step an embedding, one dense layer, five MoE layers, LM head and
+        // sampler; six steps.
+        let dense = [1, 2, 3, 4, 1, 5, 6, 7];
+        let moe = [1, 2, 3, 4, 1, 40, 41, 42];
+        let mut ids = Vec::new();
+        for _ in 0..6 {
+            ids.extend([90, 92]);
+            ids.extend(dense);
+            for _ in 0..5 {
+                ids.extend(moe);
+            }
+            ids.extend([1, 80, 82]);
+        }
+        assert_eq!(find_step_cycle(&ids).expect("a cycle").steps, 6);
+    }
+
+    #[test]
     fn nothing_repeats() {
         let ids: Vec<u32> = (0..200).collect();
         assert_eq!(find_step_cycle(&ids), None);
