@@ -14,7 +14,15 @@ pub struct TraceBuilder {
     pub(super) thread_names: FastMap<(i64, i64), NameId>,
     /// Set once a process is named like an XLA plane: a JAX trace in Chrome JSON.
     pub(super) xla: Option<Box<super::xla_json::XlaJson>>,
+    /// Processes that are an accelerator's device timeline by their name (torch_npu's `Ascend
+    /// Hardware`), with the device number each stands for (in the order they were named). Their
+    /// complete events carry no `cat` and are the device's tasks.
+    pub(super) device_processes: FastMap<i64, i32>,
 }
+
+/// Process names under which a profiler writes an accelerator's device tasks with no `cat`:
+/// torch_npu's (Ascend NPU) device timeline.
+const DEVICE_PROCESS_NAMES: &[&str] = &["Ascend Hardware"];
 
 /// What an event becomes in the model.
 enum Dest {
@@ -98,10 +106,31 @@ fn device_id(v: i64) -> i32 {
 
 impl TraceBuilder {
     /// Whether some process is named like an XLA plane (`… /device:GPU:0`, `… /host:CPU`): a JAX
-    /// trace in Chrome JSON, whose events carry no `cat` (see `super::xla_json`). Such a trace
-    /// is read in order: a part parsed apart never saw the process names.
+    /// trace in Chrome JSON, whose events carry no `cat` (see `super::xla_json`); or like an
+    /// accelerator's device timeline ([`DEVICE_PROCESS_NAMES`]). Such a trace is read in order: a
+    /// part parsed apart never saw the process names.
     pub fn has_xla_process_names(&self) -> bool {
+        self.xla.is_some() || !self.device_processes.is_empty()
+    }
+
+    /// Whether some process is named like an XLA plane: a JAX trace in Chrome JSON.
+    pub fn is_jax_json(&self) -> bool {
         self.xla.is_some()
+    }
+
+    /// How the processes' names made the trace be read, for the input notes: a JAX trace in
+    /// Chrome JSON, or an accelerator's device timeline read as its device's tasks.
+    pub fn process_name_note(&self) -> Option<String> {
+        if self.xla.is_some() {
+            return Some("read as a JAX / XLA trace in Chrome JSON (processes named after XLA planes)".into());
+        }
+        (!self.device_processes.is_empty()).then(|| {
+            format!(
+                "read the events without `cat` of {} process(es) named {:?} as device tasks (torch_npu's Ascend NPU timeline)",
+                self.device_processes.len(),
+                DEVICE_PROCESS_NAMES
+            )
+        })
     }
 
     /// Where a `cat`-less event goes: somewhere only in a JAX trace.
@@ -287,7 +316,8 @@ impl TraceBuilder {
     /// MTIA, XPU, HPU...), as a warning named by its category, with its process id.
     #[cold]
     fn unread_category(&mut self, ev: &RawEvent<'_>, index: u64) {
-        let kind = WarningKind::UnreadCategory(String::from_utf8_lossy(&ev.cat).into_owned());
+        let cat = if ev.cat.is_empty() { "(no cat)".into() } else { String::from_utf8_lossy(&ev.cat).into_owned() };
+        let kind = WarningKind::UnreadCategory(cat);
         let pid = self.id_value(&ev.pid);
         self.trace.warnings.add_of_process(kind, index, &ev.name_text(), pid);
     }
@@ -297,11 +327,20 @@ impl TraceBuilder {
         let dest = if ev.cat.is_empty() && self.xla.is_some() {
             let (pid, tid) = (self.id_value(&ev.pid), self.id_value(&ev.tid));
             self.xla_dest(ev, pid, tid)
+        } else if ev.cat.is_empty() && !self.device_processes.is_empty() {
+            // A device task of an accelerator's timeline process (an Ascend NPU's), else nothing.
+            let pid = self.id_value(&ev.pid);
+            match self.device_processes.get(&pid) {
+                Some(&device) => Dest::XlaGpu(GpuKind::Kernel, device),
+                None => Dest::Ignore,
+            }
         } else {
             dest_of_x(&ev.cat)
         };
         if let Dest::Ignore = dest {
-            if !quietly_ignored(&ev.cat) {
+            // Events with no `cat` are a JAX trace's to ignore (read by process instead); in any
+            // other trace they are counted (a torch_npu trace writes its CANN and overlap lanes so).
+            if !quietly_ignored(&ev.cat) || (ev.cat.is_empty() && self.xla.is_none()) {
                 self.unread_category(ev, index);
             }
             return None;
@@ -455,6 +494,16 @@ impl TraceBuilder {
             b"process_name" => {
                 let id = self.trace.names.intern(value);
                 self.process_names.insert(pid, id);
+                if DEVICE_PROCESS_NAMES.contains(&&**value) && !self.device_processes.contains_key(&pid) {
+                    let device = self.device_processes.len() as i32;
+                    self.device_processes.insert(pid, device);
+                    self.trace.meta.vendor = super::Vendor::Huawei;
+                    self.trace.meta.devices.push(super::DeviceInfo {
+                        id: device as i64,
+                        name: format!("Ascend NPU {device}"),
+                        ..Default::default()
+                    });
+                }
                 if let Some(plane) = super::xla_json::plane_named(value) {
                     self.xla.get_or_insert_with(Default::default).add_plane(pid, plane);
                 }

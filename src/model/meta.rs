@@ -12,6 +12,8 @@ pub enum Vendor {
     Amd,
     /// Google (TPU: XLA ops on `/device:TPU:N` planes).
     Google,
+    /// Huawei (Ascend NPU: torch_npu's `Ascend Hardware` timeline).
+    Huawei,
     #[default]
     /// Neither could be told from the trace.
     Unknown,
@@ -229,6 +231,7 @@ impl TraceMeta {
                 Vendor::Amd => "AMD GPU".into(),
                 Vendor::Nvidia => "NVIDIA GPU".into(),
                 Vendor::Google => "Google TPU".into(),
+                Vendor::Huawei => "Ascend NPU".into(),
                 Vendor::Unknown => "unknown GPU".into(),
             },
         }

@@ -26,6 +26,7 @@ fn vendor_tag(v: Vendor) -> u8 {
         Vendor::Amd => 1,
         Vendor::Unknown => 2,
         Vendor::Google => 3,
+        Vendor::Huawei => 4,
     }
 }
 
@@ -350,7 +351,12 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         let (compute_major, compute_minor, num_sms, warp_size) = (r.get()?, r.get()?, r.get()?, r.get()?);
         m.devices.push(DeviceInfo { id, name, total_global_mem, compute_major, compute_minor, num_sms, warp_size });
     }
-    m.vendor = from_tag(&[Vendor::Nvidia, Vendor::Amd, Vendor::Unknown, Vendor::Google], vendor_tag, r.get()?, "bad vendor")?;
+    m.vendor = from_tag(
+        &[Vendor::Nvidia, Vendor::Amd, Vendor::Unknown, Vendor::Google, Vendor::Huawei],
+        vendor_tag,
+        r.get()?,
+        "bad vendor",
+    )?;
     m.rank = r.option()?;
     m.world_size = r.option()?;
     m.base_time_ns = r.option()?;

@@ -295,7 +295,8 @@ impl Reader {
         if self.json.object_form() && !self.json.saw_trace_events() {
             return Err(Error::new("not a trace: the JSON object has no \"traceEvents\" array"));
         }
-        let xla_json = self.builder.has_xla_process_names();
+        let process_note = self.builder.process_name_note();
+        let xla_json = self.builder.is_jax_json();
         let mut trace = self.builder.finish(self.json.object_form());
         trace.stats.bytes_in = self.bytes_in;
         trace.stats.json_bytes = self.json_bytes;
@@ -335,8 +336,8 @@ impl Reader {
                 trace.stats.events
             )));
         }
-        if xla_json {
-            trace.stats.notes.push("read as a JAX / XLA trace in Chrome JSON (processes named after XLA planes)".into());
+        if let Some(note) = process_note {
+            trace.stats.notes.push(note);
         }
         if trace.stats.kept == 0 {
             return Err(Error::new(format!(

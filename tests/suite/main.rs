@@ -32,6 +32,7 @@ mod layers_one_way;
 mod mcp;
 mod mixed;
 mod name_blind;
+mod npu_schema;
 mod nsys;
 mod options_unlinked;
 mod parallel_analyses;
