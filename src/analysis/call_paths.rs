@@ -101,7 +101,7 @@ impl CallPaths {
         for i in (1..self.nodes.len()).rev() {
             let (p, own) = (self.nodes[i].parent as usize, t[i]);
             for (sum, x) in t[p].iter_mut().zip(own) {
-                *sum += x;
+                *sum = sum.saturating_add(x);
             }
         }
         t
@@ -132,7 +132,7 @@ impl CallPaths {
         for (i, n) in self.nodes.iter().enumerate() {
             let w: i64 = match phase {
                 Some(p) => n.self_ns[p as usize],
-                None => n.self_ns.iter().sum(),
+                None => crate::support::sat::SatSum::sat_sum(n.self_ns.iter().copied()),
             };
             if w > 0 {
                 let path: Vec<String> = self.path(i).iter().map(|s| s.replace(';', ":")).collect();
@@ -352,7 +352,7 @@ pub fn call_paths(a: &Analysis) -> CallPaths {
         let label = b.name_label(g.name[r]);
         let leaf = b.child(parent, NodeKind::Kernel, label) as usize;
         let node = &mut b.out.nodes[leaf];
-        node.self_ns[phase as usize] += g.dur[r];
+        node.self_ns[phase as usize] = node.self_ns[phase as usize].saturating_add(g.dur[r]);
         node.kernels += 1;
         if node.first_row == NONE {
             node.first_row = r as u32;

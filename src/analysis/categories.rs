@@ -410,7 +410,7 @@ pub fn time_by_category(trace: &Trace, cats: &KernelCategories, rows: impl Itera
     for i in rows {
         let c = cats.of_row[i] as usize;
         acc[c].0 += 1;
-        acc[c].1 += trace.gpu.dur[i];
+        acc[c].1 = acc[c].1.saturating_add(trace.gpu.dur[i]);
     }
     acc.into_iter().enumerate().filter(|(_, (n, _))| *n > 0).map(|(c, (n, t))| (c as u16, n, t)).collect()
 }

@@ -67,10 +67,12 @@ pub fn sources(cp: &CallPaths) -> Vec<Source> {
             top_kernels: Vec::new(),
         });
         for k in 0..PHASES {
-            s.ns[k] += n.self_ns[k];
+            s.ns[k] = s.ns[k].saturating_add(n.self_ns[k]);
         }
         s.kernels += u64::from(n.kernels);
-        *kernels_of.entry((source[i], n.label)).or_default() += n.self_ns.iter().sum::<i64>();
+        let own = crate::support::sat::SatSum::sat_sum(n.self_ns.iter().copied());
+        let total = kernels_of.entry((source[i], n.label)).or_default();
+        *total = total.saturating_add(own);
     }
     for ((src, kernel), ns) in kernels_of {
         by_label.get_mut(&src).expect("source seen").top_kernels.push((cp.labels[kernel as usize].clone(), ns));

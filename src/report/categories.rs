@@ -76,7 +76,7 @@ pub fn graph_launch_breakdown(a: &Analysis) -> Table {
         .map(|(label, (rows, mut launches))| {
             launches.sort_unstable();
             launches.dedup();
-            let time: i64 = rows.iter().map(|&i| g.dur[i]).sum();
+            let time: i64 = crate::support::sat::SatSum::sat_sum(rows.iter().map(|&i| g.dur[i]));
             (label, rows, launches.len(), time)
         })
         .collect();

@@ -25,13 +25,13 @@ pub fn phase_summary(a: &Analysis) -> Table {
     );
     let p = &a.phases;
     let g = &a.trace.gpu;
-    let whole: i64 = a.trace.kernel_rows().map(|i| g.dur[i]).sum();
+    let whole: i64 = crate::support::sat::SatSum::sat_sum(a.trace.kernel_rows().map(|i| g.dur[i]));
     for phase in Phase::ALL {
         let (mut kernels, mut time) = (0usize, 0i64);
         for i in a.trace.kernel_rows() {
             if p.phase_of_row[i] == Some(phase) {
                 kernels += 1;
-                time += g.dur[i];
+                time = time.saturating_add(g.dur[i]);
             }
         }
         let passes: Vec<_> = p.passes.iter().filter(|x| x.phase == phase).collect();

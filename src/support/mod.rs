@@ -8,6 +8,7 @@ pub mod crc32;
 pub mod ids;
 pub mod median;
 pub mod mix;
+pub mod sat;
 pub mod secrets;
 pub mod text;
 pub mod threads;

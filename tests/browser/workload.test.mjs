@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
 import { useBrowser } from './harness.mjs';
 import { ROOT, dropFile, waitReady } from './browser.mjs';
 import { cli } from './cli-match.mjs';
@@ -57,7 +59,7 @@ test('a diffusion trace: workload, steps, stages and block kinds as the CLI repo
   assert.deepEqual(problems, []);
 });
 
-for (const file of ['jax_conv_mi300x.xplane.pb', 'jax_conv_mi300x.trace.json.gz']) {
+for (const file of ['jax_conv_mi300x.xplane.pb', 'jax_conv_mi300x.trace.json.gz', 'jax_tpu_v6e4_hostoffload.xplane.pb']) {
   test(`a JAX profile (${file}) opens in the page with the CLI's devices and kernels`, async () => {
     const jax = path.join(ROOT, 'fixtures', file);
     const summary = JSON.parse(cli('summary', jax, '--json').toString());
@@ -68,6 +70,32 @@ for (const file of ['jax_conv_mi300x.xplane.pb', 'jax_conv_mi300x.trace.json.gz'
     assert.deepEqual(problems, []);
   });
 }
+
+test('a TPU and an Ascend NPU open with their device work, as the CLI reads them', async () => {
+  // torch_npu's schema: a bare array, string timestamps, device tasks without `cat` on the
+  // process named Ascend Hardware, a pid above 2^32 (as tests/suite/npu_schema.rs writes it).
+  const host = 3 * 2 ** 32 + 17;
+  const ev = [
+    { ph: 'M', name: 'process_name', pid: host, tid: 0, args: { name: 'Python' } },
+    { ph: 'M', name: 'process_name', pid: host + 1, tid: 0, args: { name: 'Ascend Hardware' } },
+    { ph: 'X', name: 'ProfilerStep#1', pid: host, tid: 7, ts: '1699529623100000.000', dur: 2000, cat: 'cpu_op', args: {} },
+  ];
+  for (let i = 0; i < 20; i++) {
+    const t = 1699529623100100 + 50 * i;
+    ev.push({ ph: 'X', name: 'aten::mm', pid: host, tid: 7, ts: t.toFixed(3), dur: 5, cat: 'cpu_op', args: {} });
+    ev.push({ ph: 'X', name: i % 2 ? 'MatMulV2' : 'Add', pid: host + 1, tid: 2, ts: (t + 10).toFixed(3), dur: 30, args: {} });
+  }
+  const npu = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'traceprism-npu-')), 'npu_trace.json');
+  fs.writeFileSync(npu, JSON.stringify(ev));
+  for (const [file, device] of [[npu, 'Ascend NPU 0'], [path.join(ROOT, 'fixtures/jax_tpu_v6e4_hostoffload.xplane.pb'), 'TPU v6 Lite (TPU 0)']]) {
+    const summary = JSON.parse(cli('summary', file, '--json').toString());
+    assert.ok(summary.counts.kernels > 0 && summary.device.startsWith(device), `${file}: ${summary.device}`);
+    const { problems, fact } = await openOverview(file);
+    assert.equal(Number(await fact('kernels')), summary.counts.kernels, file);
+    assert.equal(await fact('device'), summary.device, file);
+    assert.deepEqual(problems, []);
+  }
+});
 
 test('a mixed step: the overview draws its prefill / decode split as the CLI states it', async () => {
   const MIXED = path.join(ROOT, 'fixtures/vllm_gptoss_mixed_piecewise_mi300x.json.gz');

@@ -18,6 +18,7 @@ mod cli;
 mod compare;
 mod copies;
 mod core_counts;
+mod extreme_numbers;
 mod findings;
 mod fuzz_regressions;
 mod gate;

@@ -500,7 +500,7 @@ fn training_passes(
                 device: seg.device,
                 source: seg.source,
                 kernels: kernels.len() as u32,
-                kernel_time_ns: kernels.iter().map(|&r| g.dur[r as usize]).sum(),
+                kernel_time_ns: crate::support::sat::SatSum::sat_sum(kernels.iter().map(|&r| g.dur[r as usize])),
                 busy_ns: busy_time(trace, &seg.rows),
                 tokens: None,
                 batch: None,
