@@ -490,7 +490,8 @@ mod tests {
 
     #[test]
     fn every_schema_property_is_a_field_of_its_argument_struct_and_nothing_else_is_taken() {
-        let checks: [(&str, fn(Value) -> Result<()>); 6] = [
+        type Check = fn(Value) -> Result<()>;
+        let checks: [(&str, Check); 6] = [
             ("trace", |v| parse::<TraceArgs>("t", v).map(drop)),
             ("tables", |v| parse::<TablesArgs>("t", v).map(drop)),
             ("table", |v| parse::<TableArgs>("t", v).map(drop)),

@@ -107,7 +107,7 @@ fn device_id(v: i64) -> i32 {
 impl TraceBuilder {
     /// Whether some process is named like an XLA plane (`… /device:GPU:0`, `… /host:CPU`): a JAX
     /// trace in Chrome JSON, whose events carry no `cat` (see `super::xla_json`); or like an
-    /// accelerator's device timeline ([`DEVICE_PROCESS_NAMES`]). Such a trace is read in order: a
+    /// accelerator's device timeline (torch_npu's `Ascend Hardware`). Such a trace is read in order: a
     /// part parsed apart never saw the process names.
     pub fn has_xla_process_names(&self) -> bool {
         self.xla.is_some() || !self.device_processes.is_empty()

@@ -76,7 +76,8 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
     // Whether each category is a collective's, decided once per category, not per row.
     let comm: Vec<bool> = cats.categories.iter().map(|c| c.family == "Communication").collect();
     let mut compute: Vec<(i64, i64, Busy)> = Vec::new();
-    let (mut collectives, mut copy): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
+    let mut collectives: Vec<(i64, i64)> = Vec::new();
+    let mut copy: Vec<(i64, i64)> = Vec::new();
     let mut covered = i64::MIN;
     for &(s, r) in starts {
         let r = r as usize;

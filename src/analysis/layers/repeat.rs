@@ -220,7 +220,7 @@ const MIXER_FLOOR: f64 = 0.25;
 fn finer_anchor(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, cycle: &Cycle, mixers: usize) -> Option<u32> {
     let c = cycle.count;
     let p = &positions[&cycle.anchor];
-    let named_k = (mixers >= 2 * c && mixers % c == 0).then_some(mixers / c);
+    let named_k = (mixers >= 2 * c && mixers.is_multiple_of(c)).then_some(mixers / c);
     if mixers >= MIN_LAYERS && named_k.is_none() {
         // The markers see the mixers, and they say one per block: nothing finer.
         return None;
@@ -630,8 +630,7 @@ mod tests {
         // first one: both go, the layers stay.
         let s = format!("er{}nlS", "nqaongud".repeat(4));
         let t = toks(&s);
-        let mut layers = vec![0..2];
-        layers.extend((0..4).map(|k| 2 + 8 * k..10 + 8 * k));
+        let mut layers: Vec<Range<usize>> = std::iter::once(0..2).chain((0..4).map(|k| 2 + 8 * k..10 + 8 * k)).collect();
         layers.push(34..37);
         drop_unlike_ends(&t, &mut layers);
         assert_eq!(layers, (0..4).map(|k| 2 + 8 * k..10 + 8 * k).collect::<Vec<_>>());
