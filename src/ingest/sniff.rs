@@ -87,6 +87,30 @@ pub fn looks_like_sqlite(bytes: &[u8]) -> bool {
     bytes.starts_with(SQLITE_MAGIC)
 }
 
+/// What [`reencoded_xspace_at`] finds, as the error says it.
+pub const REENCODED_XSPACE: &str = "not a valid XSpace: the bytes look re-encoded as text here (UTF-8 replacement characters, U+FFFD, where bytes that were no text were, or every line feed after a carriage return: a binary .xplane.pb passed through a text pipeline); fetch or copy it as binary";
+
+/// Where a JAX XSpace passed through a text pipeline shows it, given the document's first bytes:
+/// decoded as UTF-8 and written back (undecodable bytes replaced by U+FFFD: the first
+/// replacement character), or with its line endings rewritten (it opens with `\r\n` and every
+/// line feed follows a carriage return: byte 0). Only when the bytes open like a protobuf message
+/// and name an XLA plane near the start.
+pub fn reencoded_xspace_at(doc: &[u8]) -> Option<usize> {
+    let head = &doc[..doc.len().min(1 << 16)];
+    let named = memchr::memmem::find(head, b"/device:").is_some() || memchr::memmem::find(head, b"/host:").is_some();
+    if !named {
+        return None;
+    }
+    if doc.starts_with(b"\r\n") {
+        let feeds = memchr::memchr_iter(b'\n', head).count();
+        return (memchr::memmem::find_iter(head, b"\r\n").count() == feeds).then_some(0);
+    }
+    if doc.first() != Some(&0x0a) {
+        return None;
+    }
+    memchr::memmem::find(head, "\u{FFFD}".as_bytes())
+}
+
 /// The message for input whose first non-blank bytes are `start` and that is neither Chrome-trace
 /// JSON nor a JAX `XSpace`.
 pub fn not_a_trace(start: &[u8]) -> &'static str {

@@ -84,6 +84,36 @@ impl DerivedLines {
 /// Reads a whole `XSpace` and hands its events to `sink`; returns the derived lines it left out.
 /// Errors name the byte offset of a field that does not decode.
 pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> {
+    read_planes(bytes, sink).map_err(|e| match reencoded_as_text(bytes) {
+        Some((at, said)) => Error::at(format!("not a valid XSpace: {said}"), at as u64),
+        None => e,
+    })
+}
+
+/// Why bytes that failed to decode look like a binary file passed through a text pipeline (a
+/// `git` checkout with text attributes, a copy through an editor or a chat), if they do: UTF-8
+/// replacement characters (U+FFFD, bytes `EF BF BD`) where undecodable bytes were, or every line
+/// feed preceded by a carriage return (line endings rewritten; a protobuf has bare `0x0A` bytes).
+fn reencoded_as_text(bytes: &[u8]) -> Option<(usize, String)> {
+    const FIX: &str = "fetch or copy the .xplane.pb as binary";
+    if let Some(at) = memchr::memmem::find(bytes, "\u{FFFD}".as_bytes()) {
+        let n = memchr::memmem::find_iter(bytes, "\u{FFFD}".as_bytes()).count();
+        return Some((at, format!(
+            "the bytes look re-encoded as text at byte {at}: {n} UTF-8 replacement characters (U+FFFD) stand where bytes that were no text were ({FIX})"
+        )));
+    }
+    let feeds = memchr::memchr_iter(b'\n', bytes).count();
+    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+    if feeds >= 8 && crlf == feeds {
+        let at = memchr::memmem::find(bytes, b"\r\n").unwrap_or(0);
+        return Some((at, format!(
+            "the bytes look re-encoded as text at byte {at}: every one of its {feeds} line feeds follows a carriage return (line endings rewritten; {FIX})"
+        )));
+    }
+    None
+}
+
+fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> {
     let mut planes = Vec::new();
     let mut w = Wire::new(bytes, 0);
     while let Some((field, value)) = w.next()? {

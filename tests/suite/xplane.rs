@@ -385,3 +385,27 @@ fn tpu_chips_read_as_devices_with_their_xla_ops() {
     let all: i64 = a.trace.kernel_rows().map(|i| a.trace.gpu.dur[i]).sum();
     eprintln!("TPU: {} ops, {:.1}% of their time Other", s.counts.kernels, 100.0 * other as f64 / all as f64);
 }
+
+/// A binary XSpace mangled by a text pipeline is named as such, with the byte where it shows,
+/// never "cut short?": decoded as UTF-8 with replacement characters, or with its line endings
+/// rewritten to CRLF.
+#[test]
+fn an_xspace_re_encoded_as_text_is_named_as_such() {
+    let bytes = std::fs::read(common::fixture(JAX)).unwrap();
+    let lossy = String::from_utf8_lossy(&bytes).into_owned().into_bytes();
+    let first = lossy.windows(3).position(|w| w == "\u{FFFD}".as_bytes()).expect("the file holds bytes that are no UTF-8");
+    let err = common::read_bytes(&lossy).expect_err("a re-encoded XSpace does not read");
+    assert!(err.message.contains("not a valid XSpace: the bytes look re-encoded as text"), "{}", err.message);
+    assert_eq!(err.byte_offset, Some(first as u64), "{}", err.message);
+    let mut crlf = Vec::with_capacity(bytes.len() + bytes.len() / 64);
+    for &b in &bytes {
+        if b == b'\n' {
+            crlf.push(b'\r');
+        }
+        crlf.push(b);
+    }
+    match common::read_bytes(&crlf) {
+        Err(e) => assert!(e.message.contains("re-encoded as text") && e.message.contains("carriage return"), "{}", e.message),
+        Ok(t) => panic!("a CRLF-rewritten XSpace read as {} kernels", t.gpu.len()),
+    }
+}

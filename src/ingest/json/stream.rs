@@ -361,7 +361,12 @@ impl JsonStream {
                     self.state = State::Events { first: true, bare: true };
                     Ok(Some(i + 1))
                 }
-                _ => Err(Stop::Bad(crate::ingest::sniff::not_a_trace(&buf[i..]), i)),
+                // The document's start: what came before `i` was blank (a CRLF-rewritten XSpace
+                // opens with the carriage return put before its first 0x0A).
+                _ => match crate::ingest::sniff::reencoded_xspace_at(buf) {
+                    Some(k) => Err(Stop::Bad(crate::ingest::sniff::REENCODED_XSPACE, k)),
+                    None => Err(Stop::Bad(crate::ingest::sniff::not_a_trace(&buf[i..]), i)),
+                },
             },
             State::ObjectKey { first } => {
                 if buf[i] == b'}' {
