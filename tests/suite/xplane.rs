@@ -384,6 +384,15 @@ fn tpu_chips_read_as_devices_with_their_xla_ops() {
     let other: i64 = a.trace.kernel_rows().filter(|&i| a.categories.name(i) == "Other").map(|i| a.trace.gpu.dur[i]).sum();
     let all: i64 = a.trace.kernel_rows().map(|i| a.trace.gpu.dur[i]).sum();
     eprintln!("TPU: {} ops, {:.1}% of their time Other", s.counts.kernels, 100.0 * other as f64 / all as f64);
+    // The health report never asks a JAX profile for torch.profiler's switches.
+    for c in &s.health {
+        assert!(
+            !c.fix.contains("torch.profiler") && !c.fix.contains("ProfilerActivity") && !c.fix.contains("record_shapes"),
+            "{}: {}",
+            c.check,
+            c.fix
+        );
+    }
 }
 
 /// A binary XSpace mangled by a text pipeline is named as such, with the byte where it shows,

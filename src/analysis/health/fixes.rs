@@ -110,10 +110,26 @@ const NSYS: &[(CheckId, &str)] = &[
     (CheckId::WholeGraphReplays, "nsys profile --cuda-graph-trace=node records every kernel of a replayed graph"),
 ];
 
+/// Fixes for a JAX / TensorFlow XSpace: `jax.profiler`'s options, or "nothing to record" where
+/// the profile has it in a form traceprism does not read yet (never torch.profiler's switches).
+const XSPACE: &[(CheckId, &str)] = &[
+    (CheckId::RuntimeCalls, "none in jax.profiler for a TPU (its ops reach the host by run id, which traceprism does not read yet); on a GPU the XSpace's host launches are read"),
+    (CheckId::GpuWithoutCpu, "none in jax.profiler for a TPU (its ops reach the host by run id, which traceprism does not read yet); on a GPU the XSpace's host launches are read"),
+    (CheckId::Shapes, "none to record: an XSpace carries the HLO ops' shapes on their own, which traceprism does not read yet"),
+    (CheckId::Stacks, "jax.profiler.ProfileOptions(python_tracer_level=1) records Python frames (traceprism does not read them from an XSpace yet)"),
+    (CheckId::Modules, "none: JAX has no nn.Module; jax.named_scope names show in the HLO op names"),
+    (CheckId::StepAnnotations, "wrap each step in jax.profiler.StepTraceAnnotation(\"step\", step_num=i)"),
+    (CheckId::CpuOps, "jax.profiler.ProfileOptions(host_tracer_level=2) records more of the host"),
+];
+
 /// The fix of `check` for an input of `format` (empty when none is known).
 pub fn fix(check: CheckId, format: InputFormat) -> &'static str {
     let of = |table: &[(CheckId, &'static str)]| table.iter().find(|(c, _)| *c == check).map(|&(_, f)| f);
-    let own = if format == InputFormat::NsysSqlite { of(NSYS) } else { None };
+    let own = match format {
+        InputFormat::NsysSqlite => of(NSYS),
+        InputFormat::Xspace => Some(of(XSPACE).unwrap_or("")),
+        _ => None,
+    };
     own.or_else(|| of(TORCH)).unwrap_or("")
 }
 
