@@ -87,10 +87,7 @@ pub fn check(trace: &Trace, phases: &Phases, layers: &Layers) -> GraphCheck {
         return out;
     }
     let g = &trace.gpu;
-    let mut graph_of_row: FastMap<u32, (u32, i64)> = FastMap::default();
-    for k in 0..nodes.len() {
-        graph_of_row.insert(nodes.gpu[k], (nodes.graph[k], nodes.node[k]));
-    }
+    let graph_of_row: FastMap<u32, u32> = nodes.gpu.iter().copied().zip(nodes.graph.iter().copied()).collect();
     let mut graphs: Vec<u32> = nodes.graph.clone();
     graphs.sort_unstable();
     graphs.dedup();
@@ -103,7 +100,7 @@ pub fn check(trace: &Trace, phases: &Phases, layers: &Layers) -> GraphCheck {
     let mut split = false;
     for &r in &rows {
         let pass = phases.pass_of_row.get(r as usize).copied().unwrap_or(NONE);
-        let here = graph_of_row.get(&r).map(|&(graph, _)| (g.device[r as usize], graph));
+        let here = graph_of_row.get(&r).map(|&graph| (g.device[r as usize], graph));
         match (run, here) {
             (Some((d, gr, p)), Some((d2, gr2))) if d == d2 && gr == gr2 => {
                 split |= pass != p && pass != NONE && p != NONE;
@@ -147,22 +144,17 @@ pub fn check(trace: &Trace, phases: &Phases, layers: &Layers) -> GraphCheck {
         }
     }
     // Pieces per pass: the distinct graphs each pass replays.
+    let layers_of_pass: FastMap<u32, u32> =
+        layers.passes.iter().map(|lp| lp.index).zip(layers.layers_per_pass.iter().copied()).collect();
     let mut pieces: Vec<(usize, usize)> = Vec::new(); // (pieces, layers)
     for p in &phases.passes {
-        let mut ids: Vec<u32> = p.rows.iter().filter_map(|r| graph_of_row.get(r).map(|&(graph, _)| graph)).collect();
+        let mut ids: Vec<u32> = p.rows.iter().filter_map(|r| graph_of_row.get(r).copied()).collect();
         if ids.is_empty() {
             continue;
         }
         ids.sort_unstable();
         ids.dedup();
-        let found = layers
-            .passes
-            .iter()
-            .position(|lp| lp.index == p.index)
-            .and_then(|j| layers.layers_per_pass.get(j))
-            .copied()
-            .unwrap_or(0) as usize;
-        pieces.push((ids.len(), found));
+        pieces.push((ids.len(), layers_of_pass.get(&p.index).copied().unwrap_or(0) as usize));
     }
     out.passes_with_graphs = pieces.len();
     let mut counts: Vec<usize> = pieces.iter().map(|&(g, _)| g).collect();

@@ -102,13 +102,12 @@ pub fn reencoded_xspace_at(doc: &[u8]) -> Option<usize> {
         return None;
     }
     if doc.starts_with(b"\r\n") {
-        let feeds = memchr::memchr_iter(b'\n', head).count();
-        return (memchr::memmem::find_iter(head, b"\r\n").count() == feeds).then_some(0);
+        return crate::support::text::crlf_line_endings(head).map(|_| 0);
     }
     if doc.first() != Some(&0x0a) {
         return None;
     }
-    memchr::memmem::find(head, "\u{FFFD}".as_bytes())
+    crate::support::text::replacement_characters(head).map(|(at, _)| at)
 }
 
 /// The message for input whose first non-blank bytes are `start` and that is neither Chrome-trace

@@ -95,17 +95,14 @@ pub fn read_xspace(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLin
 /// replacement characters (U+FFFD, bytes `EF BF BD`) where undecodable bytes were, or every line
 /// feed preceded by a carriage return (line endings rewritten; a protobuf has bare `0x0A` bytes).
 fn reencoded_as_text(bytes: &[u8]) -> Option<(usize, String)> {
+    use crate::support::text::{crlf_line_endings, replacement_characters};
     const FIX: &str = "fetch or copy the .xplane.pb as binary";
-    if let Some(at) = memchr::memmem::find(bytes, "\u{FFFD}".as_bytes()) {
-        let n = memchr::memmem::find_iter(bytes, "\u{FFFD}".as_bytes()).count();
+    if let Some((at, n)) = replacement_characters(bytes) {
         return Some((at, format!(
             "the bytes look re-encoded as text at byte {at}: {n} UTF-8 replacement characters (U+FFFD) stand where bytes that were no text were ({FIX})"
         )));
     }
-    let feeds = memchr::memchr_iter(b'\n', bytes).count();
-    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
-    if feeds >= 8 && crlf == feeds {
-        let at = memchr::memmem::find(bytes, b"\r\n").unwrap_or(0);
+    if let Some((at, feeds)) = crlf_line_endings(bytes).filter(|&(_, feeds)| feeds >= 8) {
         return Some((at, format!(
             "the bytes look re-encoded as text at byte {at}: every one of its {feeds} line feeds follows a carriage return (line endings rewritten; {FIX})"
         )));

@@ -30,8 +30,9 @@ enum Dest {
     Op(OpKind),
     Launch,
     GpuAnnotation,
-    /// A kernel, memcpy or memset of a JAX trace's device (its number from the process name).
-    XlaGpu(GpuKind, i32),
+    /// A kernel, memcpy or memset of a device known by its process name (a JAX trace's plane, an
+    /// NPU's timeline), on the device it names.
+    ProcessDevice(GpuKind, i32),
     Ignore,
 }
 
@@ -105,11 +106,12 @@ fn device_id(v: i64) -> i32 {
 }
 
 impl TraceBuilder {
-    /// Whether some process is named like an XLA plane (`… /device:GPU:0`, `… /host:CPU`): a JAX
-    /// trace in Chrome JSON, whose events carry no `cat` (see `super::xla_json`); or like an
-    /// accelerator's device timeline (torch_npu's `Ascend Hardware`). Such a trace is read in order: a
-    /// part parsed apart never saw the process names.
-    pub fn has_xla_process_names(&self) -> bool {
+    /// Whether events are placed by their process's name, so the trace must be read in order (a
+    /// part parsed apart never saw the process names): some process is named like an XLA plane
+    /// (`… /device:GPU:0`, `… /host:CPU`: a JAX trace in Chrome JSON, whose events carry no `cat`,
+    /// see `super::xla_json`), or like an accelerator's device timeline (torch_npu's `Ascend
+    /// Hardware`).
+    pub fn reads_in_order(&self) -> bool {
         self.xla.is_some() || !self.device_processes.is_empty()
     }
 
@@ -138,7 +140,7 @@ impl TraceBuilder {
         let Some(xla) = &self.xla else { return Dest::Ignore };
         let thread = self.thread_names.get(&(pid, tid)).map_or("", |&n| self.trace.name(n));
         match xla.dest(pid, thread, ev.args.correlation.is_some()) {
-            super::xla_json::XlaDest::Gpu(kind, device) => Dest::XlaGpu(kind, device),
+            super::xla_json::XlaDest::Gpu(kind, device) => Dest::ProcessDevice(kind, device),
             super::xla_json::XlaDest::Launch => Dest::Launch,
             super::xla_json::XlaDest::CpuOp => Dest::Op(OpKind::CpuOp),
             super::xla_json::XlaDest::Ignore => Dest::Ignore,
@@ -331,7 +333,7 @@ impl TraceBuilder {
             // A device task of an accelerator's timeline process (an Ascend NPU's), else nothing.
             let pid = self.id_value(&ev.pid);
             match self.device_processes.get(&pid) {
-                Some(&device) => Dest::XlaGpu(GpuKind::Kernel, device),
+                Some(&device) => Dest::ProcessDevice(GpuKind::Kernel, device),
                 None => Dest::Ignore,
             }
         } else {
@@ -423,7 +425,7 @@ impl TraceBuilder {
                     kernel: a.kernel.as_deref().map_or(NO_NAME, |k| self.trace.names.intern(k)),
                 });
             }
-            Dest::XlaGpu(kind, device) => {
+            Dest::ProcessDevice(kind, device) => {
                 let (grid, block) = a.xla.kernel_details.as_deref().map_or((None, None), crate::ingest::launch_dims);
                 self.trace.gpu.push(GpuEvent {
                     kind,

@@ -205,8 +205,9 @@ impl Reader {
     /// counted for it (the part's own byte count is text).
     pub(crate) fn adopt_part_counted(&mut self, part: Part, compressed_bytes: u64) -> bool {
         if !matches!(self.input, Input::Plain)
-            // A JAX trace in Chrome JSON is read in order (a part never saw its process names).
-            || self.builder.has_xla_process_names()
+            // A trace read by its process names (a JAX trace in Chrome JSON, an NPU timeline) is
+            // read in order: a part never saw the process names.
+            || self.builder.reads_in_order()
             || self.json.position() != part.start
             || self.json.at_event_boundary() != Some(part.form)
         {

@@ -1,4 +1,5 @@
-//! Text for people: names cut to a width.
+//! Text for people (names cut to a width), and the marks a text pipeline leaves on bytes that
+//! were no text (replacement characters, rewritten line endings).
 
 /// `text` cut to at most `n` characters, the last one an ellipsis when anything was cut.
 pub fn ellipsis(text: &str, n: usize) -> String {
@@ -7,6 +8,23 @@ pub fn ellipsis(text: &str, n: usize) -> String {
     } else {
         text.chars().take(n.saturating_sub(1)).collect::<String>() + "…"
     }
+}
+
+/// UTF-8 replacement characters (U+FFFD, bytes `EF BF BD`) in `bytes`: where the first stands
+/// and how many there are. Binary bytes decoded as UTF-8 and written back turn into them.
+pub fn replacement_characters(bytes: &[u8]) -> Option<(usize, usize)> {
+    const FFFD: &[u8] = "\u{FFFD}".as_bytes();
+    let at = memchr::memmem::find(bytes, FFFD)?;
+    Some((at, memchr::memmem::find_iter(bytes, FFFD).count()))
+}
+
+/// When every line feed in `bytes` follows a carriage return (line endings rewritten to CRLF; a
+/// binary file has bare `0x0A` bytes): where the first `\r\n` stands and how many line feeds
+/// there are.
+pub fn crlf_line_endings(bytes: &[u8]) -> Option<(usize, usize)> {
+    let at = memchr::memmem::find(bytes, b"\r\n")?;
+    let feeds = memchr::memchr_iter(b'\n', bytes).count();
+    (memchr::memmem::find_iter(bytes, b"\r\n").count() == feeds).then_some((at, feeds))
 }
 
 #[cfg(test)]

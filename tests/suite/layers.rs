@@ -268,16 +268,7 @@ fn sliding_window_and_full_attention_layers_are_told_apart() {
     };
     assert_eq!((raw("PagedKvSlidingOrChunkedCausal"), raw("PagedKvCausal")), (18, 18));
     let a = common::analysis(name);
-    let pass = &a.layers.passes[0];
-    let mut order: Vec<&str> = Vec::new();
-    let mut last = traceprism::model::NONE;
-    for &r in &pass.rows {
-        let l = a.layers.layer_of_row[r as usize];
-        if l != traceprism::model::NONE && l != last {
-            order.push(a.layers.layer_type(r as usize));
-            last = l;
-        }
-    }
+    let order = common::layer_types_in_order(&a, 0);
     assert_eq!(order.len(), 36);
     assert!(order.chunks(2).all(|c| c == ["SWA_MOE", "MHA_MOE"]), "{order:?}");
 }

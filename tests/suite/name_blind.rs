@@ -283,17 +283,13 @@ fn the_hybrid_reads_48_linear_and_16_full_attention_layers_as_recorded_and_gpu_o
     let gpu_only = analyse_bytes(&serde_json::to_vec(&doc).unwrap());
     for (how, a) in [("as recorded", &as_recorded), ("GPU only", &gpu_only)] {
         assert_eq!(a.phases.passes.len(), 10, "{how}");
-        for pass in &a.layers.passes {
-            // Count each layer's type once (the type of its first row).
+        for (k, pass) in a.layers.passes.iter().enumerate() {
+            let order = layer_types_in_order(a, k);
             let mut kinds: HashMap<&str, usize> = HashMap::new();
-            let mut seen = std::collections::HashSet::new();
-            for &r in &pass.rows {
-                let l = a.layers.layer_of_row[r as usize];
-                if l != traceprism::model::NONE && seen.insert(l) {
-                    *kinds.entry(a.layers.layer_type(r as usize)).or_insert(0) += 1;
-                }
+            for kind in &order {
+                *kinds.entry(kind).or_insert(0) += 1;
             }
-            assert_eq!(seen.len(), 64, "{how}: pass {}", pass.index);
+            assert_eq!(order.len(), 64, "{how}: pass {}", pass.index);
             assert_eq!(
                 (kinds.get("GDN_FC"), kinds.get("MHA_FC")),
                 (Some(&48), Some(&16)),
@@ -302,16 +298,7 @@ fn the_hybrid_reads_48_linear_and_16_full_attention_layers_as_recorded_and_gpu_o
             );
         }
         // Three linear-attention layers, then one full-attention layer, from the first.
-        let first = &a.layers.passes[0];
-        let mut order: Vec<&str> = Vec::new();
-        let mut last = traceprism::model::NONE;
-        for &r in &first.rows {
-            let l = a.layers.layer_of_row[r as usize];
-            if l != traceprism::model::NONE && l != last {
-                order.push(a.layers.layer_type(r as usize));
-                last = l;
-            }
-        }
+        let order = layer_types_in_order(a, 0);
         assert!(order.chunks(4).all(|c| c == ["GDN_FC", "GDN_FC", "GDN_FC", "MHA_FC"]), "{how}: {order:?}");
     }
 }

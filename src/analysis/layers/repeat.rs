@@ -212,11 +212,11 @@ const MIXER_FLOOR: f64 = 0.25;
 ///
 /// A candidate occurs exactly `k` times in every block of `cycle` (and so `k · blocks` times in the
 /// pass). Where the kernel names say how many token mixers run, each with a feed-forward after
-/// it (`mixers`, from the markers), `k` is that count per block. Where they do not (opaque names), the candidate must cut each block
-/// into segments that look like layers: each at least [`MIN_LAYER_KERNELS`] kernels, two
-/// neighbours identical (the layers of the group's common kind), and every segment sharing at
-/// least half its kernels with that kind (the feed-forward every layer runs). The largest `k`
-/// wins.
+/// it (`mixers`, from the markers), `k` is that count per block. Where they do not (opaque
+/// names), the candidate must cut each block into segments that look like layers: each at least
+/// [`MIN_LAYER_KERNELS`] kernels, two neighbours identical (the layers of the group's common
+/// kind), and every segment sharing at least half its kernels with that kind (the feed-forward
+/// every layer runs). The largest `k` wins.
 fn finer_anchor(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, cycle: &Cycle, mixers: usize) -> Option<u32> {
     let c = cycle.count;
     let p = &positions[&cycle.anchor];
@@ -277,21 +277,20 @@ fn segments_look_like_layers(tokens: &[Token], seg: &[usize]) -> bool {
     for t in common {
         *kinds.entry(t.key()).or_insert(0) += 1;
     }
-    parts.iter().all(|s| {
+    // Kernels a segment shares with the common kind, as multisets (each of the kind's kernels
+    // matched once).
+    let shared = |s: &[Token]| {
         let mut left = kinds.clone();
-        let shared = s
-            .iter()
-            .filter(|t| {
-                left.get_mut(&t.key()).is_some_and(|n| {
-                    *n > 0 && {
-                        *n -= 1;
-                        true
-                    }
-                })
-            })
-            .count();
-        2 * shared >= s.len().min(common.len())
-    })
+        let mut n = 0;
+        for t in s {
+            if let Some(c) = left.get_mut(&t.key()).filter(|c| **c > 0) {
+                *c -= 1;
+                n += 1;
+            }
+        }
+        n
+    };
+    parts.iter().all(|s| 2 * shared(s) >= s.len().min(common.len()))
 }
 
 /// Number of token-mixer blocks: runs of attention-like kernels, a run ending at a GEMM or MoE
@@ -491,6 +490,18 @@ mod tests {
 
     use super::*;
 
+    /// The token ranges of `kinds` laid end to end from token `from`.
+    fn end_to_end(kinds: &[&str], from: usize) -> Vec<Range<usize>> {
+        let mut at = from;
+        kinds
+            .iter()
+            .map(|k| {
+                at += k.len();
+                at - k.len()..at
+            })
+            .collect()
+    }
+
     fn toks(s: &str) -> Vec<Token> {
         s.chars()
             .map(|c| {
@@ -577,13 +588,7 @@ mod tests {
         let kinds: Vec<&str> = (0..8).map(|k| if k % 4 == 3 { att } else { gdn }).collect();
         let s = format!("e{}nlS", kinds.concat());
         let r = find_layers(&toks(&s), &[]);
-        let mut want = Vec::new();
-        let mut at = 1;
-        for k in &kinds {
-            want.push(at..at + k.len());
-            at += k.len();
-        }
-        assert_eq!(r.layers, want);
+        assert_eq!(r.layers, end_to_end(&kinds, 1));
     }
 
     #[test]
@@ -596,12 +601,7 @@ mod tests {
         let att = "nqtpzatqnqvq";
         let kinds: Vec<&str> = (0..16).map(|k| if k % 4 == 3 { att } else { gdn }).collect();
         let s = format!("e{}nlS", kinds.concat());
-        let mut want = Vec::new();
-        let mut at = 1;
-        for k in &kinds {
-            want.push(at..at + k.len());
-            at += k.len();
-        }
+        let want = end_to_end(&kinds, 1);
         let named = toks(&s);
         assert_eq!(find_layers(&named, &[]).layers, want, "named");
         // With no name known, the group's segments between activations look like layers: one

@@ -201,8 +201,8 @@ fn cycle_at(
 
 /// Whether a name occurring `k` times in each of `steps` cycles (positions `q`, taken `k` at a
 /// time from the first) keeps one rhythm within every cycle and runs on at it from one cycle to
-/// the next: then the cycles are groups
-/// of layers, not steps (a step boundary puts an LM head, a sampler and an embedding in between).
+/// the next: then the cycles are groups of layers, not steps (a step boundary puts an LM head, a
+/// sampler and an embedding in between).
 fn runs_straight_on(q: &[usize], k: usize, steps: usize, n: usize) -> bool {
     // A name of one pass alone (the prefill's) has no rhythm across steps.
     if k < 2 || q.len() != k * steps || steps < 2 || ((q[q.len() - 1] - q[0]) as f64) < MIN_SPAN * n as f64 {

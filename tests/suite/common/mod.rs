@@ -109,6 +109,21 @@ pub fn keep_gpu_only(events: &mut Vec<serde_json::Value>) -> usize {
     before - events.len()
 }
 
+/// The type of each layer of layer pass `pass` (index into `a.layers.passes`), in the order the
+/// layers run (a layer's type is the type of its first row).
+pub fn layer_types_in_order(a: &Analysis, pass: usize) -> Vec<&str> {
+    let mut order = Vec::new();
+    let mut last = traceprism::model::NONE;
+    for &r in &a.layers.passes[pass].rows {
+        let l = a.layers.layer_of_row[r as usize];
+        if l != traceprism::model::NONE && l != last {
+            order.push(a.layers.layer_type(r as usize));
+            last = l;
+        }
+    }
+    order
+}
+
 /// Reads and analyses a trace held in memory, with default options.
 pub fn analyse_bytes(bytes: &[u8]) -> Analysis {
     Analysis::new(read_bytes(bytes).expect("reads"), Options::default()).expect("analysis")
