@@ -53,6 +53,9 @@ pub struct Args<'a> {
     pub python_id: Option<i64>,
     /// `Python parent id` of a python frame.
     pub python_parent_id: Option<i64>,
+    /// `Call stack` of an op, as Kineto of 2021 wrote Python stacks: frames (`file.py(line):
+    /// function`) innermost first, separated by `;`.
+    pub call_stack: Option<Cow<'a, str>>,
     /// `args.name` of metadata (`M`) events.
     pub name: Option<Cow<'a, str>>,
     /// What a communication op (`record_param_comms`) records about its collective.
@@ -64,6 +67,11 @@ pub struct Args<'a> {
     pub xla: XlaArgs<'a>,
     /// `bytes` a memcpy or memset moved or wrote.
     pub bytes: Option<i64>,
+    /// `size`: the bytes an MTIA DMA transfer (`dma_request`) moved.
+    pub size: Option<i64>,
+    /// The launch of a compiled program whose many device ops share its correlation (an XLA
+    /// program a TPU ran): one launch, many ops, as a graph launch is.
+    pub program: bool,
     /// `graph id` of a kernel replayed from a CUDA graph (0: not replayed).
     pub graph_id: Option<i64>,
     /// `graph node id` of such a kernel.

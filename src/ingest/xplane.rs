@@ -127,6 +127,8 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
     // Launch times by correlation id, to place each module execution on the host.
     let mut launches: HashMap<u64, (i64, i64, i64)> = HashMap::new(); // correlation → (ts, end, tid)
 
+    // The XLA programs the TPUs ran, by the flow each run consumes from its host launch.
+    let program_runs = tpu_program_runs(&planes)?;
     // A device plane of a kind traceprism does not read (`/device:TPU:0`, a custom accelerator)
     // is no host: its events are counted under its own name, never read as CPU ops.
     let foreign = |p: &Plane<'_>| p.device().is_none() && p.name.starts_with("/device:");
@@ -135,7 +137,9 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
         for line in &plane.lines {
             out.metadata(b"thread_name", HOST_PID, line.id, line.name);
             for e in line.events(plane)? {
-                let correlation = e.stat_u64(plane, "correlation_id");
+                // A kernel launch (`correlation_id`), or the launch of an XLA program a TPU ran.
+                let program = e.flow(plane, "_pt", "_p").filter(|f| program_runs.contains_key(f));
+                let correlation = e.stat_u64(plane, "correlation_id").or(program.map(|(_, id)| flow_correlation(id)));
                 let cat: &[u8] = if correlation.is_some() { b"cuda_runtime" } else { b"cpu_op" };
                 if let Some(c) = correlation {
                     launches.insert(c, (e.ts_ns, e.ts_ns.saturating_add(e.dur_ns), line.id));
@@ -144,7 +148,8 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
                         out.hlo_op(op, &e, HOST_PID, line.id);
                     }
                 }
-                out.event(cat, &e, HOST_PID, line.id, Args { correlation: correlation.map(|c| c as i64), ..Args::default() });
+                let args = Args { correlation: correlation.map(|c| c as i64), program: program.is_some(), ..Args::default() };
+                out.event(cat, &e, HOST_PID, line.id, args);
             }
         }
     }
@@ -177,8 +182,12 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
                 continue;
             };
             let mut runs = ModuleRuns::default();
+            let programs = if plane.is_tpu() { program_spans(plane, &program_runs)? } else { Vec::new() };
             for e in line.events(plane)? {
-                let correlation = e.stat_u64(plane, "correlation_id");
+                // A TPU op runs in the program run (`XLA Modules`) its start falls in.
+                let program =
+                    programs.get(programs.partition_point(|p| p.ts <= e.ts_ns).wrapping_sub(1)).filter(|p| e.ts_ns < p.end);
+                let correlation = e.stat_u64(plane, "correlation_id").or(program.map(|p| flow_correlation(p.flow)));
                 let (grid, block) = e.stat_str(plane, "kernel_details").map_or((None, None), launch_dims);
                 let args = Args {
                     correlation: correlation.map(|c| c as i64),
@@ -190,7 +199,10 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
                 };
                 out.event(cat, &e, device, line.id, args);
                 // Consecutive kernels of one module execution (same module, same program id).
-                let module = e.stat_str(plane, "hlo_module").map(|m| (m.to_string(), e.stat_i64(plane, "program_id")));
+                let module = match program {
+                    Some(p) => Some((p.name.to_string(), Some(p.run_id))),
+                    None => e.stat_str(plane, "hlo_module").map(|m| (m.to_string(), e.stat_i64(plane, "program_id"))),
+                };
                 let launch = correlation.and_then(|c| launches.get(&c).copied());
                 runs.push(module, launch);
             }
@@ -215,6 +227,57 @@ fn stream_line_kind(name: &str) -> Option<&'static [u8]> {
     } else {
         b"kernel"
     })
+}
+
+/// A flow between events of an XSpace: (context type, id). A host's `DoEnqueueProgram` produces
+/// (`_pt`, `_p`) the flow a TPU's `XLA Modules` event (one run of an XLA program) consumes
+/// (`_ct`, `_c`).
+type Flow = (u64, u64);
+
+/// A flow id as a correlation id (the model's ids are non-negative `i64`s; XLA's flow ids use
+/// all 64 bits).
+fn flow_correlation(id: u64) -> u64 {
+    id & (i64::MAX as u64)
+}
+
+/// The program runs of every TPU plane (`XLA Modules` events), by the flow each consumes, with
+/// their `run_id`.
+fn tpu_program_runs(planes: &[Plane<'_>]) -> Result<HashMap<Flow, i64>> {
+    let mut out = HashMap::new();
+    for plane in planes.iter().filter(|p| p.is_tpu()) {
+        for line in plane.lines.iter().filter(|l| l.name == "XLA Modules") {
+            for e in line.events(plane)? {
+                if let Some(flow) = e.flow(plane, "_ct", "_c") {
+                    out.insert(flow, e.stat_i64(plane, "run_id").unwrap_or(-1));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One run of an XLA program on a TPU: its span, its module's name and the flow from its launch.
+struct ProgramSpan<'a> {
+    ts: i64,
+    end: i64,
+    name: &'a str,
+    run_id: i64,
+    flow: u64,
+}
+
+/// The program runs of a TPU plane whose launch the host recorded, in time order.
+fn program_spans<'a>(plane: &Plane<'a>, launched: &HashMap<Flow, i64>) -> Result<Vec<ProgramSpan<'a>>> {
+    let mut out = Vec::new();
+    for line in plane.lines.iter().filter(|l| l.name == "XLA Modules") {
+        for e in line.events(plane)? {
+            if let Some(flow) = e.flow(plane, "_ct", "_c").filter(|f| launched.contains_key(f)) {
+                let run_id = launched[&flow];
+                out.push(ProgramSpan { ts: e.ts_ns, end: e.ts_ns.saturating_add(e.dur_ns), name: e.name, run_id, flow: flow.1 });
+            }
+        }
+    }
+    out.sort_by_key(|p| p.ts);
+    Ok(out)
 }
 
 /// What a TPU plane's line holds: the chip's XLA ops (its device work) on `XLA Ops`; every other
@@ -529,6 +592,17 @@ impl<'a> Event<'a> {
             Stat::Int(v) => u64::try_from(v).ok(),
             _ => None,
         }
+    }
+
+    /// A flow this event produces or consumes: the stats `kind` (context type) and `id`, with
+    /// every bit of the id kept.
+    fn flow(&self, plane: &Plane<'a>, kind: &str, id: &str) -> Option<Flow> {
+        let bits = |s: Stat<'a>| match s {
+            Stat::Uint(v) => Some(v),
+            Stat::Int(v) => Some(v as u64),
+            _ => None,
+        };
+        Some((bits(self.stat(plane, kind)?)?, bits(self.stat(plane, id)?)?))
     }
 
     fn stat_i64(&self, plane: &Plane<'a>, name: &str) -> Option<i64> {

@@ -149,18 +149,22 @@ fn nest_ranges_and_launches(
     let mut stack: Vec<u32> = Vec::new();
     let (mut sorted_ops, mut sorted_launches): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for t in 0..nthreads {
-        // Outer ranges first: earlier start, then longer duration. Traces usually list them in this
+        // Outer ranges first: earlier start, then longer duration, then a Python frame before the
+        // op it spans exactly (the frame called the op). Traces usually list them in this
         // order already (checked first: then nothing is sorted or copied). Otherwise sorting
         // (key, index) pairs keeps the keys contiguous, much faster than sorting indices by column lookups.
         let thread_ops = &op_rows[op_start[t]..op_start[t + 1]];
-        let op_key = |i: u32| (ops.ts[i as usize], -ops.dur[i as usize], i);
+        let op_key = |i: u32| {
+            let o = i as usize;
+            (ops.ts[o], ops.dur[o].saturating_neg(), ops.kind[o] != OpKind::PythonFunction, i)
+        };
         let op_order: &[u32] = if thread_ops.windows(2).all(|w| op_key(w[0]) <= op_key(w[1])) {
             thread_ops
         } else {
-            let mut keyed: Vec<(i64, i64, u32)> = thread_ops.iter().map(|&i| op_key(i)).collect();
+            let mut keyed: Vec<(i64, i64, bool, u32)> = thread_ops.iter().map(|&i| op_key(i)).collect();
             keyed.sort_unstable();
             sorted_ops.clear();
-            sorted_ops.extend(keyed.into_iter().map(|k| k.2));
+            sorted_ops.extend(keyed.into_iter().map(|k| k.3));
             &sorted_ops
         };
         let thread_launches = &launch_rows[launch_start[t]..launch_start[t + 1]];

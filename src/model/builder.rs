@@ -40,12 +40,30 @@ enum Dest {
 /// (`Trace`), profiler overhead, stream synchronisations (`cuda_sync`: kineto#1356 puts them on a
 /// virtual thread `stream N (sync)`; they are waits, never kernels), and JAX's uncategorised
 /// events (read by their process names instead).
-fn quietly_ignored(cat: &[u8]) -> bool {
+fn quietly_ignored(cat: &[u8], name: &[u8]) -> bool {
     matches!(cat, b"" | b"Trace" | b"overhead" | b"cuda_sync" | b"cuda_profiler_range" | b"cpu_instant_event")
+        || (cat == MTIA_DEVICE && mtia_dest(name).is_none())
 }
 
-fn dest_of_x(cat: &[u8]) -> Dest {
+/// The category of Meta's MTIA device events (`mtia_ccp_events`: on a process per device, named
+/// `MTIA N`, a thread per stream; each carries the `correlation` of its runtime call).
+const MTIA_DEVICE: &[u8] = b"mtia_ccp_events";
+
+/// What an MTIA device event is: a DMA transfer is a copy; an event record or wait is a stream's
+/// synchronisation, not work (`None`, as `cuda_sync` is); anything else runs on the device's
+/// processing elements, a kernel (`fc-dtype_Float`, `pe_exe`, `merge`).
+fn mtia_dest(name: &[u8]) -> Option<GpuKind> {
+    match name {
+        b"dma_request" => Some(GpuKind::Memcpy),
+        b"event_record" | b"event_wait" => None,
+        _ => Some(GpuKind::Kernel),
+    }
+}
+
+fn dest_of_x(cat: &[u8], name: &[u8]) -> Dest {
     match cat {
+        MTIA_DEVICE => mtia_dest(name).map_or(Dest::Ignore, Dest::Gpu),
+        b"mtia_runtime" => Dest::Launch,
         b"kernel" | b"Kernel" => Dest::Gpu(GpuKind::Kernel),
         b"gpu_memcpy" | b"Memcpy" => Dest::Gpu(GpuKind::Memcpy),
         b"gpu_memset" | b"Memset" => Dest::Gpu(GpuKind::Memset),
@@ -236,8 +254,10 @@ impl TraceBuilder {
                 self.trace.meta.absorb("deviceProperties", &devices);
             }
         }
+        self.mtia_devices_from_process_names();
         let t = &mut self.trace;
         t.meta.object_form = object_form;
+        super::call_stacks::frames_from_call_stacks(t);
         if t.ops.kind.contains(&OpKind::PythonFunction) {
             t.meta.with_stack = true;
         }
@@ -248,6 +268,23 @@ impl TraceBuilder {
 }
 
 impl TraceBuilder {
+    /// An MTIA trace whose header lists no device (`deviceProperties: []`) still names each
+    /// device's process `MTIA N`: those are its devices.
+    fn mtia_devices_from_process_names(&mut self) {
+        if self.trace.meta.vendor != super::Vendor::Meta || !self.trace.meta.devices.is_empty() {
+            return;
+        }
+        let mut ids: Vec<i64> = self
+            .process_names
+            .iter()
+            .filter_map(|(&pid, &n)| self.trace.names.resolve(n).strip_prefix("MTIA ")?.parse::<i64>().ok().filter(|&d| d == pid))
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            self.trace.meta.devices.push(super::DeviceInfo { id, name: format!("MTIA {id}"), ..Default::default() });
+        }
+    }
+
     /// Warning examples of events no analysis reads say `(pid N)`: once the process names are
     /// known (Kineto writes them last), `(pid N, process "GPU 0 Counters")`.
     fn name_processes_in_warnings(&mut self) {
@@ -337,12 +374,15 @@ impl TraceBuilder {
                 None => Dest::Ignore,
             }
         } else {
-            dest_of_x(&ev.cat)
+            if &*ev.cat == MTIA_DEVICE && self.trace.meta.vendor == super::Vendor::Unknown {
+                self.trace.meta.vendor = super::Vendor::Meta;
+            }
+            dest_of_x(&ev.cat, &ev.name)
         };
         if let Dest::Ignore = dest {
             // Events with no `cat` are a JAX trace's to ignore (read by process instead); in any
             // other trace they are counted (a torch_npu trace writes its CANN and overlap lanes so).
-            if !quietly_ignored(&ev.cat) || (ev.cat.is_empty() && self.xla.is_none()) {
+            if !quietly_ignored(&ev.cat, &ev.name) || (ev.cat.is_empty() && self.xla.is_none()) {
                 self.unread_category(ev, index);
             }
             return None;
@@ -371,7 +411,7 @@ impl TraceBuilder {
                     block: a.block.unwrap_or([0; 3]),
                     event_index: index32,
                 });
-                if let (GpuKind::Memcpy | GpuKind::Memset, Some(bytes)) = (kind, a.bytes) {
+                if let (GpuKind::Memcpy | GpuKind::Memset, Some(bytes)) = (kind, a.bytes.or(a.size)) {
                     let gpu = (self.trace.gpu.len() - 1) as u32;
                     self.trace.copies.push(CopyBytes { gpu, bytes: bytes.max(0) });
                 }
@@ -403,6 +443,11 @@ impl TraceBuilder {
                 if a.comm.is_present() {
                     self.comm_params(&a.comm);
                 }
+                if let Some(stack) = a.call_stack.as_deref().filter(|s| !s.is_empty()) {
+                    let op = (self.trace.ops.len() - 1) as u32;
+                    let stack = self.trace.names.intern(stack);
+                    self.trace.call_stacks.push(CallStack { op, stack });
+                }
             }
             Dest::Launch => {
                 let thread = self.thread(pid, tid);
@@ -412,7 +457,10 @@ impl TraceBuilder {
                     self.trace.ops.push(CpuOp::bare(OpKind::CpuOp, op, ts, dur, thread, index32));
                 }
                 let n: &[u8] = &ev.name;
-                let is_graph = n.starts_with(b"cudaGraphLaunch") || n.starts_with(b"hipGraphLaunch") || n == b"cuGraphLaunch";
+                let is_graph = n.starts_with(b"cudaGraphLaunch")
+                    || n.starts_with(b"hipGraphLaunch")
+                    || n == b"cuGraphLaunch"
+                    || ev.args.program;
                 self.trace.launches.push(Launch {
                     name,
                     ts,
@@ -572,8 +620,9 @@ impl TraceBuilder {
     /// Appends a part's own columns (parsed in this process): natively, the CPU ops (about half
     /// the bytes) are appended on a second thread while this one appends every other table.
     fn absorb_parsed_rows(&mut self, o: &Trace, to: &Remap) {
-        let Trace { gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, copies, graph_nodes, .. } =
-            &mut self.trace;
+        let Trace {
+            gpu, ops, launches, gpu_annotations, flow_starts, flow_finishes, comm, copies, graph_nodes, call_stacks, ..
+        } = &mut self.trace;
         crate::support::threads::both(
             row_counts(o).iter().sum(),
             || ops.append(&o.ops, to),
@@ -586,6 +635,7 @@ impl TraceBuilder {
                 comm.append(&o.comm, to);
                 copies.append(&o.copies, to);
                 graph_nodes.append(&o.graph_nodes, to);
+                call_stacks.append(&o.call_stacks, to);
             },
         );
     }

@@ -14,6 +14,8 @@ pub enum Vendor {
     Google,
     /// Huawei (Ascend NPU: torch_npu's `Ascend Hardware` timeline).
     Huawei,
+    /// Meta (MTIA: `mtia_ccp_events` on a process per device).
+    Meta,
     #[default]
     /// Neither could be told from the trace.
     Unknown,
@@ -223,6 +225,17 @@ impl TraceMeta {
         self.other.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
+    /// What kind of accelerator the trace's devices are, in a word: `GPU`, `TPU`, `NPU` (Ascend),
+    /// `MTIA`; `GPU` when the vendor is unknown (Kineto's own assumption).
+    pub fn device_kind(&self) -> &'static str {
+        match self.vendor {
+            Vendor::Google => "TPU",
+            Vendor::Huawei => "NPU",
+            Vendor::Meta => "MTIA",
+            Vendor::Nvidia | Vendor::Amd | Vendor::Unknown => "GPU",
+        }
+    }
+
     /// A short device label: the first device's name, or the vendor.
     pub fn device_label(&self) -> String {
         match self.devices.iter().find(|d| !d.name.is_empty()) {
@@ -232,6 +245,7 @@ impl TraceMeta {
                 Vendor::Nvidia => "NVIDIA GPU".into(),
                 Vendor::Google => "Google TPU".into(),
                 Vendor::Huawei => "Ascend NPU".into(),
+                Vendor::Meta => "Meta MTIA".into(),
                 Vendor::Unknown => "unknown GPU".into(),
             },
         }

@@ -5,6 +5,7 @@
 //! integer nanoseconds in the trace's own clock (exact: parsed from the decimal text, not via `f64`).
 
 mod builder;
+mod call_stacks;
 pub mod graphs;
 mod interner;
 pub mod meta;
@@ -307,6 +308,32 @@ table! {
     links {}
 }
 
+table! {
+    /// The Python stack of each CPU op that carries one as its `Call stack` argument (Kineto of
+    /// 2021, before Python frames were events of their own): frames `file.py(line): function`,
+    /// innermost first, separated by `;`. A sparse table: only those ops have a row. The builder
+    /// turns the stacks into Python frame ranges ([`OpKind::PythonFunction`]) when the trace has no
+    /// frames of its own (see `call_stacks`).
+    pub struct CallStacks, row CallStack {
+        /// The CPU op (row in [`CpuOps`]).
+        op: u32 => OpRow,
+        /// The stack as its text, interned.
+        stack: NameId => Name,
+    }
+    links {}
+}
+
+impl CallStacks {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.op.len()
+    }
+    /// True when no op carries a stack.
+    pub fn is_empty(&self) -> bool {
+        self.op.is_empty()
+    }
+}
+
 impl GraphNodes {
     /// Number of rows.
     pub fn len(&self) -> usize {
@@ -419,6 +446,8 @@ pub struct Trace {
     pub copies: Copies,
     /// Graph and node of the kernels replayed from CUDA graphs that say.
     pub graph_nodes: GraphNodes,
+    /// Python stacks of the CPU ops that carry them as an argument (Kineto of 2021).
+    pub call_stacks: CallStacks,
     /// CPU threads (process, thread, names).
     pub threads: Vec<ThreadInfo>,
     /// Flow starts and finishes kept for linking (`ac2g` only).

@@ -27,6 +27,7 @@ fn vendor_tag(v: Vendor) -> u8 {
         Vendor::Unknown => 2,
         Vendor::Google => 3,
         Vendor::Huawei => 4,
+        Vendor::Meta => 5,
     }
 }
 
@@ -37,8 +38,8 @@ fn from_tag<T: Copy>(variants: &[T], tag_of: fn(T) -> u8, tag: u8, what: &str) -
 
 /// Rows of each of the model's tables, in the order their bytes follow each other: GPU events, CPU
 /// ranges, launches, GPU annotations, flow starts, flow finishes, communication parameters, bytes
-/// of copies.
-pub type RowCounts = [usize; 9];
+/// of copies, graph nodes, call stacks.
+pub type RowCounts = [usize; 10];
 
 /// Bytes per row of each table, in [`RowCounts`] order.
 const ROW_BYTES: RowCounts = [
@@ -51,6 +52,7 @@ const ROW_BYTES: RowCounts = [
     CommParams::WIRE_ROW_BYTES,
     Copies::WIRE_ROW_BYTES,
     GraphNodes::WIRE_ROW_BYTES,
+    CallStacks::WIRE_ROW_BYTES,
 ];
 
 /// Rows of each table of `t`.
@@ -65,6 +67,7 @@ pub(super) fn row_counts(t: &Trace) -> RowCounts {
         t.comm.len(),
         t.copies.len(),
         t.graph_nodes.len(),
+        t.call_stacks.len(),
     ]
 }
 
@@ -79,6 +82,7 @@ fn write_rows<S: WireSink>(t: &Trace, sink: &mut S) {
     t.comm.write_bytes(sink);
     t.copies.write_bytes(sink);
     t.graph_nodes.write_bytes(sink);
+    t.call_stacks.write_bytes(sink);
 }
 
 /// Checks every table's rows in `rows` (`n`: rows per table).
@@ -91,7 +95,8 @@ fn check_rows(rows: &mut RowsInBytes<'_>, n: RowCounts, limits: &Limits) -> std:
     FlowEnds::check_bytes(rows, n[5], limits)?;
     CommParams::check_bytes(rows, n[6], limits)?;
     Copies::check_bytes(rows, n[7], limits)?;
-    GraphNodes::check_bytes(rows, n[8], limits)
+    GraphNodes::check_bytes(rows, n[8], limits)?;
+    CallStacks::check_bytes(rows, n[9], limits)
 }
 
 /// Appends every table's rows in `rows` (checked) to `t`, ids remapped; each column grows once.
@@ -105,6 +110,7 @@ pub(super) fn append_rows(t: &mut Trace, rows: &mut RowsInBytes<'_>, n: RowCount
     t.comm.append_bytes(rows, n[6], to);
     t.copies.append_bytes(rows, n[7], to);
     t.graph_nodes.append_bytes(rows, n[8], to);
+    t.call_stacks.append_bytes(rows, n[9], to);
 }
 
 impl TraceBuilder {
@@ -229,7 +235,7 @@ impl TraceBuilder {
             }
             b.thread_names.insert((pid, tid), name);
         }
-        let mut rows: RowCounts = [0; 9];
+        let mut rows: RowCounts = [0; 10];
         for n in &mut rows {
             *n = usize::try_from(r.get::<u64>()?).map_err(|_| malformed("row count too large"))?;
         }
@@ -352,7 +358,7 @@ fn decode_meta(r: &mut WireReader<'_>) -> Result<TraceMeta> {
         m.devices.push(DeviceInfo { id, name, total_global_mem, compute_major, compute_minor, num_sms, warp_size });
     }
     m.vendor = from_tag(
-        &[Vendor::Nvidia, Vendor::Amd, Vendor::Unknown, Vendor::Google, Vendor::Huawei],
+        &[Vendor::Nvidia, Vendor::Amd, Vendor::Unknown, Vendor::Google, Vendor::Huawei, Vendor::Meta],
         vendor_tag,
         r.get()?,
         "bad vendor",

@@ -88,7 +88,7 @@ impl WarningKind {
             LaunchWithoutKernel => {
                 "kernel launches whose kernel is not in the trace (dropped by the profiler, often at the session's start)"
             }
-            GpuWithoutCpu => "GPU events with no CPU side (no runtime launch recorded for them)",
+            GpuWithoutCpu => "device events (kernels, copies) with no CPU side (no runtime launch recorded for them)",
             StreamOverlap => "kernels that overlap the previous kernel on their own stream (without programmatic dependent launch a stream runs one kernel at a time: a clock or writer error)",
             ZeroDuration => "kernels of zero duration",
         })

@@ -121,7 +121,20 @@ pub fn summary_from(roof: &Roofline) -> Table {
     );
     let device = |t: &mut Vec<Cell>| match &roof.peaks {
         Some(p) => t.extend([Cell::from(p.label.as_str()), Cell::Float(p.bf16), Cell::Float(p.fp8), Cell::Float(p.hbm)]),
-        None => t.extend([Cell::from("unknown (set Options.device)"), Cell::Empty, Cell::Empty, Cell::Empty]),
+        None if roof.device_kind == "GPU" => {
+            t.extend([Cell::from("unknown (set Options.device)"), Cell::Empty, Cell::Empty, Cell::Empty])
+        }
+        // The peaks table holds GPUs: another accelerator's roofline is not for this device
+        // unless the user gives its peaks.
+        None => t.extend([
+            Cell::from(format!(
+                "not for this device: no {} peaks known (give them: --device bf16=…,fp8=…,hbm=…)",
+                roof.device_kind
+            )),
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+        ]),
     };
     for f in Family::ALL {
         let rows: Vec<&OpRow> = roof.family(f).collect();

@@ -539,8 +539,13 @@ pub fn graph_replays(a: &Analysis, gpu_ns: i64) -> Option<GraphReplays> {
     }
     let pct = |x: i64, of: i64| if of > 0 { 100.0 * x as f64 / of as f64 } else { 0.0 };
     let (replayed_pct, attributed_pct) = (pct(r.replayed_ns, gpu_ns), pct(r.attributed_ns, r.replayed_ns));
+    // A TPU's graphs are XLA programs: launched whole, each op run under its program's launch.
+    let (kind, launches) = match a.trace.meta.device_kind() {
+        "GPU" => ("GPU", "graph launches"),
+        kind => (kind, "program launches"),
+    };
     let mut note = format!(
-        "{:.3} ms ({replayed_pct:.1}% of GPU time) replayed by {} graph launches in {} kernels",
+        "{:.3} ms ({replayed_pct:.1}% of {kind} time) replayed by {} {launches} in {} kernels",
         r.replayed_ns as f64 / 1e6,
         r.graph_launches,
         r.replayed_rows
@@ -567,7 +572,7 @@ pub fn graph_replays(a: &Analysis, gpu_ns: i64) -> Option<GraphReplays> {
         );
     }
     note += &format!("; {attributed_pct:.1}% of replayed time has an op");
-    if r.captures.is_empty() && attributed_pct < 99.95 {
+    if r.captures.is_empty() && attributed_pct < 99.95 && kind == "GPU" {
         note += ": a capture trace (--capture) would attribute the rest";
     }
     Some(GraphReplays { report: r.clone(), replayed_pct, attributed_pct, note })

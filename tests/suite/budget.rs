@@ -97,7 +97,10 @@ impl Raw {
     }
 }
 
-fn raw(name: &str) -> Raw {
+/// `a` is the model of the same trace: only the Python frames it made from `Call stack`
+/// arguments (Kineto of 2021, checked against the raw stacks in `call_stacks.rs`) are taken from
+/// it, as ranges; no event of the trace says when those frames began or ended.
+fn raw(name: &str, a: &traceprism::Analysis) -> Raw {
     let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).unwrap();
     let events = match &doc {
         serde_json::Value::Array(a) => a.clone(),
@@ -123,7 +126,12 @@ fn raw(name: &str) -> Raw {
                 let dev = e["args"]["device"].as_i64().unwrap_or(-1);
                 r.gpu.entry(dev).or_default().push((s, s + d, corr));
             }
-            "cuda_runtime" | "cuda_driver" | "runtime" => {
+            // MTIA: device events on the device's process; its stream waits and records are no work.
+            "mtia_ccp_events" if d > 0 && !matches!(e["name"].as_str(), Some("event_wait" | "event_record")) => {
+                let dev = e["pid"].as_i64().unwrap_or(-1);
+                r.gpu.entry(dev).or_default().push((s, s + d, corr));
+            }
+            "cuda_runtime" | "cuda_driver" | "runtime" | "mtia_runtime" => {
                 r.issued.insert(corr, s + d);
                 r.call_thread.insert(corr, tid);
                 call_start.insert(corr, s);
@@ -133,6 +141,14 @@ fn raw(name: &str) -> Raw {
                 r.ranges.entry(name).or_default().push((tid, s, s + d));
             }
             _ => {}
+        }
+    }
+    if !a.trace.call_stacks.is_empty() {
+        let t = &a.trace;
+        for o in (0..t.ops.len()).filter(|&o| t.ops.kind[o] == traceprism::model::OpKind::PythonFunction) {
+            let th = &t.threads[t.ops.thread[o] as usize];
+            let tid = format!("{}/\"{}\"", th.pid, th.tid);
+            r.ranges.entry(t.name(t.ops.name[o]).to_string()).or_default().push((tid, t.ops.ts[o], t.ops.end(o)));
         }
     }
     for work in r.gpu.values() {
@@ -178,7 +194,7 @@ fn host_rows_are_the_gpu_idle_under_their_ranges_on_the_launching_thread() {
                 t.1 += r.intervals;
             }
         }
-        let raw = raw(name);
+        let raw = raw(name, &a);
         for ((device, range), (ns, stretches)) in totals.into_iter().filter(|x| x.1 .0 >= 1_000_000) {
             let mut work = raw.gpu[&(device as i64)].clone();
             work.sort();

@@ -384,6 +384,17 @@ fn tpu_chips_read_as_devices_with_their_xla_ops() {
     let other: i64 = a.trace.kernel_rows().filter(|&i| a.categories.name(i) == "Other").map(|i| a.trace.gpu.dur[i]).sum();
     let all: i64 = a.trace.kernel_rows().map(|i| a.trace.gpu.dur[i]).sum();
     eprintln!("TPU: {} ops, {:.1}% of their time Other", s.counts.kernels, 100.0 * other as f64 / all as f64);
+    // Every op of a program run whose launch the host recorded links to that launch.
+    let want = tpu_ops_in_launched_runs(&std::fs::read(common::fixture(name)).unwrap());
+    let t = &a.trace;
+    let linked = t.kernel_rows().filter(|&i| t.gpu.launch[i] != traceprism::model::NONE).count();
+    eprintln!("TPU: {linked} of {} ops linked to their program's launch (raw: {want})", s.counts.kernels);
+    assert!(want > 5000, "{want}");
+    assert_eq!(linked, want);
+    assert!(t.kernel_rows().filter(|&i| t.gpu.launch[i] != traceprism::model::NONE).all(|i| {
+        let l = t.gpu.launch[i] as usize;
+        t.launches.is_graph[l] && t.name(t.launches.name[l]) == "DoEnqueueProgram"
+    }));
     // The health report never asks a JAX profile for torch.profiler's switches.
     for c in &s.health {
         assert!(
@@ -417,4 +428,57 @@ fn an_xspace_re_encoded_as_text_is_named_as_such() {
         Err(e) => assert!(e.message.contains("re-encoded as text") && e.message.contains("carriage return"), "{}", e.message),
         Ok(t) => panic!("a CRLF-rewritten XSpace read as {} kernels", t.gpu.len()),
     }
+}
+
+/// TPU ops whose start falls in a program run (`XLA Modules` event) that consumes a flow some host
+/// event produced: a run's flow id (a stat value of 2^40 or more) is found among the host
+/// events' stat values. Times are each line's `timestamp_ns` (field 3) plus the event's
+/// `offset_ps` (field 2) / 1000.
+fn tpu_ops_in_launched_runs(bytes: &[u8]) -> usize {
+    // Per event: (start ns, end ns, large stat values).
+    type Events = Vec<(i64, i64, Vec<u64>)>;
+    let events = |line: &[u8]| -> Events {
+        let lf = fields(line);
+        let base = lf.iter().find(|x| x.0 == 3).map_or(0, |x| x.1 as i64);
+        lf.iter()
+            .filter(|x| x.0 == 4)
+            .map(|(_, _, e)| {
+                let ef = fields(e);
+                let start = base + ef.iter().find(|x| x.0 == 2).map_or(0, |x| x.1 as i64) / 1000;
+                let dur = ef.iter().find(|x| x.0 == 3).map_or(0, |x| x.1 as i64) / 1000;
+                let big = ef
+                    .iter()
+                    .filter(|x| x.0 == 4)
+                    .flat_map(|(_, _, st)| fields(st).into_iter().filter(|f| f.0 == 3 || f.0 == 4).map(|f| f.1))
+                    .filter(|&v| v >= 1 << 40)
+                    .collect();
+                (start, start + dur, big)
+            })
+            .collect()
+    };
+    let mut host_values = std::collections::HashSet::new();
+    let mut tpu: Vec<(Events, Events)> = Vec::new();
+    for (_, _, plane) in fields(bytes).into_iter().filter(|x| x.0 == 1) {
+        let pf = fields(plane);
+        let name = pf.iter().find(|x| x.0 == 2).map(|x| String::from_utf8_lossy(x.2).into_owned()).unwrap_or_default();
+        let line_named = |want: &str| {
+            pf.iter().filter(|x| x.0 == 3).map(|x| x.2).find(|l| fields(l).iter().any(|f| f.0 == 2 && f.2 == want.as_bytes()))
+        };
+        if name.starts_with("/host:") {
+            for (_, _, line) in pf.iter().filter(|x| x.0 == 3) {
+                host_values.extend(events(line).into_iter().flat_map(|e| e.2));
+            }
+        } else if name.starts_with("/device:TPU:") {
+            tpu.push((
+                line_named("XLA Modules").map(events).unwrap_or_default(),
+                line_named("XLA Ops").map(events).unwrap_or_default(),
+            ));
+        }
+    }
+    let mut n = 0;
+    for (runs, ops) in tpu {
+        let launched: Vec<_> = runs.iter().filter(|r| r.2.iter().any(|v| host_values.contains(v))).collect();
+        n += ops.iter().filter(|o| launched.iter().any(|r| r.0 <= o.0 && o.0 < r.1)).count();
+    }
+    n
 }

@@ -7,7 +7,7 @@
 use super::{Engine, Finding, Group, Kind};
 use crate::analysis::budget::{Part, What};
 use crate::analysis::Analysis;
-use crate::model::NameId;
+use crate::model::{NameId, OpKind};
 
 /// The table of host activities, as written.
 pub const HOST_ACTIVITIES_TOML: &str = include_str!("../../rules/host_activities.toml");
@@ -61,6 +61,24 @@ pub fn recognise(text: &str) -> Option<&'static Activity> {
     activities().activity.iter().find(|a| a.contains.iter().any(|c| lower.contains(&c.to_lowercase())))
 }
 
+/// The recognised activity of the first range held by range `op` (on its thread, ops and
+/// annotations in time order, then Python frames) whose name the table knows, with that name: a line of the training loop
+/// (`train.py(42): <module>`, a frame read from a `Call stack`) holds the data loader's
+/// `enumerate(DataLoader)#…__next__`. `None` when no range inside is known.
+fn recognise_inside(a: &Analysis, op: usize) -> Option<(&'static Activity, String)> {
+    let ops = &a.trace.ops;
+    let (thread, start, end) = (ops.thread[op], ops.ts[op], ops.end(op));
+    let mut inside: Vec<usize> =
+        (0..ops.len()).filter(|&o| o != op && ops.thread[o] == thread && ops.ts[o] >= start && ops.end(o) <= end).collect();
+    // Ops and annotations before frames: `enumerate(DataLoader)#_MultiProcessingDataLoaderIter…`
+    // tells which loader, the frame `dataloader.py(…): __next__` only that there is one.
+    inside.sort_by_key(|&o| (ops.kind[o] == OpKind::PythonFunction, ops.ts[o], ops.dur[o].saturating_neg()));
+    inside.into_iter().find_map(|o| {
+        let name = a.trace.name(ops.name[o]);
+        recognise(name).map(|k| (k, name.to_string()))
+    })
+}
+
 /// The host-activity findings of `g`: one per range name whose idle is worth raising.
 pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
     let b = a.budget();
@@ -90,7 +108,14 @@ pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
         let what = b.describe(a, row);
         let op = row.example as usize;
         let range_us = a.trace.ops.dur[op] as f64 / 1e3;
-        let known = recognise(&what);
+        let (known, inner) = match recognise(&what) {
+            Some(k) => (Some(k), None),
+            None => recognise_inside(a, op).map_or((None, None), |(k, inner)| (Some(k), Some(inner))),
+        };
+        let what = match inner {
+            Some(inner) => format!("{what}`, in `{inner}"),
+            None => what,
+        };
         let (fix, check, label) = match known {
             Some(k) => {
                 let fix = match g.engine {

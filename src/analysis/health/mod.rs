@@ -62,7 +62,10 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
             t,
             CheckId::Stacks,
             c.python,
-            format!("{} Python frames", c.python),
+            match t.call_stacks.len() {
+                0 => format!("{} Python frames", c.python),
+                n => format!("{} Python frames, read from the `Call stack` argument of {n} CPU ops (Kineto of 2021)", c.python),
+            },
             "no Python frame per kernel (hover, the ops' call sites, a late rank's host_op between ops)",
         ),
         recorded(

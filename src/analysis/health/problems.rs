@@ -139,12 +139,13 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
         count: orphan,
         found: if orphan > 0 {
             format!(
-                "{orphan} of {} GPU events have no launch on the CPU side{}",
+                "{orphan} of {} {} events have no launch on the CPU side{}",
                 t.gpu.len(),
+                t.meta.device_kind(),
                 first(found, &WarningKind::GpuWithoutCpu)
             )
         } else {
-            "every GPU event has its launch".into()
+            format!("every {} event has its launch", t.meta.device_kind())
         },
         limits: if orphan > 0 {
             "those kernels have no CPU op, shapes or stack: op tables count them as (unlinked)".into()

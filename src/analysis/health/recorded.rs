@@ -34,7 +34,7 @@ pub fn copies_check(c: &Counted) -> Check {
 /// `device_properties`: the GPUs the header names.
 pub fn devices_check(t: &Trace) -> Check {
     let found = match t.meta.devices.first() {
-        Some(d) => format!("{} device(s): {}", t.meta.devices.len(), d.name),
+        Some(d) => format!("{} {}(s): {}", t.meta.devices.len(), t.meta.device_kind(), d.name),
         None => "no deviceProperties".into(),
     };
     recorded(
@@ -96,8 +96,11 @@ pub fn kernels_check(t: &Trace, c: &Counted) -> Check {
         t,
         CheckId::Kernels,
         c.kernels,
-        format!("{} kernels", c.kernels),
-        "no GPU time at all: categories, phases, layers and the timeline are empty",
+        match t.meta.device_kind() {
+            "GPU" => format!("{} kernels", c.kernels),
+            kind => format!("{} kernels ({kind} ops)", c.kernels),
+        },
+        "no device time at all: categories, phases, layers and the timeline are empty",
     );
     if c.kernels == 0 && c.unread_device > 0 {
         k.status = Status::Warning;

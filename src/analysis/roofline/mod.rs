@@ -165,6 +165,8 @@ pub struct Roofline {
     pub modeled_ns: i64,
     /// GPU time of all GPU rows (ns).
     pub gpu_ns: i64,
+    /// The devices' kind ([`crate::model::TraceMeta::device_kind`]): the peaks table knows GPUs.
+    pub device_kind: &'static str,
 }
 
 impl Roofline {
@@ -354,5 +356,6 @@ pub fn analyze(a: &Analysis) -> Roofline {
     rows.sort_by(|x, y| {
         y.total_ns.cmp(&x.total_ns).then_with(|| x.name.cmp(&y.name)).then_with(|| x.input_dims.cmp(&y.input_dims))
     });
-    Roofline { peaks: devices::select(&a.trace.meta.devices, a.options.device.as_deref()), rows, modeled_ns, gpu_ns }
+    let peaks = devices::select(&a.trace.meta.devices, a.options.device.as_deref());
+    Roofline { peaks, rows, modeled_ns, gpu_ns, device_kind: a.trace.meta.device_kind() }
 }

@@ -84,6 +84,7 @@ enum ArgKey {
     ConcreteInputs,
     PythonId,
     PythonParentId,
+    CallStack,
     Name,
     Group,
     GroupRanks,
@@ -97,6 +98,7 @@ enum ArgKey {
     KernelDetails,
     Kernel,
     Bytes,
+    Size,
     GraphId,
     GraphNode,
     Other,
@@ -117,6 +119,7 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"Concrete Inputs" => ArgKey::ConcreteInputs,
         b"Python id" => ArgKey::PythonId,
         b"Python parent id" => ArgKey::PythonParentId,
+        b"Call stack" => ArgKey::CallStack,
         b"name" => ArgKey::Name,
         b"Process Group Name" => ArgKey::Group,
         b"Process Group Ranks" => ArgKey::GroupRanks,
@@ -132,6 +135,7 @@ fn arg_key(key: &[u8]) -> ArgKey {
         b"kernel_details" => ArgKey::KernelDetails,
         b"kernel" => ArgKey::Kernel,
         b"bytes" => ArgKey::Bytes,
+        b"size" => ArgKey::Size,
         _ => ArgKey::Other,
     }
 }
@@ -328,6 +332,7 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
         Ok(match key {
             ArgKey::Correlation => int_field(buf, i, &mut args.correlation)?,
             ArgKey::Bytes => int_field(buf, i, &mut args.bytes)?,
+            ArgKey::Size => int_field(buf, i, &mut args.size)?,
             ArgKey::GraphId => int_field(buf, i, &mut args.graph_id)?,
             ArgKey::GraphNode => int_field(buf, i, &mut args.graph_node)?,
             ArgKey::ExternalId => int_field(buf, i, &mut args.external_id)?,
@@ -340,6 +345,7 @@ fn parse_args<'a>(buf: &'a [u8], pos: usize, args: &mut Args<'a>, order: &mut Ke
             ArgKey::ConcreteInputs => raw_field(buf, i, &mut args.concrete_inputs)?,
             ArgKey::PythonId => int_field(buf, i, &mut args.python_id)?,
             ArgKey::PythonParentId => int_field(buf, i, &mut args.python_parent_id)?,
+            ArgKey::CallStack => text_field(buf, i, &mut args.call_stack)?,
             ArgKey::Name if buf[i] == b'"' => {
                 let (s, end) = scan::string(buf, i)?;
                 args.name = Some(s);
