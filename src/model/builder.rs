@@ -18,11 +18,25 @@ pub struct TraceBuilder {
     /// Hardware`), with the device number each stands for (in the order they were named). Their
     /// complete events carry no `cat` and are the device's tasks.
     pub(super) device_processes: FastMap<i64, i32>,
+    /// Processes that are an accelerator's runtime by their name (torch_npu's `CANN`): their
+    /// complete events carry no `cat` and are runtime calls, where the device's tasks' flows
+    /// (`HostToDevice`) start.
+    pub(super) runtime_processes: Vec<i64>,
 }
 
 /// Process names under which a profiler writes an accelerator's device tasks with no `cat`:
 /// torch_npu's (Ascend NPU) device timeline.
 const DEVICE_PROCESS_NAMES: &[&str] = &["Ascend Hardware"];
+
+/// Process names under which a profiler writes an accelerator runtime's calls with no `cat`:
+/// torch_npu's CANN layer (`AscendCL@…`, `Node@launch`).
+const RUNTIME_PROCESS_NAMES: &[&str] = &["CANN"];
+
+/// Flow categories that tie a device's work to the runtime call that launched it: Kineto's
+/// `ac2g`, Ascend's `HostToDevice` (from a CANN `Node@launch` to the task it put on the device).
+fn is_launch_flow(cat: &[u8]) -> bool {
+    matches!(cat, b"ac2g" | b"HostToDevice")
+}
 
 /// What an event becomes in the model.
 enum Dest {
@@ -70,7 +84,10 @@ fn dest_of_x(cat: &[u8], name: &[u8]) -> Dest {
         b"cpu_op" | b"Operator" | b"operator" => Dest::Op(OpKind::CpuOp),
         b"user_annotation" => Dest::Op(OpKind::UserAnnotation),
         b"python_function" => Dest::Op(OpKind::PythonFunction),
-        b"cuda_runtime" | b"cuda_driver" | b"Runtime" | b"Driver" | b"hip_runtime" | b"hip_driver" | b"runtime" => Dest::Launch,
+        // Kineto's runtime categories: CUDA, HIP, 2021's capitalised ones, and Intel XPU's (PTI:
+        // `urEnqueueKernelLaunch`, whose kernels are `kernel` events as CUDA's are).
+        b"cuda_runtime" | b"cuda_driver" | b"Runtime" | b"Driver" | b"hip_runtime" | b"hip_driver" | b"runtime"
+        | b"xpu_runtime" | b"xpu_driver" => Dest::Launch,
         b"gpu_user_annotation" => Dest::GpuAnnotation,
         _ => Dest::Ignore,
     }
@@ -330,7 +347,7 @@ impl EventSink for TraceBuilder {
         self.trace.stats.events += 1;
         let kept = match ev.ph {
             b'X' => self.complete_event(ev, index),
-            b's' | b'f' if &*ev.cat == b"ac2g" => self.flow(ev, index),
+            b's' | b'f' if is_launch_flow(&ev.cat) => self.flow(ev, index),
             b'M' => {
                 self.metadata(ev);
                 None
@@ -371,6 +388,7 @@ impl TraceBuilder {
             let pid = self.id_value(&ev.pid);
             match self.device_processes.get(&pid) {
                 Some(&device) => Dest::ProcessDevice(GpuKind::Kernel, device),
+                None if self.runtime_processes.contains(&pid) => Dest::Launch,
                 None => Dest::Ignore,
             }
         } else {
@@ -544,6 +562,9 @@ impl TraceBuilder {
             b"process_name" => {
                 let id = self.trace.names.intern(value);
                 self.process_names.insert(pid, id);
+                if RUNTIME_PROCESS_NAMES.contains(&&**value) && !self.runtime_processes.contains(&pid) {
+                    self.runtime_processes.push(pid);
+                }
                 if DEVICE_PROCESS_NAMES.contains(&&**value) && !self.device_processes.contains_key(&pid) {
                     let device = self.device_processes.len() as i32;
                     self.device_processes.insert(pid, device);

@@ -6,7 +6,7 @@
 use crate::common::*;
 
 /// A torch_npu-style trace: 20 device tasks on `Ascend Hardware`, 21 host ops (one
-/// `ProfilerStep#1`), one `CANN` event without `cat`.
+/// `ProfilerStep#1`), 21 `CANN` events without `cat` (20 of them the tasks' launches).
 fn npu_trace() -> Vec<u8> {
     let host: u64 = (3u64 << 32) + 17;
     let mut ev = vec![
@@ -21,6 +21,12 @@ fn npu_trace() -> Vec<u8> {
         ev.push(serde_json::json!({"ph": "X", "name": "aten::mm", "pid": host, "tid": 7, "ts": format!("{t:.3}"), "dur": 5, "cat": "cpu_op", "args": {}}));
         let name = if i % 2 == 1 { "MatMulV2" } else { "Add" };
         ev.push(serde_json::json!({"ph": "X", "name": name, "pid": host + 1, "tid": 2, "ts": format!("{:.3}", t + 10.0), "dur": 30, "args": {"Task Type": "AI_CORE"}}));
+        // CANN's launch of the task, and the `HostToDevice` flow from it to the task, as msprof
+        // writes them (Ascend's own unit test of `host_connect_device`: a string id, `bp: e`).
+        let id = format!("{}", 81_604_378_623u64 + u64::from(i));
+        ev.push(serde_json::json!({"ph": "X", "name": "Node@launch", "pid": host + 2, "tid": 7, "ts": format!("{:.3}", t + 2.0), "dur": 1, "args": {"Mode": "launch"}}));
+        ev.push(serde_json::json!({"ph": "s", "name": format!("HostToDevice{id}"), "cat": "HostToDevice", "id": id, "pid": host + 2, "tid": 7, "ts": format!("{:.3}", t + 2.0)}));
+        ev.push(serde_json::json!({"ph": "f", "name": format!("HostToDevice{id}"), "cat": "HostToDevice", "id": id, "pid": host + 1, "tid": 2, "ts": format!("{:.3}", t + 10.0), "bp": "e"}));
     }
     serde_json::to_vec(&ev).unwrap()
 }
@@ -39,8 +45,41 @@ fn an_npu_trace_reads_its_device_tasks_as_device_work() {
     assert_eq!(t.kernel_rows().map(|i| t.gpu.dur[i]).sum::<i64>(), 20 * 30_000);
     // Host ops on a pid above 2^32 keep their thread.
     assert_eq!(t.ops.len(), 21);
-    // The CANN event without `cat` is counted, not dropped.
+    // CANN's events without `cat` are its runtime calls; each task links to the `Node@launch`
+    // its `HostToDevice` flow starts on.
     let unread: u64 = t.warnings.counts.iter().filter(|(k, _)| format!("{k:?}").contains("(no cat)")).map(|(_, &n)| n).sum();
-    assert_eq!(unread, 1);
+    assert_eq!(unread, 0);
+    assert_eq!(t.launches.len(), 21);
+    let linked: Vec<usize> = t.kernel_rows().filter(|&i| t.gpu.launch[i] != traceprism::model::NONE).collect();
+    assert_eq!(linked.len(), 20);
+    for i in linked {
+        let l = t.gpu.launch[i] as usize;
+        assert_eq!(t.name(t.launches.name[l]), "Node@launch");
+        assert_eq!(t.gpu.ts[i] - t.launches.ts[l], 8_000, "the task starts 8 µs after its launch");
+    }
     assert!(t.stats.notes.iter().any(|n| n.contains("Ascend Hardware")), "{:?}", t.stats.notes);
+}
+
+/// Intel XPU (PyTorch's PTI plugin to Kineto): runtime calls under `xpu_runtime`
+/// (`urEnqueueKernelLaunch`), kernels under `kernel`, tied by `correlation`, as Kineto's activity
+/// type names them. No public XPU trace was found (kineto, pytorch and intel-extension-for-pytorch
+/// hold none; the indexed examples are hand-written), so the events are written here.
+#[test]
+fn an_xpu_trace_links_its_kernels_to_their_runtime_calls() {
+    let mut ev = Vec::new();
+    for i in 0..5i64 {
+        let t = 1000 + 100 * i;
+        ev.push(serde_json::json!({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": t, "dur": 20, "args": {"External id": i}}));
+        ev.push(serde_json::json!({"ph": "X", "cat": "xpu_runtime", "name": "urEnqueueKernelLaunch", "pid": 7, "tid": 7, "ts": t + 5, "dur": 2, "args": {"correlation": 40 + i, "External id": i}}));
+        ev.push(serde_json::json!({"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 99, "ts": t + 50, "dur": 30, "args": {"correlation": 40 + i, "External id": i, "device": 0}}));
+    }
+    let a = analyse_bytes(&serde_json::to_vec(&serde_json::json!({"traceEvents": ev})).unwrap());
+    let t = &a.trace;
+    assert_eq!(t.launches.len(), 5);
+    assert!(t.warnings.counts.is_empty(), "{:?}", t.warnings.counts);
+    for i in t.kernel_rows() {
+        let l = t.gpu.launch[i];
+        assert_ne!(l, traceprism::model::NONE);
+        assert_eq!(t.name(t.ops.name[t.launches.cpu_op[l as usize] as usize]), "aten::mm");
+    }
 }
