@@ -33,10 +33,15 @@ const DEVICE_PROCESS_NAMES: &[&str] = &["Ascend Hardware"];
 const RUNTIME_PROCESS_NAMES: &[&str] = &["CANN"];
 
 /// Flow categories that tie a device's work to the runtime call that launched it: Kineto's
-/// `ac2g`, Ascend's `HostToDevice` (from a CANN `Node@launch` to the task it put on the device).
+/// `ac2g`, Ascend's `HostToDevice` (from a CANN `Node@launch` to the task it put on the device),
+/// torch_npu's `async_npu`.
 fn is_launch_flow(cat: &[u8]) -> bool {
-    matches!(cat, b"ac2g" | b"HostToDevice")
+    matches!(cat, b"ac2g" | b"HostToDevice") || cat == TORCH_NPU_FLOW
 }
+
+/// torch_npu's flow from the op that launched a device task (its start, on the op's thread) to
+/// the task on `Ascend Hardware` (its finish), named `torch_to_npu`.
+const TORCH_NPU_FLOW: &[u8] = b"async_npu";
 
 /// What an event becomes in the model.
 enum Dest {
@@ -547,6 +552,24 @@ impl TraceBuilder {
             return Some(false);
         };
         let end = FlowEnd { id, pid: self.id_value(&ev.pid), tid: self.id_value(&ev.tid), ts };
+        if ev.ph == b's' && &*ev.cat == TORCH_NPU_FLOW {
+            // torch_npu writes no runtime call: the flow's start, inside the op that launched
+            // the task, stands for it (a call of no duration the op encloses).
+            let (thread, name) = (self.thread(end.pid, end.tid), self.trace.names.intern_bytes(&ev.name));
+            let event_index = index.min(u32::MAX as u64) as u32;
+            let (correlation, external_id, is_graph, kernel) = (-1, -1, false, NO_NAME);
+            self.trace.launches.push(Launch {
+                name,
+                ts,
+                dur: 0,
+                thread,
+                correlation,
+                external_id,
+                event_index,
+                is_graph,
+                kernel,
+            });
+        }
         if ev.ph == b's' {
             self.trace.flow_starts.push(end);
         } else {

@@ -5,9 +5,17 @@
 
 use crate::common::*;
 
+/// How a trace ties device tasks to the host: msprof's `HostToDevice` flows from CANN's
+/// launches, or torch_npu's `async_npu` flows from the ops.
+#[derive(Clone, Copy)]
+enum Links {
+    Cann,
+    Torch,
+}
+
 /// A torch_npu-style trace: 20 device tasks on `Ascend Hardware`, 21 host ops (one
 /// `ProfilerStep#1`), 21 `CANN` events without `cat` (20 of them the tasks' launches).
-fn npu_trace() -> Vec<u8> {
+fn npu_trace(links: Links) -> Vec<u8> {
     let host: u64 = (3u64 << 32) + 17;
     let mut ev = vec![
         serde_json::json!({"ph": "M", "name": "process_name", "pid": host, "tid": 0, "args": {"name": "Python"}}),
@@ -25,15 +33,25 @@ fn npu_trace() -> Vec<u8> {
         // writes them (Ascend's own unit test of `host_connect_device`: a string id, `bp: e`).
         let id = format!("{}", 81_604_378_623u64 + u64::from(i));
         ev.push(serde_json::json!({"ph": "X", "name": "Node@launch", "pid": host + 2, "tid": 7, "ts": format!("{:.3}", t + 2.0), "dur": 1, "args": {"Mode": "launch"}}));
-        ev.push(serde_json::json!({"ph": "s", "name": format!("HostToDevice{id}"), "cat": "HostToDevice", "id": id, "pid": host + 2, "tid": 7, "ts": format!("{:.3}", t + 2.0)}));
-        ev.push(serde_json::json!({"ph": "f", "name": format!("HostToDevice{id}"), "cat": "HostToDevice", "id": id, "pid": host + 1, "tid": 2, "ts": format!("{:.3}", t + 10.0), "bp": "e"}));
+        match links {
+            Links::Cann => {
+                ev.push(serde_json::json!({"ph": "s", "name": format!("HostToDevice{id}"), "cat": "HostToDevice", "id": id, "pid": host + 2, "tid": 7, "ts": format!("{:.3}", t + 2.0)}));
+                ev.push(serde_json::json!({"ph": "f", "name": format!("HostToDevice{id}"), "cat": "HostToDevice", "id": id, "pid": host + 1, "tid": 2, "ts": format!("{:.3}", t + 10.0), "bp": "e"}));
+            }
+            // torch_npu's own flow, as Huawei's torchtitan_npu tests write it: from inside the
+            // op on its thread to the task.
+            Links::Torch => {
+                ev.push(serde_json::json!({"ph": "s", "name": "torch_to_npu", "cat": "async_npu", "id": i, "pid": host, "tid": 7, "ts": format!("{:.3}", t + 1.0)}));
+                ev.push(serde_json::json!({"ph": "f", "name": "torch_to_npu", "cat": "async_npu", "id": i, "pid": host + 1, "tid": 2, "ts": format!("{:.3}", t + 10.0), "bp": "e"}));
+            }
+        }
     }
     serde_json::to_vec(&ev).unwrap()
 }
 
 #[test]
 fn an_npu_trace_reads_its_device_tasks_as_device_work() {
-    let a = analyse_bytes(&npu_trace());
+    let a = analyse_bytes(&npu_trace(Links::Cann));
     let t = &a.trace;
     assert_eq!(t.kernel_rows().count(), 20, "every Ascend Hardware task is device work");
     assert_eq!(t.meta.vendor, traceprism::model::Vendor::Huawei);
@@ -64,6 +82,20 @@ fn an_npu_trace_reads_its_device_tasks_as_device_work() {
 /// (`urEnqueueKernelLaunch`), kernels under `kernel`, tied by `correlation`, as Kineto's activity
 /// type names them. No public XPU trace was found (kineto, pytorch and intel-extension-for-pytorch
 /// hold none; the indexed examples are hand-written), so the events are written here.
+#[test]
+fn torch_npu_flows_tie_each_task_to_the_op_that_launched_it() {
+    let a = analyse_bytes(&npu_trace(Links::Torch));
+    let t = &a.trace;
+    let ops: Vec<&str> = t
+        .kernel_rows()
+        .map(|i| t.gpu.cpu_op[i])
+        .filter(|&o| o != traceprism::model::NONE)
+        .map(|o| t.name(t.ops.name[o as usize]))
+        .collect();
+    assert_eq!(ops.len(), 20, "every task has its op");
+    assert!(ops.iter().all(|&n| n == "aten::mm"), "{ops:?}");
+}
+
 #[test]
 fn an_xpu_trace_links_its_kernels_to_their_runtime_calls() {
     let mut ev = Vec::new();

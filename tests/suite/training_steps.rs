@@ -235,3 +235,47 @@ fn the_gate_times_training_steps_found_by_structure() {
     let steps = r.phases.iter().find(|p| p.phase == "not-inference").expect("a not-inference phase");
     assert_eq!((steps.test.base_passes, steps.test.new_passes), (3, 3));
 }
+
+/// `ProfilerStep#N` ranges in an inference trace: `prof.step()` runs between engine steps, so
+/// no pass crosses one. The real decode trace `llama_dense_eager` (33 passes by its truth file)
+/// is given two ranges: split between two passes, its passes stay as they were; split inside a
+/// pass (a `prof.step()` the structure cannot see), that pass is cut there and no other.
+#[test]
+fn no_inference_pass_crosses_a_profiler_step() {
+    let name = "llama_dense_eager.pt.trace.json.gz";
+    let plain = analysis(name);
+    let passes = &plain.phases.passes;
+    assert_eq!(passes.len(), 33);
+    let launch_ns = |a: &traceprism::Analysis, r: u32| traceprism::analysis::steps::passes::cpu_time(&a.trace, r as usize);
+    let doc: serde_json::Value = serde_json::from_slice(&plain_fixture(name)).unwrap();
+    let (first, last) = (launch_ns(&plain, passes[0].rows[0]).unwrap(), plain.trace.launches.ts.iter().max().copied().unwrap());
+    let with_steps = |cut_ns: i64| {
+        let mut d = doc.clone();
+        let events = d["traceEvents"].as_array_mut().unwrap();
+        let main = events.iter().find(|e| e["cat"] == "cuda_runtime").unwrap().clone();
+        for (n, (from, to)) in [(1, (first - 1000, cut_ns)), (2, (cut_ns, last + 1000))] {
+            events.push(serde_json::json!({"ph": "X", "cat": "user_annotation", "name": format!("ProfilerStep#{n}"),
+                "pid": main["pid"], "tid": main["tid"], "ts": from as f64 / 1e3, "dur": (to - from) as f64 / 1e3}));
+        }
+        analyse_bytes(&serde_json::to_vec(&d).unwrap())
+    };
+    // Between passes 10 and 11: nothing changes.
+    let between = launch_ns(&plain, passes[11].rows[0]).unwrap() - 1;
+    let a = with_steps(between);
+    let rows = |a: &traceprism::Analysis| a.phases.passes.iter().map(|p| p.rows.clone()).collect::<Vec<_>>();
+    assert_eq!(rows(&a), rows(&plain));
+    // Inside pass 10: it is cut where the range ends, every other pass is as it was.
+    let inside = launch_ns(&plain, passes[10].rows[passes[10].rows.len() / 2]).unwrap();
+    let b = with_steps(inside);
+    assert_eq!(b.phases.passes.len(), 34);
+    for p in &b.phases.passes {
+        let sides: std::collections::BTreeSet<bool> = p.rows.iter().map(|&r| launch_ns(&b, r).unwrap() < inside).collect();
+        assert_eq!(sides.len(), 1, "pass {} crosses the range boundary", p.index);
+    }
+    let mut before: Vec<Vec<u32>> = rows(&plain);
+    let ten = before.remove(10);
+    let cut = ten.iter().position(|&r| launch_ns(&plain, r).unwrap() >= inside).unwrap();
+    before.insert(10, ten[cut..].to_vec());
+    before.insert(10, ten[..cut].to_vec());
+    assert_eq!(rows(&b), before);
+}

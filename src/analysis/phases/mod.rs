@@ -281,6 +281,7 @@ pub struct Cut {
 pub fn cut_passes(trace: &Trace, rules: &PhaseRules) -> Cut {
     let steps = find_steps(trace, rules);
     let (segments, disagreements) = segment(trace, rules, &steps);
+    let segments = crate::analysis::steps::profiler_steps::split_at_profiler_steps(trace, segments);
     Cut { steps, segments, disagreements }
 }
 

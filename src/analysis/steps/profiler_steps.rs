@@ -86,3 +86,41 @@ pub fn segments(trace: &Trace, steps: &[(i64, i64)]) -> Vec<(Segment, bool)> {
     }
     out
 }
+
+/// Cuts `segments` (inference passes) where the `ProfilerStep#N` range their rows were launched in
+/// changes: `prof.step()` is called between engine steps, so no pass crosses one. Nothing changes
+/// unless the trace holds two ranges or more (the interned names are looked at first: most traces
+/// have none, and then no op is read).
+pub fn split_at_profiler_steps(trace: &Trace, segments: Vec<Segment>) -> Vec<Segment> {
+    let named =
+        (0..trace.names.len()).filter(|&n| trace.name(n as crate::model::NameId).starts_with("ProfilerStep#")).take(2).count();
+    if named < 2 {
+        return segments;
+    }
+    let steps = profiler_steps(trace);
+    if steps.len() < 2 {
+        return segments;
+    }
+    let mut step_of_row = vec![u32::MAX; trace.gpu.len()];
+    for (seg, _) in self::segments(trace, &steps) {
+        let step = seg.step.map_or(u32::MAX - 1, |s| s as u32);
+        for r in seg.rows {
+            step_of_row[r as usize] = step;
+        }
+    }
+    let mut out = Vec::with_capacity(segments.len());
+    for seg in segments {
+        let step = |k: usize| step_of_row[seg.rows[k] as usize];
+        let cuts: Vec<usize> = (1..seg.rows.len()).filter(|&k| step(k) != step(k - 1)).collect();
+        if cuts.is_empty() {
+            out.push(seg);
+            continue;
+        }
+        let bounds = std::iter::once(0).chain(cuts.iter().copied()).zip(cuts.iter().copied().chain([seg.rows.len()]));
+        for (from, to) in bounds {
+            let rows = seg.rows[from..to].to_vec();
+            out.push(Segment { device: seg.device, rows, step: seg.step, source: seg.source, structure: seg.structure });
+        }
+    }
+    out
+}
