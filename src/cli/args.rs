@@ -22,13 +22,86 @@ pub struct Args {
     pub repeated: Vec<String>,
 }
 
-/// Flags that take no value.
-const SWITCHES: &[&str] =
-    &["--csv", "--json", "--verbose", "-v", "--split-half-layers", "--exclude-unlinked", "--strict", "--no-align"];
+/// The commands that analyse a trace: every option of the analysis applies to each.
+pub const ANALYSING: &[&str] = &[
+    "summary", "doctor", "findings", "flame", "export", "report", "layers", "split", "table", "compare", "ranks", "digest",
+    "watch", "gate",
+];
 
-/// Parses `args` for a subcommand that has switches of its own (flags without a value that other
-/// subcommands may take with one: `watch --ranks` against `synth-ranks --ranks N`).
-pub fn parse_with(args: &[String], switches: &[&str]) -> Result<Args> {
+/// Which commands read a flag.
+enum Takers {
+    /// Every command in [`ANALYSING`].
+    Analysing,
+    /// These commands only.
+    Only(&'static [&'static str]),
+}
+
+/// A flag more than one command reads, declared once: its spellings, whether it takes a value and
+/// the commands that read it. A command given a flag it does not read refuses it by name; a flag
+/// only one command reads is declared with that command (`Command::flags` in `cli/mod.rs`).
+struct Flag {
+    names: &'static [&'static str],
+    switch: bool,
+    takers: Takers,
+}
+
+/// Every flag more than one command reads.
+const SHARED: &[Flag] = &[
+    Flag {
+        names: &["--json"],
+        switch: true,
+        takers: Takers::Only(&["summary", "doctor", "findings", "layers", "compare", "ranks", "gate"]),
+    },
+    Flag {
+        names: &["--verbose", "-v"],
+        switch: true,
+        takers: Takers::Only(&["summary", "compare", "export", "ranks", "report"]),
+    },
+    Flag {
+        names: &["--out", "-o"],
+        switch: false,
+        takers: Takers::Only(&["export", "compare", "ranks", "split", "synth-ranks", "digest"]),
+    },
+    Flag { names: &["--truth"], switch: false, takers: Takers::Only(&["summary"]) },
+    Flag { names: &["--html"], switch: false, takers: Takers::Only(&["report", "ranks"]) },
+    Flag { names: &["--xlsx"], switch: false, takers: Takers::Only(&["export", "ranks"]) },
+    Flag { names: &["--debug-layers"], switch: false, takers: Takers::Only(&["layers"]) },
+    Flag { names: &["--threads"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--rules"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--micro-idle-us", "--micro_idle_thresh_us"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--short-kernel-us"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--short-kernel-bins"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--decode-threshold", "--decode_threshold"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--phase-method"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--device"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--topk"], switch: false, takers: Takers::Analysing },
+    Flag { names: &["--split-half-layers"], switch: true, takers: Takers::Analysing },
+    Flag { names: &["--exclude-unlinked"], switch: true, takers: Takers::Analysing },
+    Flag { names: &["--strict"], switch: true, takers: Takers::Analysing },
+];
+
+/// The commands that read `flag`, when it is a shared flag.
+fn takers(flag: &Flag) -> &'static [&'static str] {
+    match flag.takers {
+        Takers::Analysing => ANALYSING,
+        Takers::Only(c) => c,
+    }
+}
+
+/// Refuses a shared flag `command` does not read, naming the commands that do.
+fn check_taken(command: &str, flag: &str) -> Result<Option<&'static Flag>> {
+    let Some(f) = SHARED.iter().find(|f| f.names.contains(&flag)) else { return Ok(None) };
+    let takers = takers(f);
+    if command.is_empty() || takers.contains(&command) {
+        return Ok(Some(f));
+    }
+    Err(Error::new(format!("{flag} is not an option of `{command}` (it is of: {})", takers.join(", "))))
+}
+
+/// Parses `args` for `command`, which has switches of its own (flags without a value that other
+/// subcommands may take with one: `watch --ranks` against `synth-ranks --ranks N`). A shared flag
+/// the command does not read is an error naming it (an empty `command` takes every one).
+pub fn parse_with(args: &[String], command: &str, switches: &[&str]) -> Result<Args> {
     let mut out = Args::default();
     let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -50,7 +123,8 @@ pub fn parse_with(args: &[String], switches: &[&str]) -> Result<Args> {
         } else {
             seen.push(flag);
         }
-        if SWITCHES.contains(&flag) || switches.contains(&flag) {
+        let shared = check_taken(command, flag)?;
+        if shared.is_some_and(|f| f.switch) || switches.contains(&flag) {
             match flag {
                 "--json" => out.json = true,
                 "--verbose" | "-v" => out.verbose = true,
@@ -143,11 +217,11 @@ impl Args {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_with, Args};
+    use super::{parse_with, Args, ANALYSING, SHARED};
     use traceprism::Result;
 
     fn parse(v: &[String]) -> Result<Args> {
-        parse_with(v, &[])
+        parse_with(v, "", &[])
     }
 
     fn args(v: &[&str]) -> Vec<String> {
@@ -164,5 +238,27 @@ mod tests {
         let twice = parse(&args(&["t.json", "--out", "a", "--out", "b"])).unwrap();
         assert!(twice.reject_unknown_repeating(&[], &[]).unwrap_err().to_string().contains("--out is given more than once"));
         assert!(parse(&args(&["t.json", "--json", "--verbose"])).unwrap().reject_unknown_repeating(&[], &[]).is_ok());
+    }
+
+    #[test]
+    fn a_command_refuses_by_name_a_shared_flag_it_does_not_read() {
+        let e = parse_with(&args(&["t.json", "--html", "x.html"]), "layers", &[]).unwrap_err().to_string();
+        assert_eq!(e, "--html is not an option of `layers` (it is of: report, ranks)");
+        let e = parse_with(&args(&["t.json", "--out", "d"]), "doctor", &[]).unwrap_err().to_string();
+        assert!(e.starts_with("--out is not an option of `doctor`"), "{e}");
+        assert!(parse_with(&args(&["t.json", "--html", "x.html"]), "report", &[]).is_ok());
+        assert!(parse_with(&args(&["t.json", "--threads", "3"]), "summary", &[]).is_ok());
+        assert!(parse_with(&args(&["--threads", "3"]), "tables", &[]).is_err());
+    }
+
+    #[test]
+    fn every_shared_flag_is_read_by_a_known_command_and_spelled_once() {
+        let mut seen = std::collections::HashSet::new();
+        for f in SHARED {
+            for n in f.names {
+                assert!(seen.insert(*n), "{n} declared twice");
+            }
+            assert!(super::takers(f).iter().all(|c| ANALYSING.contains(c) || *c == "synth-ranks"), "{:?}", f.names);
+        }
     }
 }

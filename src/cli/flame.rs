@@ -11,6 +11,10 @@ use traceprism::{Error, Result};
 /// Runs `flame`.
 pub fn run(a: &Args) -> Result<()> {
     let path = a.one_trace()?;
+    // Folded stacks are the default output; `--folded` says so, and cannot go with `--svg`.
+    if a.extra("--folded").is_some() && a.extra("--svg").is_some() {
+        return Err(Error::new("--folded and --svg: give one (folded stacks are written to stdout, the SVG to its file)"));
+    }
     let phase = match a.extra("--phase") {
         None | Some("all") => None,
         Some(p) => Some(Phase::parse(p).ok_or_else(|| {

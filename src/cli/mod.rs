@@ -111,14 +111,14 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "flame",
-        flags: &["--phase", "--svg", "--against", "--capture"],
+        flags: &["--phase", "--folded", "--svg", "--against", "--capture"],
         repeatable: &["--capture"],
-        usage: "  traceprism flame TRACE [--phase P] [--svg FILE] [--against B] GPU time by call path (Python frames, modules, the op
+        usage: "  traceprism flame TRACE [--phase P] [--folded | --svg FILE] [--against B]\n                                                                 GPU time by call path (Python frames, modules, the op
                                                                  chain, the kernel) as folded stacks (`frame;kernel ns`,
                                                                  for inferno/speedscope) or an SVG flame graph; with
                                                                  --against B the differential graph, per pass
 ",
-        switches: &[],
+        switches: &["--folded"],
         run: |a| flame::run(a).map(|()| 0),
         error_exit: 1,
     },
@@ -174,7 +174,7 @@ const COMMANDS: &[Command] = &[
         repeatable: &["--capture"],
         usage: "  traceprism table TRACE NAME [--csv]                            print one table
 ",
-        switches: &[],
+        switches: &["--csv"],
         run: |a| export::print_table(a).map(|()| 0),
         error_exit: 1,
     },
@@ -212,7 +212,7 @@ const COMMANDS: &[Command] = &[
                                                                  clocks aligned, waits, the straggler by
                                                                  phase and layer
 ",
-        switches: &[],
+        switches: &["--no-align"],
         run: |a| ranks::run(a).map(|()| 0),
         error_exit: 1,
     },
@@ -302,7 +302,7 @@ pub fn run(argv: &[String]) -> i32 {
         eprintln!("traceprism: error: unknown command '{cmd}' (try `traceprism help`)");
         return 1;
     };
-    let parsed = args::parse_with(rest, command.switches)
+    let parsed = args::parse_with(rest, command.name, command.switches)
         .and_then(|a| a.reject_unknown_repeating(command.flags, command.repeatable).map(|()| a));
     match parsed.and_then(|a| (command.run)(&a)) {
         Ok(code) => code,

@@ -63,3 +63,20 @@ test('without stacks the Code view says what with_stack would add', async () => 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a 2021 trace draws the Python frames of its ops\' Call stack arguments, as the CLI reads them', async () => {
+  const OLD = path.join(ROOT, 'fixtures/dataloader_workers0_rn50_v100.pt.trace.json.gz');
+  const want = cliCsvsIn(env.tmp, 'export', OLD);
+  const sources = parseCsv(want.get('sources'));
+  assert.ok(sources.some((row) => row[0].endsWith('conv.py(440): _conv_forward')), 'the CLI names the convolution\'s line');
+  const { page, problems } = await env.browser.newPage();
+  await page.goto(env.server.url + '#overview');
+  await pickFile(page, OLD);
+  await waitReady(page, 120_000);
+  await page.goto(env.server.url + '#code');
+  await page.waitForSelector('[data-view="code"][data-rendered] table[data-table="sources"]', { timeout: 60_000 });
+  assertSameAsCli(await displayed(page, 'sources'), want.get('sources'), 'sources');
+  assert.match(await page.textContent('[data-testid="stack-note"]'), /Python frames/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

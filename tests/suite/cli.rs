@@ -206,3 +206,27 @@ fn streamed_csv_equals_the_built_table_for_every_table() {
     assert_eq!(traceprism::report::write_csv(&a, "kernels", &mut kernels).unwrap(), Some(22903));
     assert_eq!(traceprism::report::write_csv(&a, "no_such_table", &mut Vec::new()).unwrap(), None);
 }
+
+/// Issue 63's cases: each command refuses, by name, a flag it does not read (they used to exit 0
+/// and do nothing with it), before it reads the trace; `flame --folded` does what its doc says.
+#[test]
+fn a_flag_a_command_does_not_read_is_refused_by_name() {
+    let f = fixture("llama_small_stack.pt.trace.json.gz");
+    let t = f.to_str().unwrap();
+    for (args, flag) in [
+        (vec!["layers", t, "--html", "x.html"], "--html"),
+        (vec!["doctor", t, "--out", "d"], "--out"),
+        (vec!["findings", t, "--xlsx", "f.xlsx"], "--xlsx"),
+        (vec!["tables", "--threads", "3"], "--threads"),
+    ] {
+        let out = traceprism(&args);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&format!("{flag} is not an option of `{}`", args[0])), "{err}");
+    }
+    let folded = traceprism(&["flame", t, "--folded"]);
+    assert!(folded.status.success(), "{}", String::from_utf8_lossy(&folded.stderr));
+    let plain = traceprism(&["flame", t]);
+    assert_eq!(folded.stdout, plain.stdout, "--folded is the default output, said out loud");
+    assert!(!traceprism(&["flame", t, "--folded", "--svg", "x.svg"]).status.success());
+}
