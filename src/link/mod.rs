@@ -39,7 +39,10 @@ fn link_model(trace: &mut Trace) {
         let t = &mut *trace;
         let nthreads = t.threads.len();
         let rows = t.gpu.len() + t.ops.len() + t.launches.len();
-        let nest = || nest_ranges_and_launches(&mut t.ops, &t.launches, nthreads, &mut launch_op, &mut launch_python);
+        // Frames made from `Call stack` arguments span their ops exactly: they must nest outside.
+        let frames_first = !t.call_stacks.is_empty();
+        let nest =
+            || nest_ranges_and_launches(&mut t.ops, &t.launches, nthreads, frames_first, &mut launch_op, &mut launch_python);
         let flows = Flows { starts: &t.flow_starts, finishes: &t.flow_finishes, threads: &t.threads };
         let gpu_to_launches = || link_gpu_to_launches(&t.gpu, &t.launches, &flows, &mut gpu_launch);
         both(rows, gpu_to_launches, nest);
@@ -140,6 +143,7 @@ fn nest_ranges_and_launches(
     ops: &mut CpuOps,
     launches: &Launches,
     nthreads: usize,
+    frames_first: bool,
     launch_op: &mut [u32],
     launch_python: &mut [u32],
 ) {
@@ -149,14 +153,15 @@ fn nest_ranges_and_launches(
     let mut stack: Vec<u32> = Vec::new();
     let (mut sorted_ops, mut sorted_launches): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for t in 0..nthreads {
-        // Outer ranges first: earlier start, then longer duration, then a Python frame before the
-        // op it spans exactly (the frame called the op). Traces usually list them in this
+        // Outer ranges first: earlier start, then longer duration, then (where frames were made
+        // from `Call stack` arguments) a Python frame before the op it spans exactly; else the
+        // order written. Traces usually list them in this
         // order already (checked first: then nothing is sorted or copied). Otherwise sorting
         // (key, index) pairs keeps the keys contiguous, much faster than sorting indices by column lookups.
         let thread_ops = &op_rows[op_start[t]..op_start[t + 1]];
         let op_key = |i: u32| {
             let o = i as usize;
-            (ops.ts[o], ops.dur[o].saturating_neg(), ops.kind[o] != OpKind::PythonFunction, i)
+            (ops.ts[o], ops.dur[o].saturating_neg(), frames_first && ops.kind[o] != OpKind::PythonFunction, i)
         };
         let op_order: &[u32] = if thread_ops.windows(2).all(|w| op_key(w[0]) <= op_key(w[1])) {
             thread_ops
