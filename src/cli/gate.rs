@@ -5,7 +5,7 @@
 
 use super::args::Args;
 use std::path::Path;
-use traceprism::gate::{fraction, gate, markdown, Digest, GateOptions, Metric};
+use traceprism::gate::{gate, markdown, Digest, GateOptions, GivenShare};
 use traceprism::{Error, Result};
 
 /// A digest from a digest file, or of a trace.
@@ -25,32 +25,18 @@ pub fn digest(a: &Args) -> Result<()> {
     Ok(())
 }
 
-fn share(flag: &str, v: &str) -> Result<f64> {
-    let (num, pct) = match v.strip_suffix('%') {
-        Some(n) => (n, true),
-        None => (v, false),
-    };
-    let x: f64 = num.trim().parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))?;
-    fraction(x, pct).ok_or_else(|| Error::new(format!("{flag}: {v} is out of range")))
-}
-
 /// Runs `gate`; returns the exit status.
 pub fn run(a: &Args) -> Result<i32> {
     let [base, new] = a.positional.as_slice() else {
         return Err(Error::new("gate needs BASELINE (a trace or a digest) and NEW (a trace)"));
     };
-    let mut o = GateOptions::default();
-    if let Some(v) = a.extra("--max-slowdown") {
-        o.max_slowdown = share("--max-slowdown", v)?;
-    }
-    if let Some(v) = a.extra("--confidence") {
-        o.confidence = share("--confidence", v)?;
-    }
-    o.metric = match a.extra("--metric") {
-        None | Some("kernel") => Metric::Kernel,
-        Some("wall") => Metric::Wall,
-        Some(other) => return Err(Error::new(format!("--metric: kernel or wall, not {other}"))),
-    };
+    let text = |flag: &str| a.extra(flag).map(GivenShare::Text);
+    let o = GateOptions::from_given(
+        ["--max-slowdown", "--confidence", "--metric"],
+        text("--max-slowdown"),
+        text("--confidence"),
+        a.extra("--metric"),
+    )?;
     let (b, n) = (digest_of(base, a)?, digest_of(new, a)?);
     let report = gate(&b, &n, &o);
     if let Some(file) = a.extra("--markdown") {

@@ -51,6 +51,65 @@ impl Default for GateOptions {
     }
 }
 
+/// A share as a face receives it: the command line's text (`3%`, `0.03`, `3`) or a JSON number
+/// (MCP, the page).
+#[derive(Debug, Clone, Copy)]
+pub enum GivenShare<'a> {
+    /// Text, a `%` suffix meaning percent.
+    Text(&'a str),
+    /// A number: a fraction below 1, a percentage from 1.
+    Number(f64),
+}
+
+impl Metric {
+    /// `kernel` or `wall`; anything else is an error naming `key` (the face's name of the option).
+    pub fn parse(key: &str, v: &str) -> crate::Result<Metric> {
+        match v {
+            "kernel" => Ok(Metric::Kernel),
+            "wall" => Ok(Metric::Wall),
+            other => Err(crate::Error::new(format!("{key}: kernel or wall, not {other}"))),
+        }
+    }
+}
+
+/// A share checked: a number in [0, 1) once read as a fraction or a percentage; else an error
+/// naming `key`.
+pub fn parse_share(key: &str, given: GivenShare<'_>) -> crate::Result<f64> {
+    let (x, percent, shown) = match given {
+        GivenShare::Text(v) => {
+            let (num, pct) = v.strip_suffix('%').map_or((v, false), |n| (n, true));
+            let x: f64 = num.trim().parse().map_err(|_| crate::Error::new(format!("{key}: '{v}' is not a number")))?;
+            (x, pct, v.to_string())
+        }
+        GivenShare::Number(x) => (x, false, x.to_string()),
+    };
+    fraction(x, percent).ok_or_else(|| crate::Error::new(format!("{key}: {shown} is out of range")))
+}
+
+impl GateOptions {
+    /// The gate's options from what a face was given (each `None` keeps the default), checked
+    /// by one rule for the command line, MCP and the page: shares in range, the metric `kernel`
+    /// or `wall`. `keys` are the face's names of the three options, for its errors.
+    pub fn from_given(
+        keys: [&str; 3],
+        max_slowdown: Option<GivenShare<'_>>,
+        confidence: Option<GivenShare<'_>>,
+        metric: Option<&str>,
+    ) -> crate::Result<GateOptions> {
+        let mut o = GateOptions::default();
+        if let Some(v) = max_slowdown {
+            o.max_slowdown = parse_share(keys[0], v)?;
+        }
+        if let Some(v) = confidence {
+            o.confidence = parse_share(keys[1], v)?;
+        }
+        if let Some(m) = metric {
+            o.metric = Metric::parse(keys[2], m)?;
+        }
+        Ok(o)
+    }
+}
+
 /// Fewest passes per side for any verdict but `inconclusive`.
 pub const MIN_PASSES: usize = 5;
 
@@ -328,4 +387,29 @@ fn attribution(b: &PhaseDigest, n: &PhaseDigest) -> Vec<Moved> {
     );
     level("kernel", keyed(&b.kernels, &n.kernels));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GateOptions, GivenShare, Metric};
+
+    #[test]
+    fn every_face_gets_one_reading_of_the_gate_options() {
+        let keys = ["max", "conf", "metric"];
+        let text =
+            GateOptions::from_given(keys, Some(GivenShare::Text("5%")), Some(GivenShare::Text("0.95")), Some("wall")).unwrap();
+        let number =
+            GateOptions::from_given(keys, Some(GivenShare::Number(5.0)), Some(GivenShare::Number(0.95)), Some("wall")).unwrap();
+        assert_eq!(text, number);
+        assert_eq!((text.max_slowdown, text.confidence, text.metric), (0.05, 0.95, Metric::Wall));
+        assert_eq!(GateOptions::from_given(keys, None, None, None).unwrap(), GateOptions::default());
+        // Out of range and unknown: errors naming the option as the face calls it, never the default.
+        let err = |m: Option<GivenShare<'_>>, metric: Option<&str>| {
+            GateOptions::from_given(keys, m, None, metric).unwrap_err().to_string()
+        };
+        assert_eq!(err(Some(GivenShare::Number(150.0)), None), "max: 150 is out of range");
+        assert_eq!(err(Some(GivenShare::Text("-1")), None), "max: -1 is out of range");
+        assert_eq!(err(Some(GivenShare::Text("three")), None), "max: 'three' is not a number");
+        assert_eq!(err(None, Some("latency")), "metric: kernel or wall, not latency");
+    }
 }

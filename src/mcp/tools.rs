@@ -448,25 +448,15 @@ fn ranks(args: RanksArgs) -> Result<Answer> {
     Ok(Answer::Json(v))
 }
 
-fn share(key: &str, v: f64) -> Result<f64> {
-    traceprism::gate::fraction(v, false).ok_or_else(|| Error::new(format!("`{key}`: {v} is out of range")))
-}
-
 fn gate(args: GateArgs, cache: &mut Cache) -> Result<Answer> {
-    use traceprism::gate::{Digest, GateOptions, Metric};
+    use traceprism::gate::{Digest, GateOptions, GivenShare};
     let mut digest_of = |path: &str| Digest::of_file(Path::new(path), || cache.get(path, &[]));
-    let mut o = GateOptions::default();
-    if let Some(v) = args.max_slowdown {
-        o.max_slowdown = share("max_slowdown", v)?;
-    }
-    if let Some(v) = args.confidence {
-        o.confidence = share("confidence", v)?;
-    }
-    o.metric = match args.metric.as_deref() {
-        None | Some("kernel") => Metric::Kernel,
-        Some("wall") => Metric::Wall,
-        Some(other) => return Err(Error::new(format!("`metric`: kernel or wall, not {other}"))),
-    };
+    let o = GateOptions::from_given(
+        ["`max_slowdown`", "`confidence`", "`metric`"],
+        args.max_slowdown.map(GivenShare::Number),
+        args.confidence.map(GivenShare::Number),
+        args.metric.as_deref(),
+    )?;
     let (b, n) = (digest_of(&args.baseline)?, digest_of(&args.new)?);
     Ok(Answer::Json(to_json(&traceprism::gate::gate(&b, &n, &o))?))
 }

@@ -61,7 +61,7 @@ pub fn digest(a: &Analyzer, source: &str) -> Result<String, JsValue> {
 /// (`kernel` or `wall`); missing fields take the CLI's defaults.
 #[wasm_bindgen]
 pub fn gate(base_json: &str, new_json: &str, options_json: &str) -> Result<JsValue, JsValue> {
-    use crate::gate::{Digest, GateOptions, Metric};
+    use crate::gate::{Digest, GateOptions, GivenShare};
     let read = |text: &str, what: &str| -> Result<Digest, JsValue> {
         match Digest::parse(text.as_bytes()) {
             Some(Ok(d)) => Ok(d),
@@ -72,16 +72,23 @@ pub fn gate(base_json: &str, new_json: &str, options_json: &str) -> Result<JsVal
     let (base, new) = (read(base_json, "baseline")?, read(new_json, "new")?);
     let o: serde_json::Value = serde_json::from_str(if options_json.trim().is_empty() { "{}" } else { options_json })
         .map_err(|e| js_error(format!("bad gate options: {e}")))?;
-    let mut opts = GateOptions::default();
-    if let Some(v) = o.get("max_slowdown").and_then(|v| v.as_f64()) {
-        opts.max_slowdown = v;
-    }
-    if let Some(v) = o.get("confidence").and_then(|v| v.as_f64()) {
-        opts.confidence = v;
-    }
-    if o.get("metric").and_then(|v| v.as_str()) == Some("wall") {
-        opts.metric = Metric::Wall;
-    }
+    // Checked as the CLI and MCP check them: a share out of range or an unknown metric is an
+    // error, never read as the default.
+    let number = |key: &str| -> Result<Option<GivenShare<'_>>, JsValue> {
+        match o.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => {
+                v.as_f64().map(|x| Some(GivenShare::Number(x))).ok_or_else(|| js_error(format!("{key}: {v} is not a number")))
+            }
+        }
+    };
+    let metric = match o.get("metric") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(v.as_str().ok_or_else(|| js_error(format!("metric: {v} is not kernel or wall")))?),
+    };
+    let opts =
+        GateOptions::from_given(["max_slowdown", "confidence", "metric"], number("max_slowdown")?, number("confidence")?, metric)
+            .map_err(|e| js_error(e.to_string()))?;
     let report = crate::gate::gate(&base, &new, &opts);
     let markdown = crate::gate::markdown::to_markdown(&report);
     to_js(&serde_json::json!({ "report": report, "markdown": markdown }))
