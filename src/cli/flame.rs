@@ -15,12 +15,7 @@ pub fn run(a: &Args) -> Result<()> {
     if a.extra("--folded").is_some() && a.extra("--svg").is_some() {
         return Err(Error::new("--folded and --svg: give one (folded stacks are written to stdout, the SVG to its file)"));
     }
-    let phase = match a.extra("--phase") {
-        None | Some("all") => None,
-        Some(p) => Some(Phase::parse(p).ok_or_else(|| {
-            Error::new(format!("unknown phase '{p}' (one of: all, {})", Phase::ALL.map(|p| p.as_str()).join(", ")))
-        })?),
-    };
+    let phase = Phase::select("--phase", a.extra("--phase").unwrap_or("all"))?;
     let analysis = super::load(path, a)?;
     let title = format!("GPU time by call path: {path}{}", phase.map_or(String::new(), |p| format!(" ({})", p.as_str())));
     let (folded, diff): (Vec<String>, bool) = match a.extra("--against") {

@@ -16,10 +16,10 @@ pub fn run(a: &Args) -> Result<()> {
     let number = |flag: &str, v: &str| v.parse::<f64>().map_err(|_| Error::new(format!("{flag}: not a number: {v}")));
     let window = match (a.extra("--pass"), a.extra("--phase"), a.extra("--from"), a.extra("--to")) {
         (Some(n), None, None, None) => Window::Pass(n.parse().map_err(|_| Error::new(format!("--pass: not a pass index: {n}")))?),
-        (None, Some(p), None, None) => Window::Phase(match Phase::parse(p) {
-            Some(p @ (Phase::Prefill | Phase::Decode | Phase::Mixed | Phase::Denoise | Phase::Stage)) => p,
-            _ => return Err(Error::new(format!("--phase: prefill, decode, mixed, denoise or stage, not {p}"))),
-        }),
+        (None, Some(p), None, None) => Window::Phase(
+            Phase::select("--phase", p)?
+                .ok_or_else(|| Error::new("--phase: one phase, not all (to keep every pass, copy the trace)"))?,
+        ),
         (None, None, Some(from), Some(to)) => Window::Time { from_us: number("--from", from)?, to_us: number("--to", to)? },
         _ => {
             return Err(Error::new(

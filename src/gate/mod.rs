@@ -63,27 +63,27 @@ pub enum GivenShare<'a> {
 
 impl Metric {
     /// `kernel` or `wall`; anything else is an error naming `key` (the face's name of the option).
-    pub fn parse(key: &str, v: &str) -> crate::Result<Metric> {
+    pub fn parse(key: &str, v: &str) -> crate::error::Result<Metric> {
         match v {
             "kernel" => Ok(Metric::Kernel),
             "wall" => Ok(Metric::Wall),
-            other => Err(crate::Error::new(format!("{key}: kernel or wall, not {other}"))),
+            other => Err(crate::error::Error::new(format!("{key}: kernel or wall, not {other}"))),
         }
     }
 }
 
 /// A share checked: a number in [0, 1) once read as a fraction or a percentage; else an error
 /// naming `key`.
-pub fn parse_share(key: &str, given: GivenShare<'_>) -> crate::Result<f64> {
+pub fn parse_share(key: &str, given: GivenShare<'_>) -> crate::error::Result<f64> {
     let (x, percent, shown) = match given {
         GivenShare::Text(v) => {
             let (num, pct) = v.strip_suffix('%').map_or((v, false), |n| (n, true));
-            let x: f64 = num.trim().parse().map_err(|_| crate::Error::new(format!("{key}: '{v}' is not a number")))?;
+            let x: f64 = num.trim().parse().map_err(|_| crate::error::Error::new(format!("{key}: '{v}' is not a number")))?;
             (x, pct, v.to_string())
         }
         GivenShare::Number(x) => (x, false, x.to_string()),
     };
-    fraction(x, percent).ok_or_else(|| crate::Error::new(format!("{key}: {shown} is out of range")))
+    fraction(x, percent).ok_or_else(|| crate::error::Error::new(format!("{key}: {shown} is out of range")))
 }
 
 impl GateOptions {
@@ -95,7 +95,7 @@ impl GateOptions {
         max_slowdown: Option<GivenShare<'_>>,
         confidence: Option<GivenShare<'_>>,
         metric: Option<&str>,
-    ) -> crate::Result<GateOptions> {
+    ) -> crate::error::Result<GateOptions> {
         let mut o = GateOptions::default();
         if let Some(v) = max_slowdown {
             o.max_slowdown = parse_share(keys[0], v)?;

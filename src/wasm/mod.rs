@@ -274,7 +274,9 @@ impl Analyzer {
         let window = match (w.pass, w.phase, w.from_us, w.to_us) {
             (Some(n), None, None, None) => crate::split::Window::Pass(n),
             (None, Some(p), None, None) => crate::split::Window::Phase(
-                crate::analysis::phases::Phase::parse(&p).ok_or_else(|| js_error(format!("unknown phase {p}")))?,
+                crate::analysis::phases::Phase::select("phase", &p)
+                    .map_err(|e| js_error(e.to_string()))?
+                    .ok_or_else(|| js_error("phase: one phase, not all"))?,
             ),
             (None, None, Some(from_us), Some(to_us)) => crate::split::Window::Time { from_us, to_us },
             _ => return Err(js_error("a window is {pass}, {phase} or {from_us, to_us}")),

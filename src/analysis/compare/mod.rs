@@ -68,15 +68,7 @@ impl Default for CompareOptions {
 impl CompareOptions {
     /// The selected phase (`None` = all phases). Errors on an unknown name.
     pub fn phase_filter(&self) -> Result<Option<Phase>> {
-        match self.phase.to_ascii_lowercase().as_str() {
-            "" | "all" => Ok(None),
-            "prefill" => Ok(Some(Phase::Prefill)),
-            "decode" => Ok(Some(Phase::Decode)),
-            "mixed" => Ok(Some(Phase::Mixed)),
-            "denoise" => Ok(Some(Phase::Denoise)),
-            "stage" => Ok(Some(Phase::Stage)),
-            other => Err(Error::new(format!("unknown phase '{other}' (expected prefill, decode, mixed, denoise, stage or all)"))),
-        }
+        Phase::select("phase", &self.phase)
     }
     /// Checks the thresholds.
     pub fn validate(&self) -> Result<()> {

@@ -51,4 +51,35 @@ impl Phase {
     pub fn parse(s: &str) -> Option<Phase> {
         Phase::ALL.into_iter().find(|p| p.as_str() == s)
     }
+    /// The phase a user selects (the CLI's `--phase`, MCP's `phase`, the page's window), the one
+    /// reading every face uses: `all` or nothing is every phase (`None`); a phase's table name,
+    /// in any case, is that phase; anything else is an error naming `key` and the choices.
+    pub fn select(key: &str, s: &str) -> crate::error::Result<Option<Phase>> {
+        let lower = s.trim().to_ascii_lowercase();
+        match lower.as_str() {
+            "" | "all" => Ok(None),
+            name => Phase::parse(name).map(Some).ok_or_else(|| {
+                let names: Vec<&str> = Phase::ALL.iter().map(|p| p.as_str()).collect();
+                crate::error::Error::new(format!("{key}: unknown phase '{s}' (one of: all, {})", names.join(", ")))
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod phase_tests {
+    use super::Phase;
+
+    #[test]
+    fn a_selected_phase_is_read_one_way_for_every_face() {
+        assert_eq!(Phase::select("--phase", "all").unwrap(), None);
+        assert_eq!(Phase::select("--phase", "").unwrap(), None);
+        assert_eq!(Phase::select("phase", "Decode").unwrap(), Some(Phase::Decode));
+        assert_eq!(Phase::select("phase", "not-inference").unwrap(), Some(Phase::NotInference));
+        let e = Phase::select("--phase", "decoding").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--phase: unknown phase 'decoding' (one of: all, prefill, decode, mixed, denoise, stage, unknown, not-inference)"
+        );
+    }
 }
