@@ -20,8 +20,9 @@ pub struct Options {
     /// GEMM M above this is prefill-like; 0 (the default) = from the trace's own GEMMs (see
     /// `phases::adaptive_threshold`), never below `phase_signals.toml`'s `decode_threshold`.
     pub decode_threshold: i64,
-    /// Phase method: union, kernel_names, gemm_params, attention_patterns, framework_apis, operation_frequency, hybrid.
-    pub phase_method: String,
+    /// How each pass's phase is decided from the methods' votes (written as its name: `union`,
+    /// `hybrid` or one method's, in the page's settings and the Python face too).
+    pub phase_method: PhaseMethod,
     /// Keep attention and MLP halves of dual-norm layers as separate layers.
     pub split_half_layers: bool,
     /// Row limit for top-k tables (0 = no limit).
@@ -45,7 +46,7 @@ impl Default for Options {
             short_kernel_us: 10.0,
             short_kernel_bins: 10,
             decode_threshold: 0,
-            phase_method: "union".into(),
+            phase_method: PhaseMethod::Union,
             split_half_layers: false,
             topk: 0,
             device: None,
@@ -59,16 +60,60 @@ impl Default for Options {
 impl Options {
     /// Rejects option values no analysis understands, naming the valid ones.
     pub fn validate(&self) -> Result<()> {
-        let m = self.phase_method.as_str();
-        let known = ["union", "hybrid"].iter().copied().chain(METHODS.iter().map(|m| m.as_str())).collect::<Vec<_>>();
-        if !known.contains(&m) {
-            return Err(crate::error::Error::new(format!("unknown phase method '{m}' (one of: {})", known.join(", "))));
-        }
         let positive = self.short_kernel_us > 0.0 && self.micro_idle_us >= 0.0;
         if !positive {
             return Err(crate::error::Error::new("short-kernel and micro-idle thresholds must be positive numbers"));
         }
         Ok(())
+    }
+}
+
+/// How a pass's phase is decided (`--phase-method`): the union of the methods' votes (the
+/// default), the hybrid weighing, or one method alone. Parsed once, by [`PhaseMethod::parse`];
+/// written and read as its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum PhaseMethod {
+    /// Every method votes; the rules combine them.
+    Union,
+    /// Votes weighed by each method's confidence.
+    Hybrid,
+    /// One method alone.
+    Only(Method),
+}
+
+impl PhaseMethod {
+    /// Its name: `union`, `hybrid` or the method's.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseMethod::Union => "union",
+            PhaseMethod::Hybrid => "hybrid",
+            PhaseMethod::Only(m) => m.as_str(),
+        }
+    }
+    /// A name as `--phase-method` takes it; an unknown one is an error naming every choice.
+    pub fn parse(s: &str) -> Result<PhaseMethod> {
+        match s {
+            "union" => Ok(PhaseMethod::Union),
+            "hybrid" => Ok(PhaseMethod::Hybrid),
+            other => Method::parse(other).map(PhaseMethod::Only).ok_or_else(|| {
+                let known: Vec<&str> = ["union", "hybrid"].into_iter().chain(METHODS.iter().map(|m| m.as_str())).collect();
+                crate::error::Error::new(format!("unknown phase method '{other}' (one of: {})", known.join(", ")))
+            }),
+        }
+    }
+}
+
+impl TryFrom<String> for PhaseMethod {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        PhaseMethod::parse(&s).map_err(|e| e.to_string())
+    }
+}
+
+impl From<PhaseMethod> for String {
+    fn from(m: PhaseMethod) -> String {
+        m.as_str().to_string()
     }
 }
 
@@ -106,5 +151,23 @@ impl Method {
     /// Parses a method name.
     pub fn parse(s: &str) -> Option<Method> {
         METHODS.iter().copied().find(|m| m.as_str() == s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Method, Options, PhaseMethod};
+
+    #[test]
+    fn the_phase_method_is_parsed_once_and_travels_as_its_name() {
+        assert_eq!(PhaseMethod::parse("gemm_params").unwrap(), PhaseMethod::Only(Method::GemmParams));
+        let e = PhaseMethod::parse("vibes").unwrap_err().to_string();
+        assert!(e.starts_with("unknown phase method 'vibes' (one of: union, hybrid, framework_apis"), "{e}");
+        // The page's and Python's settings are JSON: the name in, the name out, an unknown name refused.
+        let o: Options = serde_json::from_str(r#"{"phase_method": "hybrid"}"#).unwrap();
+        assert_eq!(o.phase_method, PhaseMethod::Hybrid);
+        assert_eq!(serde_json::to_value(&o).unwrap()["phase_method"], "hybrid");
+        let bad = serde_json::from_str::<Options>(r#"{"phase_method": "vibes"}"#).unwrap_err().to_string();
+        assert!(bad.contains("unknown phase method 'vibes'"), "{bad}");
     }
 }

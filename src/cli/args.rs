@@ -172,7 +172,7 @@ fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
         "--short-kernel-us" => o.short_kernel_us = number(flag, &v)?,
         "--short-kernel-bins" => o.short_kernel_bins = number(flag, &v)?,
         "--decode-threshold" | "--decode_threshold" => o.decode_threshold = number(flag, &v)?,
-        "--phase-method" => o.phase_method = v,
+        "--phase-method" => o.phase_method = traceprism::analysis::options::PhaseMethod::parse(&v)?,
         "--device" => o.device = Some(v),
         "--topk" => o.topk = number(flag, &v)?,
         "--debug-layers" => {

@@ -77,7 +77,7 @@ fn method_agreement(a: &traceprism::Analysis) -> (String, String) {
             n => format!("{} {}% of {n} passes", m.method, float(100.0 * m.agreed_ns as f64 / m.voted_ns.max(1) as f64)),
         })
         .collect();
-    (a.options.phase_method.clone(), parts.join("; "))
+    (a.options.phase_method.as_str().to_string(), parts.join("; "))
 }
 
 /// A ground-truth file recorded beside the trace (`X.pt.trace.json.gz` → `X.truth.json.gz`), if any.

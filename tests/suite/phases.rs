@@ -68,7 +68,11 @@ fn moe_eager_matches_truth() {
 }
 
 fn options(method: &str, threshold: i64) -> Options {
-    Options { phase_method: method.into(), decode_threshold: threshold, ..Options::default() }
+    Options {
+        phase_method: traceprism::analysis::options::PhaseMethod::parse(method).unwrap(),
+        decode_threshold: threshold,
+        ..Options::default()
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@ pub mod mix;
 pub use crate::analysis::steps::{rules, Phase};
 
 use super::categories::KernelCategories;
-use crate::analysis::options::Options;
+use crate::analysis::options::{Options, PhaseMethod};
 use crate::analysis::steps::annotations::find_steps;
 use crate::analysis::steps::generation::{generation_kernels, name_evidence};
 use crate::analysis::steps::passes::{segment, Disagreement, PassSource};
@@ -293,7 +293,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         pass_of_row: vec![NONE; n],
         phase_of_row: vec![None; n],
         confidence_of_row: vec![0.0; n],
-        method: options.phase_method.clone(),
+        method: options.phase_method.as_str().to_string(),
         disagreements,
         ..Default::default()
     };
@@ -358,7 +358,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     };
     out.decode_threshold = threshold;
     out.decode_threshold_reason = threshold_reason;
-    let chosen = options.phase_method.as_str();
+    let chosen = options.phase_method;
     let mut per_method: Vec<Vec<Option<Phase>>> = vec![Vec::with_capacity(segs.len()); METHODS.len()];
     let mut named = mix::NamedPhase::new(trace);
     for (k, (workload::Placed { segment: seg, diffusion: piece }, ev)) in segs.into_iter().zip(&evs).enumerate() {
@@ -373,11 +373,9 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         let (phase, confidence) = match (piece, chosen) {
             (Some(workload::DiffusionPlace { piece: workload::Piece::Step, alignment }), _) => (Phase::Denoise, alignment as f32),
             (Some(_), _) => (Phase::Stage, 1.0),
-            (None, "hybrid") => hybrid(&votes),
-            (None, other) => match Method::parse(other) {
-                Some(m) => single(&votes, m),
-                None => union(&votes, rules),
-            },
+            (None, PhaseMethod::Hybrid) => hybrid(&votes),
+            (None, PhaseMethod::Only(m)) => single(&votes, m),
+            (None, PhaseMethod::Union) => union(&votes, rules),
         };
         let stage = match piece.map(|p| p.piece) {
             Some(p @ (workload::Piece::Before | workload::Piece::After)) => {
