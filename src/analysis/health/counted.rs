@@ -110,6 +110,19 @@ pub fn pdl_device(t: &Trace, device: i32) -> bool {
     t.meta.vendor == crate::model::Vendor::Nvidia && d.is_some_and(|d| d.compute_major >= 9)
 }
 
+/// Why kernels of `device` may overlap on one stream by design, when they may: programmatic
+/// dependent launch on an sm90+ NVIDIA GPU, or a TPU's `XLA Ops` line, where an asynchronous op
+/// (`copy-start`/`copy-done`, a collective's `-start`/`-done`) spans the ops run meanwhile.
+pub fn overlap_by_design(t: &Trace, device: i32) -> Option<&'static str> {
+    if pdl_device(t, device) {
+        Some("programmatic dependent launch on sm90+ GPUs overlaps them by design")
+    } else if t.meta.vendor == crate::model::Vendor::Google {
+        Some("a TPU's asynchronous XLA ops (copy-start/copy-done, a collective's -start/-done) span the ops run meanwhile, by design")
+    } else {
+        None
+    }
+}
+
 /// Complete events of categories no analysis reads (a device kind we do not model).
 fn unread_device_events(t: &Trace) -> u64 {
     t.warnings.counts.iter().filter(|(k, _)| matches!(k, WarningKind::UnreadCategory(_))).map(|(_, n)| n).sum()

@@ -2,7 +2,7 @@
 //! warnings health itself finds in the linked model.
 
 use super::check::{Check, CheckId, Status};
-use super::counted::{pdl_device, Counted};
+use super::counted::{overlap_by_design, Counted};
 use super::fixes::{checked, fix};
 use crate::analysis::Analysis;
 use crate::model::{Trace, WarningKind, Warnings};
@@ -31,7 +31,7 @@ pub fn findings_of(t: &Trace, c: &Counted) -> Warnings {
     for &i in &c.gpu_without_cpu {
         w.add(WarningKind::GpuWithoutCpu, g.event_index[i] as u64, &format!("{} at {}", t.name(g.name[i]), at(g.ts[i])));
     }
-    for &(p, i) in c.overlaps.iter().filter(|&&(_, i)| !pdl_device(t, g.device[i])) {
+    for &(p, i) in c.overlaps.iter().filter(|&&(_, i)| overlap_by_design(t, g.device[i]).is_none()) {
         w.add(
             WarningKind::StreamOverlap,
             g.event_index[i] as u64,
@@ -155,7 +155,8 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
         fix: if orphan > 0 && c.launches == 0 { fix(CheckId::GpuWithoutCpu, t.stats.format).into() } else { String::new() },
     });
     let overlaps = count(found, &WarningKind::StreamOverlap);
-    let pdl: Vec<&(usize, usize)> = c.overlaps.iter().filter(|&&(_, i)| pdl_device(t, t.gpu.device[i])).collect();
+    let by_design: Vec<(&(usize, usize), &str)> =
+        c.overlaps.iter().filter_map(|o| Some((o, overlap_by_design(t, t.gpu.device[o.1])?))).collect();
     let mut overlap = problem(
         CheckId::StreamOverlap,
         overlaps,
@@ -169,13 +170,13 @@ pub fn problem_checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check>
         },
         "busy time on those streams is counted once (union), but per-kernel times there may be wrong",
     );
-    if overlaps == 0 && !pdl.is_empty() {
+    if let (0, Some(&(_, why))) = (overlaps, by_design.first()) {
         let g = &t.gpu;
-        let most = pdl.iter().map(|&&(p, i)| g.end(p) - g.ts[i]).max().unwrap_or(0);
-        overlap.count = pdl.len() as u64;
+        let most = by_design.iter().map(|&(&(p, i), _)| g.end(p) - g.ts[i]).max().unwrap_or(0);
+        overlap.count = by_design.len() as u64;
         overlap.found = format!(
-            "{} kernels start before the previous kernel on their stream ends (by up to {:.3} µs): programmatic dependent launch on sm90+ GPUs overlaps them by design; busy time counts the union",
-            pdl.len(),
+            "{} kernels start before the previous kernel on their stream ends (by up to {:.3} µs): {why}; busy time counts the union",
+            by_design.len(),
             most as f64 / 1e3
         );
     }
