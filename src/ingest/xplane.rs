@@ -127,8 +127,11 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
     // Launch times by correlation id, to place each module execution on the host.
     let mut launches: HashMap<u64, (i64, i64, i64)> = HashMap::new(); // correlation → (ts, end, tid)
 
-    // The XLA programs the TPUs ran, by the flow each run consumes from its host launch.
-    let program_runs = tpu_program_runs(&planes)?;
+    // The runs of XLA programs on each TPU plane (none on other planes), and the flows they
+    // consume from their host launches.
+    let programs: Vec<Vec<ProgramSpan<'_>>> =
+        planes.iter().map(|p| if p.is_tpu() { program_spans(p) } else { Ok(Vec::new()) }).collect::<Result<_>>()?;
+    let program_flows: std::collections::HashSet<Flow> = programs.iter().flatten().map(|p| p.flow).collect();
     // A device plane of a kind traceprism does not read (`/device:TPU:0`, a custom accelerator)
     // is no host: its events are counted under its own name, never read as CPU ops.
     let foreign = |p: &Plane<'_>| p.device().is_none() && p.name.starts_with("/device:");
@@ -138,7 +141,7 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
             out.metadata(b"thread_name", HOST_PID, line.id, line.name);
             for e in line.events(plane)? {
                 // A kernel launch (`correlation_id`), or the launch of an XLA program a TPU ran.
-                let program = e.flow(plane, "_pt", "_p").filter(|f| program_runs.contains_key(f));
+                let program = e.flow(plane, "_pt", "_p").filter(|f| program_flows.contains(f));
                 let correlation = e.stat_u64(plane, "correlation_id").or(program.map(|(_, id)| flow_correlation(id)));
                 let cat: &[u8] = if correlation.is_some() { b"cuda_runtime" } else { b"cpu_op" };
                 if let Some(c) = correlation {
@@ -164,7 +167,7 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
         }
     }
     let mut derived = DerivedLines::default();
-    for plane in &planes {
+    for (plane, programs) in planes.iter().zip(&programs) {
         let Some(device) = plane.device() else { continue };
         out.metadata(b"process_name", device, 0, plane.name);
         for line in &plane.lines {
@@ -182,12 +185,11 @@ fn read_planes(bytes: &[u8], sink: &mut impl EventSink) -> Result<DerivedLines> 
                 continue;
             };
             let mut runs = ModuleRuns::default();
-            let programs = if plane.is_tpu() { program_spans(plane, &program_runs)? } else { Vec::new() };
             for e in line.events(plane)? {
                 // A TPU op runs in the program run (`XLA Modules`) its start falls in.
                 let program =
                     programs.get(programs.partition_point(|p| p.ts <= e.ts_ns).wrapping_sub(1)).filter(|p| e.ts_ns < p.end);
-                let correlation = e.stat_u64(plane, "correlation_id").or(program.map(|p| flow_correlation(p.flow)));
+                let correlation = e.stat_u64(plane, "correlation_id").or(program.map(|p| flow_correlation(p.flow.1)));
                 let (grid, block) = e.stat_str(plane, "kernel_details").map_or((None, None), launch_dims);
                 let args = Args {
                     correlation: correlation.map(|c| c as i64),
@@ -240,39 +242,26 @@ fn flow_correlation(id: u64) -> u64 {
     id & (i64::MAX as u64)
 }
 
-/// The program runs of every TPU plane (`XLA Modules` events), by the flow each consumes, with
-/// their `run_id`.
-fn tpu_program_runs(planes: &[Plane<'_>]) -> Result<HashMap<Flow, i64>> {
-    let mut out = HashMap::new();
-    for plane in planes.iter().filter(|p| p.is_tpu()) {
-        for line in plane.lines.iter().filter(|l| l.name == "XLA Modules") {
-            for e in line.events(plane)? {
-                if let Some(flow) = e.flow(plane, "_ct", "_c") {
-                    out.insert(flow, e.stat_i64(plane, "run_id").unwrap_or(-1));
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// One run of an XLA program on a TPU: its span, its module's name and the flow from its launch.
+/// One run of an XLA program on a TPU: its span, its module's name, its `run_id` and the flow it
+/// consumes from its launch.
 struct ProgramSpan<'a> {
     ts: i64,
     end: i64,
     name: &'a str,
     run_id: i64,
-    flow: u64,
+    flow: Flow,
 }
 
-/// The program runs of a TPU plane whose launch the host recorded, in time order.
-fn program_spans<'a>(plane: &Plane<'a>, launched: &HashMap<Flow, i64>) -> Result<Vec<ProgramSpan<'a>>> {
+/// The program runs of a TPU plane (its `XLA Modules` events that consume a flow), in time order,
+/// each decoded once: the host's launches are found by these flows, the plane's ops placed in
+/// these spans.
+fn program_spans<'a>(plane: &Plane<'a>) -> Result<Vec<ProgramSpan<'a>>> {
     let mut out = Vec::new();
     for line in plane.lines.iter().filter(|l| l.name == "XLA Modules") {
         for e in line.events(plane)? {
-            if let Some(flow) = e.flow(plane, "_ct", "_c").filter(|f| launched.contains_key(f)) {
-                let run_id = launched[&flow];
-                out.push(ProgramSpan { ts: e.ts_ns, end: e.ts_ns.saturating_add(e.dur_ns), name: e.name, run_id, flow: flow.1 });
+            if let Some(flow) = e.flow(plane, "_ct", "_c") {
+                let run_id = e.stat_i64(plane, "run_id").unwrap_or(-1);
+                out.push(ProgramSpan { ts: e.ts_ns, end: e.ts_ns.saturating_add(e.dur_ns), name: e.name, run_id, flow });
             }
         }
     }

@@ -36,7 +36,7 @@ const RUNTIME_PROCESS_NAMES: &[&str] = &["CANN"];
 /// `ac2g`, Ascend's `HostToDevice` (from a CANN `Node@launch` to the task it put on the device),
 /// torch_npu's `async_npu`.
 fn is_launch_flow(cat: &[u8]) -> bool {
-    matches!(cat, b"ac2g" | b"HostToDevice") || cat == TORCH_NPU_FLOW
+    matches!(cat, b"ac2g" | b"HostToDevice" | TORCH_NPU_FLOW)
 }
 
 /// torch_npu's flow from the op that launched a device task (its start, on the op's thread) to

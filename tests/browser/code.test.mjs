@@ -13,17 +13,27 @@ const STACKS = path.join(ROOT, 'fixtures/llama_small_stack.pt.trace.json.gz');
 const NO_STACKS = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const env = useBrowser('traceprism-code-');
 
+/**
+ * A new page with `file` loaded and the Code view drawn, its sources table shown.
+ * @param {string} file
+ */
+async function codeViewWithSources(file) {
+  const opened = await env.browser.newPage();
+  const { page } = opened;
+  await page.goto(env.server.url + '#overview');
+  await pickFile(page, file);
+  await waitReady(page, 120_000);
+  await page.goto(env.server.url + '#code');
+  await page.waitForSelector('[data-view="code"][data-rendered] table[data-table="sources"]', { timeout: 60_000 });
+  return opened;
+}
+
 test('the Code view: an icicle of GPU time by call path and the sources table equal to the CLI', async () => {
   const want = cliCsvsIn(env.tmp, 'export', STACKS);
   const sources = parseCsv(want.get('sources'));
   assert.equal(sources[1][0], 'torch/nn/modules/linear.py(130): forward');
 
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url + '#overview');
-  await pickFile(page, STACKS);
-  await waitReady(page, 120_000);
-  await page.goto(env.server.url + '#code');
-  await page.waitForSelector('[data-view="code"][data-rendered] table[data-table="sources"]', { timeout: 60_000 });
+  const { page, problems } = await codeViewWithSources(STACKS);
   assertSameAsCli(await displayed(page, 'sources'), want.get('sources'), 'sources');
   const nodes = Number(await page.getAttribute('[data-testid="flame"]', 'data-nodes'));
   assert.ok(nodes > 50, `${nodes} frames drawn`);
@@ -69,12 +79,7 @@ test('a 2021 trace draws the Python frames of its ops\' Call stack arguments, as
   const want = cliCsvsIn(env.tmp, 'export', OLD);
   const sources = parseCsv(want.get('sources'));
   assert.ok(sources.some((row) => row[0].endsWith('conv.py(440): _conv_forward')), 'the CLI names the convolution\'s line');
-  const { page, problems } = await env.browser.newPage();
-  await page.goto(env.server.url + '#overview');
-  await pickFile(page, OLD);
-  await waitReady(page, 120_000);
-  await page.goto(env.server.url + '#code');
-  await page.waitForSelector('[data-view="code"][data-rendered] table[data-table="sources"]', { timeout: 60_000 });
+  const { page, problems } = await codeViewWithSources(OLD);
   assertSameAsCli(await displayed(page, 'sources'), want.get('sources'), 'sources');
   assert.match(await page.textContent('[data-testid="stack-note"]'), /Python frames/);
   assert.deepEqual(problems, []);
