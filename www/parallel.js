@@ -6,7 +6,7 @@
 // parts in order: the core keeps a part only if its own stream stopped exactly at an event
 // boundary where the part starts; otherwise (a wrong guess, a helper error) it reads and parses
 // that range itself, so the model and any error message never depend on the guess.
-import { find_event_start, document_form, Inflater } from './pkg/traceprism.js';
+import { find_event_start, Inflater } from './pkg/traceprism.js';
 import {
   PARALLEL_MIN_BYTES, GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
   INFLATE_STEP_BYTES, WORKER_SLICE_BYTES, FIRST_SLICE_BYTES, READS_AHEAD, WINDOW_BYTES, WINDOW_BEFORE,
@@ -439,20 +439,20 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms, crc = true
 }
 
 /**
- * Reads `file` into `analyzer` (fresh, nothing pushed yet), using the helpers of `pool` for a large
- * plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `useGzipPipeline`;
+ * Reads `file` into `analyzer` (fresh, nothing pushed yet; `sniffed`: what the core said of the
+ * file's first bytes, `{format, form}`), using the helpers of `pool` for a large plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `useGzipPipeline`;
  * `crc`: whether the gzip CRC-32 is checked). `onProgress({bytesRead, total, events})` is called as any worker advances.
  * Resolves to `{workers, parts, adopted, ms}`: workers that parsed, parts handed to helpers, parts
  * kept, and where this worker's time went (ms: plan, own range, read wait, push, wait for parts,
  * adopt; `helperK` for each helper).
  */
-export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 'auto', crc = true) {
+export async function readFile(analyzer, file, sniffed, pool, onProgress, gzipPipeline = 'auto', crc = true) {
   const t0 = performance.now();
   startReader();
   const total = file.size;
-  const form = document_form(await bytesOf(file, 0, Math.min(total, 4096)));
+  const { format, form } = sniffed;
   const helpers = pool ? pool.available() : [];
-  if (form === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0 && useGzipPipeline(gzipPipeline)) {
+  if (format === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0 && useGzipPipeline(gzipPipeline)) {
     const ms = { plan: performance.now() - t0 };
     try {
       const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms, crc);
@@ -463,7 +463,7 @@ export async function readFile(analyzer, file, pool, onProgress, gzipPipeline = 
       throw err;
     }
   }
-  const parallel = (form === 'object' || form === 'array') && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
+  const parallel = format === 'json' && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
   // The file's bytes are handed out while the workers run (js/ranges.js): this worker parses from
   // the front, in order, a slice at a time; each helper parses ranges from the back, the next one
   // posted to it before it has finished the one before (see GRANT_AHEAD_BYTES), so it never waits

@@ -12,7 +12,7 @@
 //
 // Right after start it warms the parse and inflate paths up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
-import init, { TextPart, document_form, find_event_start, warm_up_inflate, warm_up_part } from './pkg/traceprism.js';
+import init, { TextPart, sniff, find_event_start, warm_up_inflate, warm_up_part } from './pkg/traceprism.js';
 import { SliceReader, inflateFile } from './parallel.js';
 import { INFLATE_BLOCKS_AHEAD, SHARE_INFLATED_BLOCKS, WORKER_SLICE_BYTES, READS_AHEAD } from './js/constants.js';
 
@@ -97,7 +97,8 @@ async function inflate({ job, file, crc }) {
     let bare = null; // the document's form, once known (null: not JSON, never parsed here)
     const cut = await inflateFile(file, (...args) => reader.read(...args), async (text, compressed) => {
       if (offset === 0) {
-        const form = document_form(text.subarray(0, 4096));
+        // What the gzip stream holds: its own first bytes tell (the file's said only "gzip").
+        const { form } = sniff(text.subarray(0, 4096));
         bare = form === 'array' ? true : form === 'object' ? false : null;
       }
       if (current.credit <= 0) await yieldToEvents();

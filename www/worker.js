@@ -4,13 +4,13 @@
 // The worker holds up to two analyses, in slots `a` (the trace the views show) and `b` (the second
 // trace of a comparison); `slot` defaults to `a`.
 //
-// ops: start {slot, options} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
-//      sniff {head} → 'gzip' | 'json' | 'xspace' | 'nsys' | 'nsys_rows' | 'unknown' · setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
+// ops: start {slot, options, sniffed} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
+//      sniff {head} → {format: 'gzip' | 'json' | 'xspace' | 'nsys' | 'nsys_rows' | 'digest' | 'unknown', form: 'array' | 'object' | null} (start, load and loadNsys take it back as `sniffed`) · setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelinePyramid {slot, lane} → {head, cover} · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, file, gzipPipeline?} → {summary, tables, memory, parallel} ·
-//      loadNsys {slot, options, file} → {summary, tables, memory, nsys} (an Nsight Systems export, through the SQLite module; watchFile and watchRun take exports too)
+//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, sniffed, file, gzipPipeline?} → {summary, tables, memory, parallel} ·
+//      loadNsys {slot, options, sniffed, file} → {summary, tables, memory, nsys} (an Nsight Systems export, through the SQLite module; watchFile and watchRun take exports too)
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
@@ -25,7 +25,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff_format, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
@@ -110,11 +110,12 @@ function sqliteEngine() {
  * module, which makes row bytes of the tables the core reads (`nsys_requests`); the core reads
  * those as it reads any trace. Anything else goes in slices. Returns, for an export, what the
  * module did: `{sqlite, rowBytes, ms: {engine, rows}}`; else null.
- * @param {any} a an Analyzer
+ * @param {any} a an Analyzer (made with `sniffed`)
  * @param {Blob} file
+ * @param {{format: string}} sniffed what the core said of the file's first bytes
  */
-async function pushFile(a, file) {
-  if (sniff_format(new Uint8Array(await file.slice(0, 64).arrayBuffer())) === 'nsys') {
+async function pushFile(a, file, sniffed) {
+  if (sniffed.format === 'nsys') {
     const t0 = performance.now();
     const engine = await sqliteEngine();
     const t1 = performance.now();
@@ -194,17 +195,25 @@ function dropCaptures(slot) {
   pendingCaptures.delete(slot);
 }
 
+/**
+ * What `file` is, from its first bytes (for a file the page did not ask about: a watched folder's).
+ * @param {Blob} file
+ */
+async function sniffFile(file) {
+  return sniff(new Uint8Array(await file.slice(0, 64).arrayBuffer()));
+}
+
 const ops = {
-  // What a file is, from its first bytes: the core decides (`ingest::sniff`), the page never
-  // sniffs on its own.
+  // What a file is, from its first bytes: the core decides (`ingest::sniff`), once per file; the
+  // page hands the answer back with the file (`sniffed`) and never sniffs on its own.
   sniff({ head }) {
-    return sniff_format(new Uint8Array(head));
+    return sniff(new Uint8Array(head));
   },
   start(data) {
     fileBytes = data.fileBytes ?? data.file?.size ?? null;
     const slot = slotOf(data);
     dropSlot(slot);
-    analyzers.set(slot, new Analyzer(JSON.stringify(data.options || {})));
+    analyzers.set(slot, new Analyzer(JSON.stringify(data.options || {}), data.sniffed));
     return null;
   },
   push(data) {
@@ -313,8 +322,9 @@ const ops = {
     try {
       let first = null;
       for (const { file, name } of files) {
-        const a = new Analyzer(JSON.stringify(options || {}));
-        await pushFile(a, file);
+        const sniffed = await sniffFile(file);
+        const a = new Analyzer(JSON.stringify(options || {}), sniffed);
+        await pushFile(a, file, sniffed);
         const summary = a.finish();
         if (summary.input?.truncation) {
           a.free();
@@ -332,9 +342,10 @@ const ops = {
   // A watched folder's file: read in slices into a scratch analyzer, kept only as its digest and
   // window (the analyzer is freed at once); `{cut}` when the input is not whole yet.
   async watchFile({ file, name, options }) {
-    const a = new Analyzer(JSON.stringify(options || {}));
+    const sniffed = await sniffFile(file);
+    const a = new Analyzer(JSON.stringify(options || {}), sniffed);
     try {
-      await pushFile(a, file);
+      await pushFile(a, file, sniffed);
       const summary = a.finish();
       if (summary.input?.truncation) return { cut: summary.input.truncation.message };
       const text = digest(a, name);
@@ -390,14 +401,14 @@ const ops = {
     ops.start(data);
     const a = analyzer(data);
     self.postMessage({ id, progress: { bytesRead: 0, total: data.file.size, events: 0 } });
-    const nsys = await pushFile(a, data.file);
+    const nsys = await pushFile(a, data.file, data.sniffed);
     self.postMessage({ id, progress: { bytesRead: data.file.size, total: data.file.size, events: a.progress().events } });
     return { ...ops.finish(data), nsys };
   },
   async load(data, id) {
     ops.start(data);
     const a = analyzer(data);
-    const parallel = await readFile(a, data.file, pool, (progress) => self.postMessage({ id, progress }), data.gzipPipeline, data.options?.gzip_crc !== false);
+    const parallel = await readFile(a, data.file, data.sniffed, pool, (progress) => self.postMessage({ id, progress }), data.gzipPipeline, data.options?.gzip_crc !== false);
     return { ...ops.finish(data), parallel };
   },
 };

@@ -143,7 +143,7 @@ impl Digest {
         let cannot = |e: std::io::Error| crate::error::Error::new(format!("cannot read {}: {e}", path.display()));
         let mut head = [0u8; 64];
         let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).map_err(cannot)?;
-        if !Digest::looks_like(&head[..n]) {
+        if crate::ingest::sniff(&head[..n]) != crate::ingest::Format::Digest {
             return Ok(None);
         }
         let bytes = std::fs::read(path).map_err(cannot)?;
@@ -153,15 +153,9 @@ impl Digest {
         }
     }
 
-    /// Whether a file starting with `head` (its first 64 bytes are enough) is a digest.
-    pub fn looks_like(head: &[u8]) -> bool {
-        let head = &head[..head.len().min(64)];
-        std::str::from_utf8(head).is_ok_and(|text| text.trim_start().starts_with("{\"traceprism_digest\""))
-    }
-
     /// Reads a digest; `None` when `bytes` are not one (a trace).
     pub fn parse(bytes: &[u8]) -> Option<crate::error::Result<Digest>> {
-        if !Digest::looks_like(bytes) {
+        if crate::ingest::sniff(bytes) != crate::ingest::Format::Digest {
             return None;
         }
         Some(

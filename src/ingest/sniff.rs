@@ -1,5 +1,6 @@
 //! What an input is, decided once from its first bytes ([`sniff`]): every reader, face and the
-//! page (through wasm) asks here. And what a file that is not a trace looks like, so the error
+//! page (through wasm) asks here, and hands the answer on (a [`Format`] carries everything the
+//! bytes told, the JSON document's form too) instead of asking again. And what a file that is not a trace looks like, so the error
 //! can say so ("a zip archive", "an SQLite database") instead of only "not JSON".
 
 /// What an input is, from its first bytes.
@@ -7,14 +8,16 @@
 pub enum Format {
     /// gzip-compressed: [`sniff`] the inflated bytes for what is inside.
     Gzip,
-    /// Chrome-trace JSON (`{"traceEvents": ...}` or a bare `[...]`).
-    ChromeJson,
+    /// Chrome-trace JSON, in either of its forms (`{"traceEvents": ...}` or a bare `[...]`).
+    ChromeJson(DocumentForm),
     /// A JAX / TensorFlow profile: a serialized `XSpace` protobuf (`.xplane.pb`).
     Xspace,
     /// An Nsight Systems SQLite export.
     NsysSqlite,
     /// The row bytes the page's SQLite module made of an Nsight Systems export.
     NsysRows,
+    /// A traceprism digest (`traceprism digest`'s JSON: a gate's baseline), not a trace.
+    Digest,
     /// None of these (or nothing yet): the JSON reader says what it looks like
     /// ([`not_a_trace`]), with the byte offset.
     Unknown,
@@ -26,11 +29,35 @@ impl Format {
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Gzip => "gzip",
-            Format::ChromeJson => "json",
+            Format::ChromeJson(_) => "json",
             Format::Xspace => "xspace",
             Format::NsysSqlite => "nsys",
             Format::NsysRows => "nsys_rows",
+            Format::Digest => "digest",
             Format::Unknown => "unknown",
+        }
+    }
+
+    /// The format [`Format::as_str`] and [`DocumentForm::as_str`] name (the page hands back what
+    /// wasm's `sniff` told it); `None` for a name of neither.
+    pub fn from_names(format: &str, form: Option<&str>) -> Option<Format> {
+        Some(match format {
+            "gzip" => Format::Gzip,
+            "json" => Format::ChromeJson(form.map_or(Some(DocumentForm::Object), DocumentForm::from_name)?),
+            "xspace" => Format::Xspace,
+            "nsys" => Format::NsysSqlite,
+            "nsys_rows" => Format::NsysRows,
+            "digest" => Format::Digest,
+            "unknown" => Format::Unknown,
+            _ => return None,
+        })
+    }
+
+    /// The document's form of Chrome-trace JSON; `None` for any other format.
+    pub fn form(self) -> Option<DocumentForm> {
+        match self {
+            Format::ChromeJson(form) => Some(form),
+            _ => None,
         }
     }
 
@@ -51,8 +78,10 @@ pub fn sniff(head: &[u8]) -> Format {
         Format::NsysRows
     } else if super::xplane::looks_like_xspace(head) {
         Format::Xspace
-    } else if document_form(head).is_some() {
-        Format::ChromeJson
+    } else if looks_like_digest(head) {
+        Format::Digest
+    } else if let Some(form) = document_form(head) {
+        Format::ChromeJson(form)
     } else {
         Format::Unknown
     }
@@ -61,6 +90,15 @@ pub fn sniff(head: &[u8]) -> Format {
 /// The first bytes of every SQLite database (an Nsight Systems export is one).
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
+/// How a traceprism digest begins (its first key), after any whitespace.
+const DIGEST_START: &[u8] = b"{\"traceprism_digest\"";
+
+/// Whether `head` starts like a traceprism digest.
+fn looks_like_digest(head: &[u8]) -> bool {
+    let start = head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len());
+    head[start..].starts_with(DIGEST_START)
+}
+
 /// The two shapes of a Chrome-trace document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentForm {
@@ -68,6 +106,25 @@ pub enum DocumentForm {
     BareArray,
     /// An object holding the array: `{"traceEvents": [...], ...}`.
     Object,
+}
+
+impl DocumentForm {
+    /// The form's name as the page spells it: `array` or `object`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentForm::BareArray => "array",
+            DocumentForm::Object => "object",
+        }
+    }
+
+    /// The form [`DocumentForm::as_str`] names.
+    pub fn from_name(name: &str) -> Option<DocumentForm> {
+        match name {
+            "array" => Some(DocumentForm::BareArray),
+            "object" => Some(DocumentForm::Object),
+            _ => None,
+        }
+    }
 }
 
 /// The form of a trace document from its first bytes: [`DocumentForm::BareArray`] for `[...]`,
@@ -131,19 +188,39 @@ pub fn not_a_trace(start: &[u8]) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{sniff, Format};
+    use super::{sniff, DocumentForm, Format};
 
     #[test]
     fn each_format_is_told_by_its_first_bytes() {
         assert_eq!(sniff(b"\x1f\x8b\x08\x00"), Format::Gzip);
         assert_eq!(sniff(b"SQLite format 3\0rest"), Format::NsysSqlite);
-        assert_eq!(sniff(b"\xEF\xBB\xBF  {\"traceEvents\": []}"), Format::ChromeJson);
-        assert_eq!(sniff(b"[{\"ph\": \"X\"}"), Format::ChromeJson);
+        assert_eq!(sniff(b"\xEF\xBB\xBF  {\"traceEvents\": []}"), Format::ChromeJson(DocumentForm::Object));
+        assert_eq!(sniff(b"[{\"ph\": \"X\"}"), Format::ChromeJson(DocumentForm::BareArray));
+        assert_eq!(sniff(b"  {\"traceprism_digest\": 1"), Format::Digest);
         // An XSpace: plane (field 1, length 9), its id (field 1), then its name "/device:GPU:0".
         assert_eq!(sniff(b"\x0a\x09\x08\x01\x12\x05/devi"), Format::Xspace);
         assert_eq!(sniff(b"PK\x03\x04"), Format::Unknown);
         assert_eq!(sniff(b""), Format::Unknown);
         assert!(Format::NsysRows.is_nsys() && !Format::Gzip.is_nsys());
+    }
+
+    #[test]
+    fn a_format_named_is_the_format_read_back() {
+        let all = [
+            Format::Gzip,
+            Format::ChromeJson(DocumentForm::Object),
+            Format::ChromeJson(DocumentForm::BareArray),
+            Format::Xspace,
+            Format::NsysSqlite,
+            Format::NsysRows,
+            Format::Digest,
+            Format::Unknown,
+        ];
+        for f in all {
+            assert_eq!(Format::from_names(f.as_str(), f.form().map(DocumentForm::as_str)), Some(f));
+        }
+        assert_eq!(Format::from_names("json", Some("list")), None);
+        assert_eq!(Format::from_names("zip", None), None);
     }
 
     #[test]

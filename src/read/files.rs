@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 use super::source::read_some;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
-use crate::ingest::{document_form, likely_event_start, sniff, DocumentForm, Format};
+use crate::ingest::{likely_event_start, sniff, DocumentForm, Format};
 use crate::model::Trace;
 
 /// Threads [`read_path_on`] uses: one per core, up to [`MAX_READ_THREADS`].
@@ -50,8 +50,9 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
             // truncates the file while we read, the OS may raise SIGBUS — the same risk every
             // mmap-based reader accepts for speed.
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-                if matches!(sniff(&map), Format::ChromeJson | Format::Unknown) {
-                    return read_mapped(&map, threads);
+                let format = sniff(&map);
+                if matches!(format, Format::ChromeJson(_) | Format::Unknown) {
+                    return read_mapped(&map, threads, format);
                 }
             }
         }
@@ -69,15 +70,15 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
 /// the result (and any error message) never depends on the guesses. Each thread hands back the
 /// pages it has parsed.
 #[cfg(unix)]
-fn read_mapped(map: &memmap2::Mmap, threads: usize) -> Result<Trace> {
+fn read_mapped(map: &memmap2::Mmap, threads: usize, format: Format) -> Result<Trace> {
     let _ = map.advise(memmap2::Advice::Sequential);
     let text: &[u8] = map;
-    let mut reader = Reader::new();
+    let mut reader = Reader::with_format(format, true);
     if threads <= 1 {
         push_mapped(map, 0, text.len(), |chunk| reader.push_json(chunk, chunk.len() as u64))?;
         return reader.finish();
     }
-    let form = document_form(text).unwrap_or(DocumentForm::Object);
+    let form = format.form().unwrap_or(DocumentForm::Object);
     let ranges = threads.min(text.len() / MIN_RANGE_BYTES).max(1);
     let mut cuts = vec![0];
     for k in 1..ranges {
@@ -153,11 +154,12 @@ pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
     let mut first = vec![0u8; 16 << 20];
     let n = read_some(&mut source, &mut first)?;
     first.truncate(n);
+    let format = sniff(&first);
     #[cfg(not(target_arch = "wasm32"))]
-    if sniff(&first) == Format::Gzip {
+    if format == Format::Gzip {
         return super::gzip_pipeline::read(first, source, Sharing::WhenBehind);
     }
-    let mut reader = Reader::new();
+    let mut reader = Reader::with_format(format, true);
     reader.push(&first)?;
     #[cfg(not(target_arch = "wasm32"))]
     return read_plain_threaded(reader, first, source);

@@ -8,7 +8,7 @@
 use super::source::read_some;
 use super::{Part, PartReader, Reader};
 use crate::error::{Error, Result};
-use crate::ingest::{document_form, likely_event_start, DocumentForm, GzipDecoder, Output};
+use crate::ingest::{likely_event_start, sniff, DocumentForm, GzipDecoder, Output};
 use crate::model::Trace;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 
@@ -157,7 +157,8 @@ impl Queue<'_> {
     /// Queues the full block, or parses it here if the parser is behind.
     fn send_full(&mut self) -> Result<()> {
         if self.offset == 0 {
-            self.form = document_form(&self.block);
+            // What is inside the gzip stream: its own first bytes tell.
+            self.form = sniff(&self.block).form();
         }
         // A block back from the parser is reused as it is (full length: no clearing, no page faults).
         let next = self.spare.try_recv().ok().filter(|b| b.len() == BLOCK);

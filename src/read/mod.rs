@@ -22,15 +22,17 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{
-    document_form, likely_event_start, read_xspace, sniff, DocumentForm, Format, GzipDecoder, JsonStream, TextEnd, Truncation,
-    OPEN_ARRAY_NOTE,
+    likely_event_start, read_xspace, sniff, DocumentForm, Format, GzipDecoder, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE,
 };
 use crate::model::{Trace, TraceBuilder};
 
 enum Input {
-    /// Waiting for the first bytes to tell gzip from plain text.
+    /// Waiting for the first bytes to tell what the input is (a reader not told its [`Format`]).
     Detect,
-    Plain,
+    /// Text as it is: JSON of the form given (an XSpace or Nsight export is kept whole instead).
+    /// (The form is read when a block is parsed in halves, natively only.)
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    Plain(DocumentForm),
     Gzip(Box<GzipDecoder>),
 }
 
@@ -65,6 +67,8 @@ pub struct Reader {
     sqlite: Option<Vec<u8>>,
     /// Of an Nsight Systems export, read only this process (one rank of a run).
     nsys_process: Option<i64>,
+    /// The input is a traceprism digest, not a trace: refused at the first bytes.
+    digest: bool,
 }
 
 impl Default for Reader {
@@ -74,7 +78,8 @@ impl Default for Reader {
 }
 
 impl Reader {
-    /// A reader for one trace.
+    /// A reader for one trace whose format it tells from the first bytes pushed. A caller that
+    /// has [`sniff`]ed them already hands the answer on instead ([`Reader::with_format`]).
     pub fn new() -> Self {
         Reader {
             input: Input::Detect,
@@ -88,7 +93,38 @@ impl Reader {
             xspace: None,
             sqlite: None,
             nsys_process: None,
+            digest: false,
         }
+    }
+
+    /// A reader for one trace of `format` (what [`sniff`] said of its first bytes): the bytes are
+    /// not looked at again. Call [`Reader::check_gzip_crc`] before for a gzip input's CRC choice.
+    pub fn with_format(format: Format, gzip_crc: bool) -> Self {
+        let mut reader = Reader::new();
+        reader.gzip_crc = gzip_crc;
+        reader.take_format(format);
+        reader
+    }
+
+    /// Sets up for input of `format`: a gzip decoder, JSON text of its form, or a whole XSpace or
+    /// Nsight export kept for the end.
+    fn take_format(&mut self, format: Format) {
+        self.input = match format {
+            Format::Gzip => {
+                let mut d = Box::<GzipDecoder>::default();
+                d.check_crc(self.gzip_crc);
+                Input::Gzip(d)
+            }
+            _ => Input::Plain(format.form().unwrap_or(DocumentForm::Object)),
+        };
+        // An Nsight Systems export is kept whole, read at the end; so is a JAX profile (never
+        // split for parallel parsing).
+        if format.is_nsys() {
+            self.sqlite = Some(Vec::new());
+        } else if format == Format::Xspace {
+            self.xspace = Some(Vec::new());
+        }
+        self.digest = format == Format::Digest;
     }
 
     /// Of an Nsight Systems export, reads only the events of process `process` (its id): one rank
@@ -107,46 +143,37 @@ impl Reader {
         if chunk.is_empty() {
             return Ok(());
         }
-        self.bytes_in += chunk.len() as u64;
         if let Input::Detect = self.input {
             // What the input is, decided once from its first bytes. One byte is enough to rule
             // gzip out; a lone 0x1f waits for the second byte.
             let format = match chunk {
-                [0x1f] if self.bytes_in == 1 => Format::Gzip,
+                [0x1f] if self.bytes_in == 0 => Format::Gzip,
                 _ => sniff(chunk),
             };
-            self.input = match format {
-                Format::Gzip => {
-                    let mut d = Box::<GzipDecoder>::default();
-                    d.check_crc(self.gzip_crc);
-                    Input::Gzip(d)
-                }
-                _ => Input::Plain,
-            };
-            // An Nsight Systems export is kept whole, read at the end; so is a JAX profile (never
-            // split for parallel parsing).
-            if format.is_nsys() {
-                self.sqlite = Some(Vec::new());
-            } else if format == Format::Xspace {
-                self.xspace = Some(Vec::new());
-            }
+            self.take_format(format);
         }
+        if self.digest && self.bytes_in == 0 {
+            return Err(Error::new(
+                "the input is a traceprism digest (a gate's baseline, from `traceprism digest`), not a trace: give it to `traceprism gate` as the baseline",
+            ));
+        }
+        self.bytes_in += chunk.len() as u64;
         if let Some(export) = &mut self.sqlite {
             export.extend_from_slice(chunk);
             return Ok(());
         }
         let Reader { input, json, builder, json_bytes, xspace, .. } = self;
-        if let (Input::Plain, Some(_)) = (&input, &xspace) {
+        if let (Input::Plain(_), Some(_)) = (&input, &xspace) {
             return inflated(chunk, json_bytes, xspace, json, builder);
         }
         #[cfg(not(target_arch = "wasm32"))]
-        if let Input::Plain = self.input {
+        if let Input::Plain(_) = self.input {
             self.json_bytes += chunk.len() as u64;
             return self.feed_parallel(chunk);
         }
         let Reader { input, json, builder, json_bytes, xspace, .. } = self;
         match input {
-            Input::Plain => {
+            Input::Plain(_) => {
                 *json_bytes += chunk.len() as u64;
                 json.feed(chunk, builder)
             }
@@ -164,9 +191,9 @@ impl Reader {
         const MIN_SPLIT: usize = 1 << 20;
         let split = if chunk.len() >= MIN_SPLIT { likely_event_start(chunk, chunk.len() / 2) } else { None };
         let Some(p) = split else { return self.json.feed(chunk, &mut self.builder) };
-        // Before the first byte is parsed the stream cannot tell the form yet: read it off the text.
-        let form = match self.json.position() {
-            0 => document_form(chunk).unwrap_or(DocumentForm::Object),
+        // Before the first byte is parsed the stream cannot tell the form yet: the format told it.
+        let form = match (self.json.position(), &self.input) {
+            (0, Input::Plain(form)) => *form,
             _ if self.json.object_form() => DocumentForm::Object,
             _ => DocumentForm::BareArray,
         };
@@ -204,7 +231,7 @@ impl Reader {
     /// [`Reader::adopt_part`] for a part of decompressed text: `compressed_bytes` of input are
     /// counted for it (the part's own byte count is text).
     pub(crate) fn adopt_part_counted(&mut self, part: Part, compressed_bytes: u64) -> bool {
-        if !matches!(self.input, Input::Plain)
+        if !matches!(self.input, Input::Plain(_))
             // A trace read by its process names (a JAX trace in Chrome JSON, an NPU timeline) is
             // read in order: a part never saw the process names.
             || self.builder.reads_in_order()
@@ -230,7 +257,10 @@ impl Reader {
     /// Feeds text that is already decompressed, on this thread only (the threaded native readers
     /// run their own parallelism around it).
     pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
-        self.input = Input::Plain;
+        if !matches!(self.input, Input::Plain(_)) {
+            // The text's own form is the stream's to find: it is parsed here in order.
+            self.input = Input::Plain(DocumentForm::Object);
+        }
         self.bytes_in += compressed_bytes;
         inflated(text, &mut self.json_bytes, &mut self.xspace, &mut self.json, &mut self.builder)
     }

@@ -23,7 +23,7 @@ mod warm_up;
 pub use compare::{compare, Comparison};
 pub use memory::{allocate_for_test, failed_allocation_bytes};
 use parts::JsBytes;
-pub use parts::{document_form, find_event_start, Inflater, TextPart};
+pub use parts::{find_event_start, sniff, Inflater, TextPart};
 pub use ranks::RankRun;
 pub use split::TraceSplitter;
 pub use warm_up::{warm_up, warm_up_inflate, warm_up_part, warm_up_rules};
@@ -86,16 +86,23 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
 #[wasm_bindgen]
 impl Analyzer {
     /// A new analyzer. `options_json` is the JSON form of [`Options`] (missing fields take defaults;
-    /// an empty string means all defaults).
+    /// an empty string means all defaults). `sniffed` is what [`sniff`] said of the file's first
+    /// bytes, handed back so they are not looked at again; without it the first bytes pushed tell.
     #[wasm_bindgen(constructor)]
-    pub fn new(options_json: &str) -> Result<Analyzer, JsValue> {
+    pub fn new(options_json: &str, sniffed: JsValue) -> Result<Analyzer, JsValue> {
         let options: Options = if options_json.trim().is_empty() {
             Options::default()
         } else {
             serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
         };
-        let mut reader = Box::<Reader>::default();
-        reader.check_gzip_crc(options.gzip_crc);
+        let reader = match parts::Sniffed::format(sniffed)? {
+            Some(format) => Box::new(Reader::with_format(format, options.gzip_crc)),
+            None => {
+                let mut reader = Box::<Reader>::default();
+                reader.check_gzip_crc(options.gzip_crc);
+                reader
+            }
+        };
         Ok(Analyzer { options, state: State::Reading(reader), timeline: None, captures: Vec::new() })
     }
 

@@ -14,7 +14,7 @@ pub struct TextPart {
 #[wasm_bindgen]
 impl TextPart {
     /// A part starting at byte `start` of the file; `bare` is the document's form
-    /// ([`document_form`] is `"array"`).
+    /// ([`sniff`]'s `form` is `"array"`).
     #[wasm_bindgen(constructor)]
     pub fn new(bare: bool, start: f64) -> TextPart {
         let form = if bare { crate::ingest::DocumentForm::BareArray } else { crate::ingest::DocumentForm::Object };
@@ -201,25 +201,33 @@ pub fn find_event_start(window: &[u8], from: u32) -> i32 {
     crate::ingest::likely_event_start(window, from as usize).map_or(-1, |p| p as i32)
 }
 
-/// What a file is from its first bytes, as [`crate::ingest::sniff`] decides for every reader:
-/// `"gzip"`, `"json"`, `"xspace"`, `"nsys"`, `"nsys_rows"` or `"unknown"`. The page asks here,
-/// never sniffs on its own.
-#[wasm_bindgen]
-pub fn sniff_format(head: &[u8]) -> String {
-    crate::ingest::sniff(head).as_str().into()
+/// What [`sniff`] tells the page of a file: `format` (`"gzip"`, `"json"`, `"xspace"`, `"nsys"`,
+/// `"nsys_rows"`, `"digest"` or `"unknown"`) and, for JSON, `form` (`"array"` or `"object"`). The
+/// page hands it back to [`super::Analyzer::new`] and to the helpers, which never ask again.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct Sniffed {
+    format: String,
+    form: Option<String>,
 }
 
-/// The form of a plain JSON trace from its first bytes: `"gzip"`, `"array"` (`[...]`),
-/// `"object"` (`{"traceEvents": ...}`) or `"unknown"`.
+impl Sniffed {
+    /// The format the page hands back; an unknown name is an error that names it.
+    pub(crate) fn format(value: JsValue) -> Result<Option<crate::ingest::Format>, JsValue> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        let s: Sniffed = serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("bad format: {e}")))?;
+        crate::ingest::Format::from_names(&s.format, s.form.as_deref())
+            .map(Some)
+            .ok_or_else(|| js_error(format!("unknown format {:?} (form {:?})", s.format, s.form)))
+    }
+}
+
+/// What a file is from its first bytes (64 are plenty), as [`crate::ingest::sniff`] decides for
+/// every reader: `{format, form}` ([`Sniffed`]). The page asks here once per file, never sniffs on
+/// its own, and hands the answer on.
 #[wasm_bindgen]
-pub fn document_form(head: &[u8]) -> String {
-    if crate::ingest::sniff(head) == crate::ingest::Format::Gzip {
-        return "gzip".into();
-    }
-    match crate::ingest::document_form(head) {
-        Some(crate::ingest::DocumentForm::BareArray) => "array",
-        Some(crate::ingest::DocumentForm::Object) => "object",
-        None => "unknown",
-    }
-    .into()
+pub fn sniff(head: &[u8]) -> Result<JsValue, JsValue> {
+    let format = crate::ingest::sniff(head);
+    super::to_js(&Sniffed { format: format.as_str().into(), form: format.form().map(|f| f.as_str().into()) })
 }

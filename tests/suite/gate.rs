@@ -174,6 +174,11 @@ fn digests_are_small_and_deterministic_and_the_gate_exits_with_its_verdict() {
     let json: serde_json::Value =
         serde_json::from_str(&cli(&["gate", d1.to_str().unwrap(), moe.to_str().unwrap(), "--json"]).1).unwrap();
     assert_eq!(json["overall"], "no_change");
+    // A digest given where a trace is read is named as a digest (the format's first bytes tell).
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_traceprism")).args(["summary", d1.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a traceprism digest"), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

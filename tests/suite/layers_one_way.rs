@@ -392,3 +392,80 @@ fn the_checker_sees_a_sibling_and_a_bare_child() {
         [("a".into(), ["b".into()].into()), ("b".into(), ["a".into()].into())].into();
     assert_eq!(first_circle(&circle), Some(vec!["a".into(), "b".into(), "a".into()]));
 }
+
+/// Every `.js` and `.mjs` file under `dir` (the wasm package left out: it is generated).
+fn js_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if !path.ends_with("pkg") && !path.ends_with("node_modules") {
+                js_files(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The magic bytes a page script would test to tell a file's format itself.
+const MAGIC: &[&str] = &["0x1f", "0x8b", "=== 0x7b", "=== 0x5b", "document_form", "sniff_format", "=== '{'", "=== '['"];
+
+/// The ways `code` tells a format by the bytes on its own ([`MAGIC`]).
+fn bytes_tested_in(code: &str) -> Vec<&'static str> {
+    MAGIC.iter().copied().filter(|m| code.contains(m)).collect()
+}
+
+/// Calls of the core's `sniff` in `code`: `sniff(` not defined there (`async sniff(`, `sniff({`
+/// of an op) and not a method of something else (`.sniff(`).
+fn sniff_calls(code: &str) -> usize {
+    code.match_indices("sniff(")
+        .filter(|(at, _)| {
+            let before = &code[..*at];
+            let after = &code[at + "sniff(".len()..];
+            !before.ends_with('.') && !before.ends_with("async ") && !before.ends_with("_") && !after.starts_with('{')
+        })
+        .count()
+}
+
+/// What an input is, the page decides once, through the core (`ingest::sniff`): no script of the
+/// page tests a file's magic bytes itself (gzip's 0x1f 0x8b, a JSON document's first brace), and
+/// the wasm `sniff` is called only by the worker's `sniff` op, for a watched folder's file (which
+/// the page never asked about) and by the inflating helper (what the gzip stream holds: a question
+/// about other bytes).
+#[test]
+fn the_page_asks_what_a_file_is_once() {
+    let www = Path::new(env!("CARGO_MANIFEST_DIR")).join("www");
+    let mut files = Vec::new();
+    js_files(&www, &mut files);
+    assert!(files.len() > 20, "the page's scripts are found");
+    let mut found = Vec::new();
+    let mut total_calls = 0;
+    for f in &files {
+        let code = std::fs::read_to_string(f).expect("readable");
+        let rel = f.strip_prefix(&www).expect("under www").display().to_string();
+        for magic in bytes_tested_in(&code) {
+            found.push(format!("{rel} tests bytes itself ({magic})"));
+        }
+        let calls = sniff_calls(&code);
+        total_calls += calls;
+        let allowed = match rel.as_str() {
+            "worker.js" => 2,
+            "part-worker.js" => 1,
+            _ => 0,
+        };
+        if calls > allowed {
+            found.push(format!("{rel} calls the core's sniff {calls} times (at most {allowed})"));
+        }
+    }
+    assert_eq!(total_calls, 3, "the worker's op, a watched file, the inflated stream");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The checker finds a script that tests gzip's magic bytes itself, and tells a call of the
+/// core's sniff from its definitions.
+#[test]
+fn the_checker_sees_magic_bytes_and_sniff_calls() {
+    assert_eq!(bytes_tested_in("const gz = head[0] === 0x1f && head[1] === 0x8b;"), ["0x1f", "0x8b"]);
+    assert!(bytes_tested_in("const gz = sniffed.format === 'gzip';").is_empty());
+    assert_eq!(sniff_calls("async sniff(blob) {} sniff({ head }) { return sniff(head); } s.sniff(b); sniff(x)"), 2);
+}

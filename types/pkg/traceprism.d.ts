@@ -2,7 +2,7 @@
 // --no-typescript): enough for `tsc --checkJs` to check the calls into the core.
 export default function init(module?: unknown): Promise<unknown>;
 export class Analyzer {
-  constructor(optionsJson: string);
+  constructor(optionsJson: string, sniffed?: Sniffed);
   free(): void;
   [method: string]: any;
   static memory_bytes(): number;
@@ -39,8 +39,12 @@ export function nsys_requests(): string;
 export function failed_allocation_bytes(): number;
 export function allocate_for_test(megabytes: number): number;
 /** What a file is from its first bytes (`ingest::sniff`): gzip, json, xspace, nsys, nsys_rows or unknown. */
-export function sniff_format(head: Uint8Array): string;
-export function document_form(head: Uint8Array): string;
+/** What the core said of a file's first bytes (`ingest::sniff`). */
+export interface Sniffed {
+  format: 'gzip' | 'json' | 'xspace' | 'nsys' | 'nsys_rows' | 'digest' | 'unknown';
+  form: 'array' | 'object' | null;
+}
+export function sniff(head: Uint8Array): Sniffed;
 export function find_event_start(window: Uint8Array, from: number): number;
 export function warm_up(steps: number): void;
 export function warm_up_part(steps: number): void;

@@ -38,13 +38,12 @@ export function createLoading(page) {
   /**
    * Why `blobs` cannot be opened in one page (their models would not fit in wasm32's 4 GiB), or
    * null: known from their sizes at once (a gzip file's from how its start inflates).
-   * @param {{blob: Blob, name: string}[]} files
+   * @param {{blob: Blob, name: string, sniffed: import('./session.js').Sniffed}[]} files
    */
   async function sizeRefusal(files) {
     let json = 0, estimated = false;
-    for (const { blob } of files) {
-      const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
-      const gz = head[0] === 0x1f && head[1] === 0x8b;
+    for (const { blob, sniffed } of files) {
+      const gz = sniffed.format === 'gzip';
       json += gz ? await estimateGzipJsonBytes(blob) : blob.size;
       estimated ||= gz;
     }
@@ -83,8 +82,17 @@ export function createLoading(page) {
       showError(message);
       setState('error');
     };
+    // What the file is, asked of the core once and handed on to every reader of it.
+    let sniffed;
+    try {
+      sniffed = await session.sniff(blob);
+    } catch (err) {
+      if (store.current(stamp) && err.message !== 'cancelled') refuse(`Could not read ${fileName}: ${err.message}`);
+      return;
+    }
+    if (!store.current(stamp)) return;
     // A trace that cannot fit in the page is refused at once, before reading for minutes.
-    const refusal = await sizeRefusal([{ blob, name: fileName }]);
+    const refusal = await sizeRefusal([{ blob, name: fileName, sniffed }]);
     if (!store.current(stamp)) return;
     if (refusal) return refuse(refusal);
     let captures;
@@ -115,7 +123,7 @@ export function createLoading(page) {
     // a second, and each redraw costs the page's threads time the workers could use).
     let painted = -Infinity;
     try {
-      const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
+      const result = await session.load(blob, sniffed, loadOptions(blob.size), ({ bytesRead, total, events }) => {
         if (!store.current(stamp)) return;
         const now = performance.now();
         read.at = now;
@@ -173,14 +181,16 @@ export function createLoading(page) {
    * @param {File[]} files
    */
   async function loadRun(files) {
-    const refusal = await sizeRefusal(files.map((f) => ({ blob: f, name: f.name })));
+    if (document.body.dataset.state === 'loading' || store.core.broken) restartCore();
+    const session = store.core;
+    // What each file is, asked of the core once and handed on to its load.
+    const sniffs = await Promise.all(files.map((f) => session.sniff(f)));
+    const refusal = await sizeRefusal(files.map((f, i) => ({ blob: f, name: f.name, sniffed: sniffs[i] })));
     if (refusal) {
       showError(refusal);
       setState('error');
       return;
     }
-    if (document.body.dataset.state === 'loading' || store.core.broken) restartCore();
-    const session = store.core;
     const run = (store.run = emptyRun(store.run.align));
     const stamp = store.begin();
     run.session = session;
@@ -203,7 +213,7 @@ export function createLoading(page) {
       for (let i = 0; i < files.length; i++) {
         const f = files[i];
         try {
-          await session.load(f, loadOptions(f.size), ({ bytesRead, total, events }) => {
+          await session.load(f, sniffs[i], loadOptions(f.size), ({ bytesRead, total, events }) => {
             if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
           }, `r${i}`);
           await session.call('runAdd', { slot: `r${i}`, name: f.name });
@@ -261,7 +271,8 @@ export function createLoading(page) {
       if (node) node.textContent = text;
     };
     try {
-      const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
+      const sniffed = await session.sniff(blob);
+      const result = await session.load(blob, sniffed, loadOptions(blob.size), ({ bytesRead, total, events }) => {
         if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
       }, 'b');
       if (!store.current(stamp)) return;

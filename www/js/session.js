@@ -4,6 +4,8 @@
 
 import { PAGE_SLICE_BYTES, FIRST_SLICE_BYTES, WORKER_READ_MIN_BYTES, WORKER_READ_MIN_GZIP_BYTES, GZIP_PIPELINE_MIN_CORES } from './constants.js';
 
+/** @typedef {import('../pkg/traceprism.js').Sniffed} Sniffed What the core said of a file's first bytes. */
+
 /** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
   constructor() {
@@ -62,11 +64,21 @@ export class Session {
   }
 
   /**
-   * Streams `blob` into the core's `slot` and analyses it. `onProgress({bytesRead, total, events})`
+   * What `blob` is, from its first bytes, as the core decides (`ingest::sniff`): asked once per
+   * file, then handed to `load` (and by it to every worker that reads the file).
+   * @param {Blob} blob
+   * @returns {Promise<Sniffed>}
+   */
+  async sniff(blob) {
+    return this.call('sniff', { head: await blob.slice(0, 64).arrayBuffer() });
+  }
+
+  /**
+   * Streams `blob` (which `sniff` said is `sniffed`) into the core's `slot` and analyses it. `onProgress({bytesRead, total, events})`
    * is called after every slice. Resolves to `{summary, tables, memory}` (plus `parallel:
    * {workers, parts, adopted}` when the worker read the file itself).
    */
-  async load(blob, options, onProgress, slot = 'a', captures = []) {
+  async load(blob, sniffed, options, onProgress, slot = 'a', captures = []) {
     // Capture traces first: the worker keeps them for the slot until the trace is finished.
     if (captures.length) await this.call('captures', { slot, files: captures });
     // A gzip file gains from the worker's own read only with a helper to inflate it (the helpers
@@ -75,24 +87,22 @@ export class Session {
     const mode = globalThis.traceprismGzipPipeline || 'auto';
     const cores = navigator.hardwareConcurrency || 2;
     const wanted = mode === 'always' || (mode === 'auto' && cores >= GZIP_PIPELINE_MIN_CORES);
-    // What the file is, decided by the core from its first bytes.
-    const head = await blob.slice(0, 64).arrayBuffer();
-    const format = await this.call('sniff', { head });
+    const { format } = sniffed;
     const gzipPipeline = wanted && blob.size >= WORKER_READ_MIN_GZIP_BYTES && format === 'gzip';
     // An Nsight Systems export goes through the worker's SQLite module.
     if (format === 'nsys') {
-      return this.call('loadNsys', { slot, options, file: blob }, [], ({ bytesRead, total, events }) => {
+      return this.call('loadNsys', { slot, options, sniffed, file: blob }, [], ({ bytesRead, total, events }) => {
         onProgress?.({ bytesRead, total, events });
       });
     }
     // A JAX profile (protobuf) is read whole by the core: the parallel readers split JSON text.
     const xspace = format === 'xspace';
     if ((blob.size >= WORKER_READ_MIN_BYTES || gzipPipeline) && !xspace) {
-      return this.call('load', { slot, options, file: blob, gzipPipeline: mode }, [], ({ bytesRead, total, events }) => {
+      return this.call('load', { slot, options, sniffed, file: blob, gzipPipeline: mode }, [], ({ bytesRead, total, events }) => {
         onProgress?.({ bytesRead, total, events });
       });
     }
-    await this.call('start', { slot, options, fileBytes: blob.size });
+    await this.call('start', { slot, options, sniffed, fileBytes: blob.size });
     const total = blob.size;
     // Two slices in flight: the worker always has the next one queued while the page reads the
     // one after it, so it never waits for the page.
