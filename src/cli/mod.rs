@@ -280,7 +280,16 @@ const COMMANDS: &[Command] = &[
 /// The whole usage text.
 fn usage() -> String {
     let commands: String = COMMANDS.iter().map(|c| c.usage).collect();
-    format!("{USAGE_HEAD}{commands}{USAGE_TAIL}")
+    format!("{USAGE_HEAD}{commands}{USAGE_TAIL}{}", finding_kinds())
+}
+
+/// The usage's list of finding kinds, made from the table that declares them.
+fn finding_kinds() -> String {
+    let mut o = String::from("\nFINDING KINDS (findings, ranks):\n");
+    for spec in &traceprism::analysis::findings::KINDS {
+        o.push_str(&format!("  {:<25}{}\n", spec.name, spec.finds));
+    }
+    o
 }
 
 /// Runs the command line; returns the process exit code.

@@ -440,3 +440,34 @@ fn eager_attention_scores_far_from_the_roof_are_a_roofline_finding() {
     let kernels_us = a.phases.passes.iter().map(|p| p.kernel_time_ns).sum::<i64>() as f64 / 1e3;
     assert!(r.saving_us < kernels_us, "{} of {kernels_us}", r.saving_us);
 }
+
+/// Every kind of finding is named where users read of them: the README's list of kinds (each
+/// its own bullet), the skill's `findings` entry and the CLI's usage (made from the table).
+#[test]
+fn every_finding_kind_is_named_where_users_read_of_them() {
+    use traceprism::analysis::findings::{Kind, KINDS};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let list = &readme[readme.find("**What to fix first.**").unwrap()..readme.find("Each row has `saving_us`").unwrap()];
+    let skill = std::fs::read_to_string(root.join("skills/traceprism/SKILL.md")).unwrap();
+    let entry = &skill[skill.find("- `findings`: what to fix first").unwrap()..];
+    let entry = &entry[..entry.find("\n- `").unwrap()];
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_traceprism")).arg("--help").output().unwrap();
+    let usage = String::from_utf8_lossy(&out.stdout);
+    let kinds_block = &usage[usage.find("FINDING KINDS").expect("the usage lists the kinds")..];
+    let mut missing = Vec::new();
+    for spec in &KINDS {
+        if !list.contains(&format!("- `{}`", spec.name)) && !list.contains(&format!(". `{}`:", spec.name)) {
+            missing.push(format!("README misses `{}`", spec.name));
+        }
+        if !kinds_block.lines().any(|l| l.split_whitespace().next() == Some(spec.name)) {
+            missing.push(format!("the usage misses {}", spec.name));
+        }
+    }
+    for spec in Kind::of_one_trace() {
+        if !entry.contains(&format!("`{}`", spec.name)) {
+            missing.push(format!("SKILL's findings entry misses `{}`", spec.name));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}

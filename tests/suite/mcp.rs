@@ -137,6 +137,12 @@ fn every_tool_answers_as_the_cli_does() {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
         assert!(t["description"].as_str().unwrap().len() > 80, "a description written for an agent: {t}");
     }
+    // The findings tool names every kind one trace's findings can hold (the table declares them).
+    let described =
+        listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "findings").unwrap()["description"].as_str().unwrap();
+    for spec in traceprism::analysis::findings::Kind::of_one_trace() {
+        assert!(described.contains(spec.name), "the MCP findings description misses {}", spec.name);
+    }
 
     assert_eq!(steady(ok(&c.call("summary", json!({"trace": trace}))).clone()), steady(cli_json(&["summary", &trace, "--json"])));
     assert_eq!(ok(&c.call("doctor", json!({"trace": trace}))), &cli_json(&["doctor", &trace, "--json"]));

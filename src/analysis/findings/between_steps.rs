@@ -29,6 +29,8 @@ pub fn step_gaps(g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::StepGaps,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(

@@ -52,6 +52,8 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::ExposedCommunication,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(

@@ -97,6 +97,8 @@ pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::Fusion,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.passes.len(),
         subject: String::new(),
         evidence: format!(

@@ -66,6 +66,8 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::GpuBound,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence,

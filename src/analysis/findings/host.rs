@@ -32,6 +32,8 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::HostBound,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(

@@ -132,6 +132,8 @@ pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
         out.push(Finding {
             kind: Kind::HostActivity,
             scope: g.scope.clone(),
+            phase: g.finding_phase(),
+            device: Some(g.device),
             passes: steps,
             subject: a.trace.name(name).to_string(),
             evidence: format!(

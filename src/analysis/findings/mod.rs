@@ -43,6 +43,7 @@ mod fusion;
 mod gpu_bound;
 mod host;
 pub mod host_activity;
+pub mod kinds;
 pub mod outcome;
 mod roofline;
 mod stall;
@@ -50,6 +51,7 @@ mod straggler;
 mod sync;
 mod unlinked;
 
+pub use kinds::{Kind, KINDS};
 pub use straggler::stragglers;
 
 use crate::analysis::budget::{Part, Row, Step};
@@ -62,8 +64,13 @@ use crate::support::median::upper_median;
 pub struct Finding {
     /// What the finding is about.
     pub kind: Kind,
-    /// Where it applies: the phase and device (`decode on device 0`).
+    /// Where it applies, in words: the phase and device (`decode on device 0`).
     pub scope: String,
+    /// The phase of the passes it was read from; `None` for a device's capture window (no whole
+    /// step), and for what is read across phases (`roofline`) or ranks (`straggler`).
+    pub phase: Option<Phase>,
+    /// The device it was read on; `None` across devices (`roofline`, `straggler`).
+    pub device: Option<i32>,
     /// Passes the figures come from.
     pub passes: usize,
     /// What within its kind the finding is about (a host activity's range name), else empty:
@@ -97,101 +104,6 @@ pub fn findings_json(path: &str, found: &[Finding]) -> serde_json::Value {
 /// replays in the fixtures show none at their timestamps' resolution, B300's overlap).
 pub const GRAPH_REPLAY_GAP_NS: i64 = 417;
 
-/// What a finding is about: one kind per cause of lost time, one module each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// The GPU waits while the host issues kernels one at a time.
-    HostBound,
-    /// The host blocks in a synchronising call and the GPU runs dry.
-    Sync,
-    /// The stream waits with its next kernel already queued.
-    Stalled,
-    /// Collectives with no compute beside them.
-    ExposedCommunication,
-    /// Runs of small memory-bound kernels a fused kernel would do at once.
-    Fusion,
-    /// Idle between steps.
-    StepGaps,
-    /// GEMM or attention shapes far under what the trace's own calls reach.
-    Roofline,
-    /// Across the ranks of a run (`traceprism ranks`), not one trace.
-    Straggler,
-    /// The GPU idles while the host is in a range that issues no GPU work (a data loader, a
-    /// scheduler, a tokenizer): named, with its fix when the table of host activities knows it.
-    HostActivity,
-    /// The GPU is busy nearly all of every step: what ran, ranked by share.
-    GpuBound,
-    /// Copies or fills run with no kernel beside them.
-    ExposedCopy,
-    /// The GPU idles before work whose launch the trace does not hold.
-    UnlinkedIdle,
-}
-
-impl Kind {
-    /// Every kind, in the order findings are computed.
-    pub const ALL: [Kind; 12] = [
-        Kind::HostBound,
-        Kind::Sync,
-        Kind::Stalled,
-        Kind::ExposedCommunication,
-        Kind::Fusion,
-        Kind::StepGaps,
-        Kind::Roofline,
-        Kind::Straggler,
-        Kind::HostActivity,
-        Kind::GpuBound,
-        Kind::ExposedCopy,
-        Kind::UnlinkedIdle,
-    ];
-    /// The kind's place in [`Kind::ALL`] (a match, so a new kind cannot be left out of it).
-    pub fn position(self) -> usize {
-        match self {
-            Kind::HostBound => 0,
-            Kind::Sync => 1,
-            Kind::Stalled => 2,
-            Kind::ExposedCommunication => 3,
-            Kind::Fusion => 4,
-            Kind::StepGaps => 5,
-            Kind::Roofline => 6,
-            Kind::Straggler => 7,
-            Kind::HostActivity => 8,
-            Kind::GpuBound => 9,
-            Kind::ExposedCopy => 10,
-            Kind::UnlinkedIdle => 11,
-        }
-    }
-    /// The kind as tables and JSON spell it (`host_bound`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::HostBound => "host_bound",
-            Kind::Sync => "sync",
-            Kind::Stalled => "stalled",
-            Kind::ExposedCommunication => "exposed_communication",
-            Kind::Fusion => "fusion",
-            Kind::StepGaps => "step_gaps",
-            Kind::Roofline => "roofline",
-            Kind::Straggler => "straggler",
-            Kind::HostActivity => "host_activity",
-            Kind::GpuBound => "gpu_bound",
-            Kind::ExposedCopy => "exposed_copy",
-            Kind::UnlinkedIdle => "unlinked_idle",
-        }
-    }
-}
-
-impl PartialEq<&str> for Kind {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl std::fmt::Display for Kind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// A finding saving less than this share of its step is not raised.
 pub const MIN_SAVING_SHARE: f64 = 0.05;
 /// Passes below which a finding's confidence is `low`.
@@ -220,6 +132,10 @@ impl Group<'_> {
     /// Whether a saving of `saving_us` in a step of `of_us` is worth a finding.
     pub fn worth(&self, saving_us: f64, of_us: f64) -> bool {
         of_us > 0.0 && saving_us > 0.0 && saving_us >= self.min_share * of_us
+    }
+    /// The phase its findings carry: `None` for a capture window.
+    pub fn finding_phase(&self) -> Option<Phase> {
+        (!self.is_capture()).then_some(self.phase)
     }
     /// Whether the group is a device's capture window rather than steps.
     pub fn is_capture(&self) -> bool {
@@ -333,26 +249,23 @@ pub fn findings_and_groups(a: &Analysis, min_share: f64) -> (Vec<Finding>, Vec<G
         },
         || {
             groups = self::groups(a, min_share);
+            let launches = !a.trace.launches.is_empty();
             for g in &groups {
-                out.extend(host_activity::host_activities(a, g));
-                out.extend(unlinked::unlinked(g));
-                out.extend(gpu_bound::gpu_bound(a, g));
-                out.extend(copies::exposed_copies(g));
-                out.extend(comm::exposed_communication(a, g));
-                if a.trace.launches.is_empty() {
-                    continue;
-                }
-                out.extend(host::host_bound(g));
-                out.extend(sync::syncs(a, g));
-                out.extend(stall::stalled(a, g));
-                out.extend(between_steps::step_gaps(g));
-                if !g.is_capture() {
-                    out.extend(fusion::fusion(a, g));
+                for spec in &KINDS {
+                    if let kinds::Detect::Each { run, needs_launches, steps_only } = spec.detect {
+                        if (launches || !needs_launches) && !(steps_only && g.is_capture()) {
+                            out.extend(run(a, g));
+                        }
+                    }
                 }
             }
         },
     );
-    out.extend(roofline::far_from_roof(a, &groups));
+    for spec in &KINDS {
+        if let kinds::Detect::All(run) = spec.detect {
+            out.extend(run(a, &groups));
+        }
+    }
     out.sort_by(|x, y| y.saving_us.total_cmp(&x.saving_us));
     (out, groups)
 }
@@ -410,21 +323,5 @@ fn confidence(passes: usize, linked: f64) -> String {
         format!("medium: {:.0}% of the kernels link to their launch", 100.0 * linked)
     } else {
         "high".into()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Kind;
-
-    #[test]
-    fn every_kind_is_listed_once_in_its_place() {
-        for (i, k) in Kind::ALL.iter().enumerate() {
-            assert_eq!(k.position(), i, "{k}");
-        }
-        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), Kind::ALL.len());
     }
 }

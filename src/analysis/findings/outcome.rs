@@ -9,6 +9,7 @@
 //! hold when the step's measured change lies within ±20% of their sum.
 
 use super::{findings_and_groups, Finding, Group, Kind, MIN_SAVING_SHARE};
+use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 
 /// How far a measured saving may lie from the predicted one for the prediction to hold.
@@ -19,8 +20,12 @@ pub const TOLERANCE: f64 = 0.20;
 pub struct Outcome {
     /// The finding's kind.
     pub kind: Kind,
-    /// The finding's scope in the before trace.
+    /// The finding's scope in the before trace, in words.
     pub scope: String,
+    /// The finding's phase ([`Finding::phase`]): with its device, what its peers are judged with.
+    pub phase: Option<Phase>,
+    /// The finding's device ([`Finding::device`]).
+    pub device: Option<i32>,
     /// Its predicted saving per step (µs).
     pub predicted_us: f64,
     /// The median step of its phase before and after (µs); `None` after when the after trace has
@@ -68,7 +73,11 @@ fn judge(out: &mut [Outcome]) {
             // The phase's gone findings whose step is measured the same way, this one included.
             let peers: Vec<&Outcome> = out
                 .iter()
-                .filter(|x| x.gone && x.scope == o.scope && (x.kind == Kind::StepGaps) == (o.kind == Kind::StepGaps))
+                .filter(|x| {
+                    x.gone
+                        && (x.phase, x.device) == (o.phase, o.device)
+                        && (x.kind == Kind::StepGaps) == (o.kind == Kind::StepGaps)
+                })
                 .collect();
             let predicted: f64 = peers.iter().map(|x| x.predicted_us).sum();
             let off = measured / predicted - 1.0;
@@ -91,11 +100,13 @@ fn judge(out: &mut [Outcome]) {
 }
 
 fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Finding]) -> Option<Outcome> {
-    let gb = before.iter().find(|g| g.scope == f.scope)?;
+    let gb = before.iter().find(|g| g.finding_phase() == f.phase && Some(g.device) == f.device)?;
     let before_step_us = gb.wall_us();
     let mut o = Outcome {
         kind: f.kind,
         scope: f.scope.clone(),
+        phase: f.phase,
+        device: f.device,
         predicted_us: f.saving_us,
         before_step_us,
         after_step_us: None,
@@ -111,7 +122,7 @@ fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Findin
     let after_step = ga.wall_us();
     let remaining = found_after
         .iter()
-        .find(|x| x.kind == f.kind && x.scope == ga.scope && x.subject == f.subject)
+        .find(|x| x.kind == f.kind && x.phase == ga.finding_phase() && x.device == Some(ga.device) && x.subject == f.subject)
         .map_or(0.0, |x| x.saving_us);
     o.after_step_us = Some(after_step);
     o.measured_us = Some(before_step_us - after_step);

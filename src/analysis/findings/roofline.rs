@@ -104,6 +104,8 @@ fn finding(
     Finding {
         kind: Kind::Roofline,
         scope: format!("{} calls", family.as_str()),
+        phase: None,
+        device: None,
         passes: steps,
         subject: String::new(),
         evidence: format!(

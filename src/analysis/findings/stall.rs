@@ -37,6 +37,8 @@ pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::Stalled,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(

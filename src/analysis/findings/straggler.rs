@@ -69,6 +69,8 @@ pub fn stragglers(run: &Run) -> Vec<Finding> {
         out.push(Finding {
             kind: Kind::Straggler,
             scope: format!("rank {} of {} ranks given", rank.rank, run.ranks.len()),
+            phase: None,
+            device: None,
             passes: per,
             subject: String::new(),
             evidence,

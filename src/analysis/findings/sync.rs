@@ -67,6 +67,8 @@ pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::Sync,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(

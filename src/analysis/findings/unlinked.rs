@@ -11,6 +11,8 @@ pub fn unlinked(g: &Group) -> Option<Finding> {
     Some(Finding {
         kind: Kind::UnlinkedIdle,
         scope: g.scope.clone(),
+        phase: g.finding_phase(),
+        device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(
