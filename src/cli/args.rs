@@ -18,8 +18,6 @@ pub struct Args {
     pub options: Options,
     /// Flags a subcommand reads itself (`--phase`, `--label-a`...), in the order given.
     pub extra: Vec<(String, String)>,
-    /// Flags given more than once (an error unless the command reads them with [`Args::values`]).
-    pub repeated: Vec<String>,
 }
 
 /// The commands that analyse a trace: every option of the analysis applies to each.
@@ -36,51 +34,186 @@ enum Takers {
     Only(&'static [&'static str]),
 }
 
-/// A flag more than one command reads, declared once: its spellings, whether it takes a value and
-/// the commands that read it. A command given a flag it does not read refuses it by name; a flag
-/// only one command reads is declared with that command (`Command::flags` in `cli/mod.rs`).
-struct Flag {
-    names: &'static [&'static str],
-    switch: bool,
-    takers: Takers,
+/// What reading a flag does.
+#[derive(Clone, Copy)]
+enum Reads {
+    /// A switch (no value) that sets a field of [`Args`].
+    Switch(fn(&mut Args)),
+    /// A value checked and stored in a field of [`Args`] (the flag's name for its error).
+    Value(fn(&mut Args, &str, String) -> Result<()>),
+    /// A switch the command reads itself ([`Args::extra`] holds it, with an empty value).
+    OwnSwitch,
+    /// A value the command reads itself ([`Args::extra`], [`Args::values`]).
+    OwnValue,
 }
 
-/// Every flag more than one command reads.
-const SHARED: &[Flag] = &[
+/// A flag, declared once: its spellings, what reading it does, the commands that read it and
+/// whether it may be given more than once. A command given a flag it does not read refuses it by
+/// name. (One spelling may be two flags for disjoint commands: `watch --ranks` is a switch,
+/// `synth-ranks --ranks N` takes a value.)
+struct Flag {
+    names: &'static [&'static str],
+    reads: Reads,
+    takers: Takers,
+    repeatable: bool,
+}
+
+impl Flag {
+    /// A flag its commands give once.
+    const fn once(names: &'static [&'static str], reads: Reads, takers: Takers) -> Flag {
+        Flag { names, reads, takers, repeatable: false }
+    }
+}
+
+/// Every flag of every command, in one table (as ripgrep's `flags/defs.rs`).
+const FLAGS: &[Flag] = &[
+    // Shared by several commands.
+    Flag::once(
+        &["--json"],
+        Reads::Switch(|a| a.json = true),
+        Takers::Only(&["summary", "doctor", "findings", "layers", "compare", "ranks", "gate"]),
+    ),
+    Flag::once(
+        &["--verbose", "-v"],
+        Reads::Switch(|a| a.verbose = true),
+        Takers::Only(&["summary", "compare", "export", "ranks", "report"]),
+    ),
+    Flag::once(
+        &["--out", "-o"],
+        Reads::Value(|a, _, v| {
+            a.out = Some(v);
+            Ok(())
+        }),
+        Takers::Only(&["export", "compare", "ranks", "split", "synth-ranks", "digest"]),
+    ),
+    Flag::once(
+        &["--truth"],
+        Reads::Value(|a, _, v| {
+            a.truth = Some(v);
+            Ok(())
+        }),
+        Takers::Only(&["summary"]),
+    ),
+    Flag::once(
+        &["--html"],
+        Reads::Value(|a, _, v| {
+            a.html = Some(v);
+            Ok(())
+        }),
+        Takers::Only(&["report", "ranks"]),
+    ),
+    Flag::once(
+        &["--xlsx"],
+        Reads::Value(|a, _, v| {
+            a.xlsx = Some(v);
+            Ok(())
+        }),
+        Takers::Only(&["export", "ranks"]),
+    ),
+    Flag::once(&["--parquet"], Reads::OwnValue, Takers::Only(&["export", "ranks"])),
+    Flag::once(&["--phase"], Reads::OwnValue, Takers::Only(&["flame", "split", "compare"])),
     Flag {
-        names: &["--json"],
-        switch: true,
-        takers: Takers::Only(&["summary", "doctor", "findings", "layers", "compare", "ranks", "gate"]),
+        names: &["--capture"],
+        reads: Reads::OwnValue,
+        takers: Takers::Only(&["summary", "doctor", "findings", "flame", "export", "report", "layers", "table", "ranks"]),
+        repeatable: true,
     },
-    Flag {
-        names: &["--verbose", "-v"],
-        switch: true,
-        takers: Takers::Only(&["summary", "compare", "export", "ranks", "report"]),
-    },
-    Flag {
-        names: &["--out", "-o"],
-        switch: false,
-        takers: Takers::Only(&["export", "compare", "ranks", "split", "synth-ranks", "digest"]),
-    },
-    Flag { names: &["--truth"], switch: false, takers: Takers::Only(&["summary"]) },
-    Flag { names: &["--html"], switch: false, takers: Takers::Only(&["report", "ranks"]) },
-    Flag { names: &["--xlsx"], switch: false, takers: Takers::Only(&["export", "ranks"]) },
-    Flag { names: &["--debug-layers"], switch: false, takers: Takers::Only(&["layers"]) },
-    Flag { names: &["--threads"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--rules"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--micro-idle-us", "--micro_idle_thresh_us"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--short-kernel-us"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--short-kernel-bins"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--decode-threshold", "--decode_threshold"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--phase-method"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--device"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--topk"], switch: false, takers: Takers::Analysing },
-    Flag { names: &["--split-half-layers"], switch: true, takers: Takers::Analysing },
-    Flag { names: &["--exclude-unlinked"], switch: true, takers: Takers::Analysing },
-    Flag { names: &["--strict"], switch: true, takers: Takers::Analysing },
+    // Every analysing command's options.
+    Flag::once(&["--threads"], Reads::Value(threads), Takers::Analysing),
+    Flag::once(&["--rules"], Reads::Value(rules), Takers::Analysing),
+    Flag::once(
+        &["--micro-idle-us", "--micro_idle_thresh_us"],
+        Reads::Value(|a, f, v| {
+            a.options.micro_idle_us = number(f, &v)?;
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(
+        &["--short-kernel-us"],
+        Reads::Value(|a, f, v| {
+            a.options.short_kernel_us = number(f, &v)?;
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(
+        &["--short-kernel-bins"],
+        Reads::Value(|a, f, v| {
+            a.options.short_kernel_bins = number(f, &v)?;
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(
+        &["--decode-threshold", "--decode_threshold"],
+        Reads::Value(|a, f, v| {
+            a.options.decode_threshold = number(f, &v)?;
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(
+        &["--phase-method"],
+        Reads::Value(|a, _, v| {
+            a.options.phase_method = traceprism::analysis::options::PhaseMethod::parse(&v)?;
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(
+        &["--device"],
+        Reads::Value(|a, _, v| {
+            a.options.device = Some(v);
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(
+        &["--topk"],
+        Reads::Value(|a, f, v| {
+            a.options.topk = number(f, &v)?;
+            Ok(())
+        }),
+        Takers::Analysing,
+    ),
+    Flag::once(&["--split-half-layers"], Reads::Switch(|a| a.options.split_half_layers = true), Takers::Analysing),
+    Flag::once(&["--exclude-unlinked"], Reads::Switch(|a| a.options.include_unlinked = false), Takers::Analysing),
+    Flag::once(&["--strict"], Reads::Switch(|a| a.options.strict = true), Takers::Analysing),
+    // One command's own.
+    Flag::once(&["--debug-layers"], Reads::Value(debug_layers), Takers::Only(&["layers"])),
+    Flag::once(&["--folded"], Reads::OwnSwitch, Takers::Only(&["flame"])),
+    Flag::once(&["--svg"], Reads::OwnValue, Takers::Only(&["flame"])),
+    Flag::once(&["--against"], Reads::OwnValue, Takers::Only(&["flame"])),
+    Flag::once(&["--pass"], Reads::OwnValue, Takers::Only(&["split"])),
+    Flag::once(&["--from"], Reads::OwnValue, Takers::Only(&["split"])),
+    Flag::once(&["--to"], Reads::OwnValue, Takers::Only(&["split"])),
+    Flag::once(&["--csv"], Reads::OwnSwitch, Takers::Only(&["table"])),
+    Flag::once(&["--label-a"], Reads::OwnValue, Takers::Only(&["compare"])),
+    Flag::once(&["--label-b"], Reads::OwnValue, Takers::Only(&["compare"])),
+    Flag::once(&["--ratio-threshold"], Reads::OwnValue, Takers::Only(&["compare"])),
+    Flag::once(&["--min-gap-us"], Reads::OwnValue, Takers::Only(&["compare"])),
+    Flag::once(&["--max-align-cells"], Reads::OwnValue, Takers::Only(&["compare"])),
+    Flag { names: &["--capture-a"], reads: Reads::OwnValue, takers: Takers::Only(&["compare"]), repeatable: true },
+    Flag { names: &["--capture-b"], reads: Reads::OwnValue, takers: Takers::Only(&["compare"]), repeatable: true },
+    Flag::once(&["--no-align"], Reads::OwnSwitch, Takers::Only(&["ranks"])),
+    Flag::once(&["--ranks"], Reads::OwnValue, Takers::Only(&["synth-ranks"])),
+    Flag::once(&["--straggler"], Reads::OwnValue, Takers::Only(&["synth-ranks"])),
+    Flag::once(&["--delay-us"], Reads::OwnValue, Takers::Only(&["synth-ranks"])),
+    Flag::once(&["--every"], Reads::OwnValue, Takers::Only(&["synth-ranks"])),
+    Flag::once(&["--seed"], Reads::OwnValue, Takers::Only(&["synth-ranks"])),
+    Flag::once(&["--late"], Reads::OwnValue, Takers::Only(&["synth-ranks"])),
+    Flag::once(&["--interval"], Reads::OwnValue, Takers::Only(&["watch"])),
+    Flag::once(&["--trend"], Reads::OwnValue, Takers::Only(&["watch"])),
+    Flag::once(&["--ranks"], Reads::OwnSwitch, Takers::Only(&["watch"])),
+    Flag::once(&["--once"], Reads::OwnSwitch, Takers::Only(&["watch"])),
+    Flag::once(&["--max-slowdown"], Reads::OwnValue, Takers::Only(&["gate"])),
+    Flag::once(&["--confidence"], Reads::OwnValue, Takers::Only(&["gate"])),
+    Flag::once(&["--metric"], Reads::OwnValue, Takers::Only(&["gate"])),
+    Flag::once(&["--markdown"], Reads::OwnValue, Takers::Only(&["gate"])),
 ];
 
-/// The commands that read `flag`, when it is a shared flag.
+/// The commands that read `flag`.
 fn takers(flag: &Flag) -> &'static [&'static str] {
     match flag.takers {
         Takers::Analysing => ANALYSING,
@@ -88,20 +221,25 @@ fn takers(flag: &Flag) -> &'static [&'static str] {
     }
 }
 
-/// Refuses a shared flag `command` does not read, naming the commands that do.
-fn check_taken(command: &str, flag: &str) -> Result<Option<&'static Flag>> {
-    let Some(f) = SHARED.iter().find(|f| f.names.contains(&flag)) else { return Ok(None) };
-    let takers = takers(f);
-    if command.is_empty() || takers.contains(&command) {
-        return Ok(Some(f));
+/// The flag `name` as `command` reads it (an empty `command` takes every flag); an error naming
+/// the commands that do read it, or saying no command does.
+fn flag_of(command: &str, name: &str) -> Result<&'static Flag> {
+    let spelled: Vec<&Flag> = FLAGS.iter().filter(|f| f.names.contains(&name)).collect();
+    if let Some(f) = spelled.iter().find(|f| command.is_empty() || takers(f).contains(&command)) {
+        return Ok(f);
     }
-    Err(Error::new(format!("{flag} is not an option of `{command}` (it is of: {})", takers.join(", "))))
+    if spelled.is_empty() {
+        return Err(Error::new(format!("unknown option {name} (see `traceprism help`)")));
+    }
+    let mut of: Vec<&str> = spelled.iter().flat_map(|f| takers(f).iter().copied()).collect();
+    of.dedup();
+    Err(Error::new(format!("{name} is not an option of `{command}` (it is of: {})", of.join(", "))))
 }
 
-/// Parses `args` for `command`, which has switches of its own (flags without a value that other
-/// subcommands may take with one: `watch --ranks` against `synth-ranks --ranks N`). A shared flag
-/// the command does not read is an error naming it (an empty `command` takes every one).
-pub fn parse_with(args: &[String], command: &str, switches: &[&str]) -> Result<Args> {
+/// Parses `args` for `command`: each flag as [`FLAGS`] declares it. A flag the command does not
+/// read is an error naming it (an empty `command` takes every flag), and so is a flag given twice
+/// that is not repeatable (a second `--out` would silently win).
+pub fn parse_with(args: &[String], command: &str) -> Result<Args> {
     let mut out = Args::default();
     let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -112,39 +250,30 @@ pub fn parse_with(args: &[String], command: &str, switches: &[&str]) -> Result<A
             i += 1;
             continue;
         }
-        let (flag, inline) = match a.split_once('=') {
+        let (name, inline) = match a.split_once('=') {
             Some((f, v)) => (f, Some(v.to_string())),
             None => (a, None),
         };
-        if seen.contains(&flag) {
-            if !out.repeated.iter().any(|r| r == flag) {
-                out.repeated.push(flag.to_string());
-            }
-        } else {
-            seen.push(flag);
+        let flag = flag_of(command, name)?;
+        if seen.contains(&name) && !flag.repeatable {
+            return Err(Error::new(format!("{name} is given more than once; this command takes it once")));
         }
-        let shared = check_taken(command, flag)?;
-        if shared.is_some_and(|f| f.switch) || switches.contains(&flag) {
-            match flag {
-                "--json" => out.json = true,
-                "--verbose" | "-v" => out.verbose = true,
-                "--split-half-layers" => out.options.split_half_layers = true,
-                "--exclude-unlinked" => out.options.include_unlinked = false,
-                "--strict" => out.options.strict = true,
-                _ => out.extra.push((flag.to_string(), String::new())),
-            }
-            i += 1;
-            continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
+        seen.push(name);
+        i += 1;
+        let reads_value = matches!(flag.reads, Reads::Value(_) | Reads::OwnValue);
+        let value = match (reads_value, inline) {
+            (false, _) => String::new(),
+            (true, Some(v)) => v,
+            (true, None) => {
                 i += 1;
-                args.get(i).cloned().ok_or_else(|| Error::new(format!("{flag} needs a value")))?
+                args.get(i - 1).cloned().ok_or_else(|| Error::new(format!("{name} needs a value")))?
             }
         };
-        i += 1;
-        apply(&mut out, flag, value)?;
+        match flag.reads {
+            Reads::Switch(set) => set(&mut out),
+            Reads::Value(store) => store(&mut out, name, value)?,
+            Reads::OwnSwitch | Reads::OwnValue => out.extra.push((name.to_string(), value)),
+        }
     }
     Ok(out)
 }
@@ -153,49 +282,31 @@ fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
     v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))
 }
 
-fn apply(out: &mut Args, flag: &str, v: String) -> Result<()> {
-    let o = &mut out.options;
-    match flag {
-        "--out" | "-o" => out.out = Some(v),
-        "--threads" => match number(flag, &v)? {
-            0 => return Err(Error::new("--threads: give 1 or more")),
-            n => out.threads = Some(n),
-        },
-        "--truth" => out.truth = Some(v),
-        "--html" => out.html = Some(v),
-        "--xlsx" => out.xlsx = Some(v),
-        "--rules" => {
-            let text = std::fs::read_to_string(&v).map_err(|e| Error::new(format!("cannot read rules file {v}: {e}")))?;
-            o.category_rules = Some(text);
+/// `--threads N`: 1 or more.
+fn threads(out: &mut Args, flag: &str, v: String) -> Result<()> {
+    match number(flag, &v)? {
+        0 => Err(Error::new("--threads: give 1 or more")),
+        n => {
+            out.threads = Some(n);
+            Ok(())
         }
-        "--micro-idle-us" | "--micro_idle_thresh_us" => o.micro_idle_us = number(flag, &v)?,
-        "--short-kernel-us" => o.short_kernel_us = number(flag, &v)?,
-        "--short-kernel-bins" => o.short_kernel_bins = number(flag, &v)?,
-        "--decode-threshold" | "--decode_threshold" => o.decode_threshold = number(flag, &v)?,
-        "--phase-method" => o.phase_method = traceprism::analysis::options::PhaseMethod::parse(&v)?,
-        "--device" => o.device = Some(v),
-        "--topk" => o.topk = number(flag, &v)?,
-        "--debug-layers" => {
-            out.debug_layers = v.split(',').filter(|s| !s.is_empty()).map(|s| number(flag, s.trim())).collect::<Result<_>>()?
-        }
-        _ => out.extra.push((flag.to_string(), v)),
     }
+}
+
+/// `--rules FILE`: the file's text.
+fn rules(out: &mut Args, _: &str, v: String) -> Result<()> {
+    let text = std::fs::read_to_string(&v).map_err(|e| Error::new(format!("cannot read rules file {v}: {e}")))?;
+    out.options.category_rules = Some(text);
+    Ok(())
+}
+
+/// `--debug-layers 3,7`: pass indices.
+fn debug_layers(out: &mut Args, flag: &str, v: String) -> Result<()> {
+    out.debug_layers = v.split(',').filter(|s| !s.is_empty()).map(|s| number(flag, s.trim())).collect::<Result<_>>()?;
     Ok(())
 }
 
 impl Args {
-    /// Errors on flags the subcommand does not know (`allowed` lists the extra ones it reads), and
-    /// on a flag given twice that the subcommand takes once (a second `--out` would silently win)
-    /// unless `repeatable` lists it (read with [`Args::values`]).
-    pub fn reject_unknown_repeating(&self, allowed: &[&str], repeatable: &[&str]) -> Result<()> {
-        if let Some((f, _)) = self.extra.iter().find(|(f, _)| !allowed.contains(&f.as_str())) {
-            return Err(Error::new(format!("unknown option {f} (see `traceprism help`)")));
-        }
-        match self.repeated.iter().find(|f| !repeatable.contains(&f.as_str())) {
-            Some(f) => Err(Error::new(format!("{f} is given more than once; this command takes it once"))),
-            None => Ok(()),
-        }
-    }
     /// Every value of a flag the command takes several times, in the order given (a repeated
     /// `--capture FILE`).
     pub fn values(&self, flag: &str) -> Vec<&str> {
@@ -217,11 +328,11 @@ impl Args {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_with, Args, ANALYSING, SHARED};
+    use super::{parse_with, takers, Args, Reads, ANALYSING, FLAGS};
     use traceprism::Result;
 
-    fn parse(v: &[String]) -> Result<Args> {
-        parse_with(v, "", &[])
+    fn parse(v: &[String], command: &str) -> Result<Args> {
+        parse_with(v, command)
     }
 
     fn args(v: &[&str]) -> Vec<String> {
@@ -230,35 +341,106 @@ mod tests {
 
     #[test]
     fn repeated_flags_are_kept_in_order_and_refused_where_taken_once() {
-        let a = parse(&args(&["t.json", "--capture", "a.json", "--capture=b.json", "--phase", "decode"])).unwrap();
+        let a = parse(&args(&["t.json", "--capture", "a.json", "--capture=b.json"]), "summary").unwrap();
         assert_eq!(a.values("--capture"), ["a.json", "b.json"]);
-        assert!(a.reject_unknown_repeating(&["--capture", "--phase"], &["--capture"]).is_ok());
-        let e = a.reject_unknown_repeating(&["--capture", "--phase"], &[]).unwrap_err().to_string();
-        assert!(e.contains("--capture is given more than once"), "{e}");
-        let twice = parse(&args(&["t.json", "--out", "a", "--out", "b"])).unwrap();
-        assert!(twice.reject_unknown_repeating(&[], &[]).unwrap_err().to_string().contains("--out is given more than once"));
-        assert!(parse(&args(&["t.json", "--json", "--verbose"])).unwrap().reject_unknown_repeating(&[], &[]).is_ok());
+        let e = parse(&args(&["t.json", "--out", "a", "--out", "b"]), "export").unwrap_err().to_string();
+        assert_eq!(e, "--out is given more than once; this command takes it once");
+        let a = parse(&args(&["t.json", "--json", "--verbose"]), "summary").unwrap();
+        assert!(a.json && a.verbose);
     }
 
     #[test]
-    fn a_command_refuses_by_name_a_shared_flag_it_does_not_read() {
-        let e = parse_with(&args(&["t.json", "--html", "x.html"]), "layers", &[]).unwrap_err().to_string();
+    fn a_command_refuses_by_name_a_flag_it_does_not_read() {
+        let e = parse(&args(&["t.json", "--html", "x.html"]), "layers").unwrap_err().to_string();
         assert_eq!(e, "--html is not an option of `layers` (it is of: report, ranks)");
-        let e = parse_with(&args(&["t.json", "--out", "d"]), "doctor", &[]).unwrap_err().to_string();
+        let e = parse(&args(&["t.json", "--out", "d"]), "doctor").unwrap_err().to_string();
         assert!(e.starts_with("--out is not an option of `doctor`"), "{e}");
-        assert!(parse_with(&args(&["t.json", "--html", "x.html"]), "report", &[]).is_ok());
-        assert!(parse_with(&args(&["t.json", "--threads", "3"]), "summary", &[]).is_ok());
-        assert!(parse_with(&args(&["--threads", "3"]), "tables", &[]).is_err());
+        assert!(parse(&args(&["t.json", "--html", "x.html"]), "report").is_ok());
+        assert!(parse(&args(&["t.json", "--threads", "3"]), "summary").is_ok());
+        assert!(parse(&args(&["--threads", "3"]), "tables").is_err());
+        let e = parse(&args(&["a", "b", "--label-a", "x"]), "flame").unwrap_err().to_string();
+        assert_eq!(e, "--label-a is not an option of `flame` (it is of: compare)");
+        let e = parse(&args(&["t.json", "--nope"]), "summary").unwrap_err().to_string();
+        assert_eq!(e, "unknown option --nope (see `traceprism help`)");
     }
 
     #[test]
-    fn every_shared_flag_is_read_by_a_known_command_and_spelled_once() {
+    fn one_spelling_reads_as_each_command_declares_it() {
+        // `watch --ranks` is a switch: the folder after it is positional.
+        let w = parse(&args(&["--ranks", "dir"]), "watch").unwrap();
+        assert_eq!((w.extra("--ranks"), w.positional.as_slice()), (Some(""), &["dir".to_string()][..]));
+        // `synth-ranks --ranks 4` takes the value.
+        let s = parse(&args(&["t.json", "--ranks", "4"]), "synth-ranks").unwrap();
+        assert_eq!(s.extra("--ranks"), Some("4"));
+        assert_eq!(parse(&args(&["t.json", "--folded"]), "flame").unwrap().extra("--folded"), Some(""));
+        assert_eq!(parse(&args(&["t.json", "--topk=7"]), "summary").unwrap().options.topk, 7);
+    }
+
+    #[test]
+    fn every_flag_is_read_by_a_known_command_and_declared_once_per_command() {
         let mut seen = std::collections::HashSet::new();
-        for f in SHARED {
-            for n in f.names {
-                assert!(seen.insert(*n), "{n} declared twice");
+        for f in FLAGS {
+            for command in takers(f) {
+                assert!(ANALYSING.contains(command) || ["synth-ranks", "tables", "mcp"].contains(command), "{command}");
+                for n in f.names {
+                    assert!(seen.insert((*n, *command)), "{n} declared twice for {command}");
+                }
             }
-            assert!(super::takers(f).iter().all(|c| ANALYSING.contains(c) || *c == "synth-ranks"), "{:?}", f.names);
+            assert!(
+                !f.repeatable || matches!(f.reads, Reads::OwnValue),
+                "{:?}: only a value the command reads is repeatable",
+                f.names
+            );
         }
+    }
+
+    /// Every flag a doc gives a command (`traceprism CMD ... --flag` in README, the skill, the
+    /// Python face's docs and the usage) is one that command reads.
+    #[test]
+    fn every_flag_the_docs_give_a_command_works() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts: Vec<(String, String)> =
+            ["README.md", "skills/traceprism/SKILL.md", "python/README.md", "fixtures/README.md"]
+                .iter()
+                .filter_map(|f| std::fs::read_to_string(root.join(f)).ok().map(|t| (f.to_string(), t)))
+                .collect();
+        texts.push(("usage".into(), super::super::usage()));
+        let commands: Vec<&str> = super::super::COMMANDS.iter().map(|c| c.name).collect();
+        let mut wrong = Vec::new();
+        let mut checked = 0;
+        for (file, text) in &texts {
+            for line in text.lines() {
+                for (at, _) in line.match_indices("traceprism ") {
+                    let rest = &line[at + "traceprism ".len()..];
+                    let command = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).next().unwrap_or("");
+                    if !commands.contains(&command) {
+                        continue;
+                    }
+                    // The command line ends at a closing backtick, a pipe, a comment or the next
+                    // command named on the line.
+                    let end = rest.find(['`', '|', '#']).unwrap_or(rest.len());
+                    let end = rest[..end].find(" traceprism ").unwrap_or(end);
+                    for word in rest[..end].split_whitespace().skip(1) {
+                        let word = word.trim_matches(|c| c == '[' || c == ']' || c == ',' || c == ')' || c == '(' || c == ';');
+                        let name = word.split('=').next().unwrap_or("");
+                        if !(name.starts_with("--")
+                            && name.len() > 2
+                            && name[2..].chars().all(|c| c.is_ascii_lowercase() || c == '-' || c == '_'))
+                        {
+                            continue;
+                        }
+                        checked += 1;
+                        if name == "--help" {
+                            continue;
+                        }
+                        if let Err(e) = super::flag_of(command, name) {
+                            wrong.push(format!("{file}: `traceprism {command} ... {name}`: {e}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "the docs' command lines are found ({checked} flags)");
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }

@@ -51,17 +51,11 @@ OPTIONS (all analysing commands):
                            1 reads it in order on one thread; a .gz is inflated on a second thread)
 ";
 
-/// One command: its name, its lines of the usage, the switches (flags without a value) and the
-/// flags of its own, what runs it and the exit status of its errors. [`COMMANDS`] lists them all, as
+/// One command: its name, its lines of the usage, what runs it and the exit status of its errors. [`COMMANDS`] lists them all, as
 /// `report::TABLES` lists tables: the usage text and the dispatch are both made from it.
 struct Command {
     name: &'static str,
     usage: &'static str,
-    switches: &'static [&'static str],
-    /// The flags it reads beyond every analysing command's options (any other is refused).
-    flags: &'static [&'static str],
-    /// Of those, the ones it takes several times (`--capture`).
-    repeatable: &'static [&'static str],
     /// Runs the command; its `Ok` is the exit status (0 but for the gate's verdicts).
     run: fn(&args::Args) -> Result<i32>,
     /// The exit status of an error (the gate keeps 1 and 2 for its verdicts).
@@ -72,32 +66,24 @@ struct Command {
 const COMMANDS: &[Command] = &[
     Command {
         name: "summary",
-        flags: &["--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism summary TRACE [--json] [--verbose [--truth FILE]]   terminal summary (or one JSON object); --verbose
                                                                  scores a truth file given or found beside TRACE
 ",
-        switches: &[],
         run: |a| summary_text::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "doctor",
-        flags: &["--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism doctor TRACE [--json]                               the trace's health: what the profiler recorded
                                                                  (CPU ops, kernels, shapes, stacks, steps, graphs...),
                                                                  what that limits, the exact switch for the rest;
                                                                  broken JSON repaired, kernels dropped, events not read
 ",
-        switches: &[],
         run: |a| doctor::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "findings",
-        flags: &["--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism findings TRACE [--json]                             what to fix first, read from every step's budget
                                                                  (`table TRACE step_budget`): the host in a named
                                                                  activity (data loader, scheduler...), launching one
@@ -105,86 +91,64 @@ const COMMANDS: &[Command] = &[
                                                                  unfused chains, idle between steps, GPU-bound steps,
                                                                  with the saving per step, the fix and the check
 ",
-        switches: &[],
         run: |a| findings::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "flame",
-        flags: &["--phase", "--folded", "--svg", "--against", "--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism flame TRACE [--phase P] [--folded | --svg FILE] [--against B]\n                                                                 GPU time by call path (Python frames, modules, the op
                                                                  chain, the kernel) as folded stacks (`frame;kernel ns`,
                                                                  for inferno/speedscope) or an SVG flame graph; with
                                                                  --against B the differential graph, per pass
 ",
-        switches: &["--folded"],
         run: |a| flame::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "export",
-        flags: &["--parquet", "--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism export TRACE --out DIR                              every table as DIR/<table>.csv
   traceprism export TRACE --xlsx FILE                            every table as a sheet of one .xlsx workbook
   traceprism export TRACE --parquet DIR                          every table as DIR/<table>.parquet (typed, zstd,
                                                                  the trace's file, rank, device and workload
                                                                  as key-value metadata)
 ",
-        switches: &[],
         run: |a| export::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "report",
-        flags: &["--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism report TRACE --html FILE                            one self-contained HTML report (charts inline)
 ",
-        switches: &[],
         run: |a| report::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "layers",
-        flags: &["--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism layers TRACE [--debug-layers 0,1,2] [--split-half-layers] [--json]  layers per pass; kernels of chosen layers
 ",
-        switches: &[],
         run: |a| layers::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "split",
-        flags: &["--pass", "--phase", "--from", "--to"],
-        repeatable: &[],
         usage: "  traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE
                                                                  the events of one pass, phase or time window
                                                                  (µs since the trace's start) as a .json.gz
 ",
-        switches: &[],
         run: |a| split::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "table",
-        flags: &["--csv", "--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism table TRACE NAME [--csv]                            print one table
 ",
-        switches: &["--csv"],
         run: |a| export::print_table(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "tables",
-        flags: &[],
-        repeatable: &[],
         usage: "  traceprism tables                                              list table names
 ",
-        switches: &[],
         run: |_| {
             out(&traceprism::report::table_names().iter().map(|n| format!("{n}\n")).collect::<String>());
             Ok(0)
@@ -193,85 +157,64 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "compare",
-        flags: &["--phase", "--label-a", "--label-b", "--ratio-threshold", "--min-gap-us", "--max-align-cells", "--capture-a", "--capture-b"],
-        repeatable: &["--capture-a", "--capture-b"],
         usage: "  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
         [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
                                                                  where is A slower than B, and why
 ",
-        switches: &[],
         run: |a| compare::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "ranks",
-        flags: &["--no-align", "--parquet", "--capture"],
-        repeatable: &["--capture"],
         usage: "  traceprism ranks FILE... | DIR [--out DIR] [--xlsx FILE] [--html FILE] [--parquet DIR] [--json] [--no-align]
                                                                  all ranks of one run: collectives matched,
                                                                  clocks aligned, waits, the straggler by
                                                                  phase and layer
 ",
-        switches: &["--no-align"],
         run: |a| ranks::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "synth-ranks",
-        flags: &["--ranks", "--straggler", "--delay-us", "--every", "--seed", "--late"],
-        repeatable: &[],
         usage: "  traceprism synth-ranks TRACE --out DIR [--ranks N] [--straggler R] [--delay-us D] [--every K] [--seed S] [--late host|device]
                                                                  an N-rank run made from one real rank's
                                                                  trace, with injected delays and a truth file
 ",
-        switches: &[],
         run: |a| ranks::synth(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "digest",
-        flags: &[],
-        repeatable: &[],
         usage: "  traceprism digest TRACE --out FILE.json                        a small baseline for the gate (per-pass samples)
 ",
-        switches: &[],
         run: |a| gate::digest(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "mcp",
-        flags: &[],
-        repeatable: &[],
         usage: "  traceprism mcp                                                  a Model Context Protocol server on stdin/stdout: the
                                                                  commands above as tools for an agent (see
                                                                  skills/traceprism/SKILL.md)
 ",
-        switches: &[],
         run: |_| Err(Error::new("`traceprism mcp` is served by the binary's MCP face, not the command line")),
         error_exit: 1,
     },
     Command {
         name: "watch",
-        flags: &["--interval", "--trend", "--ranks", "--once"],
-        repeatable: &[],
         usage: "  traceprism watch DIR [--interval S] [--trend FILE] [--ranks] [--once]
                                                                  each new trace of a folder once complete:
                                                                  a line per window, a trend CSV row
 ",
-        switches: &["--ranks", "--once"],
         run: |a| watch::run(a).map(|()| 0),
         error_exit: 1,
     },
     Command {
         name: "gate",
-        flags: &["--max-slowdown", "--confidence", "--metric", "--markdown"],
-        repeatable: &[],
         usage: "  traceprism gate BASELINE NEW [--max-slowdown 3%] [--confidence 0.99] [--metric kernel|wall] [--json] [--markdown FILE]
                                                                  is NEW slower than BASELINE (a trace or a digest)
                                                                  beyond noise: exit 0 pass, 1 regression,
                                                                  2 inconclusive, 3 error
 ",
-        switches: &[],
         run: gate::run,
         error_exit: 3,
     },
@@ -311,9 +254,7 @@ pub fn run(argv: &[String]) -> i32 {
         eprintln!("traceprism: error: unknown command '{cmd}' (try `traceprism help`)");
         return 1;
     };
-    let parsed = args::parse_with(rest, command.name, command.switches)
-        .and_then(|a| a.reject_unknown_repeating(command.flags, command.repeatable).map(|()| a));
-    match parsed.and_then(|a| (command.run)(&a)) {
+    match args::parse_with(rest, command.name).and_then(|a| (command.run)(&a)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("traceprism: error: {e}");
