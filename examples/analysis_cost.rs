@@ -35,8 +35,8 @@ fn main() {
         100.0 * budget_ms / summary_ms
     );
     let ((nodes, lines), ms) = timed(|| {
-        let cp = traceprism::analysis::call_paths::call_paths(&a);
-        (cp.nodes.len(), traceprism::analysis::sources::sources(&cp).len())
+        let cp = traceprism::analysis::code::call_paths::call_paths(&a);
+        (cp.nodes.len(), traceprism::analysis::code::sources::sources(&cp).len())
     });
     println!(
         "  call paths and sources {ms:.1} ms ({nodes} nodes, {lines} lines): {:.1}% of the summary",

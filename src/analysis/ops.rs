@@ -3,8 +3,8 @@
 //! graph with no enclosing op belongs to its graph launch (`cudaGraphLaunch`); a kernel whose
 //! launch is missing from the trace is `(unlinked)`.
 
+use super::base::Base;
 use super::categories::KernelCategories;
-use super::Analysis;
 use crate::model::{NameId, NONE};
 
 /// Who owns a GPU row.
@@ -22,7 +22,7 @@ pub enum Owner {
 pub const UNLINKED: &str = "(unlinked)";
 
 /// Owner of GPU row `i`.
-pub fn owner(a: &Analysis, i: usize) -> Owner {
+pub fn owner(a: &Base, i: usize) -> Owner {
     let g = &a.trace.gpu;
     if g.cpu_op[i] != NONE {
         Owner::Op(g.cpu_op[i])
@@ -34,7 +34,7 @@ pub fn owner(a: &Analysis, i: usize) -> Owner {
 }
 
 /// Name id of an owner (op name or launcher name); `None` for unlinked.
-pub fn owner_name(a: &Analysis, o: Owner) -> Option<NameId> {
+pub fn owner_name(a: &Base, o: Owner) -> Option<NameId> {
     match o {
         Owner::Op(op) => Some(a.trace.ops.name[op as usize]),
         Owner::Launch(l) => Some(a.trace.launches.name[l as usize]),
@@ -43,12 +43,12 @@ pub fn owner_name(a: &Analysis, o: Owner) -> Option<NameId> {
 }
 
 /// Display name of an owner.
-pub fn owner_label(a: &Analysis, o: Owner) -> &str {
+pub fn owner_label(a: &Base, o: Owner) -> &str {
     name_label(a, owner_name(a, o))
 }
 
 /// Display name of an owner's name id ([`owner_name`]; `None` is [`UNLINKED`]).
-pub fn name_label(a: &Analysis, name: Option<NameId>) -> &str {
+pub fn name_label(a: &Base, name: Option<NameId>) -> &str {
     name.map_or(UNLINKED, |n| a.trace.name(n))
 }
 

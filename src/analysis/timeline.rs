@@ -2,7 +2,7 @@
 //! time (micro-idle gaps below a threshold kept apart), per device. Intervals are merged per class
 //! across streams, so kernels replayed from a graph count as busy like any other kernel.
 
-use super::Analysis;
+use super::base::Base;
 use crate::model::GpuKind;
 use serde::Serialize;
 
@@ -98,7 +98,7 @@ pub fn intersection(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
 }
 
 /// Timeline of every device in the trace, sorted by device id.
-pub fn timelines(a: &Analysis) -> Vec<Timeline> {
+pub fn timelines(a: &Base) -> Vec<Timeline> {
     let g = &a.trace.gpu;
     let mut devices: Vec<i32> = g.device.clone();
     devices.sort_unstable();

@@ -1,10 +1,10 @@
 //! `traceprism flame TRACE [--phase P] [--folded | --svg FILE] [--against B]`: GPU time by call
-//! path ([`traceprism::analysis::call_paths`]) as folded stacks (`frame;frame;kernel ns`, what
+//! path ([`traceprism::analysis::code::call_paths`]) as folded stacks (`frame;frame;kernel ns`, what
 //! inferno and speedscope read) or an SVG flame graph drawn by inferno; with `--against B`, the
 //! differential graph of TRACE (before) against B (after), per pass.
 
 use super::args::Args;
-use traceprism::analysis::call_paths::differential;
+use traceprism::analysis::code::differential::differential;
 use traceprism::analysis::phases::Phase;
 use traceprism::{Error, Result};
 
@@ -21,7 +21,7 @@ pub fn run(a: &Args) -> Result<()> {
     let (folded, diff): (Vec<String>, bool) = match a.extra("--against") {
         Some(other) => {
             let b = super::load(other, a)?;
-            let lines = differential(analysis, b, phase)
+            let lines = differential(analysis.side(), b.side(), phase)
                 .into_iter()
                 .map(|d| format!("{} {} {}", d.path, d.a_ns_per_pass.round() as i64, d.b_ns_per_pass.round() as i64))
                 .collect();

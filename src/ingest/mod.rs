@@ -13,10 +13,12 @@ pub mod sniff;
 mod xplane;
 
 pub use inflate::{gunzip, is_gzip, GzipDecoder, Output};
+pub use interchange::{launch_dims, ModuleRun, ModuleRuns};
 pub use interchange::{Args, CommArgs, EventSink, Fact, Field, Id, RawEvent, XlaArgs};
-pub use json::{likely_event_start, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE};
+pub use interchange::{Truncation, OPEN_ARRAY_NOTE};
+pub use json::{likely_event_start, JsonStream, TextEnd};
 #[cfg(all(not(target_arch = "wasm32"), feature = "nsys"))]
 pub use nsys::sqlite::{nsys_gpu_processes, read_nsys, read_nsys_process};
 pub use nsys::{looks_like_rows, read_nsys_rows, NsysRead};
 pub use sniff::{document_form, sniff, DocumentForm, Format};
-pub use xplane::{launch_dims, looks_like_xspace, read_xspace, ModuleRun, ModuleRuns};
+pub use xplane::{looks_like_xspace, read_xspace};

@@ -3,7 +3,7 @@
 use super::schema::Remap;
 use super::transfer::{append_rows, row_counts, PartBuilder};
 use super::*;
-use crate::ingest::{EventSink, Fact, Field, Id, RawEvent};
+use crate::ingest::interchange::{EventSink, Fact, Field, Id, RawEvent};
 
 /// Collects events into a [`Trace`]; the ingest layer drives it through [`EventSink`].
 #[derive(Default)]
@@ -497,7 +497,7 @@ impl TraceBuilder {
                 });
             }
             Dest::ProcessDevice(kind, device) => {
-                let (grid, block) = a.xla.kernel_details.as_deref().map_or((None, None), crate::ingest::launch_dims);
+                let (grid, block) = a.xla.kernel_details.as_deref().map_or((None, None), crate::ingest::interchange::launch_dims);
                 self.trace.gpu.push(GpuEvent {
                     kind,
                     name,
@@ -531,7 +531,7 @@ impl TraceBuilder {
     }
 
     /// Records the communication parameters of the CPU op just pushed.
-    fn comm_params(&mut self, c: &crate::ingest::CommArgs<'_>) {
+    fn comm_params(&mut self, c: &crate::ingest::interchange::CommArgs<'_>) {
         let mut text = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map_or(NO_NAME, |t| self.trace.names.intern(t));
         let row = CommParam {
             op: (self.trace.ops.len() - 1) as u32,

@@ -485,7 +485,7 @@ pub struct ReadStats {
     /// Blocks of plain JSON whose halves were parsed on two threads (native reader).
     pub parallel_blocks: u64,
     /// Set when the input stops before its end: what was read and where it stops.
-    pub truncation: Option<crate::ingest::Truncation>,
+    pub truncation: Option<crate::ingest::interchange::Truncation>,
     /// Remarks on how the input was read that are not problems (an open event array...).
     pub notes: Vec<String>,
 }

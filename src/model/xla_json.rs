@@ -131,7 +131,7 @@ impl XlaJson {
             (trace.gpu.device[r], trace.gpu.stream[r])
         });
         // The stream is part of what must match: a run never spans two streams.
-        let mut runs = crate::ingest::ModuleRuns::default();
+        let mut runs = crate::ingest::interchange::ModuleRuns::default();
         for &&(row, module, corr) in &rows {
             let r = row as usize;
             let stream = (trace.gpu.device[r], trace.gpu.stream[r]);

@@ -79,7 +79,7 @@ impl Default for Reader {
 
 impl Reader {
     /// A reader for one trace whose format it tells from the first bytes pushed. A caller that
-    /// has [`sniff`]ed them already hands the answer on instead ([`Reader::with_format`]).
+    /// has [`sniff()`]ed them already hands the answer on instead ([`Reader::with_format`]).
     pub fn new() -> Self {
         Reader {
             input: Input::Detect,
@@ -97,7 +97,7 @@ impl Reader {
         }
     }
 
-    /// A reader for one trace of `format` (what [`sniff`] said of its first bytes): the bytes are
+    /// A reader for one trace of `format` (what [`sniff()`] said of its first bytes): the bytes are
     /// not looked at again. Call [`Reader::check_gzip_crc`] before for a gzip input's CRC choice.
     pub fn with_format(format: Format, gzip_crc: bool) -> Self {
         let mut reader = Reader::new();

@@ -1,9 +1,9 @@
 //! Where in the code: `call_paths` (the call-path tree of GPU time) and `sources` (GPU time by
-//! source line), from [`crate::analysis::call_paths`] and [`crate::analysis::sources`].
+//! source line), from [`crate::analysis::code::call_paths`] and [`crate::analysis::code::sources`].
 
-use crate::analysis::call_paths::PHASES;
+use crate::analysis::code::call_paths::PHASES;
+use crate::analysis::code::sources::sources as by_line;
 use crate::analysis::phases::Phase;
-use crate::analysis::sources::sources as by_line;
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
 

@@ -51,7 +51,7 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
 /// of the selected phase on each side and `gap_per_pass_us` (A − B), largest change first.
 fn call_paths(a: &Analysis, b: &Analysis, phase: Option<crate::analysis::phases::Phase>) -> Table {
     let mut t = Table::new("compare_call_paths", &["path", "a_per_pass_us:us", "b_per_pass_us:us", "gap_per_pass_us:us"]);
-    for d in crate::analysis::call_paths::differential(a, b, phase) {
+    for d in crate::analysis::code::differential::differential(a.side(), b.side(), phase) {
         t.push(vec![
             Cell::from(d.path),
             Cell::Float(d.a_ns_per_pass / 1e3),

@@ -174,12 +174,12 @@ fn the_mistakes_of_the_analyzer_without_contrast_are_all_doubted() {
     for (trace, truth) in TRUTH {
         let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
         let mut a = analyse_bytes(&as_recorded(trace).0);
-        a.phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
+        a.base_mut().phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
         calibration.add(&a, &t);
         wrong += usize::from(score_phases(&a, &t).phase_accuracy() < 0.999);
     }
     let mut a = analysis("vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz");
-    a.phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
+    a.base_mut().phases = traceprism::analysis::phases::detect_with(&a.trace, &a.categories, &a.options, &rules);
     let first = &a.phases.passes[0];
     assert_eq!(first.phase, Phase::Decode, "the old verdict");
     let doubt = first.doubt.as_deref().expect("the old wrong verdict is doubted");

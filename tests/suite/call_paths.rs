@@ -3,8 +3,9 @@
 
 use crate::common::*;
 use std::collections::HashMap;
-use traceprism::analysis::call_paths::{call_paths, differential, node_label};
-use traceprism::analysis::sources::sources;
+use traceprism::analysis::code::call_paths::{call_paths, node_label};
+use traceprism::analysis::code::differential::differential;
+use traceprism::analysis::code::sources::sources;
 
 /// Kernel time of a trace from its raw events (ns, each kernel's `dur` rounded as the reader does).
 fn raw_kernel_ns(doc: &serde_json::Value) -> i64 {
@@ -110,7 +111,7 @@ fn a_frames_inclusive_time_is_the_raw_kernels_launched_inside_it() {
         // Per frame name: the time of nodes of that name with no ancestor of the same name.
         let mut tree: HashMap<&str, i64> = HashMap::new();
         for (i, total) in totals.iter().enumerate().skip(1) {
-            if cp.nodes[i].kind != traceprism::analysis::call_paths::NodeKind::Python {
+            if cp.nodes[i].kind != traceprism::analysis::code::call_paths::NodeKind::Python {
                 continue;
             }
             let mut p = cp.nodes[i].parent as usize;
@@ -187,7 +188,7 @@ fn without_stacks_the_op_chains_sit_under_phase_and_layer() {
     assert_eq!(cp.no_launch, 0);
     for i in 1..cp.nodes.len() {
         if cp.name(i) == "layer 0" || cp.name(i) == "decode" {
-            assert_eq!(cp.nodes[i].kind, traceprism::analysis::call_paths::NodeKind::Place, "{}", cp.name(i));
+            assert_eq!(cp.nodes[i].kind, traceprism::analysis::code::call_paths::NodeKind::Place, "{}", cp.name(i));
         }
     }
 }
@@ -214,7 +215,7 @@ fn the_folded_stacks_render_through_inferno_and_a_trace_against_itself_changes_n
     assert!(drawn.contains(&all), "{all} not in the SVG");
     // Against itself: every path the same on both sides.
     let a = analysis(name);
-    let d = differential(&a, &a, None);
+    let d = differential(a.side(), a.side(), None);
     assert!(!d.is_empty() && d.iter().all(|x| x.a_ns_per_pass == x.b_ns_per_pass));
     let _ = std::fs::remove_dir_all(&dir);
 }

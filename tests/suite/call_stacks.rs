@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use std::collections::HashMap;
-use traceprism::analysis::sources::sources;
+use traceprism::analysis::code::sources::sources;
 use traceprism::model::{GpuKind, OpKind, NONE};
 
 const TRACE: &str = "dataloader_workers0_rn50_v100.pt.trace.json.gz";

@@ -15,7 +15,7 @@ fn with_truth_passes(trace: &str, truth: &str, options: Options) -> (Analysis, T
     let mut a = analyze_path(&fixture(trace), options).expect("trace reads");
     let truth = traceprism::pipeline::read_truth(&fixture(truth)).expect("truth reads");
     let passes = truth.passes(&a.trace);
-    a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
+    a.base_mut().layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
     (a, truth)
 }
 
@@ -42,7 +42,7 @@ fn moe_eager_matches_truth() {
 fn whole_trace_layers(trace: &str) -> (Vec<u32>, Analysis) {
     let mut a = analyze_path(&fixture(trace), Options::default()).expect("trace reads");
     let empty = traceprism::analysis::phases::Phases::default();
-    a.layers = layers::detect(&a.trace, &a.categories, &empty, &a.options);
+    a.base_mut().layers = layers::detect(&a.trace, &a.categories, &empty, &a.options);
     let types: Vec<&str> = {
         let mut t: Vec<&str> = (0..a.trace.gpu.len()).map(|r| a.layers.layer_type(r)).filter(|t| !t.is_empty()).collect();
         t.sort();
@@ -159,7 +159,7 @@ fn vllm_tp4_steps_have_80_layers() {
         }
     }
     assert_eq!(passes.len(), 10);
-    a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
+    a.base_mut().layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
     println!("vllm_tp4 layers per step: {:?}", a.layers.layers_per_pass);
 
     assert_eq!(a.layers.layers_per_pass, vec![80; 10]);
@@ -206,7 +206,7 @@ fn layers_survive_shifted_pass_boundaries() {
             }
             p.rows = rows;
         }
-        a.layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
+        a.base_mut().layers = layers::detect_passes(&a.trace, &a.categories, &passes, &a.options);
         let s = score_layers(&a, &truth);
         println!("{trace} (shifted passes): {s}");
         assert!(s.accuracy() >= 0.95, "{s}");

@@ -202,7 +202,7 @@ fn dump_all() {
 
 /// Re-runs phase detection on a modified copy of the linked trace.
 fn redetect(a: &mut Analysis, options: &Options) {
-    a.phases = traceprism::analysis::phases::detect(&a.trace, &a.categories, options);
+    a.base_mut().phases = traceprism::analysis::phases::detect(&a.trace, &a.categories, options);
 }
 
 #[test]
@@ -215,14 +215,14 @@ fn truth_traces_without_shapes_or_cpu_ops() {
     ] {
         let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
         let mut a = analyze(trace, Options::default());
-        for d in a.trace.ops.input_dims.iter_mut() {
+        for d in a.base_mut().trace.ops.input_dims.iter_mut() {
             *d = traceprism::model::NO_NAME;
         }
         redetect(&mut a, &Options::default());
         let s = score_phases(&a, &t);
         eprintln!("{trace} without shapes:\n{s}");
         assert!(s.phase_accuracy() >= 0.99 && s.pass_count_exact(), "{trace} without shapes");
-        for r in a.trace.gpu.cpu_op.iter_mut() {
+        for r in a.base_mut().trace.gpu.cpu_op.iter_mut() {
             *r = traceprism::model::NONE;
         }
         redetect(&mut a, &Options::default());
@@ -242,12 +242,12 @@ fn piecewise_graph_replays_are_not_steps() {
     // Without any step marker the device is one pass, not 729 graph pieces.
     let names: Vec<u32> = a.trace.gpu.name.clone();
     for &i in &argmax {
-        a.trace.gpu.cpu_op[i] = traceprism::model::NONE;
-        a.trace.gpu.name[i] = traceprism::model::NO_NAME;
+        a.base_mut().trace.gpu.cpu_op[i] = traceprism::model::NONE;
+        a.base_mut().trace.gpu.name[i] = traceprism::model::NO_NAME;
     }
     redetect(&mut a, &Options::default());
     assert_eq!(a.phases.passes.len(), 1);
-    a.trace.gpu.name = names;
+    a.base_mut().trace.gpu.name = names;
     redetect(&mut a, &Options::default());
     assert_eq!(a.phases.passes.len(), 10);
 }

@@ -277,7 +277,7 @@ fn bad_runs_get_clear_messages() {
         file: "other_run.json".into(),
         analysis: {
             let mut a = analyse(&std::fs::read(fixture("hta_sampled_rank1_train_w128.json.gz")).unwrap()).unwrap();
-            a.trace.meta.rank = Some(5);
+            a.base_mut().trace.meta.rank = Some(5);
             a
         },
     });

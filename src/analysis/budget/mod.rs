@@ -25,7 +25,7 @@ pub mod device;
 pub mod host;
 pub mod syncs;
 
-use crate::analysis::Analysis;
+use crate::analysis::base::Base;
 use crate::model::{NameId, NONE};
 use device::{Busy, DeviceTime};
 use host::{HostState, ThreadSpans};
@@ -177,7 +177,7 @@ pub struct StepBudget {
 impl StepBudget {
     /// A row's `what` in words: the family, the range's name (with its Python frame outside
     /// PyTorch where stacks were recorded), the call and the op it was in.
-    pub fn describe(&self, a: &Analysis, row: &Row) -> String {
+    pub fn describe(&self, a: &Base, row: &Row) -> String {
         let t = &a.trace;
         match row.what {
             What::Plain => match row.part {
@@ -234,7 +234,7 @@ pub fn user_frame(t: &crate::model::Trace, mut frame: u32) -> Option<&str> {
 }
 
 /// The budget of every step of `a`.
-pub fn step_budget(a: &Analysis) -> StepBudget {
+pub fn step_budget(a: &Base) -> StepBudget {
     let t = &a.trace;
     // The device's busy spans and the host's spans read different columns: made side by side.
     let (mut devices, mut spans) = (Vec::new(), Vec::new());
@@ -292,7 +292,7 @@ pub fn step_budget(a: &Analysis) -> StepBudget {
 /// The median wait between a launch call's return and its GPU row's start, over the idles of
 /// device `d` whose row started after its call returned: the GPU's own launch latency, which a
 /// replay removes too, so it counts as the host's.
-fn launch_latency(a: &Analysis, d: &DeviceTime) -> i64 {
+fn launch_latency(a: &Base, d: &DeviceTime) -> i64 {
     let (g, l) = (&a.trace.gpu, &a.trace.launches);
     let mut lat = Vec::new();
     let mut end = i64::MIN;
@@ -314,7 +314,7 @@ fn launch_latency(a: &Analysis, d: &DeviceTime) -> i64 {
 }
 
 struct Ctx<'a> {
-    a: &'a Analysis,
+    a: &'a Base,
     d: &'a DeviceTime,
     spans: &'a [Option<ThreadSpans>],
     syncs: &'a Syncs,

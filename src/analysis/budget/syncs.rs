@@ -1,7 +1,7 @@
 //! The synchronising calls of a trace: what the step budget's **sync** rows start from
 //! ([`crate::analysis::budget`]).
 
-use crate::analysis::Analysis;
+use crate::analysis::base::Base;
 use crate::model::{GpuKind, NONE};
 
 /// Runtime and driver calls that block the host until the GPU (or a stream) is done. A copy to
@@ -36,7 +36,7 @@ pub struct Syncs {
 
 impl Syncs {
     /// Finds every synchronising call of `a`'s trace.
-    pub fn of(a: &Analysis) -> Syncs {
+    pub fn of(a: &Base) -> Syncs {
         let t = &a.trace;
         let l = &t.launches;
         let mut sync_name = vec![false; t.names.len()];

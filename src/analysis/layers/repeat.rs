@@ -23,7 +23,7 @@
 //! Nothing here knows a model: a model never seen works if its layers repeat.
 
 use super::markers::Marker;
-use crate::analysis::steps::structure::fits;
+use crate::analysis::repetition::{interleaves, k_between, occurrences};
 use crate::model::FastMap as HashMap;
 use std::ops::Range;
 
@@ -70,10 +70,7 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     if n < 2 * MIN_LAYERS {
         return Repeat::default();
     }
-    let mut positions: HashMap<u32, Vec<usize>> = HashMap::default();
-    for (i, t) in tokens.iter().enumerate() {
-        positions.entry(t.id).or_default().push(i);
-    }
+    let positions = occurrences(tokens.iter().map(|t| t.id));
     let mixers = mixer_blocks(tokens);
     let Some(cycle) = best_cycle(&positions, n, mixers) else { return Repeat::default() };
     // A block holding k token mixers (a hybrid's three linear-attention layers and one
@@ -250,17 +247,6 @@ fn finer_anchor(tokens: &[Token], positions: &HashMap<u32, Vec<usize>>, cycle: &
     best.map(|(_, _, id)| id)
 }
 
-/// True if `q` occurs exactly `k` times between every two consecutive anchor occurrences `p`,
-/// and `k` times in all before the first and after the last (the first group of layers may start
-/// before the anchor's first occurrence, and the last end after its last).
-fn k_between(p: &[usize], q: &[usize], k: usize) -> bool {
-    if q.len() != k * p.len() {
-        return false;
-    }
-    let at = |x: usize| q.partition_point(|&y| y < x);
-    p.windows(2).all(|w| at(w[1]) - at(w[0]) == k)
-}
-
 /// The fewest kernels a layer of a group launches (norm, projections, mixer, feed-forward).
 const MIN_LAYER_KERNELS: usize = 8;
 
@@ -325,11 +311,6 @@ fn mixer_runs(tokens: &[Token], need_ffn: bool) -> usize {
         }
     }
     blocks
-}
-
-/// True if `x` has one occurrence in every gap of anchor positions `p` (all after, or all before, each anchor).
-fn interleaves(p: &[usize], x: &[usize]) -> bool {
-    fits(p, x, 1)
 }
 
 /// Result of walking from every anchor occurrence in step.

@@ -18,10 +18,10 @@ pub mod rules;
 pub use devices::Peaks;
 pub use flops::{Precision, Work};
 
+use super::base::Base;
 use super::ops::{owner, Owner};
 use super::per_name::PerName;
 use super::shapes::{parse_dims, parse_types};
-use super::Analysis;
 use crate::model::{FastMap, NameId, OpKind, NONE};
 use rules::{Model, ModelRef, OpRules};
 
@@ -179,7 +179,7 @@ impl Roofline {
 /// Finds the nearest op (the op itself, then enclosing CPU ops) that a shape model covers,
 /// remembering the answer per op call and the rule lookup per op name.
 struct ModelledOps<'a> {
-    a: &'a Analysis,
+    a: &'a Base,
     rules: OpRules,
     by_name: PerName<Option<ModelRef>>,
     /// Per CPU op: [`UNKNOWN`], [`UNMODELLED`], or 2 + its answer's index in `answers` (4 bytes
@@ -196,7 +196,7 @@ const UNKNOWN: u32 = 0;
 const UNMODELLED: u32 = 1;
 
 impl<'a> ModelledOps<'a> {
-    fn new(a: &'a Analysis) -> Self {
+    fn new(a: &'a Base) -> Self {
         let by_op = vec![UNKNOWN; a.trace.ops.len()];
         ModelledOps {
             a,
@@ -294,7 +294,7 @@ fn median_rate(flops: f64, call_ns: &mut [i64]) -> f64 {
 }
 
 /// Computes the roofline of an analysed trace.
-pub fn analyze(a: &Analysis) -> Roofline {
+pub fn analyze(a: &Base) -> Roofline {
     let g = &a.trace.gpu;
     let ops = &a.trace.ops;
     let mut modelled = ModelledOps::new(a);

@@ -22,6 +22,7 @@
 //!    ([`StepCycle::regions`]); the caller places the cut there (where a name says so, else at the
 //!    longest GPU idle: the host preparing the next step).
 
+use crate::analysis::repetition::{fits, occurrences, same_share};
 use crate::model::FastMap;
 use std::ops::Range;
 
@@ -74,10 +75,7 @@ pub fn find_step_cycle(ids: &[u32]) -> Option<StepCycle> {
     if n < MIN_STEPS * MIN_STEP_KERNELS {
         return None;
     }
-    let mut positions: FastMap<u32, Vec<usize>> = FastMap::default();
-    for (i, &id) in ids.iter().enumerate() {
-        positions.entry(id).or_default().push(i);
-    }
+    let positions = occurrences(ids.iter().copied());
     let mut by_count: FastMap<usize, Vec<u32>> = FastMap::default();
     for (&id, p) in &positions {
         by_count.entry(p.len()).or_default().push(id);
@@ -237,15 +235,6 @@ fn alike_blocks(ids: &[u32], q: &[usize]) -> bool {
     alike as f64 >= ALIKE_PAIRS * pairs as f64
 }
 
-/// Share of `len` aligned positions from `a` and `b` holding the same name.
-fn same_share(ids: &[u32], a: usize, b: usize, len: usize) -> f64 {
-    if len == 0 {
-        return 0.0;
-    }
-    let same = (0..len).filter(|&k| b + k < ids.len() && ids[a + k] == ids[b + k]).count();
-    same as f64 / len as f64
-}
-
 /// Where each boundary between steps may be cut: the anchors' occurrences split the stream into
 /// gaps that recur in every step (in the anchors' order); the widest (by median length) holds
 /// the layers. A boundary lies between the end of one step's layer gap and the start of the next
@@ -276,28 +265,6 @@ fn boundary_regions(positions: &FastMap<u32, Vec<usize>>, anchors: &[u32], steps
             }
         })
         .collect()
-}
-
-/// True if `x` occurs exactly `k` times per cycle of anchor positions `p`, in the same phase of
-/// each cycle (all after each anchor occurrence, or all before). The primitive of both periods:
-/// steps here, layers in [`crate::analysis::layers::repeat`].
-pub fn fits(p: &[usize], x: &[usize], k: usize) -> bool {
-    if x.len() != k * p.len() {
-        return false;
-    }
-    let c = p.len();
-    // After-form: cycle i = [p_i, p_{i+1}); before-form: cycle i = (p_{i-1}, p_i].
-    let after = (0..c).all(|i| {
-        let lo = p[i];
-        let hi = if i + 1 < c { p[i + 1] } else { usize::MAX };
-        x[i * k..(i + 1) * k].iter().all(|&q| q >= lo && q < hi)
-    });
-    after
-        || (0..c).all(|i| {
-            let lo = if i > 0 { p[i - 1] } else { 0 };
-            let hi = p[i];
-            x[i * k..(i + 1) * k].iter().all(|&q| (q > lo || i == 0) && q <= hi)
-        })
 }
 
 #[cfg(test)]

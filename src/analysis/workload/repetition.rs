@@ -17,6 +17,7 @@
 //!    before the first one is other work (text encoders), so the walk stops at the real start.
 //!    The last step is as long as the others and no longer than what still matches.
 
+use crate::analysis::repetition::{occurrences, regular};
 use crate::analysis::steps::rules::WorkloadRules;
 use crate::model::FastMap;
 use std::ops::Range;
@@ -55,17 +56,16 @@ pub fn find_steps(names: &[u32], is_attention: &[bool], rules: &WorkloadRules) -
     if n < 2 * rules.min_step_kernels {
         return None;
     }
-    let mut positions: FastMap<u32, Vec<usize>> = FastMap::default();
-    for (i, &id) in names.iter().enumerate() {
-        positions.entry(id).or_default().push(i);
-    }
+    let positions = occurrences(names.iter().copied());
     let mut attention_before = Vec::with_capacity(n + 1);
     attention_before.push(0usize);
     for &a in is_attention {
         attention_before.push(attention_before.last().copied().unwrap_or(0) + a as usize);
     }
-    let mut candidates: Vec<&Vec<usize>> =
-        positions.values().filter(|p| p.len() >= 2 && p.len() <= MAX_STEPS && regular(p, rules.min_step_kernels)).collect();
+    let mut candidates: Vec<&Vec<usize>> = positions
+        .values()
+        .filter(|p| p.len() >= 2 && p.len() <= MAX_STEPS && regular(p, rules.min_step_kernels, GAP_TOLERANCE))
+        .collect();
     candidates.sort_by_key(|p| (p.len(), p[0]));
     let mut found_all: Vec<Repeated> = Vec::new();
     // Names in the same slot of a step give the same cut: a few per step count are enough, and a
@@ -95,13 +95,6 @@ pub fn find_steps(names: &[u32], is_attention: &[bool], rules: &WorkloadRules) -
 
 /// A cut covering this share of the best cover counts as covering as much.
 const NEARLY_ALL: f64 = 0.98;
-
-/// Whether the occurrences are spaced evenly, each gap at least `min_gap` kernels.
-fn regular(positions: &[usize], min_gap: usize) -> bool {
-    let gaps = positions.windows(2).map(|w| w[1] - w[0]);
-    let (lo, hi) = gaps.fold((usize::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
-    lo >= min_gap && (hi - lo) as f64 <= GAP_TOLERANCE * lo as f64 + 2.0
-}
 
 /// The steps cut at an anchor's occurrences, or `None` when they do not match as whole steps.
 fn steps_from(names: &[u32], anchor: &[usize], attention_before: &[usize], rules: &WorkloadRules) -> Option<Repeated> {

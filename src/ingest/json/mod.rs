@@ -4,7 +4,6 @@
 //! (`scan`, `simd16`, `number`, `key_order`) are this reader's insides.
 
 mod boundary;
-mod ending;
 mod event;
 mod key_order;
 pub(crate) mod number;
@@ -13,6 +12,6 @@ mod scan;
 mod simd16;
 mod stream;
 
+pub use crate::ingest::interchange::{Truncation, OPEN_ARRAY_NOTE};
 pub use boundary::likely_event_start;
-pub use ending::{Truncation, OPEN_ARRAY_NOTE};
 pub use stream::{JsonStream, TextEnd};

@@ -1,6 +1,15 @@
 //! What every reader hands on: the events it finds ([`RawEvent`], borrowed from its input), the
 //! top-level facts, and what went wrong, through one [`EventSink`]. The JSON stream, the XSpace
-//! reader and the Nsight Systems reader all feed it; the model's builder is the sink.
+//! reader and the Nsight Systems reader all feed it; the model's builder is the sink. With them,
+//! the other facts a reader hands the model: how the input ended ([`Truncation`]) and XLA's
+//! module runs and launch dimensions ([`xla`]). The model reads these types and no other of
+//! `ingest` (`tests/suite/layers_one_way.rs`).
+
+pub mod truncation;
+pub mod xla;
+
+pub use truncation::{Truncation, OPEN_ARRAY_NOTE};
+pub use xla::{launch_dims, ModuleRun, ModuleRuns};
 
 use std::borrow::Cow;
 

@@ -5,7 +5,7 @@
 use super::call_paths::{CallPaths, NodeKind, PHASES};
 
 /// The plumbing table, embedded.
-pub const PLUMBING_TOML: &str = include_str!("../rules/source_plumbing.toml");
+pub const PLUMBING_TOML: &str = include_str!("../../rules/source_plumbing.toml");
 
 /// Frame-name prefixes that are plumbing.
 pub fn plumbing() -> &'static [String] {

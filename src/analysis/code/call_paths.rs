@@ -15,8 +15,8 @@
 //! Step-numbered names are folded so the steps of a run add up: `ProfilerStep#12` is
 //! `ProfilerStep#`, and a Python object's address (`… at 0x7f…>`) is dropped.
 
+use crate::analysis::base::Base;
 use crate::analysis::phases::Phase;
-use crate::analysis::Analysis;
 use crate::model::{FastMap, GpuKind, NameId, OpKind, NONE};
 
 /// Phases in [`Phase::ALL`] order: a node's time is kept per phase.
@@ -160,7 +160,7 @@ pub fn node_label(name: &str) -> std::borrow::Cow<'_, str> {
 
 /// Builds the tree.
 struct Builder<'a> {
-    a: &'a Analysis,
+    a: &'a Base,
     out: CallPaths,
     /// (parent, label) → node.
     children: FastMap<(u32, u32), u32>,
@@ -285,7 +285,7 @@ impl Builder<'_> {
 }
 
 /// The call-path tree of `a`'s kernels.
-pub fn call_paths(a: &Analysis) -> CallPaths {
+pub fn call_paths(a: &Base) -> CallPaths {
     let t = &a.trace;
     let g = &t.gpu;
     let l = &t.launches;
@@ -375,43 +375,4 @@ mod tests {
         );
         assert_eq!(node_label("aten::mm"), "aten::mm");
     }
-}
-
-/// One call path in two traces: its GPU time per pass on each side (ns).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PathDiff {
-    /// Frames from the outermost down to the kernel, joined by `;` (the folded format's stack).
-    pub path: String,
-    /// GPU time per pass in A (ns).
-    pub a_ns_per_pass: f64,
-    /// GPU time per pass in B (ns).
-    pub b_ns_per_pass: f64,
-}
-
-/// Passes of `a` in `phase` (all phases: `None`), at least 1: what a path's time is divided by.
-pub fn passes_in(a: &Analysis, phase: Option<Phase>) -> usize {
-    a.phases.passes.iter().filter(|p| phase.is_none_or(|ph| p.phase == ph)).count().max(1)
-}
-
-/// The call paths of two traces aligned by path, each side's time per pass of `phase`: the
-/// differential flame graph's data, largest absolute change first. Paths one side lacks have 0
-/// there.
-pub fn differential(a: &Analysis, b: &Analysis, phase: Option<Phase>) -> Vec<PathDiff> {
-    let (pa, pb) = (passes_in(a, phase) as f64, passes_in(b, phase) as f64);
-    let mut by_path: std::collections::HashMap<String, (f64, f64)> = std::collections::HashMap::new();
-    for (path, ns) in a.call_paths().folded(phase) {
-        by_path.entry(path).or_default().0 += ns as f64 / pa;
-    }
-    for (path, ns) in b.call_paths().folded(phase) {
-        by_path.entry(path).or_default().1 += ns as f64 / pb;
-    }
-    let mut out: Vec<PathDiff> =
-        by_path.into_iter().map(|(path, (x, y))| PathDiff { path, a_ns_per_pass: x, b_ns_per_pass: y }).collect();
-    out.sort_by(|x, y| {
-        (y.a_ns_per_pass - y.b_ns_per_pass)
-            .abs()
-            .total_cmp(&(x.a_ns_per_pass - x.b_ns_per_pass).abs())
-            .then_with(|| x.path.cmp(&y.path))
-    });
-    out
 }
