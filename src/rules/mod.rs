@@ -5,7 +5,7 @@
 //! `phase_signals.toml` (`analysis/steps/rules.rs`), `layer_markers.toml`
 //! (`analysis/layers/markers.rs`), `roofline_ops.toml` and `devices.toml` (`analysis/roofline/`),
 //! `compare_equivalents.toml` (`analysis/compare/equivalents.rs`), `source_plumbing.toml`
-//! (`analysis/sources.rs`) and `host_activities.toml` (`analysis/findings/host_activity.rs`:
+//! (`analysis/code/sources.rs`) and `host_activities.toml` (`analysis/findings/host_activity.rs`:
 //! what the host was doing while the GPU idled, and what removes it).
 
 pub mod categories;

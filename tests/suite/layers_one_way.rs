@@ -516,3 +516,35 @@ fn the_model_reads_interchange_types_only() {
     assert!(graph.keys().filter(|m| m.first().is_some_and(|t| t == "model")).count() >= 8);
     assert!(reaching.is_empty(), "model modules reaching past ingest::interchange:\n{}", reaching.join("\n"));
 }
+
+/// README's "How it works" names every folder of `src/`, every top-level module file and every
+/// rules table (`src/rules/*.toml`): a new one is described where newcomers read the flow.
+#[test]
+fn how_it_works_names_every_folder_and_every_rules_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let at = readme.find("## How it works").expect("the section");
+    let section = &readme[at..at + readme[at..].find("\n## Tests").expect("the next section")];
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("src")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let named = if entry.path().is_dir() {
+            section.contains(&format!("src/{name}")) || (name == "rules" && section.contains("src/rules/"))
+        } else {
+            ["lib.rs", "main.rs", "error.rs"].contains(&name.as_str()) || section.contains(&format!("src/{name}"))
+        };
+        if !named {
+            missing.push(format!("src/{name}"));
+        }
+    }
+    for entry in std::fs::read_dir(root.join("src/rules")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".toml") && !section.contains(&format!("`{name}`")) {
+            missing.push(format!("src/rules/{name}"));
+        }
+    }
+    if !section.contains("sqlite/") {
+        missing.push("sqlite/".into());
+    }
+    assert!(missing.is_empty(), "README's How it works does not name: {}", missing.join(", "));
+}
