@@ -9,7 +9,7 @@
 //      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelinePyramid {slot, lane} → {head, cover} · timelineHit {slot, lane, at, slack} ·
 //      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
 //      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · memory · load {slot, options, sniffed, file, gzipPipeline?} → {summary, tables, memory, parallel} ·
+//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · watchNames {names} → [{candidate, group}] · memory · load {slot, options, sniffed, file, gzipPipeline?} → {summary, tables, memory, parallel} ·
 //      loadNsys {slot, options, sniffed, file} → {summary, tables, memory, nsys} (an Nsight Systems export, through the SQLite module; watchFile and watchRun take exports too)
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
@@ -25,7 +25,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, watch_names, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
@@ -353,6 +353,10 @@ const ops = {
     } finally {
       a.free();
     }
+  },
+  // How the folder watch takes file names (which it reads, and their rank group), as the CLI's.
+  watchNames({ names }) {
+    return watch_names(names);
   },
   memory() {
     return memoryBytes();

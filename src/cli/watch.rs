@@ -37,16 +37,6 @@ struct Seen {
     cut_at: Option<u64>,
 }
 
-/// Whether a file name is one the watch reads: traces, not temporary or our own files.
-fn is_candidate(name: &str, trend: Option<&str>) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let temporary =
-        lower.starts_with('.') || [".part", ".crswap", ".tmp", ".partial", ".download"].iter().any(|s| lower.ends_with(s));
-    let ours = lower.ends_with(".digest.json") || lower.contains("truth") || Some(name) == trend;
-    let trace = [".json", ".json.gz", ".pb", ".pb.gz", ".sqlite"].iter().any(|s| lower.ends_with(s));
-    trace && !temporary && !ours
-}
-
 fn now_text() -> String {
     let secs = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
@@ -117,7 +107,7 @@ impl Watch<'_> {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_file() && is_candidate(&name, self.trend_name.as_deref()) {
+            if meta.is_file() && traceprism::gate::trend::is_watched(&name, self.trend_name.as_deref()) {
                 present.insert(name, (meta.len(), meta.modified().ok()));
             }
         }

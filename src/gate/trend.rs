@@ -5,6 +5,35 @@ use super::stats::median;
 use super::Digest;
 use std::fmt::Write;
 
+/// Whether a watched folder's file is one the watch reads: a trace (`.json`, `.json.gz`, `.pb`,
+/// `.pb.gz`, `.sqlite`), not a temporary file (`.part`, `.crswap`, a dot file...) or one of ours
+/// (a digest, a truth file, the trend CSV `trend`). The CLI's watch and the page's ask here.
+pub fn is_watched(name: &str, trend: Option<&str>) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let temporary =
+        lower.starts_with('.') || [".part", ".crswap", ".tmp", ".partial", ".download"].iter().any(|s| lower.ends_with(s));
+    let ours = lower.ends_with(".digest.json") || lower.contains("truth") || Some(name) == trend;
+    let trace = [".json", ".json.gz", ".pb", ".pb.gz", ".sqlite"].iter().any(|s| lower.ends_with(s));
+    trace && !temporary && !ours
+}
+
+/// How the watch takes a file name: whether it reads it, and the key its window's rank files
+/// share ([`crate::analysis::ranks::rank_group_key`]; `None`: the name states no rank).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct WatchedName {
+    /// Whether the watch reads it ([`is_watched`]).
+    pub candidate: bool,
+    /// The name with its rank number replaced by `*`.
+    pub group: Option<String>,
+}
+
+impl WatchedName {
+    /// How the watch takes `name`.
+    pub fn of(name: &str) -> WatchedName {
+        WatchedName { candidate: is_watched(name, None), group: crate::analysis::ranks::rank_group_key(name) }
+    }
+}
+
 /// What a window shows.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Window {
@@ -118,4 +147,26 @@ pub fn line(index: usize, time: &str, w: &Window, first: Option<&Window>, previo
         let _ = write!(o, "; decode {a:+.1}% vs first, {b:+.1}% vs previous");
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_watch_reads_traces_not_temporary_or_its_own_files() {
+        for n in ["a.json", "a.json.gz", "x.xplane.pb", "trace_rank3.pt.trace.json.gz", "report1.sqlite"] {
+            assert!(super::is_watched(n, None), "{n}");
+        }
+        for n in [
+            "a.json.part",
+            "a.json.gz.crswap",
+            ".hidden.json",
+            "base.digest.json",
+            "run.truth.json.gz",
+            "notes.txt",
+            "trend.json",
+        ] {
+            assert!(!super::is_watched(n, Some("trend.json")), "{n}");
+        }
+        assert_eq!(super::WatchedName::of("w12_rank3.json.gz").group.as_deref(), Some("w12_rank*.json.gz"));
+    }
 }

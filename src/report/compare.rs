@@ -21,6 +21,7 @@ pub const COMPARE_TABLES: &[&str] = &[
     "compare_fusions",
     "compare_findings",
     "compare_call_paths",
+    "compare_call_tree",
 ];
 
 /// Every comparison table for two analyses (A first). Errors only on bad options.
@@ -34,6 +35,7 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
     let phase = opts.phase_filter().ok().flatten();
     let sa = Side::new(a, c.label_a.clone(), phase);
     let sb = Side::new(b, c.label_b.clone(), phase);
+    let diffs = crate::analysis::code::differential::differential(a.side(), b.side(), phase);
     vec![
         summary(c),
         level("compare_categories", &["level", "family", "category"], &c.categories, "top_kernel"),
@@ -42,21 +44,41 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
         alignment(c, &sa, &sb),
         fusions(c, &sa, &sb),
         findings(a, b),
-        call_paths(a, b, phase),
+        call_paths(&diffs),
+        call_tree(&diffs),
     ]
 }
 
 /// `compare_call_paths`: the differential flame graph's data: each call path (frames from the
 /// outermost down to the kernel, `;`-joined, as in `traceprism flame`) with its GPU time per pass
 /// of the selected phase on each side and `gap_per_pass_us` (A − B), largest change first.
-fn call_paths(a: &Analysis, b: &Analysis, phase: Option<crate::analysis::phases::Phase>) -> Table {
+fn call_paths(diffs: &[crate::analysis::code::differential::PathDiff]) -> Table {
     let mut t = Table::new("compare_call_paths", &["path", "a_per_pass_us:us", "b_per_pass_us:us", "gap_per_pass_us:us"]);
-    for d in crate::analysis::code::differential::differential(a.side(), b.side(), phase) {
+    for d in diffs {
         t.push(vec![
-            Cell::from(d.path),
+            Cell::from(d.path.as_str()),
             Cell::Float(d.a_ns_per_pass / 1e3),
             Cell::Float(d.b_ns_per_pass / 1e3),
             Cell::Float((d.a_ns_per_pass - d.b_ns_per_pass) / 1e3),
+        ]);
+    }
+    t
+}
+
+/// `compare_call_tree`: `compare_call_paths` as one tree, a row per frame (`node`, `parent`, `depth`,
+/// `name`) with the time per pass of everything under it on each side: what the page's
+/// differential icicle draws ([`crate::analysis::code::differential::tree`]).
+fn call_tree(diffs: &[crate::analysis::code::differential::PathDiff]) -> Table {
+    let mut t =
+        Table::new("compare_call_tree", &["node:int", "parent:int", "depth:int", "name", "a_per_pass_us:us", "b_per_pass_us:us"]);
+    for (i, n) in crate::analysis::code::differential::tree(diffs).into_iter().enumerate() {
+        t.push(vec![
+            Cell::Int(i as i64),
+            n.parent.map_or(Cell::Empty, |p| Cell::Int(p as i64)),
+            Cell::Int(n.depth as i64),
+            Cell::from(n.name),
+            Cell::Float(n.a_ns_per_pass / 1e3),
+            Cell::Float(n.b_ns_per_pass / 1e3),
         ]);
     }
     t

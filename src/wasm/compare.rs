@@ -94,6 +94,15 @@ pub fn gate(base_json: &str, new_json: &str, options_json: &str) -> Result<JsVal
     to_js(&serde_json::json!({ "report": report, "markdown": markdown }))
 }
 
+/// How the page's folder watch takes each of `names` (an array of file names): `[{candidate,
+/// group}]`, whether it reads the file and the key its window's rank files share, as the CLI's
+/// watch decides ([`crate::gate::trend::WatchedName`]).
+#[wasm_bindgen]
+pub fn watch_names(names: Vec<String>) -> Result<JsValue, JsValue> {
+    let taken: Vec<crate::gate::trend::WatchedName> = names.iter().map(|n| crate::gate::trend::WatchedName::of(n)).collect();
+    to_js(&taken)
+}
+
 /// What one watched window shows (`traceprism watch`'s line as numbers), from its digest:
 /// `{file, passes, decode_median_us, decode_p90_us, prefill_median_us, top_categories}`.
 #[wasm_bindgen]

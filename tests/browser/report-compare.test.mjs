@@ -16,7 +16,7 @@ const B300 = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_b300.trace.js
 const MI300X = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz');
 const LLAMA = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const LLAMA_TRUTH = path.join(ROOT, 'fixtures/llama_dense_eager.truth.json.gz');
-const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings', 'compare_call_paths'];
+const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings', 'compare_call_paths', 'compare_call_tree'];
 const env = useBrowser('traceprism-browser2-');
 const tmp = env.tmp;
 
@@ -67,6 +67,12 @@ test('compare two real traces dropped together: tables, charts and CSVs equal `t
 
   // Every table's first page equals the CLI's CSV.
   for (const name of COMPARE_TABLES) assertSameAsCli(await displayed(page, name), want.get(name), name);
+
+  // The differential icicle draws the core's call tree: one rectangle per frame wide enough, never
+  // more frames than the CLI's compare_call_tree holds.
+  const tree = parseCsv(want.get('compare_call_tree'));
+  const drawn = Number(await page.getAttribute('[data-testid="diff-flame"]', 'data-nodes'));
+  assert.ok(drawn > 1 && drawn <= tree.length - 1, `${drawn} of ${tree.length - 1} frames drawn`);
 
   // A's findings in B: the B300's host-bound decode is still there on the MI300X (no fix between
   // them), said in words above the charts, as the CLI's compare_findings says.

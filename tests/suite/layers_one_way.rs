@@ -548,3 +548,30 @@ fn how_it_works_names_every_folder_and_every_rules_table() {
     }
     assert!(missing.is_empty(), "README's How it works does not name: {}", missing.join(", "));
 }
+
+/// The page's views are side by side: no view imports another (shared pieces, the icicle, the
+/// gate's section, live beside them in `www/js/`); a view may use `views/common.js` only.
+#[test]
+fn no_view_of_the_page_imports_a_view() {
+    let views = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/js/views");
+    let mut found = Vec::new();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&views).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".js") {
+            continue;
+        }
+        seen += 1;
+        let code = std::fs::read_to_string(entry.path()).unwrap();
+        for line in code.lines().filter(|l| l.starts_with("import ")) {
+            if let Some(at) = line.find("from './") {
+                let target = &line[at + "from './".len()..];
+                if !target.starts_with("common.js") {
+                    found.push(format!("views/{name}: {line}"));
+                }
+            }
+        }
+    }
+    assert!(seen > 10, "the views are found");
+    assert!(found.is_empty(), "views importing views:\n{}", found.join("\n"));
+}

@@ -1,8 +1,8 @@
-// The flame view's tree and layout (www/js/views/code.js), on tables shaped as the core writes
-// `call_paths` and `compare_call_paths`.
+// The icicles' trees and layout (www/js/icicle.js), on tables shaped as the core writes
+// `call_paths` and `compare_call_tree`.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { treeOf, layout, diffTree } from '../../www/js/views/code.js';
+import { treeOf, layout, diffTree } from '../../www/js/icicle.js';
 
 const CALL_PATHS = {
   columns: ['node', 'parent', 'depth', 'kind', 'name', 'self_us', 'total_us', 'kernels', 'prefill_us', 'decode_us', 'family', 'first_kernel_us', 'first_kernel_dur_us'],
@@ -34,9 +34,12 @@ test('the layout gives each node its share of the root, children side by side', 
   assert.deepEqual(layout(treeOf(CALL_PATHS, 'mixed')[0]), []);
 });
 
-test('the differential tree sums each side along the paths', () => {
-  const t = { columns: ['path', 'a_per_pass_us', 'b_per_pass_us', 'gap_per_pass_us'], rows: [['x;k1', 4, 2, 2], ['x;k2', 1, 3, -2], ['y', 0, 5, -5]] };
+test('the differential tree links the core\'s rows, widths the mean of the sides', () => {
+  // As `compare_call_tree` holds the paths x;k1 (4, 2), x;k2 (1, 3) and y (0, 5).
+  const t = { columns: ['node', 'parent', 'depth', 'name', 'a_per_pass_us', 'b_per_pass_us'],
+    rows: [[0, null, 0, 'all', 5, 10], [1, 0, 1, 'x', 5, 5], [2, 1, 2, 'k1', 4, 2], [3, 1, 2, 'k2', 1, 3], [4, 0, 1, 'y', 0, 5]] };
   const nodes = diffTree(t);
+  assert.deepEqual(nodes[0].children.map((n) => n.name), ['x', 'y'], 'largest mean first (x 5, y 2.5)');
   const by = Object.fromEntries(nodes.map((n) => [n.name, [n.a, n.b]]));
   assert.deepEqual(by.all, [5, 10]);
   assert.deepEqual(by.x, [5, 5]);

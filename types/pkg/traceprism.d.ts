@@ -45,6 +45,7 @@ export interface Sniffed {
   form: 'array' | 'object' | null;
 }
 export function sniff(head: Uint8Array): Sniffed;
+export function watch_names(names: string[]): { candidate: boolean; group: string | null }[];
 export function find_event_start(window: Uint8Array, from: number): number;
 export function warm_up(steps: number): void;
 export function warm_up_part(steps: number): void;

@@ -24,12 +24,12 @@ export function emptyRun(align = true) {
  * A watched folder (view "watch"): its handle, the files seen, the windows read (each kept as its
  * digest's window only), notes, the poll timer and the worker session that reads the files.
  * @typedef {{windows: any[], seen: Map<string, {size: number, modified: number, still: number, done: boolean, cutAt: number|null, deletedNoted?: boolean}>,
- *   notes: string[], handle: any, timer: any, session: any, busy: boolean, onChange: (() => void)|null, ranks: boolean}} WatchState
+ *   groups: Map<string, string|null>, notes: string[], handle: any, timer: any, session: any, busy: boolean, onChange: (() => void)|null, ranks: boolean}} WatchState
  */
 
 /** @returns {WatchState} */
 export function emptyWatch() {
-  return { windows: [], seen: new Map(), notes: [], handle: null, timer: null, session: null, busy: false, onChange: null, ranks: false };
+  return { windows: [], seen: new Map(), groups: new Map(), notes: [], handle: null, timer: null, session: null, busy: false, onChange: null, ranks: false };
 }
 
 /** The page's state and its generation counter. */

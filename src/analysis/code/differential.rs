@@ -50,3 +50,64 @@ pub fn differential(a: Side, b: Side, phase: Option<Phase>) -> Vec<PathDiff> {
     });
     out
 }
+
+/// One node of the differential call tree: a frame on one or more paths, with the time per pass
+/// of everything under it on each side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffNode {
+    /// Its parent's index (`None` for the root, `all`).
+    pub parent: Option<usize>,
+    /// Frames above it (the root is 0).
+    pub depth: usize,
+    /// The frame's name.
+    pub name: String,
+    /// GPU time per pass in A of it and everything under it (ns).
+    pub a_ns_per_pass: f64,
+    /// The same in B (ns).
+    pub b_ns_per_pass: f64,
+}
+
+/// The differential's paths as one tree (the page's differential icicle draws it): each path's
+/// frames as nodes from the root `all` down, a node's times the sums over the paths through it;
+/// children in the order their first path comes.
+pub fn tree(diffs: &[PathDiff]) -> Vec<DiffNode> {
+    let mut nodes = vec![DiffNode { parent: None, depth: 0, name: "all".into(), a_ns_per_pass: 0.0, b_ns_per_pass: 0.0 }];
+    let mut index: std::collections::HashMap<(usize, &str), usize> = std::collections::HashMap::new();
+    for d in diffs {
+        let mut at = 0;
+        nodes[0].a_ns_per_pass += d.a_ns_per_pass;
+        nodes[0].b_ns_per_pass += d.b_ns_per_pass;
+        for frame in d.path.split(';') {
+            let id = *index.entry((at, frame)).or_insert_with(|| {
+                nodes.push(DiffNode {
+                    parent: Some(at),
+                    depth: nodes[at].depth + 1,
+                    name: frame.to_string(),
+                    a_ns_per_pass: 0.0,
+                    b_ns_per_pass: 0.0,
+                });
+                nodes.len() - 1
+            });
+            nodes[id].a_ns_per_pass += d.a_ns_per_pass;
+            nodes[id].b_ns_per_pass += d.b_ns_per_pass;
+            at = id;
+        }
+    }
+    nodes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tree, PathDiff};
+
+    #[test]
+    fn paths_become_one_tree_with_sums_on_each_side() {
+        let d = |path: &str, a: f64, b: f64| PathDiff { path: path.into(), a_ns_per_pass: a, b_ns_per_pass: b };
+        let t = tree(&[d("m;attn;k1", 3.0, 1.0), d("m;mlp;k2", 2.0, 2.0), d("m;attn;k3", 1.0, 0.0)]);
+        let names: Vec<&str> = t.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["all", "m", "attn", "k1", "mlp", "k2", "k3"]);
+        assert_eq!((t[0].a_ns_per_pass, t[0].b_ns_per_pass), (6.0, 3.0));
+        assert_eq!((t[2].a_ns_per_pass, t[2].b_ns_per_pass, t[2].depth), (4.0, 1.0, 2));
+        assert_eq!(t[6].parent, Some(2));
+    }
+}

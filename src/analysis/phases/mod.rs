@@ -301,31 +301,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
     // executions) only cut passes.
     let engine_steps = steps.iter().any(|s| s.info.phase.is_some() && !s.info.module_run);
     if let Some((kind, reason)) = not_inference_reason(trace, rules, categories, engine_steps) {
-        for i in 0..n {
-            out.phase_of_row[i] = Some(Phase::NotInference);
-            out.confidence_of_row[i] = 1.0;
-        }
-        out.trace_phase = Some(Phase::NotInference);
-        out.workload = workload::Workload { kind, evidence: vec![reason.clone()] };
-        out.not_inference_reason = Some(reason);
-        // Whole steps still repeat (a training iteration: forward, backward, optimizer): where a
-        // step annotation or the stream's structure delimits them, they are passes of no phase,
-        // so that the gate and compare can judge per step. Names alone (an embedding, a sampler)
-        // mark no training step.
-        // The profiler's own step ranges, where it wrote them, are the steps.
-        let profiler = crate::analysis::steps::profiler_steps::profiler_steps(trace);
-        out.passes = if profiler.len() >= 2 {
-            let segs = crate::analysis::steps::profiler_steps::segments(trace, &profiler);
-            // The profiler's ranges name the steps: what the structure alone would cut is moot.
-            out.disagreements.clear();
-            training_passes(trace, segs, &mut out.pass_of_row)
-        } else {
-            training_steps(trace, segs, &mut out.pass_of_row)
-        };
-        if out.passes.is_empty() {
-            out.disagreements.clear();
-        }
-        return out;
+        return not_inference_phases(trace, segs, kind, reason, out);
     }
     // A device whose kernels repeat as whole steps with nothing of LLM generation around them is a
     // diffusion loop: its passes are those steps and the stages around them.
@@ -425,7 +401,63 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
         mark_cut_passes_incomplete(trace, &mut out.passes);
     }
     mark_passes_begun_before_the_trace(trace, &mut out.passes);
-    out.workload = match diffusion {
+    out.workload = settle_workload(&mut out, trace, categories, rules, &names, engine_steps, diffusion);
+    let first = out.passes.first().map(|p| p.phase);
+    out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
+    out
+}
+
+/// The phases of a trace that is not inference (`reason` says why): every row `NotInference`,
+/// and whole steps (the profiler's own step ranges where it wrote them, else the segments step
+/// annotations or the stream's structure cut) as passes of no phase.
+fn not_inference_phases(
+    trace: &Trace,
+    segs: Vec<crate::analysis::steps::passes::Segment>,
+    kind: workload::WorkloadKind,
+    reason: String,
+    mut out: Phases,
+) -> Phases {
+    let n = trace.gpu.len();
+    for i in 0..n {
+        out.phase_of_row[i] = Some(Phase::NotInference);
+        out.confidence_of_row[i] = 1.0;
+    }
+    out.trace_phase = Some(Phase::NotInference);
+    out.workload = workload::Workload { kind, evidence: vec![reason.clone()] };
+    out.not_inference_reason = Some(reason);
+    // Whole steps still repeat (a training iteration: forward, backward, optimizer): where a
+    // step annotation or the stream's structure delimits them, they are passes of no phase,
+    // so that the gate and compare can judge per step. Names alone (an embedding, a sampler)
+    // mark no training step.
+    // The profiler's own step ranges, where it wrote them, are the steps.
+    let profiler = crate::analysis::steps::profiler_steps::profiler_steps(trace);
+    out.passes = if profiler.len() >= 2 {
+        let segs = crate::analysis::steps::profiler_steps::segments(trace, &profiler);
+        // The profiler's ranges name the steps: what the structure alone would cut is moot.
+        out.disagreements.clear();
+        training_passes(trace, segs, &mut out.pass_of_row)
+    } else {
+        training_steps(trace, segs, &mut out.pass_of_row)
+    };
+    if out.passes.is_empty() {
+        out.disagreements.clear();
+    }
+    out
+}
+
+/// What kind of workload the passes are (a diffusion loop found earlier gives its own evidence);
+/// passes whose labels the verdict takes become `Unknown`, their rows too, and nothing is
+/// doubted of a run that is not an LLM's.
+fn settle_workload(
+    out: &mut Phases,
+    trace: &Trace,
+    categories: &KernelCategories,
+    rules: &PhaseRules,
+    names: &crate::analysis::steps::generation::NameEvidence,
+    engine_steps: bool,
+    diffusion: Option<Vec<String>>,
+) -> workload::Workload {
+    match diffusion {
         Some(evidence) => workload::Workload { kind: workload::WorkloadKind::Diffusion, evidence },
         None => {
             let kernels = generation_kernels(trace, categories, rules);
@@ -434,7 +466,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
                 .iter()
                 .map(|p| PassFacts { phase: p.phase, incomplete: p.incomplete, lm_head_columns: p.lm_head_columns })
                 .collect();
-            let (workload, unlabel) = workload::verdict(&facts, &names, engine_steps, kernels);
+            let (workload, unlabel) = workload::verdict(&facts, names, engine_steps, kernels);
             if unlabel {
                 for p in out.passes.iter_mut() {
                     p.phase = Phase::Unknown;
@@ -454,10 +486,7 @@ pub fn detect_in(trace: &Trace, categories: &KernelCategories, options: &Options
             }
             workload
         }
-    };
-    let first = out.passes.first().map(|p| p.phase);
-    out.trace_phase = first.filter(|f| out.passes.iter().all(|p| p.phase == *f));
-    out
+    }
 }
 
 /// The steps of a trace that is not inference: the segments that step annotations delimited or

@@ -6,8 +6,8 @@ import { pairedBars } from '../charts.js';
 import { formatCount, formatUs } from '../format.js';
 import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
-import { gateSection } from './gate.js';
-import { diffIcicle } from './code.js';
+import { gateSection } from '../gate-section.js';
+import { diffIcicle } from '../icicle.js';
 
 /** Compare options the user set in this page session (labels are per pair of files). */
 const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '' };
@@ -110,9 +110,9 @@ export async function compare(ctx, root) {
 
   const outcomes = tables.get('compare_findings');
   if (outcomes) root.append(findingsOutcomes(outcomes));
-  const paths = tables.get('compare_call_paths');
-  if (paths && paths.rows.length) {
-    root.append(el('h3', { text: 'Where in the code it changed: the differential flame graph (per pass)' }), diffIcicle(paths, names));
+  const tree = tables.get('compare_call_tree');
+  if (tree && tree.rows.length > 1) {
+    root.append(el('h3', { text: 'Where in the code it changed: the differential flame graph (per pass)' }), diffIcicle(tree, names));
   }
 
   const byGap = (t, labelOf, where = () => true) => {

@@ -13,28 +13,15 @@ import { stackedBars } from '../charts.js';
  */
 
 /**
- * A file name with its rank token's number replaced by `*` (`step7_rank3.json` → `step7_rank*.json`),
- * as `traceprism watch --ranks` groups a window's files; null when the name states no rank.
- * @param {string} name
+ * What the watch needs from outside: how the core takes file names (whether it reads each, and
+ * the key its window's rank files share: `gate::trend::WatchedName`, asked of the worker, never
+ * decided here), and the reads.
+ * @typedef {{
+ *   names: (names: string[]) => Promise<{candidate: boolean, group: string|null}[]>,
+ *   readFile: (file: File, name: string) => Promise<{window?: Window, cut?: string}>,
+ *   readRun?: (files: {file: File, name: string}[]) => Promise<{window?: Window, straggler?: string|null, cut?: string}>,
+ * }} WatchIo
  */
-export function rankGroupKey(name) {
-  const token = /(^|[^a-z])(rank|tp)([-_]?)(\d+)/i.exec(name);
-  if (token) {
-    const at = token.index + token[1].length + token[2].length + token[3].length;
-    return `${name.slice(0, at)}*${name.slice(at + token[4].length)}`;
-  }
-  const tail = /_(\d+)\.[^_]*$/.exec(name);
-  return tail ? `${name.slice(0, tail.index)}_*${name.slice(tail.index + 1 + tail[1].length)}` : null;
-}
-
-/** Whether a file name is one the watch reads (as the CLI decides). */
-export function isCandidate(name) {
-  const lower = name.toLowerCase();
-  const temporary = lower.startsWith('.') || ['.part', '.crswap', '.tmp', '.partial', '.download'].some((s) => lower.endsWith(s));
-  const ours = lower.endsWith('.digest.json') || lower.includes('truth');
-  const trace = ['.json', '.json.gz', '.pb', '.pb.gz', '.sqlite'].some((s) => lower.endsWith(s));
-  return trace && !temporary && !ours;
-}
 
 /**
  * Stops the watch (keeps its windows).
@@ -48,20 +35,23 @@ export function stopWatch(s) {
 /**
  * One look at the folder: new, grown, deleted files; reads what is complete. With `s.ranks`, the
  * files of one window across ranks (one name but for the rank token) are read together by
- * `readRun` once none of them is still being written, and the window carries the straggler.
+ * `io.readRun` once none of them is still being written, and the window carries the straggler.
  * @param {import('../store.js').WatchState} s
- * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
- * @param {(files: {file: File, name: string}[]) => Promise<{window?: Window, straggler?: string|null, cut?: string}>} [readRun]
+ * @param {WatchIo} io
  */
-export async function pollOnce(s, readFile, readRun) {
+export async function pollOnce(s, io) {
   if (s.busy || !s.handle) return;
   s.busy = true;
   try {
+    /** @type {[string, any][]} */
+    const entries = [];
+    for await (const [name, entry] of s.handle.entries()) if (entry.kind === 'file') entries.push([name, entry]);
+    const taken = await io.names(entries.map(([name]) => name));
     const present = new Map();
-    for await (const [name, entry] of s.handle.entries()) {
-      if (entry.kind !== 'file' || !isCandidate(name)) continue;
-      const file = await entry.getFile();
-      present.set(name, file);
+    for (const [i, [name, entry]] of entries.entries()) {
+      if (!taken[i].candidate) continue;
+      present.set(name, await entry.getFile());
+      s.groups.set(name, taken[i].group);
     }
     for (const [name, f] of s.seen) {
       if (!present.has(name) && f.done && !f.deletedNoted) {
@@ -82,11 +72,11 @@ export async function pollOnce(s, readFile, readRun) {
         if (!f.done && f.still >= 2 && f.cutAt !== f.size) ready.push([name, file]);
       }
     }
-    if (s.ranks && readRun) await readRankWindows(s, ready, readRun);
+    if (s.ranks && io.readRun) await readRankWindows(s, ready, io.readRun);
     else for (const [name, file] of ready) {
       const f = s.seen.get(name);
       try {
-        const r = await readFile(file, name);
+        const r = await io.readFile(file, name);
         if (r.cut) {
           f.cutAt = f.size;
           f.still = 0;
@@ -114,13 +104,13 @@ export async function pollOnce(s, readFile, readRun) {
 async function readRankWindows(s, ready, readRun) {
   const groups = new Map();
   for (const [name, file] of ready) {
-    const key = rankGroupKey(name) ?? name;
+    const key = s.groups.get(name) ?? name;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push({ file, name });
   }
   for (const [key, files] of groups) {
     const names = new Set(files.map((f) => f.name));
-    const pending = [...s.seen].some(([n, f]) => !f.done && !names.has(n) && rankGroupKey(n) === key);
+    const pending = [...s.seen].some(([n, f]) => !f.done && !names.has(n) && s.groups.get(n) === key);
     if (pending) continue;
     try {
       const r = await readRun(files);
@@ -144,14 +134,14 @@ async function readRankWindows(s, ready, readRun) {
  * Starts watching `handle` (any directory handle), polling every `intervalMs`.
  * @param {import('../store.js').WatchState} s
  * @param {any} handle
- * @param {(file: File, name: string) => Promise<{window?: Window, cut?: string}>} readFile
+ * @param {WatchIo} io
  * @param {number} intervalMs
  */
-export function startWatch(s, handle, readFile, intervalMs = 2000, readRun = undefined) {
+export function startWatch(s, handle, io, intervalMs = 2000) {
   stopWatch(s);
-  Object.assign(s, { windows: [], seen: new Map(), notes: [], handle });
-  s.timer = setInterval(() => { pollOnce(s, readFile, readRun); }, intervalMs);
-  pollOnce(s, readFile, readRun);
+  Object.assign(s, { windows: [], seen: new Map(), groups: new Map(), notes: [], handle });
+  s.timer = setInterval(() => { pollOnce(s, io); }, intervalMs);
+  pollOnce(s, io);
 }
 
 /** The trend: decode step median and p90 and prefill per window, as lines on one time axis. */
@@ -202,20 +192,20 @@ export async function watch(ctx, root) {
   const watchState = ctx.watch;
   root.append(el('h2', { text: 'Watch a folder' }),
     el('p', { class: 'note', text: 'Pick the folder a profiler writes its traces into (one file per window). Each new file is read in this browser once it has stopped growing and reads whole, and the trend grows by one window. Nothing is uploaded.' }));
-  const readFile = async (file, name) => {
+  const session = () => {
     if (!watchState.session || watchState.session.broken) watchState.session = ctx.newSession();
-    return watchState.session.call('watchFile', { file, name, options: {} });
+    return watchState.session;
   };
+  const readFile = async (file, name) => session().call('watchFile', { file, name, options: {} });
   watchState.onChange = () => { if (location.hash.startsWith('#watch')) ctx.rerender(); };
   // Tests (and other code) can watch any directory handle; the memory bench asks the watch's
   // worker how much memory its core holds.
-  const readRun = async (files) => {
-    if (!watchState.session || watchState.session.broken) watchState.session = ctx.newSession();
-    return watchState.session.call('watchRun', { files, options: {} });
-  };
+  const readRun = async (files) => session().call('watchRun', { files, options: {} });
+  /** @type {WatchIo} */
+  const io = { names: (names) => session().call('watchNames', { names }), readFile, readRun };
   /** @type {any} */ (window).traceprismWatch = (handle, intervalMs, ranks = false) => {
     watchState.ranks = ranks;
-    startWatch(watchState, handle, readFile, intervalMs, readRun);
+    startWatch(watchState, handle, io, intervalMs);
   };
   /** @type {any} */ (window).traceprismWatchMemory = () => watchState.session?.call('memory') ?? null;
   const supported = 'showDirectoryPicker' in window;
@@ -224,7 +214,7 @@ export async function watch(ctx, root) {
     controls.append(el('button', { type: 'button', id: 'watch-pick', text: watchState.handle ? 'Watch another folder…' : 'Watch a folder…', on: { click: async () => {
       try {
         const handle = await /** @type {any} */ (window).showDirectoryPicker();
-        startWatch(watchState, handle, readFile, 2000, readRun);
+        startWatch(watchState, handle, io, 2000);
       } catch (err) {
         if (err.name !== 'AbortError') ctx.showError?.(`Cannot watch that folder: ${err.message}`);
       }
@@ -233,7 +223,9 @@ export async function watch(ctx, root) {
     controls.append(el('p', { class: 'warning', attrs: { 'data-testid': 'watch-unsupported' }, text: 'This browser cannot watch a folder (no File System Access API: Firefox and Safari). Open the window files instead; each is read once.' }));
     const input = el('input', { type: 'file', multiple: true, accept: '.json,.gz,.pb,.sqlite', id: 'watch-files' });
     input.addEventListener('change', async () => {
-      for (const file of [...(input.files || [])].filter((f) => isCandidate(f.name))) {
+      const files = [...(input.files || [])];
+      const taken = await io.names(files.map((f) => f.name));
+      for (const file of files.filter((_, i) => taken[i].candidate)) {
         const r = await readFile(file, file.name);
         if (r.window) watchState.windows.push(r.window);
       }

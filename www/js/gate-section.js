@@ -2,8 +2,8 @@
 // digest the user opens, or trace B against trace A. The verdict, each phase's change with its
 // interval as a picture (the band of no change shaded), and the attribution table; the digests
 // and the Markdown summary download. Everything is computed by the core in the worker.
-import { el } from '../dom.js';
-import { tableView } from '../table-view.js';
+import { el } from './dom.js';
+import { tableView } from './table-view.js';
 
 /** What this page session holds: a baseline digest opened by the user (JSON text) and its name. */
 const state = { baseline: /** @type {string|null} */ (null), baselineName: '', maxSlowdown: 0.03 };
