@@ -589,25 +589,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         }
     }
     matched.sort_by_key(|(start, name, k, _)| (*start, *name, *k));
-    // Clock offsets from the ends of matched collectives.
-    let mut offsets = vec![(0i64, 0i64); n];
-    if options.align && !matched.is_empty() {
-        for (r, off) in offsets.iter_mut().enumerate().skip(1) {
-            let diffs: Vec<i64> = matched.iter().map(|(_, _, _, s)| end(0, s[0]) - end(r, s[r])).collect();
-            let o = upper_median(diffs.clone());
-            let residual = upper_median(diffs.iter().map(|d| (d - o).abs()).collect());
-            *off = (o, residual);
-        }
-    }
-    for (r, (_, residual)) in offsets.iter().enumerate() {
-        if *residual > RESIDUAL_WARN_NS {
-            warnings.push(format!(
-                "{}: the matched collectives' ends differ from the clock offset by {:.1} µs (median): they may not be the same collectives (point-to-point with other peers, or different groups), so waits are uncertain",
-                numbered[r].trace.file,
-                *residual as f64 / 1000.0
-            ));
-        }
-    }
+    let offsets = clock_offsets(&numbered, &matched, options.align, &mut warnings);
     if matched.is_empty() {
         warnings.push("no collective kernel occurs on every rank: clocks are not aligned and no wait is measured".to_string());
     }
@@ -616,43 +598,7 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         .into_iter()
         .enumerate()
         .map(|(index, (_, name, occurrence, rows))| {
-            let mut sides: Vec<Side> = rows
-                .iter()
-                .enumerate()
-                .map(|(r, &row)| {
-                    let a = &numbered[r].trace.analysis;
-                    let g = &a.trace.gpu;
-                    Side {
-                        row,
-                        start_ns: g.ts[row] + offsets[r].0,
-                        end_ns: g.end(row) + offsets[r].0,
-                        dur_ns: g.dur[row],
-                        wait_ns: 0,
-                        phase: a.phases.phase_of_row.get(row).copied().flatten(),
-                        pass: a.phases.pass_of_row.get(row).copied().unwrap_or(NONE),
-                        layer: a.layers.layer_of_row.get(row).copied().unwrap_or(NONE),
-                        step: hosts[r].step_at(lateness::host_time(&a.trace, row)),
-                    }
-                })
-                .collect();
-            let latest = sides.iter().map(|s| s.start_ns).max().unwrap_or(0);
-            for s in &mut sides {
-                s.wait_ns = latest - s.start_ns;
-            }
-            let first = &numbered[0].trace.analysis.trace;
-            let comm = params[0].row_of(first, rows[0]);
-            let bytes = comm.and_then(|c| params[0].bytes(first, c)).or_else(|| message_bytes(first, rows[0]));
-            Collective {
-                index,
-                group: comm.map(|c| params[0].group(first, c)).unwrap_or_default(),
-                matched_by: if comm.is_some() { "process group" } else { "kernel name" },
-                kind: Kind::of(name),
-                key: name.to_string(),
-                name: first.name(first.gpu.name[rows[0]]).to_string(),
-                occurrence,
-                bytes,
-                sides,
-            }
+            collective(index, name, occurrence, &rows, &numbered, &offsets, &hosts, &params[0])
         })
         .collect();
     let ranks = numbered
@@ -669,6 +615,90 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     let late = lateness::lateness(&ranks, &collectives, &hosts);
     let jitter_ns = cost::jitter_ns(&collectives);
     Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align, late, jitter_ns })
+}
+
+/// One matched collective (the `occurrence`-th of key `name`, on `rows` of each rank): each
+/// rank's side on the aligned clock, each side's wait for the latest to start, its step, and the
+/// process group and bytes the first rank's launching op recorded.
+#[allow(clippy::too_many_arguments)]
+fn collective(
+    index: usize,
+    name: &str,
+    occurrence: usize,
+    rows: &[usize],
+    numbered: &[Numbered],
+    offsets: &[(i64, i64)],
+    hosts: &[lateness::HostTops],
+    params: &CommLookup,
+) -> Collective {
+    let mut sides: Vec<Side> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, &row)| {
+            let a = &numbered[r].trace.analysis;
+            let g = &a.trace.gpu;
+            Side {
+                row,
+                start_ns: g.ts[row] + offsets[r].0,
+                end_ns: g.end(row) + offsets[r].0,
+                dur_ns: g.dur[row],
+                wait_ns: 0,
+                phase: a.phases.phase_of_row.get(row).copied().flatten(),
+                pass: a.phases.pass_of_row.get(row).copied().unwrap_or(NONE),
+                layer: a.layers.layer_of_row.get(row).copied().unwrap_or(NONE),
+                step: hosts[r].step_at(lateness::host_time(&a.trace, row)),
+            }
+        })
+        .collect();
+    let latest = sides.iter().map(|s| s.start_ns).max().unwrap_or(0);
+    for s in &mut sides {
+        s.wait_ns = latest - s.start_ns;
+    }
+    let first = &numbered[0].trace.analysis.trace;
+    let comm = params.row_of(first, rows[0]);
+    let bytes = comm.and_then(|c| params.bytes(first, c)).or_else(|| message_bytes(first, rows[0]));
+    Collective {
+        index,
+        group: comm.map(|c| params.group(first, c)).unwrap_or_default(),
+        matched_by: if comm.is_some() { "process group" } else { "kernel name" },
+        kind: Kind::of(name),
+        key: name.to_string(),
+        name: first.name(first.gpu.name[rows[0]]).to_string(),
+        occurrence,
+        bytes,
+        sides,
+    }
+}
+
+/// Each rank's clock offset against rank 0 from the ends of the `matched` collectives (the median
+/// difference) with its residual (the median distance from it): all zero unless `align`. A
+/// residual above [`RESIDUAL_WARN_NS`] is named in `warnings`.
+fn clock_offsets(
+    numbered: &[Numbered],
+    matched: &[(i64, &str, usize, Vec<usize>)],
+    align: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<(i64, i64)> {
+    let end = |rank: usize, row: usize| numbered[rank].trace.analysis.trace.gpu.end(row);
+    let mut offsets = vec![(0i64, 0i64); numbered.len()];
+    if align && !matched.is_empty() {
+        for (r, off) in offsets.iter_mut().enumerate().skip(1) {
+            let diffs: Vec<i64> = matched.iter().map(|(_, _, _, s)| end(0, s[0]) - end(r, s[r])).collect();
+            let o = upper_median(diffs.clone());
+            let residual = upper_median(diffs.iter().map(|d| (d - o).abs()).collect());
+            *off = (o, residual);
+        }
+    }
+    for (r, (_, residual)) in offsets.iter().enumerate() {
+        if *residual > RESIDUAL_WARN_NS {
+            warnings.push(format!(
+                "{}: the matched collectives' ends differ from the clock offset by {:.1} µs (median): they may not be the same collectives (point-to-point with other peers, or different groups), so waits are uncertain",
+                numbered[r].trace.file,
+                *residual as f64 / 1000.0
+            ));
+        }
+    }
+    offsets
 }
 
 /// A residual of the clock offset above this (ns) is named in a warning.
