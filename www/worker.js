@@ -4,13 +4,8 @@
 // The worker holds up to two analyses, in slots `a` (the trace the views show) and `b` (the second
 // trace of a comparison); `slot` defaults to `a`.
 //
-// ops: start {slot, options, sniffed} · push {slot, buffer} → progress · finish {slot} → {summary, tables} ·
-//      sniff {head} → {format: 'gzip' | 'json' | 'xspace' | 'nsys' | 'nsys_rows' | 'digest' | 'unknown', form: 'array' | 'object' | null} (start, load and loadNsys take it back as `sniffed`) · setRules {slot, toml} → {summary, tables} · builtinRules → TOML ·
-//      split {slot, window, file} → .json.gz bytes · timelineMeta {slot} · timelineBuckets {slot, from, to, width} → bytes · timelinePyramid {slot, lane} → {head, cover} · timelineHit {slot, lane, at, slack} ·
-//      table {slot, name} · csv {slot, name} · rollup {slot} · workbook {slot} → ArrayBuffer ·
-//      html {slot} → string · drop {slot} · compare {options} → {tables} · compareTable {name} ·
-//      compareCsv {name} · digest {slot, source} → string · gate {base, candidate, options} → {report, markdown} · watchFile {file, name, options} → {window} | {cut} · watchRun {files, options} → {window, straggler} | {cut} · watchNames {names} → [{candidate, group}] · memory · load {slot, options, sniffed, file, gzipPipeline?} → {summary, tables, memory, parallel} ·
-//      loadNsys {slot, options, sniffed, file} → {summary, tables, memory, nsys} (an Nsight Systems export, through the SQLite module; watchFile and watchRun take exports too)
+// Its ops, with their arguments and answers, are declared once in js/worker-ops.js (`tsc` holds
+// `ops` below and every `Session.call` to them).
 //
 // `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
 // into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
@@ -203,6 +198,7 @@ async function sniffFile(file) {
   return sniff(new Uint8Array(await file.slice(0, 64).arrayBuffer()));
 }
 
+/** Each op the page may send (js/worker-ops.js declares them, with their arguments and answers). @type {import('./js/worker-ops.js').WorkerHandlers} */
 const ops = {
   // What a file is, from its first bytes: the core decides (`ingest::sniff`), once per file; the
   // page hands the answer back with the file (`sniffed`) and never sniffs on its own.

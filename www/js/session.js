@@ -51,10 +51,17 @@ export class Session {
   }
 
   /**
-   * Sends one request; `transfer` lists ArrayBuffers to move to the worker. `onProgress` gets the
-   * `{progress}` notes the worker posts before its reply (the `load` op).
+   * Sends one request (its arguments and answer as js/worker-ops.js declares them); `transfer`
+   * lists ArrayBuffers to move to the worker. `onProgress` gets the `{progress}` notes the worker
+   * posts before its reply (the `load` op).
+   * @template {keyof import('./worker-ops.js').WorkerOps} K
+   * @param {K} op
+   * @param {import('./worker-ops.js').WorkerOps[K][0]} [args]
+   * @param {Transferable[]} [transfer]
+   * @param {((p: any) => void) | null} [onProgress]
+   * @returns {Promise<import('./worker-ops.js').WorkerOps[K][1]>}
    */
-  call(op, args = {}, transfer = [], onProgress = null) {
+  call(op, args = /** @type {any} */ ({}), transfer = [], onProgress = null) {
     if (this.closed) return Promise.reject(new Error('cancelled'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -77,6 +84,7 @@ export class Session {
    * Streams `blob` (which `sniff` said is `sniffed`) into the core's `slot` and analyses it. `onProgress({bytesRead, total, events})`
    * is called after every slice. Resolves to `{summary, tables, memory}` (plus `parallel:
    * {workers, parts, adopted}` when the worker read the file itself).
+   * @returns {Promise<import('./worker-ops.js').Finished & {parallel?: any, nsys?: any}>}
    */
   async load(blob, sniffed, options, onProgress, slot = 'a', captures = []) {
     // Capture traces first: the worker keeps them for the slot until the trace is finished.

@@ -8,7 +8,7 @@
 /**
  * A run of several ranks (view "ranks"): its progress text while loading, the ranks that could not
  * be read, the run's summary and cached tables, the worker session that holds it.
- * @typedef {{loading: string|null, failed: string[], summary: any, align: boolean, tables: Map<string, Promise<any>>, csvs: Map<string, Promise<string>>, session: any}} RunState
+ * @typedef {{loading: string|null, failed: string[], summary: any, align: boolean, tables: Map<string, Promise<any>>, csvs: Map<string, Promise<string>>, session: import('./session.js').Session|null}} RunState
  */
 
 /**
@@ -24,7 +24,7 @@ export function emptyRun(align = true) {
  * A watched folder (view "watch"): its handle, the files seen, the windows read (each kept as its
  * digest's window only), notes, the poll timer and the worker session that reads the files.
  * @typedef {{windows: any[], seen: Map<string, {size: number, modified: number, still: number, done: boolean, cutAt: number|null, deletedNoted?: boolean}>,
- *   groups: Map<string, string|null>, notes: string[], handle: any, timer: any, session: any, busy: boolean, onChange: (() => void)|null, ranks: boolean}} WatchState
+ *   groups: Map<string, string|null>, notes: string[], handle: any, timer: any, session: import('./session.js').Session|null, busy: boolean, onChange: (() => void)|null, ranks: boolean}} WatchState
  */
 
 /** @returns {WatchState} */
@@ -39,8 +39,8 @@ export class Store {
     this.generation = 0;
     /** Bumped by every drawing of a view. */
     this.drawing = 0;
-    /** The worker session that owns the core (replaced after a cancel). @type {any} */
-    this.core = null;
+    /** The worker session that owns the core (replaced after a cancel; set as the page starts). @type {import('./session.js').Session} */
+    this.core = /** @type {any} */ (null);
     /** Trace A, the one the views show: {session, fileName, blob, summary, tables...}. @type {any} */
     this.trace = null;
     /** The second trace of a comparison: {fileName, summary} once analysed in the worker's slot `b`. @type {any} */

@@ -1,0 +1,64 @@
+// Every request the page sends the core's worker, declared once: its arguments and its answer.
+// `tsc --checkJs` holds both ends to it: `Session.call(op, args)` (js/session.js) takes an op's
+// arguments and resolves to its answer, and the worker's `ops` (worker.js) must handle exactly
+// these ops with these arguments. A slot is `a` (the trace the views show, the default), `b` (the
+// second trace of a comparison) or `rN` (a rank of a run). The worker posts `{id, progress}` while
+// `load`, `loadNsys` and `push` read.
+export {};
+
+/** @typedef {import('../pkg/traceprism.js').Sniffed} Sniffed */
+/** @typedef {{slot?: string}} InSlot */
+/** @typedef {{columns: string[], rows: any[][], [more: string]: any}} TableData */
+/** What the analyses say of a finished trace. */
+/** @typedef {{summary: any, tables: string[], views: any, memory?: number}} Finished */
+/** @typedef {{window?: any, cut?: string}} WatchedFile */
+
+/**
+ * Each op: `[arguments, answer]`.
+ * @typedef {{
+ *   sniff: [{head: ArrayBuffer}, Sniffed],
+ *   start: [InSlot & {options: object, sniffed?: Sniffed, fileBytes?: number, file?: Blob}, null],
+ *   push: [InSlot & {buffer: ArrayBuffer}, {bytes_in: number, json_bytes: number, events: number}],
+ *   captures: [InSlot & {files: {file: Blob, name: string, batch?: number|null, mode?: string|null}[]}, {name: string, graphs: number}[]],
+ *   finish: [InSlot, Finished],
+ *   load: [InSlot & {options: object, sniffed: Sniffed, file: Blob, gzipPipeline?: string}, Finished & {parallel: any}],
+ *   loadNsys: [InSlot & {options: object, sniffed: Sniffed, file: Blob}, Finished & {nsys: any}],
+ *   table: [InSlot & {name: string}, TableData],
+ *   csv: [InSlot & {name: string}, string],
+ *   rollup: [InSlot, any],
+ *   timelineMeta: [InSlot, any],
+ *   timelinePyramid: [InSlot & {lane: number}, any],
+ *   timelineBuckets: [InSlot & {from: number, to: number, width: number}, ArrayBuffer],
+ *   timelineHit: [InSlot & {lane: number, at: number, slack: number}, any],
+ *   setRules: [InSlot & {toml: string}, {summary: any, tables: string[], views: any}],
+ *   builtinRules: [{}, string],
+ *   split: [InSlot & {window: object, file: Blob}, ArrayBuffer],
+ *   workbook: [InSlot, ArrayBuffer],
+ *   html: [InSlot, string],
+ *   drop: [InSlot, null],
+ *   compare: [{options: object}, {tables: string[]}],
+ *   compareTable: [{name: string}, TableData],
+ *   compareCsv: [{name: string}, string],
+ *   digest: [InSlot & {source: string}, string],
+ *   gate: [{base: string, candidate: string, options: object}, {report: any, markdown: string}],
+ *   watchFile: [{file: Blob, name: string, options: object}, WatchedFile],
+ *   watchRun: [{files: {file: Blob, name: string}[], options: object}, WatchedFile & {straggler?: string|null}],
+ *   watchNames: [{names: string[]}, {candidate: boolean, group: string|null}[]],
+ *   memory: [{}, number],
+ *   runStart: [{}, null],
+ *   runAdd: [InSlot & {name: string}, number],
+ *   runAnalyse: [{align: boolean}, any],
+ *   runTable: [{name: string}, TableData],
+ *   runCsv: [{name: string}, string],
+ *   runLanes: [{}, any],
+ *   runWorkbook: [{}, ArrayBuffer],
+ *   runHtml: [{}, string],
+ *   testAllocate: [{megabytes: number}, number],
+ * }} WorkerOps
+ */
+
+/**
+ * The worker's handler of each op: its arguments (with the request's `id`) to its answer, or a
+ * Transfer of the answer's buffer.
+ * @typedef {{[K in keyof WorkerOps]: (data: WorkerOps[K][0] & {id?: number}, id?: number) => any}} WorkerHandlers
+ */
