@@ -4,26 +4,30 @@
 import { el, clear } from './dom.js';
 import { VIEWS, readHash, writeHash, formatHash } from './routing.js';
 import { saveFile, saveZip } from './download.js';
-import { overview } from './views/overview.js';
-import { categories } from './views/categories.js';
-import { phases } from './views/phases.js';
-import { layers } from './views/layers.js';
-import { ops } from './views/ops.js';
-import { kernels } from './views/kernels.js';
-import { code } from './views/code.js';
-import { report } from './views/report.js';
-import { compare } from './views/compare.js';
-import { timeline } from './views/timeline.js';
-import { rules } from './views/rules.js';
-import { ranks } from './views/ranks.js';
-import { watch } from './views/watch.js';
+import * as overviewView from './views/overview.js';
+import * as categoriesView from './views/categories.js';
+import * as phasesView from './views/phases.js';
+import * as layersView from './views/layers.js';
+import * as opsView from './views/ops.js';
+import * as kernelsView from './views/kernels.js';
+import * as codeView from './views/code.js';
+import * as reportView from './views/report.js';
+import * as compareView from './views/compare.js';
+import * as timelineView from './views/timeline.js';
+import * as rulesView from './views/rules.js';
+import * as ranksView from './views/ranks.js';
+import * as watchView from './views/watch.js';
 import { Store } from './store.js';
 import { RULES_KEY, userRules } from './rules-text.js';
 import { Session } from './session.js';
 import { $, setState, showError } from './status.js';
 import { createLoading } from './loading.js';
 
-const RENDER = { rules, timeline, overview, categories, phases, layers, ops, kernels, report, code, compare, ranks, watch };
+/** Every view's module: its renderer (named as the view) and the concerns it uses. */
+const VIEW_MODULES = /** @type {Record<string, any>} */ ({ rules: rulesView, timeline: timelineView, overview: overviewView, categories: categoriesView, phases: phasesView, layers: layersView, ops: opsView, kernels: kernelsView, report: reportView, code: codeView, compare: compareView, ranks: ranksView, watch: watchView });
+const RENDER = Object.fromEntries(Object.entries(VIEW_MODULES).map(([name, m]) => [name, m[name]]));
+/** @type {Record<string, string[]>} */
+const USES = Object.fromEntries(Object.entries(VIEW_MODULES).map(([name, m]) => [name, m.uses]));
 
 /** Everything the page has loaded and shows, and its generation counter (see store.js). */
 const store = new Store();
@@ -48,7 +52,7 @@ const { loadTrace, loadSecond, loadRun, reanalyseRun, startCore, cancel, loadExa
  * while this thread lays the page out and renders the view's cards and charts, instead of after.
  */
 function prefetchTables(trace, view) {
-  const ctx = contextFor(trace, view);
+  const ctx = traceContext(trace);
   for (const name of trace.tableNames) {
     if (trace.tableViews[name] === view) ctx.table(name).catch(() => {}); // the view asks again and shows the error
   }
@@ -106,156 +110,205 @@ function noTrace() {
   return { session: store.core, fileName: '', blob: null, summary: null, tableNames: [], tableViews: {}, tables: new Map(), csvs: new Map(), rollup: null };
 }
 
-/** The context a view renders with: summary, table names and cached fetchers. */
+/**
+ * What each view's context is made of, by concern: a view declares the concerns it uses (its
+ * module's `uses`) and gets those alone.
+ * @type {Record<string, (trace: any, view: string, params: Record<string, string>) => Record<string, any>>}
+ */
+const CONCERNS = {
+  trace: (trace) => traceContext(trace),
+  route: (_, view, params) => routeContext(view, params),
+  rules: (trace) => rulesContext(trace),
+  compare: (trace) => compareContext(trace),
+  run: () => runContext(),
+  page: () => pageContext(),
+};
+
+/** The context `view` renders with: the concerns it declares ([`USES`]), merged. */
 function contextFor(trace, view, params = {}) {
+  return Object.assign({}, ...USES[view].map((c) => CONCERNS[c](trace, view, params)));
+}
+
+/** The loaded trace: its summary and tables (cached), CSV export, splitting a window out, the timeline's selection, requests about it. */
+function traceContext(trace) {
   const cached = (map, key, make) => {
     if (!map.has(key)) map.set(key, make().catch((e) => { map.delete(key); throw e; }));
     return map.get(key);
   };
-  const ctx = {
-    summary: trace.summary,
-    fileName: trace.fileName,
-    tableNames: trace.tableNames,
-    // The view that shows each table, as the core declares it with the table.
-    tableViews: trace.tableViews,
-    table: (name) => cached(trace.tables, name, () => trace.session.call('table', { name })),
-    csv: (name) => cached(trace.csvs, name, () => trace.session.call('csv', { name })),
-    rollup: () => (trace.rollup ||= trace.session.call('rollup')),
-    exportCsv: async (name) => {
-      try {
-        saveFile(`${name}.csv`, await trace.session.call('csv', { name }));
-      } catch (err) {
-        showError(`export of ${name} failed: ${err.message}`);
-      }
-    },
-    setArgs: (args) => writeHash(view, args),
-    // The view's address parameters (#timeline?from=…&to=…) and a way to change them without
-    // drawing the view again (`record`: as a new history entry).
-    params,
-    setParams: (next, record = false) => {
-      store.ignoreHash = location.hash;
-      writeHash(view, [], next, record);
-      store.ignoreHash = location.hash;
-    },
-    // The user's category rules: read, apply (the worker analyses the trace again), built-in text.
-    userRules,
-    applyRules: async (text) => {
-      const result = await trace.session.call('setRules', { toml: text });
-      try {
-        if (text.trim()) localStorage.setItem(RULES_KEY, text); else localStorage.removeItem(RULES_KEY);
-      } catch {
-        // Storage may be off (private mode): the rules still apply to this trace.
-      }
-      trace.summary = result.summary;
-      trace.tableNames = result.tables;
-    trace.tableViews = result.views;
-      trace.tables.clear();
-      trace.csvs.clear();
-      trace.rollup = null;
-      // Trace A's categories changed: a comparison made before is stale.
-      store.begin();
-      return result.summary;
-    },
-    builtinRules: () => trace.session.call('builtinRules'),
-    // Downloads one window of the trace as a .json.gz (traceprism split): `window` is {pass},
-    // {phase} or {from_us, to_us}; `label` names the file.
-    split: async (window, label) => {
-      try {
-        const bytes = await trace.session.call('split', { window, file: trace.blob });
-        saveFile(`${baseName(trace.fileName)}-${label}.json.gz`, new Uint8Array(bytes), 'application/gzip');
-      } catch (err) {
-        showError(`split failed: ${err.message}`);
-      }
-    },
-    // The timeline's selection ({fromUs, toUs} in the trace's clock, as the tables print times):
-    // the per-kernel tables show only the kernels that start inside it until it is cleared.
-    selection: trace.selection || null,
-    setSelection: (s) => { trace.selection = s; },
-    clearSelection: () => { trace.selection = null; showView(); },
-    // Goes to another view (a new history entry), e.g. the timeline at a pass or a kernel.
-    navigate: (to, params = {}) => { location.hash = formatHash(to, [], params); },
-    // A request to the worker about the trace (the timeline's buckets and hit tests).
-    call: (op, data = {}) => trace.session.call(op, data),
-    rerender: () => showView(),
-    // Comparison (view "compare").
-    second: store.second,
-    secondLoading: store.secondLoading,
-    loadMain: (blob, name) => loadTrace(blob, name),
-    loadSecond: (blob, name) => loadSecond(blob, name),
-    compare: (options) => {
-      const c = comparisonFor(trace.session, options);
-      ctxComparison = c;
-      return c.promise;
-    },
-    // The regression gate: a loaded trace's digest (slot a: this trace, b: the second) and a
-    // candidate digest against a baseline digest.
-    digestOf: (slot) => trace.session.call('digest', { slot, source: slot === 'b' ? store.second?.fileName || 'b' : trace.fileName }),
-    gate: (base, candidate, options) => trace.session.call('gate', { base, candidate, options }),
-    saveDigest: (text, name) => saveFile(`${baseName(name)}.digest.json`, text, 'application/json'),
-    saveText: (text, fileName, type) => saveFile(fileName, text, type),
-    // The watch view reads each window's file with a worker of its own.
-    newSession: () => new Session(),
-    showError,
-    watch: store.watch,
-    compareTable: (name) => {
-      const c = ctxComparison;
-      if (!c.tables.has(name)) c.tables.set(name, c.promise.then(() => trace.session.call('compareTable', { name })));
-      return c.tables.get(name);
-    },
-    exportCompareCsv: async (name) => {
-      try {
-        saveFile(`${name}.csv`, await compareCsv(trace.session, ctxComparison, name));
-      } catch (err) {
-        showError(`export of ${name} failed: ${err.message}`);
-      }
-    },
-    // A run of several ranks (view "ranks").
-    run: store.run,
-    loadRun: (files) => loadRun(files),
-    reanalyseRun: (align) => reanalyseRun(align),
-    runCall: (op, data = {}) => store.run.session.call(op, data),
-    runTable: (name) => {
-      if (!store.run.tables.has(name)) store.run.tables.set(name, store.run.session.call('runTable', { name }));
-      return store.run.tables.get(name);
-    },
-    exportRunCsv: async (name) => {
-      try {
-        saveFile(`${name}.csv`, await runCsv(name));
-      } catch (err) {
-        showError(`export of ${name} failed: ${err.message}`);
-      }
-    },
-    exportRunZip: async () => {
-      try {
-        const files = [];
-        for (const name of store.run.summary.tables) files.push({ name: `${name}.csv`, text: await runCsv(name) });
-        saveZip('run-tables.zip', files);
-      } catch (err) {
-        showError(`export failed: ${err.message}`);
-      }
-    },
-    downloadRun: async (kind) => {
-      try {
-        if (kind === 'xlsx') saveFile('run.xlsx', new Uint8Array(await store.run.session.call('runWorkbook')), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-        else saveFile('run-report.html', await store.run.session.call('runHtml'), 'text/html;charset=utf-8');
-      } catch (err) {
-        showError(`run export failed: ${err.message}`);
-      }
-    },
-    exportCompareZip: async () => {
-      try {
-        const c = ctxComparison;
-        const { tables } = await c.promise;
-        const files = [];
-        for (const name of tables) files.push({ name: `${name}.csv`, text: await compareCsv(trace.session, c, name) });
-        saveZip(`compare-${baseName(trace.fileName)}-vs-${baseName(store.second?.fileName || 'b')}.zip`, files);
-      } catch (err) {
-        showError(`export failed: ${err.message}`);
-      }
-    },
+  return {
+  summary: trace.summary,
+  fileName: trace.fileName,
+  tableNames: trace.tableNames,
+  // The view that shows each table, as the core declares it with the table.
+  tableViews: trace.tableViews,
+  table: (name) => cached(trace.tables, name, () => trace.session.call('table', { name })),
+  csv: (name) => cached(trace.csvs, name, () => trace.session.call('csv', { name })),
+  rollup: () => (trace.rollup ||= trace.session.call('rollup')),
+  exportCsv: async (name) => {
+    try {
+      saveFile(`${name}.csv`, await trace.session.call('csv', { name }));
+    } catch (err) {
+      showError(`export of ${name} failed: ${err.message}`);
+    }
+  },
+  // Downloads one window of the trace as a .json.gz (traceprism split): `window` is {pass},
+  // {phase} or {from_us, to_us}; `label` names the file.
+  split: async (window, label) => {
+    try {
+      const bytes = await trace.session.call('split', { window, file: trace.blob });
+      saveFile(`${baseName(trace.fileName)}-${label}.json.gz`, new Uint8Array(bytes), 'application/gzip');
+    } catch (err) {
+      showError(`split failed: ${err.message}`);
+    }
+  },
+  // The timeline's selection ({fromUs, toUs} in the trace's clock, as the tables print times):
+  // the per-kernel tables show only the kernels that start inside it until it is cleared.
+  selection: trace.selection || null,
+  setSelection: (s) => { trace.selection = s; },
+  clearSelection: () => { trace.selection = null; showView(); },
+  // A request to the worker about the trace (the timeline's buckets and hit tests).
+  call: (op, data = {}) => trace.session.call(op, data),
   };
+}
+
+/** Where the view stands: its address parameters, and going elsewhere or drawing again. */
+function routeContext(view, params) {
+  return {
+  setArgs: (args) => writeHash(view, args),
+  // The view's address parameters (#timeline?from=…&to=…) and a way to change them without
+  // drawing the view again (`record`: as a new history entry).
+  params,
+  setParams: (next, record = false) => {
+    store.ignoreHash = location.hash;
+    writeHash(view, [], next, record);
+    store.ignoreHash = location.hash;
+  },
+  // Goes to another view (a new history entry), e.g. the timeline at a pass or a kernel.
+  navigate: (to, params = {}) => { location.hash = formatHash(to, [], params); },
+  rerender: () => showView(),
+  };
+}
+
+/** The user's category rules: read, apply (the worker analyses the trace again), the built-in text. */
+function rulesContext(trace) {
+  return {
+  // The user's category rules: read, apply (the worker analyses the trace again), built-in text.
+  userRules,
+  applyRules: async (text) => {
+    const result = await trace.session.call('setRules', { toml: text });
+    try {
+      if (text.trim()) localStorage.setItem(RULES_KEY, text); else localStorage.removeItem(RULES_KEY);
+    } catch {
+      // Storage may be off (private mode): the rules still apply to this trace.
+    }
+    trace.summary = result.summary;
+    trace.tableNames = result.tables;
+  trace.tableViews = result.views;
+    trace.tables.clear();
+    trace.csvs.clear();
+    trace.rollup = null;
+    // Trace A's categories changed: a comparison made before is stale.
+    store.begin();
+    return result.summary;
+  },
+  builtinRules: () => trace.session.call('builtinRules'),
+  };
+}
+
+/** The comparison with a second trace (view "compare") and the regression gate. */
+function compareContext(trace) {
   let ctxComparison = null;
-  return ctx;
+  return {
+  // Comparison (view "compare").
+  second: store.second,
+  secondLoading: store.secondLoading,
+  loadSecond: (blob, name) => loadSecond(blob, name),
+  compare: (options) => {
+    const c = comparisonFor(trace.session, options);
+    ctxComparison = c;
+    return c.promise;
+  },
+  // The regression gate: a loaded trace's digest (slot a: this trace, b: the second) and a
+  // candidate digest against a baseline digest.
+  digestOf: (slot) => trace.session.call('digest', { slot, source: slot === 'b' ? store.second?.fileName || 'b' : trace.fileName }),
+  gate: (base, candidate, options) => trace.session.call('gate', { base, candidate, options }),
+  saveDigest: (text, name) => saveFile(`${baseName(name)}.digest.json`, text, 'application/json'),
+  saveText: (text, fileName, type) => saveFile(fileName, text, type),
+  compareTable: (name) => {
+    const c = ctxComparison;
+    if (!c.tables.has(name)) c.tables.set(name, c.promise.then(() => trace.session.call('compareTable', { name })));
+    return c.tables.get(name);
+  },
+  exportCompareCsv: async (name) => {
+    try {
+      saveFile(`${name}.csv`, await compareCsv(trace.session, ctxComparison, name));
+    } catch (err) {
+      showError(`export of ${name} failed: ${err.message}`);
+    }
+  },
+  exportCompareZip: async () => {
+    try {
+      const c = ctxComparison;
+      const { tables } = await c.promise;
+      const files = [];
+      for (const name of tables) files.push({ name: `${name}.csv`, text: await compareCsv(trace.session, c, name) });
+      saveZip(`compare-${baseName(trace.fileName)}-vs-${baseName(store.second?.fileName || 'b')}.zip`, files);
+    } catch (err) {
+      showError(`export failed: ${err.message}`);
+    }
+  },
+
+  };
+}
+
+/** A run of several ranks (view "ranks"). */
+function runContext() {
+  return {
+  // A run of several ranks (view "ranks").
+  run: store.run,
+  loadRun: (files) => loadRun(files),
+  reanalyseRun: (align) => reanalyseRun(align),
+  runCall: (op, data = {}) => store.run.session.call(op, data),
+  runTable: (name) => {
+    if (!store.run.tables.has(name)) store.run.tables.set(name, store.run.session.call('runTable', { name }));
+    return store.run.tables.get(name);
+  },
+  exportRunCsv: async (name) => {
+    try {
+      saveFile(`${name}.csv`, await runCsv(name));
+    } catch (err) {
+      showError(`export of ${name} failed: ${err.message}`);
+    }
+  },
+  exportRunZip: async () => {
+    try {
+      const files = [];
+      for (const name of store.run.summary.tables) files.push({ name: `${name}.csv`, text: await runCsv(name) });
+      saveZip('run-tables.zip', files);
+    } catch (err) {
+      showError(`export failed: ${err.message}`);
+    }
+  },
+  downloadRun: async (kind) => {
+    try {
+      if (kind === 'xlsx') saveFile('run.xlsx', new Uint8Array(await store.run.session.call('runWorkbook')), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      else saveFile('run-report.html', await store.run.session.call('runHtml'), 'text/html;charset=utf-8');
+    } catch (err) {
+      showError(`run export failed: ${err.message}`);
+    }
+  },
+  };
+}
+
+/** The page itself: loading a trace, a worker of one's own (the watch), errors, the watch's state. */
+function pageContext() {
+  return {
+  loadMain: (blob, name) => loadTrace(blob, name),
+  // The watch view reads each window's file with a worker of its own.
+  newSession: () => new Session(),
+  showError,
+  watch: store.watch,
+  };
 }
 
 /** CSV text of one comparison table (only while `c` is the current comparison). */
@@ -367,5 +420,5 @@ function main() {
   setState('empty');
 }
 
-if (!VIEWS.every((v) => RENDER[v])) throw new Error('a view has no renderer');
+if (!VIEWS.every((v) => RENDER[v] && USES[v]?.every((c) => CONCERNS[c]))) throw new Error('a view has no renderer, or uses a concern the page does not have');
 main();

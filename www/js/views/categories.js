@@ -3,6 +3,9 @@ import { el } from '../dom.js';
 import { barChart, colour } from '../charts.js';
 import { renderTables, groupRollup } from './common.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace'];
+
 /** Renders the categories view. */
 export async function categories(ctx, root) {
   root.append(el('h2', { text: 'Kernel categories' }));

@@ -9,6 +9,9 @@ import { draw, layout, rectAt, ROW_H, treeOf } from '../icicle.js';
 import { linkParams } from '../timeline/window.js';
 import { renderTables } from './common.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route'];
+
 /** What the view shows, kept across renders of one trace. */
 const state = { phase: 'all', search: '', zoom: 0, file: '' };
 

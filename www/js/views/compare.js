@@ -9,6 +9,9 @@ import { titleOf } from './common.js';
 import { gateSection } from '../gate-section.js';
 import { diffIcicle } from '../icicle.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route', 'compare', 'page'];
+
 /** Compare options the user set in this page session (labels are per pair of files). */
 const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '' };
 

@@ -5,6 +5,9 @@ import { linkParams } from '../timeline/window.js';
 import { formatUs } from '../format.js';
 import { inWindow } from '../table-view.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route'];
+
 /** Renders the kernels view. */
 export async function kernels(ctx, root) {
   root.append(el('h2', { text: 'Kernels' }));

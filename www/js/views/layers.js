@@ -5,6 +5,9 @@ import { tableView } from '../table-view.js';
 import { renderTables, phaseColour } from './common.js';
 import { linkParams } from '../timeline/window.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route'];
+
 /**
  * Renders the layers view. The address names a pass and a layer: `#layers?pass=3` marks pass 3 on
  * the heat map and lists its kernels by layer, `#layers?pass=3&layer=7` lists that layer's kernels

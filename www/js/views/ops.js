@@ -2,6 +2,9 @@
 import { el } from '../dom.js';
 import { renderTables } from './common.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace'];
+
 /** Renders the ops view. */
 export async function ops(ctx, root) {
   root.append(el('h2', { text: 'CPU ops' }));

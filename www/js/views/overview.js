@@ -6,6 +6,9 @@ import { shareBar, stackedBars } from '../charts.js';
 import { renderTables, phaseColour } from './common.js';
 import { linkParams } from '../timeline/window.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route'];
+
 function fact(key, label, shown, value) {
   return el('div', { class: 'fact', attrs: { 'data-fact': key, 'data-value': value ?? '' } },
     el('div', { class: 'k', text: label }), el('div', { class: 'v', text: shown, attrs: { title: String(shown ?? '') } }));

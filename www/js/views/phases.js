@@ -4,6 +4,9 @@ import { barChart, columnChart, stackedBars } from '../charts.js';
 import { renderTables, groupRollup, phaseColour } from './common.js';
 import { linkParams } from '../timeline/window.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route'];
+
 /** Renders the phases view. */
 export async function phases(ctx, root) {
   root.append(el('h2', { text: 'Prefill / decode phases' }));

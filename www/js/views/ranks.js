@@ -8,6 +8,9 @@ import { formatUs } from '../format.js';
 import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['run'];
+
 /** Tables shown, in order (what to fix first, then the straggler summary). */
 const ORDER = ['run_findings', 'straggler_summary', 'lateness', 'collective_classes', 'ranks', 'straggler_cause', 'wait_by_layer', 'collectives', 'rank_categories', 'rank_phases', 'unmatched_collectives'];
 

@@ -6,6 +6,9 @@ import { barChart, stackedBars, rooflineScatter, colour } from '../charts.js';
 import { formatCount, formatUs } from '../format.js';
 import { renderTables, groupRollup, phaseColour } from './common.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace'];
+
 const ROOFLINE_TABLES = ['roofline_gemm', 'roofline_grouped_gemm', 'roofline_attention', 'roofline_norm', 'roofline_elementwise'];
 const TOP = 15;
 

@@ -4,6 +4,9 @@
 import { el } from '../dom.js';
 import { errorLine, countRules } from '../rules-text.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['rules'];
+
 /** Renders the rules view. */
 export async function rules(ctx, root) {
   root.append(el('h2', { text: 'Kernel-category rules' }),

@@ -9,6 +9,9 @@ import { phaseColour } from './common.js';
 import { readPyramid, drawsWindow, pyramidBuckets } from '../timeline/pyramid.js';
 import { zoom, pan, clamp, timeAt, xAt, formatSpan, spanFromParams, paramsOfSpan, visibleRange } from '../timeline/window.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['trace', 'route'];
+
 /** Pixel heights of the rows. */
 const BAND_H = 16;
 const LANE_H = 22;

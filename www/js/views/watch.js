@@ -7,6 +7,9 @@ import { el } from '../dom.js';
 import { formatUs } from '../format.js';
 import { stackedBars } from '../charts.js';
 
+/** What of the page this view uses (app.js makes its context of these concerns alone). */
+export const uses = ['page', 'route'];
+
 /**
  * @typedef {{file: string, passes: [string, number][], decode_median_us: number|null, decode_p90_us: number|null,
  *   prefill_median_us: number|null, top_categories: [string, number][], straggler?: string|null, files?: string[]}} Window
