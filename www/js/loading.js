@@ -22,37 +22,20 @@ const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
  */
 export function createLoading(page) {
   const { store, timing, showView, updateTabs } = page;
-
-  /**
-   * The options every load passes to the core (the page's settings and the user's rules) for a
-   * file of `bytes`: the gzip CRC-32 is checked as the setting says (`auto`: files under 1 GB).
-   * @param {number} [bytes]
-   */
-  function loadOptions(bytes = 0) {
-    const rules = userRules();
-    const crc = /** @type {HTMLSelectElement} */ ($('crc-input')).value;
-    const gzipCrc = crc === 'on' || (crc === 'auto' && bytes < GZIP_CRC_AUTO_MAX_BYTES);
-    return { strict: $('strict-input').checked, gzip_crc: gzipCrc, ...(rules.trim() ? { category_rules: rules } : {}) };
-  }
-
-  /**
-   * Why `blobs` cannot be opened in one page (their models would not fit in wasm32's 4 GiB), or
-   * null: known from their sizes at once (a gzip file's from how its start inflates).
-   * @param {{blob: Blob, name: string, sniffed: import('./session.js').Sniffed}[]} files
-   */
-  async function sizeRefusal(files) {
-    let json = 0, estimated = false;
-    for (const { blob, sniffed } of files) {
-      const gz = sniffed.format === 'gzip';
-      json += gz ? await estimateGzipJsonBytes(blob) : blob.size;
-      estimated ||= gz;
-    }
-    const name = files.length === 1 ? files[0].name : `these ${files.length} traces together`;
-    // Plain JSON is read in ranges by one worker per core; a gzip file is parsed by one worker.
-    const inRanges = !estimated && (navigator.hardwareConcurrency || 1) >= 2;
-    // Tests of what happens past the limit turn the check off.
-    return globalThis.traceprismNoSizeLimit ? null : tooLargeMessage(name, json, estimated, inRanges);
-  }
+  /** @type {Loading} */
+  const p = {
+    ...page,
+    loadTrace: (blob, fileName) => loadTrace(blob, fileName),
+    restartCore: () => restartCore(),
+    startCore: () => startCore(p),
+    loadSecond: (blob, fileName) => loadSecond(p, blob, fileName),
+    loadRun: (files) => loadRun(p, files),
+    reanalyseRun: (align) => reanalyseRun(p, align),
+    cancel: () => cancel(p),
+    loadExample: () => loadExample(p),
+    openFiles: (dropped, slot) => openFiles(p, dropped, slot),
+    setCaptures: (files) => setCaptures(files),
+  };
 
   /** Loads a File/Blob into a fresh worker, replacing whatever was loaded. */
   async function loadTrace(blob, fileName) {
@@ -169,182 +152,9 @@ export function createLoading(page) {
   /** Stops the worker (the only way to interrupt the core mid-parse) and starts a fresh one. */
   function restartCore() {
     if (store.core) store.core.close();
-    startCore();
+    startCore(p);
     // The worker held the second trace and the run too.
     store.dropWorkerState();
-  }
-
-  /**
-   * Loads the traces of several ranks of one run into the worker (each as any trace is loaded,
-   * then moved into the run) and analyses the run. A rank that cannot be read is named and left
-   * out; the others are still analysed.
-   * @param {File[]} files
-   */
-  async function loadRun(files) {
-    if (document.body.dataset.state === 'loading' || store.core.broken) restartCore();
-    const session = store.core;
-    // What each file is, asked of the core once and handed on to its load.
-    const sniffs = await Promise.all(files.map((f) => session.sniff(f)));
-    const refusal = await sizeRefusal(files.map((f, i) => ({ blob: f, name: f.name, sniffed: sniffs[i] })));
-    if (refusal) {
-      showError(refusal);
-      setState('error');
-      return;
-    }
-    const run = (store.run = emptyRun(store.run.align));
-    const stamp = store.begin();
-    run.session = session;
-    run.loading = `reading ${files.length} rank traces…`;
-    showError('');
-    timing.runStart = performance.now();
-    timing.runReady = null;
-    timing.runBytes = files.reduce((t, f) => t + f.size, 0);
-    writeHash('ranks');
-    $('tabs').hidden = false;
-    updateTabs();
-    await showView();
-    const say = (text) => {
-      store.run.loading = text;
-      const node = document.querySelector('[data-run-progress]');
-      if (node) node.textContent = text;
-    };
-    try {
-      await session.call('runStart');
-      for (let i = 0; i < files.length; i++) {
-        const f = files[i];
-        try {
-          await session.load(f, sniffs[i], loadOptions(f.size), ({ bytesRead, total, events }) => {
-            if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
-          }, `r${i}`);
-          await session.call('runAdd', { slot: `r${i}`, name: f.name });
-        } catch (err) {
-          if (err.message === 'cancelled' || !store.current(stamp)) throw err;
-          store.run.failed.push(`${f.name}: ${err.message} (this rank is left out)`);
-        }
-      }
-      store.run.summary = await session.call('runAnalyse', { align: store.run.align });
-      timing.memory = await session.call('memory');
-    } catch (err) {
-      if (store.current(stamp) && err.message !== 'cancelled') {
-        showError(`Could not analyse the run: ${err.message}`);
-        store.run.failed.push(`Could not analyse the run: ${err.message}`);
-      }
-    }
-    run.loading = null;
-    // Something else was loaded meanwhile: this run is no longer the one shown.
-    if (!store.current(stamp)) return;
-    timing.runReady = performance.now();
-    if (readHash().view === 'ranks') await showView();
-  }
-
-  /** Analyses the loaded run again, clocks aligned or not. */
-  async function reanalyseRun(align) {
-    store.run.align = align;
-    if (!store.run.session || !store.run.summary) return;
-    try {
-      store.run.summary = await store.run.session.call('runAnalyse', { align });
-      store.run.tables.clear();
-      store.run.csvs.clear();
-    } catch (err) {
-      showError(`Could not analyse the run: ${err.message}`);
-    }
-    await showView();
-  }
-
-  /** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). */
-  async function loadSecond(blob, fileName) {
-    if (!store.trace || document.body.dataset.state !== 'ready') {
-      showError('Load trace A first, then the trace to compare it with.');
-      return;
-    }
-    const session = store.core;
-    const stamp = store.begin();
-    store.second = null;
-    store.comparison = null;
-    store.secondLoading = `reading ${fileName}…`;
-    showError('');
-    writeHash('compare');
-    await showView();
-    const say = (text) => {
-      store.secondLoading = text;
-      const node = document.querySelector('[data-second-progress]');
-      if (node) node.textContent = text;
-    };
-    try {
-      const sniffed = await session.sniff(blob);
-      const result = await session.load(blob, sniffed, loadOptions(blob.size), ({ bytesRead, total, events }) => {
-        if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
-      }, 'b');
-      if (!store.current(stamp)) return;
-      store.second = { fileName, summary: result.summary };
-    } catch (err) {
-      if (!store.current(stamp)) return;
-      if (err.message !== 'cancelled') showError(`Could not read ${fileName}: ${err.message}`);
-    }
-    store.secondLoading = null;
-    if (readHash().view === 'compare') await showView();
-  }
-
-  function cancel() {
-    if (!store.trace || document.body.dataset.state !== 'loading') return;
-    // A new worker, a new generation: the load's own ending sees it is stale and stays quiet.
-    restartCore();
-    store.trace = null;
-    setProgress(false);
-    clear($('view'));
-    showError('Loading cancelled.');
-    setState('cancelled');
-  }
-
-  async function loadExample() {
-    try {
-      const res = await fetch(EXAMPLE);
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      await loadTrace(await res.blob(), EXAMPLE.split('/').pop());
-    } catch (err) {
-      showError(`Could not load the example trace: ${err.message}`);
-    }
-  }
-
-  /**
-   * Opens dropped or picked files: three or more (or any dropped on the ranks view) are the ranks
-   * of one run; two files are compared (the first becomes A, the second B); one file dropped on the
-   * compare view's B box becomes B; otherwise it replaces trace A. Capture traces among them
-   * (named as engines name them) are read beside trace A instead.
-   * @param {File[]} dropped
-   * @param {string} [slot]
-   */
-  async function openFiles(dropped, slot) {
-    // Capture traces (named as engines name them) go beside trace A; the rest are traces.
-    const { traces: files, captures } = splitCaptures(dropped);
-    if (captures.length) {
-      store.captures = captures;
-      if (!files.length && store.trace) return loadTrace(store.trace.blob, store.trace.fileName);
-    }
-    if (!files.length) return;
-    if (slot === 'run' || files.length >= 3) {
-      await loadRun(files);
-    } else if (files.length >= 2) {
-      writeHash('compare');
-      await loadTrace(files[0], files[0].name);
-      if (store.trace && document.body.dataset.state === 'ready') await loadSecond(files[1], files[1].name);
-    } else if (slot === 'b') {
-      await loadSecond(files[0], files[0].name);
-    } else {
-      await loadTrace(files[0], files[0].name);
-    }
-  }
-
-  /** Starts a worker; `timing.warm` marks when it has warmed up (the benchmark waits for it). */
-  function startCore() {
-    const session = (store.core = new Session());
-    timing.warm = null;
-    session.warmed.then((ms) => {
-      if (store.core === session) {
-        timing.warm = performance.now();
-        timing.warmUpMs = ms;
-      }
-    });
   }
 
   /**
@@ -356,5 +166,241 @@ export function createLoading(page) {
     if (store.trace) await loadTrace(store.trace.blob, store.trace.fileName);
   }
 
-  return { loadTrace, loadSecond, loadRun, reanalyseRun, restartCore, startCore, cancel, loadExample, openFiles, setCaptures };
+  return p;
+}
+
+/**
+ * The page and the loading functions it is given ([`createLoading`]'s answer).
+ * @typedef {{store: import('./store.js').Store, timing: Record<string, any>, showView: () => Promise<void>,
+ *   updateTabs: () => void, prefetch: (trace: any, view: string) => void,
+ *   loadTrace: (blob: Blob, fileName: string) => Promise<void>, restartCore: () => void, startCore: () => void,
+ *   loadSecond: (blob: Blob, fileName: string) => Promise<void>, loadRun: (files: File[]) => Promise<void>,
+ *   reanalyseRun: (align: boolean) => Promise<void>, cancel: () => void, loadExample: () => Promise<void>,
+ *   openFiles: (dropped: File[], slot?: string) => Promise<void>, setCaptures: (files: File[]) => Promise<void>}} Loading
+ */
+
+/**
+ * The options every load passes to the core (the page's settings and the user's rules) for a
+ * file of `bytes`: the gzip CRC-32 is checked as the setting says (`auto`: files under 1 GB).
+ * @param {number} [bytes]
+ */
+function loadOptions(bytes = 0) {
+  const rules = userRules();
+  const crc = /** @type {HTMLSelectElement} */ ($('crc-input')).value;
+  const gzipCrc = crc === 'on' || (crc === 'auto' && bytes < GZIP_CRC_AUTO_MAX_BYTES);
+  return { strict: $('strict-input').checked, gzip_crc: gzipCrc, ...(rules.trim() ? { category_rules: rules } : {}) };
+}
+
+/**
+ * Why `blobs` cannot be opened in one page (their models would not fit in wasm32's 4 GiB), or
+ * null: known from their sizes at once (a gzip file's from how its start inflates).
+ * @param {{blob: Blob, name: string, sniffed: import('./session.js').Sniffed}[]} files
+ */
+async function sizeRefusal(files) {
+  let json = 0, estimated = false;
+  for (const { blob, sniffed } of files) {
+    const gz = sniffed.format === 'gzip';
+    json += gz ? await estimateGzipJsonBytes(blob) : blob.size;
+    estimated ||= gz;
+  }
+  const name = files.length === 1 ? files[0].name : `these ${files.length} traces together`;
+  // Plain JSON is read in ranges by one worker per core; a gzip file is parsed by one worker.
+  const inRanges = !estimated && (navigator.hardwareConcurrency || 1) >= 2;
+  // Tests of what happens past the limit turn the check off.
+  return globalThis.traceprismNoSizeLimit ? null : tooLargeMessage(name, json, estimated, inRanges);
+}
+
+/**
+ * Loads the traces of several ranks of one run into the worker (each as any trace is loaded,
+ * then moved into the run) and analyses the run. A rank that cannot be read is named and left
+ * out; the others are still analysed.
+ * @param {File[]} files
+ * @param {Loading} p the page and its loading functions
+ */
+async function loadRun(p, files) {
+  const { store, timing, showView, updateTabs } = p;
+  if (document.body.dataset.state === 'loading' || store.core.broken) p.restartCore();
+  const session = store.core;
+  // What each file is, asked of the core once and handed on to its load.
+  const sniffs = await Promise.all(files.map((f) => session.sniff(f)));
+  const refusal = await sizeRefusal(files.map((f, i) => ({ blob: f, name: f.name, sniffed: sniffs[i] })));
+  if (refusal) {
+    showError(refusal);
+    setState('error');
+    return;
+  }
+  const run = (store.run = emptyRun(store.run.align));
+  const stamp = store.begin();
+  run.session = session;
+  run.loading = `reading ${files.length} rank traces…`;
+  showError('');
+  timing.runStart = performance.now();
+  timing.runReady = null;
+  timing.runBytes = files.reduce((t, f) => t + f.size, 0);
+  writeHash('ranks');
+  $('tabs').hidden = false;
+  updateTabs();
+  await showView();
+  const say = (text) => {
+    store.run.loading = text;
+    const node = document.querySelector('[data-run-progress]');
+    if (node) node.textContent = text;
+  };
+  try {
+    await session.call('runStart');
+    for (let i = 0; i < files.length; i++) {
+      const f = files[i];
+      try {
+        await session.load(f, sniffs[i], loadOptions(f.size), ({ bytesRead, total, events }) => {
+          if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+        }, `r${i}`);
+        await session.call('runAdd', { slot: `r${i}`, name: f.name });
+      } catch (err) {
+        if (err.message === 'cancelled' || !store.current(stamp)) throw err;
+        store.run.failed.push(`${f.name}: ${err.message} (this rank is left out)`);
+      }
+    }
+    store.run.summary = await session.call('runAnalyse', { align: store.run.align });
+    timing.memory = await session.call('memory');
+  } catch (err) {
+    if (store.current(stamp) && err.message !== 'cancelled') {
+      showError(`Could not analyse the run: ${err.message}`);
+      store.run.failed.push(`Could not analyse the run: ${err.message}`);
+    }
+  }
+  run.loading = null;
+  // Something else was loaded meanwhile: this run is no longer the one shown.
+  if (!store.current(stamp)) return;
+  timing.runReady = performance.now();
+  if (readHash().view === 'ranks') await showView();
+}
+
+/** Analyses the loaded run again, clocks aligned or not. * @param {Loading} p the page and its loading functions
+ */
+async function reanalyseRun(p, align) {
+  const { store, showView } = p;
+  store.run.align = align;
+  if (!store.run.session || !store.run.summary) return;
+  try {
+    store.run.summary = await store.run.session.call('runAnalyse', { align });
+    store.run.tables.clear();
+    store.run.csvs.clear();
+  } catch (err) {
+    showError(`Could not analyse the run: ${err.message}`);
+  }
+  await showView();
+}
+
+/** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). * @param {Loading} p the page and its loading functions
+ */
+async function loadSecond(p, blob, fileName) {
+  const { store, showView } = p;
+  if (!store.trace || document.body.dataset.state !== 'ready') {
+    showError('Load trace A first, then the trace to compare it with.');
+    return;
+  }
+  const session = store.core;
+  const stamp = store.begin();
+  store.second = null;
+  store.comparison = null;
+  store.secondLoading = `reading ${fileName}…`;
+  showError('');
+  writeHash('compare');
+  await showView();
+  const say = (text) => {
+    store.secondLoading = text;
+    const node = document.querySelector('[data-second-progress]');
+    if (node) node.textContent = text;
+  };
+  try {
+    const sniffed = await session.sniff(blob);
+    const result = await session.load(blob, sniffed, loadOptions(blob.size), ({ bytesRead, total, events }) => {
+      if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
+    }, 'b');
+    if (!store.current(stamp)) return;
+    store.second = { fileName, summary: result.summary };
+  } catch (err) {
+    if (!store.current(stamp)) return;
+    if (err.message !== 'cancelled') showError(`Could not read ${fileName}: ${err.message}`);
+  }
+  store.secondLoading = null;
+  if (readHash().view === 'compare') await showView();
+}
+
+/**
+ * Cancels a load in progress: the worker is stopped (the only way to interrupt the core) and a
+ * fresh one started.
+ * @param {Loading} p the page and its loading functions
+ */
+function cancel(p) {
+  const { store } = p;
+  if (!store.trace || document.body.dataset.state !== 'loading') return;
+  // A new worker, a new generation: the load's own ending sees it is stale and stays quiet.
+  p.restartCore();
+  store.trace = null;
+  setProgress(false);
+  clear($('view'));
+  showError('Loading cancelled.');
+  setState('cancelled');
+}
+
+/**
+ * Loads the bundled example trace (one button, for a newcomer with no trace at hand).
+ * @param {Loading} p the page and its loading functions
+ */
+async function loadExample(p) {
+  try {
+    const res = await fetch(EXAMPLE);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    await p.loadTrace(await res.blob(), EXAMPLE.split('/').pop());
+  } catch (err) {
+    showError(`Could not load the example trace: ${err.message}`);
+  }
+}
+
+/**
+ * Opens dropped or picked files: three or more (or any dropped on the ranks view) are the ranks
+ * of one run; two files are compared (the first becomes A, the second B); one file dropped on the
+ * compare view's B box becomes B; otherwise it replaces trace A. Capture traces among them
+ * (named as engines name them) are read beside trace A instead.
+ * @param {File[]} dropped
+ * @param {string} [slot]
+ * @param {Loading} p the page and its loading functions
+ */
+async function openFiles(p, dropped, slot) {
+  const { store } = p;
+  // Capture traces (named as engines name them) go beside trace A; the rest are traces.
+  const { traces: files, captures } = splitCaptures(dropped);
+  if (captures.length) {
+    store.captures = captures;
+    if (!files.length && store.trace) return p.loadTrace(store.trace.blob, store.trace.fileName);
+  }
+  if (!files.length) return;
+  if (slot === 'run' || files.length >= 3) {
+    await loadRun(p, files);
+  } else if (files.length >= 2) {
+    writeHash('compare');
+    await p.loadTrace(files[0], files[0].name);
+    if (store.trace && document.body.dataset.state === 'ready') await loadSecond(p, files[1], files[1].name);
+  } else if (slot === 'b') {
+    await loadSecond(p, files[0], files[0].name);
+  } else {
+    await p.loadTrace(files[0], files[0].name);
+  }
+}
+
+/**
+ * Starts a worker; `timing.warm` marks when it has warmed up (the benchmark waits for it).
+ * @param {Loading} p the page and its loading functions
+ */
+function startCore(p) {
+  const { store, timing } = p;
+  const session = (store.core = new Session());
+  timing.warm = null;
+  session.warmed.then((ms) => {
+    if (store.core === session) {
+      timing.warm = performance.now();
+      timing.warmUpMs = ms;
+    }
+  });
 }
