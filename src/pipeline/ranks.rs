@@ -72,9 +72,10 @@ fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
     Ok(out)
 }
 
-/// Reads, links and analyses one process of an Nsight Systems export (`bytes`).
+/// Reads, links and analyses one process of an Nsight Systems export (`bytes`: told by
+/// [`rank_sources`] already, so the reader is handed the format).
 fn analyze_process(bytes: &[u8], process: i64, options: Options) -> Result<crate::analysis::Analysis> {
-    let mut reader = crate::read::Reader::new();
+    let mut reader = crate::read::Reader::with_format(crate::ingest::Format::NsysSqlite, true);
     reader.only_process(process);
     reader.push(bytes)?;
     let mut trace = reader.finish()?;
