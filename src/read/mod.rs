@@ -98,7 +98,8 @@ impl Reader {
     }
 
     /// A reader for one trace of `format` (what [`sniff()`] said of its first bytes): the bytes are
-    /// not looked at again. Call [`Reader::check_gzip_crc`] before for a gzip input's CRC choice.
+    /// not looked at again. `gzip_crc`: whether a gzip input's CRC-32 is checked (as
+    /// [`Reader::check_gzip_crc`] sets it for a reader that tells the format itself).
     pub fn with_format(format: Format, gzip_crc: bool) -> Self {
         let mut reader = Reader::new();
         reader.gzip_crc = gzip_crc;

@@ -109,7 +109,7 @@ export function rectAt(canvas, rects, e) {
 
 /**
  * The differential tree of a `compare_call_tree` table (the core makes the tree from the call
- * paths: `gate`-free, `code::differential::tree`): each node with its children, `a` and `b` its
+ * paths: `code::differential::tree`): each node with its children, `a` and `b` its
  * GPU time per pass on each side (its own and everything under it), its width their mean.
  * @param {{columns: string[], rows: any[][]}} t
  * @returns {(IcicleNode & {a: number, b: number})[]}

@@ -137,6 +137,10 @@ impl Group<'_> {
     pub fn finding_phase(&self) -> Option<Phase> {
         (!self.is_capture()).then_some(self.phase)
     }
+    /// Whether finding `f` was read from this group: its phase and device are the group's.
+    pub fn holds(&self, f: &Finding) -> bool {
+        f.phase == self.finding_phase() && f.device == Some(self.device)
+    }
     /// Whether the group is a device's capture window rather than steps.
     pub fn is_capture(&self) -> bool {
         self.passes.is_empty()

@@ -100,7 +100,7 @@ fn judge(out: &mut [Outcome]) {
 }
 
 fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Finding]) -> Option<Outcome> {
-    let gb = before.iter().find(|g| g.finding_phase() == f.phase && Some(g.device) == f.device)?;
+    let gb = before.iter().find(|g| g.holds(f))?;
     let before_step_us = gb.wall_us();
     let mut o = Outcome {
         kind: f.kind,
@@ -120,10 +120,8 @@ fn outcome(f: &Finding, before: &[Group], after: &[Group], found_after: &[Findin
         return Some(o);
     };
     let after_step = ga.wall_us();
-    let remaining = found_after
-        .iter()
-        .find(|x| x.kind == f.kind && x.phase == ga.finding_phase() && x.device == Some(ga.device) && x.subject == f.subject)
-        .map_or(0.0, |x| x.saving_us);
+    let remaining =
+        found_after.iter().find(|x| x.kind == f.kind && ga.holds(x) && x.subject == f.subject).map_or(0.0, |x| x.saving_us);
     o.after_step_us = Some(after_step);
     o.measured_us = Some(before_step_us - after_step);
     o.remaining_us = Some(remaining);
