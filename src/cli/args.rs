@@ -193,6 +193,7 @@ const FLAGS: &[Flag] = &[
     Flag::once(&["--label-b"], Reads::OwnValue, Takers::Only(&["compare"])),
     Flag::once(&["--ratio-threshold"], Reads::OwnValue, Takers::Only(&["compare"])),
     Flag::once(&["--min-gap-us"], Reads::OwnValue, Takers::Only(&["compare"])),
+    Flag::once(&["--min-change"], Reads::OwnValue, Takers::Only(&["compare"])),
     Flag::once(&["--max-align-cells"], Reads::OwnValue, Takers::Only(&["compare"])),
     Flag { names: &["--capture-a"], reads: Reads::OwnValue, takers: Takers::Only(&["compare"]), repeatable: true },
     Flag { names: &["--capture-b"], reads: Reads::OwnValue, takers: Takers::Only(&["compare"]), repeatable: true },

@@ -3,7 +3,6 @@
 use super::args::Args;
 use super::summary_text::render_table;
 use traceprism::analysis::compare::CompareOptions;
-use traceprism::report::compare::compare_tables;
 use traceprism::table::Table;
 use traceprism::{Error, Result};
 
@@ -21,6 +20,9 @@ fn options(a: &Args) -> Result<CompareOptions> {
     o.label_b = a.extra("--label-b").map(str::to_string);
     if let Some(v) = a.extra("--ratio-threshold") {
         o.ratio_threshold = number("--ratio-threshold", v)?;
+    }
+    if let Some(v) = a.extra("--min-change") {
+        o.min_change = traceprism::gate::parse_share("--min-change", traceprism::gate::GivenShare::Text(v))?;
     }
     if let Some(v) = a.extra("--min-gap-us") {
         o.min_gap_us = number("--min-gap-us", v)?;
@@ -43,14 +45,17 @@ pub fn run(a: &Args) -> Result<()> {
     let [pa, pb] = a.positional.as_slice() else {
         return Err(Error::new("usage: traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]"));
     };
-    let opts = options(a)?;
+    let mut opts = options(a)?;
+    opts.source_a = Some(pa.to_string());
+    opts.source_b = Some(pb.to_string());
     let (ra, rb) = std::thread::scope(|s| {
         let ha = s.spawn(|| super::load_with(pa, a, &a.values("--capture-a")));
         let rb = super::load_with(pb, a, &a.values("--capture-b"));
         (ha.join().unwrap_or_else(|_| Err(Error::new("analysis thread failed"))), rb)
     });
     let (ta, tb) = (ra?, rb?);
-    let tables = compare_tables(ta, tb, &opts)?;
+    let c = traceprism::analysis::compare::compare(ta, tb, &opts)?;
+    let tables = traceprism::report::compare::tables_of(&c, ta, tb, &opts);
     if let Some(dir) = a.out.as_deref() {
         std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
         for t in &tables {
@@ -62,31 +67,34 @@ pub fn run(a: &Args) -> Result<()> {
         }
     }
     if a.json {
-        let text = serde_json::to_string_pretty(&tables).map_err(|e| Error::new(e.to_string()))?;
+        let answer = serde_json::json!({ "headline": c.headline(), "tables": tables });
+        let text = serde_json::to_string_pretty(&answer).map_err(|e| Error::new(e.to_string()))?;
         return emit(text + "\n");
     }
     if a.out.is_some() && !a.verbose {
         return Ok(());
     }
-    let mut o = String::new();
+    let mut o = format!("{}\n\n", c.headline());
     let level = ["a_count", "b_count", "a_per_pass_us", "b_per_pass_us", "ratio", "gap_per_pass_us", "status"];
     let with = |keys: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> {
         keys.iter().chain(level.iter()).chain(tail.iter()).copied().collect()
     };
-    let views: [(usize, Vec<&str>, usize); 6] = [
-        (0, vec![], 200),
-        (1, with(&["level", "family", "category"], &[]), 60),
-        (2, with(&["op"], &["a_top_kernel", "b_top_kernel"]), 25),
-        (3, with(&["phase", "part", "layer"], &[]), 80),
-        (4, vec!["block", "kind", "a_kernel", "b_kernel", "a_time_us", "b_time_us", "ratio", "status"], 120),
+    let views: [(&str, Vec<&str>, usize); 8] = [
+        ("compare_verdict", vec!["phase", "verdict", "delta_us", "delta_pct", "noise_us", "samples", "a_step_us", "b_step_us"], 20),
+        ("compare_budget", vec![], 60),
+        ("compare_summary", vec![], 200),
+        ("compare_categories", with(&["level", "family", "category"], &[]), 60),
+        ("compare_ops", with(&["op"], &["a_top_kernel", "b_top_kernel"]), 25),
+        ("compare_layers", with(&["phase", "part", "layer"], &[]), 80),
+        ("compare_alignment", vec!["block", "kind", "a_kernel", "b_kernel", "a_time_us", "b_time_us", "ratio", "status"], 120),
         (
-            5,
+            "compare_fusions",
             vec!["block", "fused_label", "fused_kernel", "fused_time_us", "unfused_count", "unfused_kernels", "unfused_time_us"],
             40,
         ),
     ];
-    for (k, cols, max) in views {
-        let t = &tables[k];
+    for (name, cols, max) in views {
+        let Some(t) = tables.iter().find(|t| t.name == name) else { continue };
         let shown = if cols.is_empty() { t.clone() } else { project(t, &cols) };
         o.push_str(&format!("== {} ({} rows)\n", t.name, t.rows.len()));
         o.push_str(&render_table(&shown, 48, max));

@@ -13,6 +13,8 @@ use crate::table::{Cell, Table};
 
 /// Names of the comparison tables, in order.
 pub const COMPARE_TABLES: &[&str] = &[
+    "compare_verdict",
+    "compare_budget",
     "compare_summary",
     "compare_categories",
     "compare_ops",
@@ -37,6 +39,8 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
     let sb = Side::new(b, c.label_b.clone(), phase);
     let diffs = crate::analysis::code::differential::differential(a.side(), b.side(), phase);
     vec![
+        verdict(c),
+        budget(c),
         summary(c),
         level("compare_categories", &["level", "family", "category"], &c.categories, "top_kernel"),
         level("compare_ops", &["op"], &c.ops, "top_kernel"),
@@ -47,6 +51,72 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
         call_paths(&diffs),
         call_tree(&diffs),
     ]
+}
+
+/// `compare_verdict`: per phase, A's representative step against B's ([`crate::analysis::compare::budget`]):
+/// `slower`, `faster`, `same` or `inconclusive` against the noise of each side's steps
+/// ([`crate::analysis::compare::noise`]), the delta a step, its share of B's step, the noise
+/// (half-width of the 99% chance interval of the delta) and the samples it rests on; `sentence`
+/// says it in words.
+fn verdict(c: &Comparison) -> Table {
+    let mut t = Table::new(
+        "compare_verdict",
+        &["phase", "verdict", "delta_us:us", "delta_pct:float", "noise_us:us", "samples", "a_step_us:us", "b_step_us:us", "sentence"],
+    );
+    for d in &c.budget {
+        let (a, b) = (d.a.as_ref().map(|p| p.wall_ns), d.b.as_ref().map(|p| p.wall_ns));
+        let delta = a.zip(b).map(|(a, b)| a - b);
+        t.push(vec![
+            Cell::from(d.phase.as_str()),
+            Cell::from(d.judged.change.as_str()),
+            delta.map_or(Cell::Empty, Cell::Micros),
+            delta.zip(b).filter(|(_, b)| *b > 0).map_or(Cell::Empty, |(x, b)| Cell::Float(((1000.0 * x as f64 / b as f64).round()) / 10.0)),
+            d.judged.noise_us.map_or(Cell::Empty, |n| Cell::Micros((n * 1e3).round() as i64)),
+            Cell::from(d.samples()),
+            a.map_or(Cell::Empty, Cell::Micros),
+            b.map_or(Cell::Empty, Cell::Micros),
+            Cell::from(crate::analysis::compare::budget::sentence(d, &c.label_a, &c.label_b)),
+        ]);
+    }
+    t
+}
+
+/// `compare_budget`: per phase, the budget rows of A's representative step beside B's, per step:
+/// a `step` row (the two windows), then busy compute by category for kernels both sides run
+/// (`busy`), for kernels one side runs (`only_a`, `only_b`, with `a_count`/`b_count` kernels a
+/// step), and the budget's other parts. Every phase's rows but `step` add up to the step's
+/// `delta_us`, on each side to its `a_us` / `b_us`.
+fn budget(c: &Comparison) -> Table {
+    let mut t = Table::new(
+        "compare_budget",
+        &["phase", "part", "what", "a_us:us", "b_us:us", "delta_us:us", "a_count:int", "b_count:int"],
+    );
+    for d in &c.budget {
+        for r in &d.rows {
+            let what = if r.part == "step" {
+                let pass = |p: &Option<crate::analysis::compare::budget::Pick>| {
+                    p.as_ref().map_or("-".to_string(), |p| match p.pass {
+                        Some(i) => format!("pass {i}"),
+                        None => "capture window".into(),
+                    })
+                };
+                format!("median step: A {} of {}, B {} of {}", pass(&d.a), d.a.as_ref().map_or(0, |p| p.steps_us.len()), pass(&d.b), d.b.as_ref().map_or(0, |p| p.steps_us.len()))
+            } else {
+                r.what.clone()
+            };
+            t.push(vec![
+                Cell::from(d.phase.as_str()),
+                Cell::from(r.part),
+                Cell::from(what),
+                Cell::Micros(r.a_ns),
+                Cell::Micros(r.b_ns),
+                Cell::Micros(r.delta_ns()),
+                Cell::Int(r.a_count as i64),
+                Cell::Int(r.b_count as i64),
+            ]);
+        }
+    }
+    t
 }
 
 /// `compare_call_paths`: the differential flame graph's data: each call path (frames from the

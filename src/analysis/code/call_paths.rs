@@ -13,7 +13,9 @@
 //! apart.
 //!
 //! Step-numbered names are folded so the steps of a run add up: `ProfilerStep#12` is
-//! `ProfilerStep#`, and a Python object's address (`… at 0x7f…>`) is dropped.
+//! `ProfilerStep#`, and a Python object's address (`… at 0x7f…>`) is dropped; what a compiler
+//! generated (Inductor's graph hashes and module paths, Triton kernels' numbers) is folded
+//! ([`generated_fold`]), so two recordings of one compiled model line up.
 
 use crate::analysis::base::Base;
 use crate::analysis::phases::Phase;
@@ -153,6 +155,33 @@ pub fn node_label(name: &str) -> std::borrow::Cow<'_, str> {
     if let Some(at) = name.find(" at 0x") {
         if name.ends_with('>') {
             return format!("{}>", &name[..at]).into();
+        }
+    }
+    generated_fold(name)
+}
+
+/// A name with what a compiler generated folded, so two recordings of one compiled model put the
+/// same code under the same name: an Inductor graph's hash (`## Call CompiledFxGraph f… ##`), a
+/// module Inductor wrote (`/tmp/torchinductor_<user>/zn/c….py(16165): call` is
+/// `torchinductor/<generated>.py: call`) and a Triton kernel's trailing generated number
+/// (`triton_poi_fused_add_copy__22` is `triton_poi_fused_add_copy__#`).
+pub fn generated_fold(name: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(rest) = name.strip_prefix("## Call CompiledFxGraph ") {
+        if rest.ends_with(" ##") {
+            return "## Call CompiledFxGraph ##".into();
+        }
+    }
+    if let Some(at) = name.find("torchinductor_") {
+        if let Some(py) = name[at..].find(".py(") {
+            let tail = &name[at + py + 4..];
+            let function = tail.split_once("): ").map_or("", |(_, f)| f);
+            return format!("torchinductor/<generated>.py: {function}").into();
+        }
+    }
+    if name.starts_with("triton_") {
+        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        if digits < name.len() && name[..digits].ends_with('_') {
+            return format!("{}#", &name[..digits]).into();
         }
     }
     name.into()
@@ -374,5 +403,16 @@ mod tests {
             "<built-in method copy_ of Tensor object>"
         );
         assert_eq!(node_label("aten::mm"), "aten::mm");
+        assert_eq!(
+            node_label("## Call CompiledFxGraph fjs75i4jmhjizyb52gwp7gln7sgi42fcmh5xdwningderuqcuslv ##"),
+            "## Call CompiledFxGraph ##"
+        );
+        assert_eq!(
+            node_label("/tmp/torchinductor_root/dn/cdniggnbpjo6ck7jj7d4oel3kskalexpxacrci3ow345jwe33wgw.py(16165): call"),
+            "torchinductor/<generated>.py: call"
+        );
+        assert_eq!(node_label("triton_poi_fused__to_copy_div_empty_like_zeros_20"), "triton_poi_fused__to_copy_div_empty_like_zeros_#");
+        assert_eq!(node_label("triton_poi_fused_add_copy__22"), "triton_poi_fused_add_copy__#");
+        assert_eq!(node_label("triton_kernel"), "triton_kernel");
     }
 }

@@ -19,10 +19,12 @@
 
 pub mod align;
 pub mod blocks;
+pub mod budget;
 pub mod categories;
 pub mod equivalents;
 pub mod fusion;
 pub mod layers;
+pub mod noise;
 pub mod ops;
 pub mod overall;
 
@@ -47,6 +49,13 @@ pub struct CompareOptions {
     pub ratio_threshold: f64,
     /// Differences smaller than this (µs per pass) are `similar` whatever the ratio.
     pub min_gap_us: f64,
+    /// A step change under this share of B's step is `same` in `compare_verdict`, however
+    /// steady the steps (0.01 = 1%).
+    pub min_change: f64,
+    /// Side A's file name: labels the side when both ran on one GPU model.
+    pub source_a: Option<String>,
+    /// Side B's file name.
+    pub source_b: Option<String>,
     /// Largest alignment matrix (cells = kernels of A × kernels of B) per aligned block; longer
     /// blocks are aligned on their first kernels only (said in the summary).
     pub max_align_cells: usize,
@@ -60,6 +69,9 @@ impl Default for CompareOptions {
             label_b: None,
             ratio_threshold: 1.1,
             min_gap_us: 1.0,
+            min_change: 0.01,
+            source_a: None,
+            source_b: None,
             max_align_cells: 16_000_000,
         }
     }
@@ -75,6 +87,9 @@ impl CompareOptions {
         self.phase_filter()?;
         if !(self.ratio_threshold.is_finite() && self.ratio_threshold >= 1.0) {
             return Err(Error::new(format!("ratio threshold must be a number >= 1 (got {})", self.ratio_threshold)));
+        }
+        if !(self.min_change.is_finite() && (0.0..1.0).contains(&self.min_change)) {
+            return Err(Error::new(format!("minimum change must be a share in [0, 1) (got {})", self.min_change)));
         }
         if !(self.min_gap_us.is_finite() && self.min_gap_us >= 0.0) {
             return Err(Error::new(format!("minimum gap must be a number >= 0 µs (got {})", self.min_gap_us)));
@@ -134,14 +149,84 @@ pub fn pass_of(a: &Analysis, i: usize) -> Option<u32> {
     a.phases.pass_of_row.get(i).copied().filter(|&p| p != NONE)
 }
 
-/// The two labels: given ones, else the GPU names; made distinct when equal.
+/// The two labels: given ones; else the GPU names when they differ; else (one GPU model on both
+/// sides) the part of the two file names that tells them apart ([`distinct_names`]); else `A`
+/// and `B` after the GPU's name.
 pub fn labels(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> (String, String) {
-    let la = opts.label_a.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| a.trace.meta.device_label());
-    let lb = opts.label_b.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| b.trace.meta.device_label());
+    let given = |l: &Option<String>| l.clone().filter(|s| !s.is_empty());
+    let (da, db) = (a.trace.meta.device_label(), b.trace.meta.device_label());
+    let fallback_a = || match (&opts.source_a, &opts.source_b) {
+        _ if da != db => da.clone(),
+        (Some(x), Some(y)) => distinct_names(x, y).0,
+        _ => format!("{da} (A)"),
+    };
+    let fallback_b = || match (&opts.source_a, &opts.source_b) {
+        _ if da != db => db.clone(),
+        (Some(x), Some(y)) => distinct_names(x, y).1,
+        _ => format!("{db} (B)"),
+    };
+    let la = given(&opts.label_a).unwrap_or_else(fallback_a);
+    let lb = given(&opts.label_b).unwrap_or_else(fallback_b);
     if la == lb {
         (format!("{la} (A)"), format!("{lb} (B)"))
     } else {
         (la, lb)
+    }
+}
+
+/// The shortest parts of two file names that tell them apart: each name's base (no folder, no
+/// `.json.gz`-like endings) split at `_`, `-` and `.`, without the words both share at the start
+/// and at the end (`dataloader_workers0_rn50_v100…` and `dataloader_workers4_rn50_v100…` are
+/// `workers0` and `workers4`). A side left with nothing keeps its whole base name; names equal
+/// after that are the bases with `(A)` and `(B)`.
+pub fn distinct_names(a: &str, b: &str) -> (String, String) {
+    fn base(p: &str) -> &str {
+        let name = p.rsplit(['/', '\\']).next().unwrap_or(p);
+        let mut n = name;
+        for end in [".gz", ".json", ".trace", ".pt", ".sqlite", ".pb", ".xplane"] {
+            n = n.strip_suffix(end).unwrap_or(n);
+        }
+        for end in [".json", ".trace", ".pt", ".xplane"] {
+            n = n.strip_suffix(end).unwrap_or(n);
+        }
+        n
+    }
+    let (ba, bb) = (base(a), base(b));
+    if ba == bb {
+        return (format!("{ba} (A)"), format!("{bb} (B)"));
+    }
+    let split = |s: &str| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, c) in s.char_indices() {
+            if matches!(c, '_' | '-' | '.') {
+                if i > start {
+                    out.push((start, i));
+                }
+                start = i + 1;
+            }
+        }
+        if start < s.len() {
+            out.push((start, s.len()));
+        }
+        out
+    };
+    let (wa, wb) = (split(ba), split(bb));
+    let word = |s: &str, w: (usize, usize)| s[w.0..w.1].to_string();
+    let head = wa.iter().zip(&wb).take_while(|(x, y)| word(ba, **x) == word(bb, **y)).count();
+    let tail = wa[head..].iter().rev().zip(wb[head..].iter().rev()).take_while(|(x, y)| word(ba, **x) == word(bb, **y)).count();
+    let part = |s: &str, w: &[(usize, usize)]| -> String {
+        let w = &w[head..w.len() - tail];
+        match (w.first(), w.last()) {
+            (Some(f), Some(l)) => s[f.0..l.1].to_string(),
+            _ => s.to_string(),
+        }
+    };
+    let (pa, pb) = (part(ba, &wa), part(bb, &wb));
+    if pa == pb {
+        (format!("{ba} (A)"), format!("{bb} (B)"))
+    } else {
+        (pa, pb)
     }
 }
 
@@ -346,6 +431,20 @@ pub struct Comparison {
     pub layers: Vec<LevelRow>,
     /// The kernel-by-kernel alignment of both sides, with fusions.
     pub alignment: fusion::AlignmentReport,
+    /// Per phase, one representative step of each side, their budgets side by side, and the
+    /// verdict against the steps' noise.
+    pub budget: Vec<budget::PhaseDiff>,
+}
+
+impl Comparison {
+    /// The comparison in one sentence: the main phase's verdict, delta, noise and what moved
+    /// most (the first line of every compare answer).
+    pub fn headline(&self) -> String {
+        match budget::main_phase(&self.budget) {
+            Some(d) => budget::sentence(d, &self.label_a, &self.label_b),
+            None => format!("{} and {}: no step or capture window to set against each other", self.label_a, self.label_b),
+        }
+    }
 }
 
 /// Compares two analyses.
@@ -361,6 +460,7 @@ pub fn compare(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Result<Comp
         ops: ops::compare(&sa, &sb, opts),
         layers: layers::compare(&sa, &sb, opts),
         alignment: fusion::report(&sa, &sb, phase, opts),
+        budget: budget::budget_diff(a, b, phase, opts.min_change),
         label_a: la,
         label_b: lb,
     })
@@ -369,6 +469,18 @@ pub fn compare(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Result<Comp
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_names_are_told_apart_by_their_shortest_differing_part() {
+        let d = |a, b| distinct_names(a, b);
+        assert_eq!(
+            d("fixtures/dataloader_workers0_rn50_v100.pt.trace.json.gz", "x/dataloader_workers4_rn50_v100.pt.trace.json.gz"),
+            ("workers0".into(), "workers4".into())
+        );
+        assert_eq!(d("mfu_2gpu_before.sqlite", "mfu_2gpu_after.sqlite"), ("before".into(), "after".into()));
+        assert_eq!(d("xdit_flux1.json.gz", "xdit_flux1_aiter_sage.json.gz"), ("xdit_flux1".into(), "aiter_sage".into()));
+        assert_eq!(d("a/t.json", "b/t.json"), ("t (A)".into(), "t (B)".into()));
+    }
 
     #[test]
     fn judge_thresholds() {
