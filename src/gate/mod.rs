@@ -5,8 +5,9 @@
 //! category within each phase. A verdict is `regression` when the interval's lower bound is above
 //! 1 + tolerance, `improvement` when its upper bound is below 1 − tolerance, `no change` when the
 //! interval lies inside the band, else `inconclusive` (with the passes per side that would settle
-//! it). The overall verdict is the worst phase's among the phases with at least [`MIN_PASSES`]
-//! passes per side (inconclusive when none has). A regression is attributed to the categories,
+//! it). With fewer than [`MIN_PASSES`] passes a side, the rule of `compare`'s verdict decides
+//! ([`crate::analysis::compare::noise`]: the medians' difference against each side's spread). The
+//! overall verdict is the worst phase's among the phases judged (inconclusive when none was). A regression is attributed to the categories,
 //! layers and kernels whose per-pass time moved most.
 
 pub mod digest;
@@ -254,8 +255,7 @@ pub fn test(what: &str, base: &[f64], new: &[f64], o: &GateOptions) -> Test {
     };
     let fewest = base.len().min(new.len());
     if fewest < MIN_PASSES {
-        t.note = Some(format!("{} and {} passes: at least {MIN_PASSES} passes per side would settle it", base.len(), new.len()));
-        return t;
+        return few_passes(t, base, new, None, o);
     }
     let Some((lo, hi)) = stats::ratio_interval(base, new, o.confidence) else {
         t.note = Some("no time on the baseline side".to_string());
@@ -284,6 +284,35 @@ pub fn test(what: &str, base: &[f64], new: &[f64], o: &GateOptions) -> Test {
     t
 }
 
+/// The verdict of a test with fewer than [`MIN_PASSES`] passes a side, by the rule `compare`'s
+/// verdict uses ([`crate::analysis::compare::noise`]): the medians' difference against each
+/// side's spread (its passes', or with one pass its layers' given in `units`), at the gate's
+/// confidence, the band of no change its allowed slowdown. Four tight passes a side settle a 5%
+/// change; a noisy pair stays inconclusive.
+fn few_passes(mut t: Test, base: &[f64], new: &[f64], units: Option<(&[f64], &[f64])>, o: &GateOptions) -> Test {
+    use crate::analysis::compare::noise::{judge, Change, Spread};
+    let spread = |v: &[f64], u: Option<&[f64]>| Spread::of_steps(v).or_else(|| u.and_then(Spread::of_units));
+    let (sb, sn) = (spread(base, units.map(|u| u.0)), spread(new, units.map(|u| u.1)));
+    let j = judge(t.new_median_us - t.base_median_us, t.base_median_us, sn, sb, o.confidence, o.max_slowdown);
+    t.verdict = match j.change {
+        Change::Slower => Verdict::Regression,
+        Change::Faster => Verdict::Improvement,
+        Change::Same => Verdict::NoChange,
+        Change::Inconclusive => Verdict::Inconclusive,
+    };
+    t.note = Some(match j.noise_us {
+        Some(noise) => format!(
+            "{} and {} passes: the medians differ by {:+.1} µs against noise of ±{noise:.1} µs (Student's t on each side's spread{}); at least {MIN_PASSES} passes per side give the bootstrap interval",
+            base.len(),
+            new.len(),
+            t.new_median_us - t.base_median_us,
+            if sb.is_some_and(|s| s.from_units) || sn.is_some_and(|s| s.from_units) { ", a single pass's from its layers" } else { "" }
+        ),
+        None => format!("{} and {} passes: at least 2 per side (or layers to time) would give the noise, {MIN_PASSES} the bootstrap interval", base.len(), new.len()),
+    });
+    t
+}
+
 /// The gate: `new` against `base`.
 pub fn gate(base: &Digest, new: &Digest, o: &GateOptions) -> GateReport {
     let mut warnings = Vec::new();
@@ -309,7 +338,13 @@ pub fn gate(base: &Digest, new: &Digest, o: &GateOptions) -> GateReport {
             Metric::Kernel => (us(&b.kernel_ns), us(&n.kernel_ns)),
             Metric::Wall => (us(&b.wall_ns), us(&n.wall_ns)),
         };
-        let phase_test = test(name, &bs, &ns, o);
+        let mut phase_test = test(name, &bs, &ns, o);
+        if phase_test.base_passes.min(phase_test.new_passes) < 2 && o.metric == Metric::Kernel {
+            // One pass a side: its layers are the units the noise comes from.
+            let layers = |d: &PhaseDigest| us(&d.layer_median_ns.values().copied().collect::<Vec<_>>());
+            let (bl, nl) = (layers(b), layers(n));
+            phase_test = few_passes(phase_test, &bs, &ns, Some((&bl, &nl)), o);
+        }
         let categories = b
             .categories
             .iter()
@@ -327,7 +362,7 @@ pub fn gate(base: &Digest, new: &Digest, o: &GateOptions) -> GateReport {
     }
     // The worst phase among those with enough passes to judge (one prefill beside 30 decode steps
     // must not make every generate() trace inconclusive); with none, inconclusive.
-    let judged = |p: &&PhaseResult| p.test.base_passes.min(p.test.new_passes) >= MIN_PASSES;
+    let judged = |p: &&PhaseResult| p.test.verdict != Verdict::Inconclusive || p.test.base_passes.min(p.test.new_passes) >= MIN_PASSES;
     let overall = phases.iter().filter(judged).map(|p| p.test.verdict).max().unwrap_or(Verdict::Inconclusive);
     if base.phases.is_empty() && new.phases.is_empty() {
         // Never inconclusive without saying why.

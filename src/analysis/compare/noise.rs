@@ -7,9 +7,9 @@
 //!   with fewer than two steps takes its spread from the units its step is made of, when the
 //!   structure gives them (its layers: the step's spread is the layers' times' standard deviation
 //!   times √layers, as for a sum of independent parts).
-//! - The noise of the difference is Student's t at the confidence asked (two-sided; its degrees of
-//!   freedom the smaller side's samples − 1) times √(σa²/na + σb²/nb): the half-width of the
-//!   interval the difference of two step times lies in, by chance alone.
+//! - The noise of the difference is Student's t at the confidence asked (two-sided; Welch–
+//!   Satterthwaite's degrees of freedom) times √(σa²/na + σb²/nb): the half-width of the interval
+//!   the difference of the two sides' typical steps lies in by chance alone (Welch's t-test).
 //! - **slower** / **faster**: the difference is beyond the noise and at least `band` of B's step;
 //!   **same**: within the noise and the noise is within the band (a change of `band` would have
 //!   shown), or beyond the noise but under the band; **inconclusive**: within the noise and the
@@ -92,9 +92,15 @@ pub fn judge(delta_us: f64, b_step_us: f64, a: Option<Spread>, b: Option<Spread>
     let (Some(a), Some(b)) = (a, b) else {
         return Judged { change: Change::Inconclusive, noise_us: None };
     };
-    let df = a.samples.min(b.samples).saturating_sub(1).max(1);
-    let se = (a.sd_us * a.sd_us / a.samples as f64 + b.sd_us * b.sd_us / b.samples as f64).sqrt();
-    let noise = student_t_quantile(0.5 + confidence.clamp(0.5, 0.9999) / 2.0, df as f64) * se;
+    let (va, vb) = (a.sd_us * a.sd_us / a.samples as f64, b.sd_us * b.sd_us / b.samples as f64);
+    let se = (va + vb).sqrt();
+    // Welch–Satterthwaite's degrees of freedom (the smaller side's n − 1 when both spreads are 0).
+    let df = if va + vb > 0.0 {
+        (va + vb).powi(2) / (va * va / (a.samples as f64 - 1.0) + vb * vb / (b.samples as f64 - 1.0))
+    } else {
+        (a.samples.min(b.samples) as f64 - 1.0).max(1.0)
+    };
+    let noise = student_t_quantile(0.5 + confidence.clamp(0.5, 0.9999) / 2.0, df.max(1.0)) * se;
     let band_us = band * b_step_us.abs();
     let change = if delta_us.abs() > noise {
         if delta_us.abs() < band_us {
