@@ -115,7 +115,11 @@ class Comparison:
 
     @property
     def summary(self) -> List[Dict[str, Any]]:
-        """Every table, equal to ``traceprism compare A B --json``."""
+        """Every table, equal to the ``tables`` of ``traceprism compare A B --json``."""
+    @property
+    def headline(self) -> str:
+        """The verdict in one sentence (the CLI's first line): who is slower, by how much a step
+        against the steps' noise, and what moved most (``compare_budget``)."""
     def tables(self) -> List[str]:
         """The names of the comparison's tables."""
     def table(self, name: str) -> Table:
@@ -175,6 +179,7 @@ def compare(
     label_b: Optional[str] = None,
     ratio_threshold: Optional[float] = None,
     min_gap_us: Optional[float] = None,
+    min_change: Optional[float] = None,
 ) -> Comparison:
     """Where A is slower than B and why, as ``traceprism compare A B`` (``phase``: prefill,
     decode or all)."""

@@ -11,6 +11,8 @@ use traceprism::analysis::compare::CompareOptions;
 pub struct Comparison {
     /// The tables, with the two traces compared as their Arrow metadata.
     built: BuiltTables,
+    /// The verdict in one sentence (`Comparison.headline`).
+    headline: String,
 }
 
 /// A trace given as an opened `Trace`, or a path opened here.
@@ -23,7 +25,7 @@ fn trace_of(py: Python<'_>, arg: &Bound<'_, PyAny>) -> PyResult<Py<Trace>> {
 
 /// Compares two traces (opened `Trace` objects, or paths), as `traceprism compare A B`.
 #[pyfunction]
-#[pyo3(signature = (a, b, *, phase = "all", label_a = None, label_b = None, ratio_threshold = None, min_gap_us = None))]
+#[pyo3(signature = (a, b, *, phase = "all", label_a = None, label_b = None, ratio_threshold = None, min_gap_us = None, min_change = None))]
 pub fn compare(
     py: Python<'_>,
     a: Bound<'_, PyAny>,
@@ -33,6 +35,7 @@ pub fn compare(
     label_b: Option<String>,
     ratio_threshold: Option<f64>,
     min_gap_us: Option<f64>,
+    min_change: Option<f64>,
 ) -> PyResult<Comparison> {
     let mut opts = CompareOptions { phase: phase.to_string(), label_a, label_b, ..CompareOptions::default() };
     if let Some(r) = ratio_threshold {
@@ -41,16 +44,26 @@ pub fn compare(
     if let Some(g) = min_gap_us {
         opts.min_gap_us = g;
     }
+    if let Some(m) = min_change {
+        opts.min_change = m;
+    }
     opts.validate().map_err(trace_error)?;
     let (ta, tb) = (trace_of(py, &a)?, trace_of(py, &b)?);
+    opts.source_a = Some(ta.get().path().to_string());
+    opts.source_b = Some(tb.get().path().to_string());
     let (aa, ab) = (ta.get().analysis.clone(), tb.get().analysis.clone());
-    let tables = py.detach(|| traceprism::report::compare::compare_tables(&aa, &ab, &opts)).map_err(trace_error)?;
+    let (tables, headline) = py
+        .detach(|| {
+            let c = traceprism::analysis::compare::compare(&aa, &ab, &opts)?;
+            Ok::<_, traceprism::Error>((traceprism::report::compare::tables_of(&c, &aa, &ab, &opts), c.headline()))
+        })
+        .map_err(trace_error)?;
     let identity = vec![
         ("traceprism.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
         ("traceprism.a".to_string(), ta.get().path().to_string()),
         ("traceprism.b".to_string(), tb.get().path().to_string()),
     ];
-    Ok(Comparison { built: BuiltTables { tables, identity } })
+    Ok(Comparison { built: BuiltTables { tables, identity }, headline })
 }
 
 #[pymethods]
@@ -59,6 +72,12 @@ impl Comparison {
     #[getter]
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         from_json(py, &self.built.tables)
+    }
+    /// The verdict in one sentence: who is slower, by how much a step against the steps' noise,
+    /// and the rows of `compare_budget` that moved most.
+    #[getter]
+    fn headline(&self) -> String {
+        self.headline.clone()
     }
     /// The names of the comparison's tables.
     fn tables(&self) -> Vec<String> {
@@ -73,6 +92,6 @@ impl Comparison {
         self.built.to_pandas(py, name)
     }
     fn __repr__(&self) -> String {
-        format!("<traceprism.Comparison {} tables>", self.built.tables.len())
+        format!("<traceprism.Comparison: {}>", self.headline)
     }
 }

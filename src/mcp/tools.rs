@@ -141,7 +141,7 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "compare",
-        description: "Where trace A is slower than trace B, and why: per phase and pass, by category, kernel, op and layer, fusions and the kernels only one side runs (ratio = A / B, gaps in µs per pass). Each table cut to `max_rows` rows (default 25; its full count in `rows_total`). Same tables as `traceprism compare A B --json`.",
+        description: "Where trace A is slower than trace B, and why. `headline` says it in one sentence: per phase, A's median step against B's, a verdict (slower, faster, same, inconclusive) against the noise of each side's steps (`compare_verdict`), and the budget rows that add up to the difference (`compare_budget`: busy by category, kernels only one side runs, launch, host, queued, sync...). Then per phase and pass, by category, kernel, op and layer, fusions and the kernels only one side runs (ratio = A / B, gaps in µs per pass). Each table cut to `max_rows` rows (default 25; its full count in `rows_total`). Same tables as `traceprism compare A B --json`.",
         schema: CompareArgs::schema,
         call: |v, c| compare(parse("compare", v)?, c),
     },
@@ -420,11 +420,14 @@ fn compare(args: CompareArgs, cache: &mut Cache) -> Result<Answer> {
         o.phase = p;
     }
     o.validate()?;
+    o.source_a = Some(args.a.clone());
+    o.source_b = Some(args.b.clone());
     let (ta, tb) = (cache.get(&args.a, &[])?, cache.get(&args.b, &[])?);
-    let tables = traceprism::report::compare::compare_tables(&ta, &tb, &o)?;
+    let c = traceprism::analysis::compare::compare(&ta, &tb, &o)?;
+    let tables = traceprism::report::compare::tables_of(&c, &ta, &tb, &o);
     let Value::Array(mut list) = to_json(&tables)? else { return Err(Error::new("compare tables are not a list")) };
     cut_tables(&mut list, args.max_rows.unwrap_or(DEFAULT_MAX_ROWS));
-    Ok(Answer::Json(json!({ "tables": list })))
+    Ok(Answer::Json(json!({ "headline": c.headline(), "tables": list })))
 }
 
 fn ranks(args: RanksArgs) -> Result<Answer> {

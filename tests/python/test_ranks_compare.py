@@ -56,11 +56,15 @@ def test_compare_equals_the_cli(tmp_path):
     a = FIXTURES / "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz"
     b = FIXTURES / "vllm_tp4_mi300x_1000isl_10osl_32con.pt.trace.json.gz"
     c = traceprism.compare(a, b)
-    assert c.summary == cli_json("compare", a, b, "--json")
+    whole = cli_json("compare", a, b, "--json")
+    assert c.summary == whole["tables"]
+    # The verdict in words, as the CLI's first line: the H100's decode step is the faster.
+    assert c.headline == whole["headline"]
+    assert c.headline.startswith("NVIDIA H100 80GB HBM3 is faster than AMD Instinct MI300X by "), c.headline
     # Opened traces are taken as they are, and options pass through.
     d = traceprism.compare(traceprism.open(a), traceprism.open(b), phase="decode", label_a="H100", label_b="MI300X")
     want = cli_json("compare", a, b, "--json", "--phase", "decode", "--label-a", "H100", "--label-b", "MI300X")
-    assert d.summary == want
+    assert d.summary == want["tables"]
     schema = c.table("compare_ops").to_arrow().schema
     assert schema.metadata[b"traceprism.a"] == str(a).encode() and schema.metadata[b"traceprism.b"] == str(b).encode()
     cli("compare", a, b, "--out", tmp_path)

@@ -188,7 +188,7 @@ fn tables_have_their_columns_and_csv() {
         assert!(t.to_csv().lines().count() >= 1);
     }
     // per-side totals of the category table's family rows sum to the GPU totals (µs, exact)
-    let cats = &tables[1];
+    let cats = tables.iter().find(|t| t.name == "compare_categories").unwrap();
     let (lvl, at) = (cats.column("level").unwrap(), cats.column("a_time_us").unwrap());
     let sum: f64 = cats.rows.iter().filter(|r| r[lvl].text() == "family").map(|r| r[at].as_f64().unwrap()).sum();
     assert!((sum - 6297.792).abs() < 1e-6, "{sum}");
@@ -213,7 +213,10 @@ fn cli_compare_writes_csv_and_json() {
         .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.as_array().map(|a| a.len()), Some(COMPARE_TABLES.len()));
+    assert_eq!(v["tables"].as_array().map(|a| a.len()), Some(COMPARE_TABLES.len()));
+    // The answer's first line says the verdict in words: the MI300X's decode step is the slower.
+    let headline = v["headline"].as_str().unwrap();
+    assert!(headline.starts_with("NVIDIA B300 SXM6 AC is faster than AMD Instinct MI300X by "), "{headline}");
     let bad = std::process::Command::new(exe)
         .args(["compare", fixture(B300).to_str().unwrap(), fixture(MI300X).to_str().unwrap(), "--bogus", "1"])
         .output()

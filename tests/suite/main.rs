@@ -17,6 +17,7 @@ mod categories_rules;
 mod chunking;
 mod cli;
 mod compare;
+mod compare_accounted;
 mod copies;
 mod core_counts;
 mod extreme_numbers;

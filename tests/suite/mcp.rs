@@ -196,7 +196,11 @@ fn every_tool_answers_as_the_cli_does() {
     let whole = ok(&whole);
     let size = serde_json::to_string(whole).unwrap().len();
     assert!(size <= traceprism_mcp_cap(), "{size} bytes");
-    let cut = same_tables_as_cli(&whole["tables"], &cli_json(&["compare", &a, &b, "--json"]));
+    let cli_compare = cli_json(&["compare", &a, &b, "--json"]);
+    let cut = same_tables_as_cli(&whole["tables"], &cli_compare["tables"]);
+    // The first thing it says is the CLI's first line.
+    assert_eq!(whole["headline"], cli_compare["headline"]);
+    assert!(whole["headline"].as_str().is_some_and(|h| h.contains(" a decode step")), "{}", whole["headline"]);
     eprintln!("compare, every row asked: {size} bytes, {cut} tables cut");
     assert_eq!(whole.get("cut").is_some(), cut > 0);
     let cut = c.call("compare", json!({"a": a, "b": b}));
