@@ -294,7 +294,7 @@ const ops = {
   compare({ options }) {
     dropComparison();
     comparison = compare(analyzer({ slot: 'a' }), analyzer({ slot: 'b' }), JSON.stringify(options || {}));
-    return { tables: comparison.table_names() };
+    return { tables: comparison.table_names(), headline: comparison.headline(), labels: comparison.labels() };
   },
   compareTable({ name }) {
     if (!comparison) throw new Error('no comparison yet');

@@ -9,11 +9,13 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Comparison {
     tables: Vec<crate::table::Table>,
+    headline: String,
+    labels: (String, String),
 }
 
 /// Compares two finished analyzers. `options_json` is the JSON form of
 /// [`crate::analysis::compare::CompareOptions`] (missing fields take defaults; labels default to
-/// each side's GPU name).
+/// each side's GPU name, or on one GPU model to what tells `source_a` and `source_b` apart).
 #[wasm_bindgen]
 pub fn compare(a: &Analyzer, b: &Analyzer, options_json: &str) -> Result<Comparison, JsValue> {
     let opts: CompareOptions = if options_json.trim().is_empty() {
@@ -22,12 +24,25 @@ pub fn compare(a: &Analyzer, b: &Analyzer, options_json: &str) -> Result<Compari
         serde_json::from_str(options_json).map_err(|e| js_error(format!("bad compare options: {e}")))?
     };
     opts.validate().map_err(js_error)?;
-    let tables = report::compare::compare_tables(a.analysis()?, b.analysis()?, &opts).map_err(js_error)?;
-    Ok(Comparison { tables })
+    let (aa, ab) = (a.analysis()?, b.analysis()?);
+    let c = crate::analysis::compare::compare(aa, ab, &opts).map_err(js_error)?;
+    let tables = report::compare::tables_of(&c, aa, ab, &opts);
+    Ok(Comparison { tables, headline: c.headline(), labels: (c.label_a.clone(), c.label_b.clone()) })
 }
 
 #[wasm_bindgen]
 impl Comparison {
+    /// The verdict in one sentence, the CLI's first line.
+    pub fn headline(&self) -> String {
+        self.headline.clone()
+    }
+
+    /// The labels the core gave the sides: `[a, b]` (given ones, else the GPU names, else the
+    /// part of the file names that tells them apart).
+    pub fn labels(&self) -> Vec<String> {
+        vec![self.labels.0.clone(), self.labels.1.clone()]
+    }
+
     /// Names of the comparison tables, in order.
     pub fn table_names(&self) -> Vec<String> {
         self.tables.iter().map(|t| t.name.clone()).collect()

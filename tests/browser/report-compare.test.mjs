@@ -65,6 +65,15 @@ test('compare two real traces dropped together: tables, charts and CSVs equal `t
   assert.equal(await page.inputValue('#compare-label_a'), 'NVIDIA B300 SXM6 AC');
   assert.equal(await page.inputValue('#compare-label_b'), 'AMD Instinct MI300X');
 
+  // The answer in words first, as the CLI's first line; then the budget's difference as bars, a
+  // pair per row of compare_budget (the step first).
+  const headline = cli('compare', B300, MI300X).toString('utf8').split('\n')[0];
+  assert.equal(await page.textContent('[data-compare-headline]'), headline);
+  assert.match(headline, /^NVIDIA B300 SXM6 AC is faster than AMD Instinct MI300X by [\d.]+ ms a decode step/);
+  const budgetRows = parseCsv(want.get('compare_budget')).length - 1;
+  const budgetBars = await page.$$eval('[data-compare-budget="decode"] rect[data-hover]', (r) => r.length);
+  assert.equal(budgetBars, 2 * Math.min(30, budgetRows), 'two bars per compare_budget row');
+
   // Every table's first page equals the CLI's CSV.
   for (const name of COMPARE_TABLES) assertSameAsCli(await displayed(page, name), want.get(name), name);
 
@@ -99,7 +108,7 @@ test('compare two real traces dropped together: tables, charts and CSVs equal `t
   const [h, ...rows] = cats;
   const catRows = rows.filter((r) => r[h.indexOf('level')] === 'category');
   catRows.sort((x, y) => Math.abs(Number(y[h.indexOf('gap_per_pass_us')])) - Math.abs(Number(x[h.indexOf('gap_per_pass_us')])));
-  const hovers = await page.$$eval('[data-view="compare"] .chart', (charts) => charts.map((c) => [...c.querySelectorAll('rect[data-hover]')].map((r) => r.getAttribute('data-hover'))));
+  const hovers = await page.$$eval('[data-view="compare"] .chart', (charts) => charts.filter((c) => !c.closest('[data-compare-budget]')).map((c) => [...c.querySelectorAll('rect[data-hover]')].map((r) => r.getAttribute('data-hover'))));
   assert.equal(hovers.length, 2, 'a category chart and a layer chart');
   assert.ok(hovers[0][0].startsWith(`${catRows[0][h.indexOf('category')]}: NVIDIA B300 SXM6 AC `), `first category bar: ${hovers[0][0]}`);
   assert.equal(hovers[0].length, 2 * Math.min(30, catRows.length), 'two bars per category');

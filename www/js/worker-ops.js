@@ -36,7 +36,7 @@ export {};
  *   workbook: [InSlot, ArrayBuffer],
  *   html: [InSlot, string],
  *   drop: [InSlot, null],
- *   compare: [{options: object}, {tables: string[]}],
+ *   compare: [{options: object}, {tables: string[], headline: string, labels: string[]}],
  *   compareTable: [{name: string}, TableData],
  *   compareCsv: [{name: string}, string],
  *   digest: [InSlot & {source: string}, string],

@@ -13,7 +13,7 @@ import { diffIcicle } from '../icicle.js';
 export const uses = ['trace', 'route', 'compare', 'page'];
 
 /** Compare options the user set in this page session (labels are per pair of files). */
-const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '' };
+const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '', source_a: '', source_b: '' };
 
 /**
  * The phases a comparison can select: `all`, then prefill and decode (always offered, as before),
@@ -71,6 +71,36 @@ export function findingsOutcomes(t) {
   return box;
 }
 
+/**
+ * The difference of the two budgets, a chart per phase: the two steps, then each row of
+ * `compare_budget` as A's and B's bars, biggest delta first (the rows add up to the step's).
+ * @param {{columns: string[], rows: any[][]}} t the `compare_budget` table
+ * @param {string[]} names the sides' labels
+ */
+export function budgetPicture(t, names) {
+  const c = (n) => t.columns.indexOf(n);
+  /** @type {Map<string, {label: string, a: number, b: number, gap: number, note: string}[]>} */
+  const phases = new Map();
+  for (const row of t.rows) {
+    const phase = String(row[c('phase')]);
+    if (!phases.has(phase)) phases.set(phase, []);
+    const part = String(row[c('part')]);
+    const what = String(row[c('what')] ?? '');
+    const count = part === 'only_a' ? row[c('a_count')] : part === 'only_b' ? row[c('b_count')] : null;
+    phases.get(phase)?.push({
+      label: part === 'step' ? 'the step' : `${part}: ${what}`,
+      a: row[c('a_us')] ?? 0, b: row[c('b_us')] ?? 0, gap: row[c('delta_us')] ?? 0,
+      note: `${part === 'step' ? what : `delta ${formatUs(row[c('delta_us')])} a step`}${count ? ` · ${count} kernels a step` : ''}`,
+    });
+  }
+  const out = [];
+  for (const [phase, items] of phases) {
+    out.push(el('h3', { text: `Where a ${phase} step's time went, A against B (rows add up to the step)` }),
+      el('div', { attrs: { 'data-compare-budget': phase } }, pairedBars(items, names)));
+  }
+  return out;
+}
+
 /** Renders the compare view. */
 export async function compare(ctx, root) {
   root.append(el('h2', { text: 'Compare two traces' }),
@@ -86,11 +116,14 @@ export async function compare(ctx, root) {
   root.append(await gateSection(ctx));
   if (!b) return;
 
-  // Labels default to the GPU names (reset when the pair of files changes).
+  // Labels are the core's (the GPU names, or on one GPU model what tells the file names apart)
+  // until the user types one (reset when the pair of files changes).
   const pair = `${ctx.fileName}\u0000${b.fileName}`;
   if (labelsFor !== pair) {
-    settings.label_a = a.summary.device || 'A';
-    settings.label_b = b.summary.device || 'B';
+    settings.label_a = '';
+    settings.label_b = '';
+    settings.source_a = ctx.fileName;
+    settings.source_b = b.fileName;
     labelsFor = pair;
   }
   const rerender = () => ctx.rerender();
@@ -106,10 +139,17 @@ export async function compare(ctx, root) {
     el('button', { type: 'button', id: 'compare-export-all', text: 'Export compare tables (.zip)', on: { click: () => ctx.exportCompareZip() } })));
 
   const result = await ctx.compare({ ...settings });
-  // Same labels on both sides (e.g. one GPU model, two builds): the charts still tell A from B.
-  const names = settings.label_a === settings.label_b ? [`${settings.label_a} (A)`, `${settings.label_b} (B)`] : [settings.label_a, settings.label_b];
+  // The labels every text and chart uses: the core's, shown in the fields.
+  const names = result.labels;
+  /** @type {HTMLInputElement} */ (root.querySelector('#compare-label_a')).value = names[0];
+  /** @type {HTMLInputElement} */ (root.querySelector('#compare-label_b')).value = names[1];
   const tables = new Map();
   for (const name of result.tables) tables.set(name, await ctx.compareTable(name));
+
+  // First, the answer in words; then the difference of the two budgets as a picture.
+  root.append(el('p', { class: 'compare-headline', attrs: { 'data-compare-headline': '' }, text: result.headline }));
+  const budget = tables.get('compare_budget');
+  if (budget) root.append(...budgetPicture(budget, names));
 
   const outcomes = tables.get('compare_findings');
   if (outcomes) root.append(findingsOutcomes(outcomes));
