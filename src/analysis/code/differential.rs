@@ -34,11 +34,13 @@ pub fn passes_in(a: &Base, phase: Option<Phase>) -> usize {
 pub fn differential(a: Side, b: Side, phase: Option<Phase>) -> Vec<PathDiff> {
     let (pa, pb) = (passes_in(a.base, phase) as f64, passes_in(b.base, phase) as f64);
     let mut by_path: std::collections::HashMap<String, (f64, f64)> = std::collections::HashMap::new();
-    for (path, ns) in a.paths.folded(phase) {
-        by_path.entry(path).or_default().0 += ns as f64 / pa;
+    let (fa, fb) = (a.paths.folded(phase), b.paths.folded(phase));
+    let (ra, rb) = same_files(&fa, &fb);
+    for (path, ns) in fa {
+        by_path.entry(rooted(&path, &ra)).or_default().0 += ns as f64 / pa;
     }
-    for (path, ns) in b.paths.folded(phase) {
-        by_path.entry(path).or_default().1 += ns as f64 / pb;
+    for (path, ns) in fb {
+        by_path.entry(rooted(&path, &rb)).or_default().1 += ns as f64 / pb;
     }
     let mut out: Vec<PathDiff> =
         by_path.into_iter().map(|(path, (x, y))| PathDiff { path, a_ns_per_pass: x, b_ns_per_pass: y }).collect();
@@ -49,6 +51,43 @@ pub fn differential(a: Side, b: Side, phase: Option<Phase>) -> Vec<PathDiff> {
             .then_with(|| x.path.cmp(&y.path))
     });
     out
+}
+
+/// Python frames of one side renamed to the other side's frame of the same file under another
+/// folder (`/app/xDiT/xfuser/runner.py(123): <module>` and `xDiT/xfuser/runner.py(123): <module>`,
+/// one program run from two working directories): a frame whose text, after a leading folder
+/// prefix, is a frame of the other side becomes that shorter frame. Per side, a map of renames.
+fn same_files(
+    a: &[(String, i64)],
+    b: &[(String, i64)],
+) -> (std::collections::HashMap<String, String>, std::collections::HashMap<String, String>) {
+    let frames = |paths: &[(String, i64)]| -> std::collections::HashSet<String> {
+        paths.iter().flat_map(|(p, _)| p.split(';')).filter(|f| f.contains(".py(")).map(str::to_string).collect()
+    };
+    let (sa, sb) = (frames(a), frames(b));
+    let renames = |mine: &std::collections::HashSet<String>, theirs: &std::collections::HashSet<String>| {
+        let mut out = std::collections::HashMap::new();
+        for f in mine {
+            if theirs.contains(f) {
+                continue;
+            }
+            let file_end = f.find(".py(").unwrap_or(0);
+            let hit = f[..file_end].match_indices('/').map(|(i, _)| &f[i + 1..]).find(|s| s.contains('/') && theirs.contains(*s));
+            if let Some(s) = hit {
+                out.insert(f.clone(), s.to_string());
+            }
+        }
+        out
+    };
+    (renames(&sa, &sb), renames(&sb, &sa))
+}
+
+/// `path` with its frames renamed by `renames`.
+fn rooted(path: &str, renames: &std::collections::HashMap<String, String>) -> String {
+    if renames.is_empty() {
+        return path.to_string();
+    }
+    path.split(';').map(|f| renames.get(f).map_or(f, String::as_str)).collect::<Vec<_>>().join(";")
 }
 
 /// One node of the differential call tree: a frame on one or more paths, with the time per pass
