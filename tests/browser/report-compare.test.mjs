@@ -16,7 +16,7 @@ const B300 = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_b300.trace.js
 const MI300X = path.join(ROOT, 'fixtures/sglang_qwen3-30b-a3b_decode_mi300x.trace.json.gz');
 const LLAMA = path.join(ROOT, 'fixtures/llama_dense_eager.pt.trace.json.gz');
 const LLAMA_TRUTH = path.join(ROOT, 'fixtures/llama_dense_eager.truth.json.gz');
-const COMPARE_TABLES = ['compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings', 'compare_call_paths', 'compare_call_tree'];
+const COMPARE_TABLES = ['compare_verdict', 'compare_budget', 'compare_summary', 'compare_categories', 'compare_ops', 'compare_layers', 'compare_alignment', 'compare_fusions', 'compare_findings', 'compare_call_paths', 'compare_call_tree'];
 const env = useBrowser('traceprism-browser2-');
 const tmp = env.tmp;
 
@@ -116,11 +116,16 @@ test('compare two real traces dropped together: tables, charts and CSVs equal `t
   await page.hover('[data-view="compare"] .chart rect[data-hover]');
   assert.match(await page.textContent('[data-view="compare"] .hover-caption'), /AMD Instinct MI300X/);
 
-  // CSV export of each table: byte for byte the CLI's file.
-  for (const name of COMPARE_TABLES) {
+  // CSV export of a table, and of all of them as one zip: byte for byte the CLI's files (one zip
+  // rather than eleven downloads: Chromium stops a page's downloads after ten in a row).
+  for (const name of ['compare_verdict', 'compare_budget', 'compare_summary']) {
     const d = await download(page, `[data-table-box="${name}"] button.export-csv`);
     assert.equal(d.name, `${name}.csv`);
     assert.equal(d.bytes.toString('utf8'), want.get(name), `${name}.csv differs from traceprism compare --out`);
+  }
+  const zipped = await readZip((await download(page, '#compare-export-all')).bytes);
+  for (const name of COMPARE_TABLES) {
+    assert.equal(zipped.get(`${name}.csv`)?.toString('utf8'), want.get(name), `${name}.csv in the zip differs from traceprism compare --out`);
   }
 
   // Options flow into the core: a phase with no kernels on either side empties the level tables.
@@ -130,6 +135,23 @@ test('compare two real traces dropped together: tables, charts and CSVs equal `t
   assertSameAsCli(await displayed(page, 'compare_summary'), prefill.get('compare_summary'), 'compare_summary --phase prefill');
 
   assert.deepEqual(requests, [], 'comparing made network requests');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('two traces of one GPU model are told apart by their file names, in the fields, the words and the charts', async () => {
+  const [w0, w4] = ['dataloader_workers0_rn50_v100.pt.trace.json.gz', 'dataloader_workers4_rn50_v100.pt.trace.json.gz'].map((f) => path.join(ROOT, 'fixtures', f));
+  const { page, problems, requests } = await openPage();
+  await dropFiles(page, [w0, w4]);
+  await page.waitForSelector('[data-view="compare"][data-rendered] [data-compare-headline]', { timeout: 120_000 });
+  assert.equal(await page.inputValue('#compare-label_a'), 'workers0');
+  assert.equal(await page.inputValue('#compare-label_b'), 'workers4');
+  const headline = await page.textContent('[data-compare-headline]');
+  assert.equal(headline, cli('compare', w0, w4).toString('utf8').split('\n')[0]);
+  assert.match(headline, /^workers0 is slower than workers4 by /);
+  const hover = await page.getAttribute('[data-compare-budget] rect[data-hover]', 'data-hover');
+  assert.ok(hover && hover.includes('workers0') && !hover.includes('V100'), hover ?? '');
+  assert.deepEqual(requests, []);
   assert.deepEqual(problems, []);
   await page.close();
 });
