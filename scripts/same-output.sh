@@ -32,7 +32,14 @@ case "${1:-}" in
     if diff -r "$old" "$new" >/dev/null; then
       echo "same output: $files files identical"
     else
-      diff -r "$old" "$new" | head -40
+      diff -r "$old" "$new" | head -40 || true
+      # Every file that changed, with how many of its lines did: what a change of the analysis
+      # changed, listed whole.
+      echo "changed files (lines differing):"
+      diff -rq "$old" "$new" | sed -n 's/^Files \(.*\) and \(.*\) differ$/\1 \2/p' | while read -r a b; do
+        echo "  ${a#"$old"/}: $(diff "$a" "$b" | grep -c '^[<>]')"
+      done
+      diff -rq "$old" "$new" | grep '^Only' || true
       echo "DIFFERENT (see above)"
       exit 1
     fi

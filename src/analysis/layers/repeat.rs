@@ -88,7 +88,48 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
         layers.push(last..end.max(last + 1).min(n));
     }
     drop_unlike_ends(tokens, &mut layers);
+    if let Some(start) = layer_before(&positions, &layers) {
+        layers.insert(0, start..layers[0].start);
+    }
     Repeat { layers, anchor: Some(cycle.anchor), explained: cycle.kernels as f64 / n as f64 }
+}
+
+/// Names that must agree on where a layer before the first starts.
+const LAYER_BEFORE_WITNESSES: usize = 3;
+
+/// The start of a layer of another kind before the first layer found: a dense first layer before
+/// MoE layers, whose token mixer's half is the stack's and whose feed-forward is not, so the
+/// cycle (counted by the feed-forward's many kernels) leaves it out. Its witnesses are the names
+/// that run once in every layer at the same offset from its start, and once more before the
+/// first layer: each says the layer before starts at its position there minus that offset. When
+/// at least [`LAYER_BEFORE_WITNESSES`] say so and most agree, that is its start, and it runs to
+/// the first layer's. Names alone, no marker: it holds with every kernel name opaque.
+fn layer_before(positions: &HashMap<u32, Vec<usize>>, layers: &[Range<usize>]) -> Option<usize> {
+    let first = layers.first()?.start;
+    if layers.len() < MIN_LAYERS {
+        return None;
+    }
+    let mut starts: HashMap<usize, usize> = HashMap::default();
+    let mut witnesses = 0;
+    for pos in positions.values() {
+        if pos.len() != layers.len() + 1 || pos[0] >= first {
+            continue;
+        }
+        // Once in each layer, at one offset from its start.
+        let offsets: Option<Vec<usize>> =
+            layers.iter().zip(&pos[1..]).map(|(r, &p)| r.contains(&p).then(|| p - r.start)).collect();
+        let Some(offsets) = offsets else { continue };
+        if offsets.iter().any(|&o| o != offsets[0]) || offsets[0] > pos[0] {
+            continue;
+        }
+        witnesses += 1;
+        *starts.entry(pos[0] - offsets[0]).or_insert(0) += 1;
+    }
+    let (&start, &votes) = starts.iter().max_by_key(|&(&s, &v)| (v, std::cmp::Reverse(s)))?;
+    // The layer before is at least a quarter of a layer long (not an embedding that reuses a
+    // norm), and the witnesses mostly agree on its start.
+    let typical = layers[layers.len() / 2].len();
+    (witnesses >= LAYER_BEFORE_WITNESSES && votes * 2 > witnesses && first - start >= typical / 4).then_some(start)
 }
 
 /// A kernel present in this share of the middle layers is one every layer runs.
@@ -96,20 +137,23 @@ const EVERY_LAYER: f64 = 0.9;
 /// A first or last layer must run at least this share of the kernels every layer runs.
 const LIKE_A_LAYER: f64 = 0.5;
 
-/// Drops a first or last "layer" that runs too few of the kernels every other layer runs: the
-/// embedding before the layers, or the final norm, LM head and sampler after them, caught by a
-/// cycle whose anchor also runs there (a norm used for the final norm too). They become pre- and
-/// post-layer work. A first layer that differs from the stack (a dense MLP before MoE layers)
-/// still runs its attention half and stays.
+/// Drops a first or last "layer" that runs too few of the kernels every other layer runs in its
+/// first half (its token mixer's half): the embedding before the layers, or the final norm, LM
+/// head and sampler after them, caught by a cycle whose anchor also runs there (a norm used for
+/// the final norm too). They become pre- and post-layer work. A first layer whose feed-forward
+/// differs from the stack's (a dense MLP before MoE layers) runs the same first half and stays.
 fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
     if layers.len() < 4 {
         return;
     }
     let keys = |r: &Range<usize>| -> std::collections::BTreeSet<u64> { tokens[r.clone()].iter().map(|t| t.key()).collect() };
+    // The first half of a layer (its token mixer's half): what a layer whose feed-forward
+    // differs from the stack's (a dense MLP before MoE layers) still runs.
+    let first_half = |r: &Range<usize>| r.start..r.start + (r.end - r.start) / 2;
     let middle = &layers[1..layers.len() - 1];
     let mut seen: HashMap<u64, usize> = HashMap::default();
     for r in middle {
-        for k in keys(r) {
+        for k in keys(&first_half(r)) {
             *seen.entry(k).or_insert(0) += 1;
         }
     }

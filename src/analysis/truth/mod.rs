@@ -34,7 +34,9 @@ pub struct TruthKernel {
     #[serde(default)]
     /// Duration, µs.
     pub dur: f64,
-    /// Its phase (`prefill`, `decode`...).
+    /// Its phase (`prefill`, `decode`...); `none` for a kernel of no forward pass (a warm-up
+    /// fill before the first, written `null`).
+    #[serde(deserialize_with = "phase_or_none")]
     pub phase: String,
     #[serde(default)]
     /// Its forward pass.
@@ -42,6 +44,11 @@ pub struct TruthKernel {
     #[serde(default)]
     /// Its layer.
     pub layer: Option<u32>,
+}
+
+/// A kernel's phase, `null` read as `none`.
+fn phase_or_none<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_else(|| "none".to_string()))
 }
 
 /// A truth file.
