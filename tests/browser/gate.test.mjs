@@ -58,15 +58,16 @@ test('a trace against a baseline digest: the CLI\'s verdict, intervals drawn, an
   await page.close();
 });
 
-test('B against A with one pass each: inconclusive, as the CLI says', async () => {
+test('B against A with one pass each: judged by its layers, as the CLI says', async () => {
+  // One decode pass a side: the noise comes from its 48 layers; the MI300X's pass is 65% longer.
   const want = cliGate(B300, MI300X);
-  assert.equal(want.overall, 'inconclusive');
+  assert.equal(want.overall, 'regression');
   const { page, problems } = await env.browser.newPage();
   await page.goto(env.server.url, { waitUntil: 'networkidle' });
   await dropFiles(page, [B300, MI300X]);
   await page.waitForSelector('[data-view="compare"][data-rendered] [data-testid="gate-verdict"]', { timeout: 120_000 });
-  assert.equal(await page.getAttribute('[data-testid="gate-verdict"]', 'data-value'), 'inconclusive');
-  assert.match(await page.textContent('[data-gate-phase="decode"]'), /passes per side would settle it/);
+  assert.equal(await page.getAttribute('[data-testid="gate-verdict"]', 'data-value'), 'regression');
+  assert.match(await page.textContent('[data-gate-phase="decode"]'), /from its layers/);
   assert.deepEqual(problems, []);
   await page.close();
 });
