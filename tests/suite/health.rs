@@ -341,3 +341,39 @@ fn a_2021_kineto_trace_is_not_asked_to_record_what_it_recorded() {
     let coverage = check(&h, "rule_coverage");
     assert!(!coverage.fix.contains("record what names the steps"), "{coverage:?}");
 }
+
+/// `layer_coverage` names the step with the most kernel time outside its layers, and its share is
+/// the truth's: the kernels the truth file puts in no layer (embedding, final norm, head,
+/// sampling). With the dense first layer read as a layer, deepseek_mla_moe's passes stay under 10%
+/// (its prefill lost 9.2% to `pre` before).
+#[test]
+fn layer_coverage_is_the_truths_share_outside_the_layers() {
+    use common::{analysis, fixture};
+    use traceprism::analysis::health::CheckId;
+    for (trace, truth) in [
+        ("deepseek_mla_moe.pt.trace.json.gz", "deepseek_mla_moe.truth.json.gz"),
+        ("llama_dense_eager.pt.trace.json.gz", "llama_dense_eager.truth.json.gz"),
+    ] {
+        let a = analysis(trace);
+        let t = traceprism::pipeline::read_truth(&fixture(truth)).unwrap();
+        let mut by_pass: std::collections::HashMap<u32, (f64, f64)> = std::collections::HashMap::new();
+        for k in &t.kernels {
+            let Some(p) = k.pass else { continue };
+            let e = by_pass.entry(p).or_default();
+            e.1 += k.dur;
+            if k.layer.is_none() {
+                e.0 += k.dur;
+            }
+        }
+        let worst = by_pass.values().map(|(out, all)| 100.0 * out / all).fold(0.0, f64::max);
+        let check = health(&a).into_iter().find(|k| k.check == CheckId::LayerCoverage).unwrap();
+        eprintln!("{trace}: {} (truth: {worst:.1}%)", check.found);
+        assert_eq!(check.status, Status::Ok, "{}", check.found);
+        assert!(check.found.contains(&format!("{worst:.1}%")), "{} vs truth {worst:.1}%", check.found);
+    }
+    // The hybrid's decode steps: 14.5% after the last layer, every step (its LM head over a large
+    // vocabulary at batch 4): a warning that names the pass.
+    let a = analysis("vllm_qwen35_hybrid_nvfp4_decode_gb10.pt.trace.json.gz");
+    let check = health(&a).into_iter().find(|k| k.check == CheckId::LayerCoverage).unwrap();
+    assert_eq!((check.status, check.count), (Status::Warning, 10), "{}", check.found);
+}

@@ -90,6 +90,8 @@ pub enum CheckId {
     SecretMetadata,
     /// what the name rules know of the trace.
     RuleCoverage,
+    /// each pass's kernel time before its first layer and after its last (`pre`, `post`).
+    LayerCoverage,
     /// events whose broken JSON was repaired.
     RepairedJson,
     /// top-level values not read.
@@ -112,7 +114,7 @@ pub enum CheckId {
 
 impl CheckId {
     /// Every check, in the health report's order.
-    pub const ALL: [CheckId; 25] = [
+    pub const ALL: [CheckId; 26] = [
         CheckId::CpuOps,
         CheckId::RuntimeCalls,
         CheckId::Kernels,
@@ -129,6 +131,7 @@ impl CheckId {
         CheckId::Truncation,
         CheckId::SecretMetadata,
         CheckId::RuleCoverage,
+        CheckId::LayerCoverage,
         CheckId::RepairedJson,
         CheckId::HeaderValues,
         CheckId::UnreadEvents,
@@ -159,6 +162,7 @@ impl CheckId {
             CheckId::Truncation => "truncation",
             CheckId::SecretMetadata => "secret_metadata",
             CheckId::RuleCoverage => "rule_coverage",
+            CheckId::LayerCoverage => "layer_coverage",
             CheckId::RepairedJson => "repaired_json",
             CheckId::HeaderValues => "header_values",
             CheckId::UnreadEvents => "unread_events",

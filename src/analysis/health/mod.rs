@@ -84,6 +84,7 @@ fn checks(a: &Analysis, c: &Counted, found: &Warnings) -> Vec<Check> {
         recorded::truncation_check(t),
         recorded::secrets_check(t),
         recorded::coverage_check(a),
+        recorded::layer_coverage_check(a),
     ];
     out.extend(problems::problem_checks(a, c, found));
     if c.cpu_ops == 0 {

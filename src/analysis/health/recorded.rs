@@ -250,6 +250,81 @@ pub fn coverage_check(a: &Analysis) -> Check {
     }
 }
 
+/// A pass whose kernel time outside its layers is above this share holds more than the
+/// embedding, final norm, head and sampling: a block the layer finder did not take for a layer.
+pub const OUTSIDE_LAYERS_WARNING: f64 = 0.10;
+
+/// `layer_coverage`: each pass's share of kernel time before its first layer (`pre`) and after its
+/// last (`post`); a warning when any pass's is above [`OUTSIDE_LAYERS_WARNING`], naming the worst.
+pub fn layer_coverage_check(a: &Analysis) -> Check {
+    use crate::analysis::layers::Role;
+    let g = &a.trace.gpu;
+    // Per pass: (pre ns, post ns, kernel ns).
+    let mut worst: Option<(usize, f64, i64, i64)> = None;
+    let (mut with_layers, mut over) = (0usize, 0usize);
+    // Steps only: the work around a diffusion model's steps (its encoders, its VAE) is no stack
+    // of the model's layers.
+    for (p, pass) in a.phases.passes.iter().enumerate().filter(|(_, p)| p.phase != crate::analysis::phases::Phase::Stage) {
+        let (mut pre, mut post, mut all) = (0i64, 0i64, 0i64);
+        for &r in &pass.rows {
+            let r = r as usize;
+            if g.kind[r] != crate::model::GpuKind::Kernel {
+                continue;
+            }
+            all += g.dur[r];
+            match a.layers.role_of_row.get(r) {
+                Some(Role::Pre) => pre += g.dur[r],
+                Some(Role::Post) => post += g.dur[r],
+                _ => {}
+            }
+        }
+        let has_layers = pass.rows.iter().any(|&r| a.layers.role_of_row.get(r as usize) == Some(&Role::Layer));
+        if !has_layers || all == 0 {
+            continue;
+        }
+        with_layers += 1;
+        let share = (pre + post) as f64 / all as f64;
+        over += usize::from(share > OUTSIDE_LAYERS_WARNING);
+        if worst.is_none_or(|w| share > w.1) {
+            worst = Some((p, share, pre, post));
+        }
+    }
+    let Some((p, share, pre, post)) = worst else {
+        return Check {
+            check: CheckId::LayerCoverage,
+            status: Status::Ok,
+            count: 0,
+            found: "no pass with layers".into(),
+            limits: String::new(),
+            fix: String::new(),
+        };
+    };
+    let warn = over > 0;
+    let pct = |ns: i64| if pre + post > 0 { 100.0 * share * ns as f64 / (pre + post) as f64 } else { 0.0 };
+    Check {
+        check: CheckId::LayerCoverage,
+        status: if warn { Status::Warning } else { Status::Ok },
+        count: over as u64,
+        found: format!(
+            "{over} of {with_layers} passes with layers hold over {:.0}% of their kernel time outside them; the most: pass {p}, {:.1}% ({:.1}% before the first layer, {:.1}% after the last)",
+            100.0 * OUTSIDE_LAYERS_WARNING,
+            100.0 * share,
+            pct(pre),
+            pct(post)
+        ),
+        limits: if warn {
+            "pre and post hold the embedding, final norm, head and sampling; more is either a large head (a big vocabulary at a small batch) or a block the layer finder did not read as layers (a second block kind, a dense first or last layer), which per-layer tables and compare's layer rows then leave out".into()
+        } else {
+            String::new()
+        },
+        fix: if warn {
+            "see the pass in `traceprism layers TRACE --debug-layers N`; a model whose blocks are not found is a bug to report with the trace".into()
+        } else {
+            String::new()
+        },
+    }
+}
+
 /// `time_unit`: whether the timestamps read as µs fit the kernels' lengths.
 pub fn time_unit_check(t: &Trace) -> Check {
     let unit = t.meta.setting("displayTimeUnit");
