@@ -48,9 +48,19 @@ pub fn run(a: &Args) -> Result<()> {
     let mut opts = options(a)?;
     opts.source_a = Some(pa.to_string());
     opts.source_b = Some(pb.to_string());
+    // Each side is read, analysed and given the results a comparison reads of it (its roofline,
+    // step budget and call paths, kept once made) on a thread of its own, so the two sides' work
+    // runs side by side rather than after the join.
+    let derived = |r: Result<&'static traceprism::Analysis>| {
+        r.inspect(|x| {
+            x.roofline();
+            x.budget();
+            x.call_paths();
+        })
+    };
     let (ra, rb) = std::thread::scope(|s| {
-        let ha = s.spawn(|| super::load_with(pa, a, &a.values("--capture-a")));
-        let rb = super::load_with(pb, a, &a.values("--capture-b"));
+        let ha = s.spawn(|| derived(super::load_with(pa, a, &a.values("--capture-a"))));
+        let rb = derived(super::load_with(pb, a, &a.values("--capture-b")));
         (ha.join().unwrap_or_else(|_| Err(Error::new("analysis thread failed"))), rb)
     });
     let (ta, tb) = (ra?, rb?);
