@@ -110,35 +110,35 @@ pub fn run(a: &Args) -> Result<()> {
         o.push_str(&render_table(&shown, 48, max));
         o.push('\n');
     }
-    o.push_str(&findings_text(&tables));
+    o.push_str(&findings_text(&c.outcomes));
     o.push_str("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.\n");
     emit(o)
 }
 
-/// A's findings checked in B, in lines, read from the `compare_findings` table the comparison
-/// already made: each finding with its prediction, the measured change and the verdict (too long
-/// for a table's columns).
-fn findings_text(tables: &[Table]) -> String {
-    let Some(t) = tables.iter().find(|t| t.name == "compare_findings") else { return String::new() };
-    let mut o = format!("== compare_findings (A's findings, in B: {} rows)\n", t.rows.len());
-    let col = |row: &Vec<traceprism::table::Cell>, name: &str| t.column(name).map(|c| row[c].text()).unwrap_or_default();
-    for row in &t.rows {
+/// A's findings checked in B (what `compare_findings` holds, from the outcomes the comparison
+/// made once), in lines: each finding with its prediction, the measured change and the verdict
+/// (too long for a table's columns).
+fn findings_text(outcomes: &[traceprism::analysis::findings::outcome::Outcome]) -> String {
+    let mut o = format!("== compare_findings (A's findings, in B: {} rows)\n", outcomes.len());
+    // µs with three decimals, as the table's cells write them.
+    let us = |v: f64| traceprism::table::Cell::Micros((v * 1e3).round() as i64).text();
+    for x in outcomes {
         // A phase B has no step of says so, not `→  µs`.
-        let (after, measured) = (col(row, "b_step_us"), col(row, "measured_us"));
-        let change = if after.is_empty() || measured.is_empty() {
-            format!("step {} µs in A", col(row, "a_step_us"))
-        } else {
-            format!("step {} → {after} µs, measured {measured} µs", col(row, "a_step_us"))
+        let change = match (x.after_step_us, x.measured_us) {
+            (Some(after), Some(measured)) => {
+                format!("step {} → {} µs, measured {} µs", us(x.before_step_us), us(after), us(measured))
+            }
+            _ => format!("step {} µs in A", us(x.before_step_us)),
         };
         o.push_str(&format!(
             "{} ({}): predicted {} µs a step; {change}; {}\n",
-            col(row, "kind"),
-            col(row, "scope"),
-            col(row, "predicted_us"),
-            col(row, "verdict")
+            x.kind.as_str(),
+            x.scope,
+            us(x.predicted_us),
+            x.verdict
         ));
     }
-    if t.rows.is_empty() {
+    if outcomes.is_empty() {
         o.push_str("A has no finding to check (traceprism findings A)\n");
     }
     o.push('\n');

@@ -47,7 +47,7 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
         level("compare_layers", &["phase", "part", "layer"], &c.layers, "top_kernel"),
         alignment(c, &sa, &sb),
         fusions(c, &sa, &sb),
-        findings(a, b),
+        findings(&c.outcomes),
         call_paths(&diffs),
         call_tree(&diffs),
     ]
@@ -157,22 +157,22 @@ fn call_tree(diffs: &[crate::analysis::code::differential::PathDiff]) -> Table {
 /// `compare_findings`: each finding of A (the trace before a change), what its phase's median
 /// step took before and after, the measured saving against the predicted one, what of it is
 /// left in B, and the verdict ([`crate::analysis::findings::outcome`]).
-fn findings(a: &Analysis, b: &Analysis) -> Table {
+fn findings(outcomes: &[crate::analysis::findings::outcome::Outcome]) -> Table {
     let mut t = Table::new(
         "compare_findings",
         &["kind", "scope", "predicted_us:us", "a_step_us:us", "b_step_us:us", "measured_us:us", "b_remaining_us:us", "verdict"],
     );
     let us = |v: f64| Cell::Micros((v * 1e3).round() as i64);
-    for o in crate::analysis::findings::outcome::outcomes(a, b) {
+    for o in outcomes {
         t.push(vec![
             Cell::from(o.kind.as_str()),
-            Cell::from(o.scope),
+            Cell::from(o.scope.as_str()),
             us(o.predicted_us),
             us(o.before_step_us),
             o.after_step_us.map_or(Cell::Empty, us),
             o.measured_us.map_or(Cell::Empty, us),
             o.remaining_us.map_or(Cell::Empty, us),
-            Cell::from(o.verdict),
+            Cell::from(o.verdict.as_str()),
         ]);
     }
     t

@@ -434,6 +434,8 @@ pub struct Comparison {
     /// Per phase, one representative step of each side, their budgets side by side, and the
     /// verdict against the steps' noise.
     pub budget: Vec<budget::PhaseDiff>,
+    /// A's findings checked in B (B as the trace after a fix), computed once for every face.
+    pub outcomes: Vec<crate::analysis::findings::outcome::Outcome>,
 }
 
 impl Comparison {
@@ -461,6 +463,7 @@ pub fn compare(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> Result<Comp
         layers: layers::compare(&sa, &sb, opts),
         alignment: fusion::report(&sa, &sb, phase, opts),
         budget: budget::budget_diff(a, b, phase, opts.min_change),
+        outcomes: crate::analysis::findings::outcome::outcomes(a, b),
         label_a: la,
         label_b: lb,
     })
