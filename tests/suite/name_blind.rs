@@ -17,6 +17,7 @@ const TRUTH: &[(&str, &str)] = &[
     ("moe_eager.pt.trace.json.gz", "moe_eager.truth.json.gz"),
     ("llama_small_stack.pt.trace.json.gz", "llama_small_stack.truth.json.gz"),
     ("deepseek_mla_moe.pt.trace.json.gz", "deepseek_mla_moe.truth.json.gz"),
+    ("llama_compiled.pt.trace.json.gz", "llama_compiled.truth.json.gz"),
 ];
 
 /// Fixture `name` with the GPU alone and every kernel name an opaque id. Returns the JSON text and

@@ -12,6 +12,9 @@
 //!    anchor cuts (the same phase of each cycle), and must explain a fair share of the stream.
 //! 3. **A stack inside**: each cycle must hold a repeat of alike blocks: some name occurring
 //!    `L ≥ 2` times per cycle whose blocks (from one occurrence to the next) run the same kernels.
+//!    A name of every cycle but the first counts too: a compiled model runs its prompt through a
+//!    graph of its own, whose kernels no decode step runs (`llama_compiled`, GPU only, names
+//!    opaque: 33 passes of 16 layers).
 //!    The two halves of one decoder layer (attention, MLP) repeat a norm too, but differ, so a
 //!    single layer is never taken for a step.
 //!    Once-per-step kernels run outside the stack, and at a step boundary the layers' rhythm
@@ -119,21 +122,24 @@ fn cycle_at(
     let mut explained = 0usize;
     // Names occurring once per cycle: the anchors (the one cutting included).
     let mut anchors: Vec<u32> = Vec::new();
-    // Names occurring k ≥ 2 times per cycle, most per cycle first: the candidates for the stack.
-    let mut stacked: Vec<(usize, u32)> = Vec::new();
+    // Names occurring k ≥ 2 times per cycle, most per cycle first: the candidates for the stack,
+    // with the cycles they skip at the start (0, or 1 for a name of every step but the first: a
+    // compiled model runs its prompt through another graph, whose kernels are its own).
+    let mut stacked: Vec<(usize, u32, usize)> = Vec::new();
     for (&count, names) in by_count {
-        if count % steps != 0 {
-            continue;
-        }
-        let k = count / steps;
         for &id in names {
-            if fits(p, &positions[&id], k) {
+            let x = &positions[&id];
+            if count % steps == 0 && fits(p, x, count / steps) {
+                let k = count / steps;
                 explained += count;
                 if k >= 2 {
-                    stacked.push((k, id));
+                    stacked.push((k, id, 0));
                 } else {
                     anchors.push(id);
                 }
+            } else if steps > MIN_STEPS && count % (steps - 1) == 0 && count / (steps - 1) >= 2 && x[0] >= p[1] && fits(&p[1..], x, count / (steps - 1)) {
+                explained += count;
+                stacked.push((count / (steps - 1), id, 1));
             }
         }
     }
@@ -152,19 +158,21 @@ fn cycle_at(
     let stack = stacked
         .iter()
         .take(16)
-        .filter_map(|&(k, id)| {
-            let q = &positions[&id][middle * k..(middle + 1) * k];
+        .filter_map(|&(k, id, skip)| {
+            let q = &positions[&id][(middle - skip) * k..(middle - skip + 1) * k];
             let (shortest, longest) =
                 q.windows(2).map(|w| w[1] - w[0]).fold((usize::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
             let span = q[k - 1] - q[0] + shortest;
             (shortest >= MIN_BLOCK && span as f64 >= MIN_STACK_SHARE * cycle_len as f64 && alike_blocks(ids, q)).then_some((
                 longest - shortest,
                 std::cmp::Reverse(k),
+                skip,
                 q,
             ))
         })
-        .min_by_key(|&(spread, k, _)| (spread, k))
-        .map(|(_, _, q)| q)?;
+        .min_by_key(|&(spread, k, skip, _)| (spread, k, skip))
+        .map(|(_, _, skip, q)| (skip, q))?;
+    let (skip, stack) = stack;
     // A step is more than its stack: some once-per-step kernel (embedding, LM head, sampler) runs
     // outside it. A group of layers that repeats (a hybrid model's three linear-attention layers
     // and one full-attention layer) has its once-per-group kernels inside the stack.
@@ -180,9 +188,9 @@ fn cycle_at(
     // where a repeating group of layers runs straight on into the next group.
     let k = stack.len();
     let q = &positions[&ids[stack[0]]];
-    let mut across: Vec<usize> = (0..steps - 1).map(|i| q[(i + 1) * k] - q[i * k + k - 1]).collect();
+    let mut across: Vec<usize> = (0..steps - skip - 1).map(|i| q[(i + 1) * k] - q[i * k + k - 1]).collect();
     across.sort_unstable();
-    if across[across.len() / 2] < gaps[gaps.len() - 1] + MIN_STEP_EXTRA {
+    if across.is_empty() || across[across.len() / 2] < gaps[gaps.len() - 1] + MIN_STEP_EXTRA {
         return None;
     }
     // The same holds for every name of a steady rhythm: a kernel run once in each layer of a
