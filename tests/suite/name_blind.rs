@@ -304,3 +304,29 @@ fn the_hybrid_reads_48_linear_and_16_full_attention_layers_as_recorded_and_gpu_o
         assert!(order.chunks(4).all(|c| c == ["GDN_FC", "GDN_FC", "GDN_FC", "MHA_FC"]), "{how}: {order:?}");
     }
 }
+
+/// With every kernel name opaque, the hybrid's two block kinds are still two kinds (issue 69,
+/// item 5): the structure tells a gated-delta-net layer (three in a row) from a full-attention one
+/// (every fourth), though no name says which mixes how; the labels are the markers' guess (`MHA_FC`)
+/// and a letter for the second kind. Where only one block repeats (the Llama, the MoE, the
+/// compiled Llama), one kind.
+#[test]
+fn block_kinds_are_told_apart_by_structure_when_no_name_is_known() {
+    let (bytes, _) = name_blind("vllm_qwen35_hybrid_nvfp4_decode_gb10.pt.trace.json.gz");
+    let a = analyse_bytes(&bytes);
+    assert_eq!(a.layers.passes.len(), 10);
+    for k in 0..a.layers.passes.len() {
+        let order = layer_types_in_order(&a, k);
+        assert_eq!(order.len(), 64, "pass {k}");
+        assert!(order.chunks(4).all(|c| c[0] == c[1] && c[1] == c[2] && c[2] != c[3] && c[3] == order[3]), "pass {k}: {order:?}");
+    }
+    for name in ["llama_dense_eager.pt.trace.json.gz", "moe_eager.pt.trace.json.gz", "llama_compiled.pt.trace.json.gz"] {
+        let a = analyse_bytes(&name_blind(name).0);
+        let mut kinds: Vec<&str> = (0..a.layers.passes.len()).flat_map(|k| layer_types_in_order(&a, k)).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let odd: Vec<(usize, Vec<&str>)> =
+            (0..a.layers.passes.len()).map(|k| (k, layer_types_in_order(&a, k))).filter(|(_, o)| o.iter().any(|t| *t != o[0])).collect();
+        assert_eq!(kinds.len(), 1, "{name}: {kinds:?} {odd:?}");
+    }
+}

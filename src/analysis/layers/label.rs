@@ -30,6 +30,86 @@ pub fn layer_type(markers: impl Iterator<Item = Marker> + Clone) -> String {
     format!("{mixer}_{}", ffn_type(markers))
 }
 
+/// Layer kinds told apart by structure where no name says what a layer mixes with (names
+/// opaque, or no rule knows them): a block that repeats with another kernel count or sequence is
+/// another kind. Each layer joins the first kind whose first layer it is like:
+/// lengths within a tenth of each other, and at least [`ALIKE_KIND`] of the longer one's positions
+/// running the same kernel, aligned from the start or from the end (a layer's edges may hold a
+/// kernel of the one before or after). A kind other than the most common one is labelled after the type its markers gave with
+/// `/B`, `/C`… in order of first appearance: a hybrid's 48 linear-attention and 16 full-attention
+/// layers, a dense first layer before MoE layers.
+pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]) {
+    if spans.len() < 3 {
+        return;
+    }
+    let ids = |r: &Range<usize>| -> Vec<u32> { tokens[r.clone()].iter().map(|t| t.id).collect() };
+    let alike = |x: &[u32], y: &[u32]| {
+        let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
+        let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
+        let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
+        long > 0 && (long - short) * 10 <= long && from_start.max(from_end) as f64 >= ALIKE_KIND * long as f64
+    };
+    // The kinds' first layers, and each layer's kind.
+    let mut firsts: Vec<Vec<u32>> = Vec::new();
+    let mut kind_of: Vec<usize> = Vec::with_capacity(spans.len());
+    for (r, _) in spans.iter() {
+        let seq = ids(r);
+        match firsts.iter().position(|f| alike(f, &seq)) {
+            Some(k) => kind_of.push(k),
+            None => {
+                firsts.push(seq);
+                kind_of.push(firsts.len() - 1);
+            }
+        }
+    }
+    let mut members = vec![0usize; firsts.len()];
+    for &k in &kind_of {
+        members[k] += 1;
+    }
+    // A kind is a block that repeats, at least MIN_KIND_LAYERS times: a layer at the stack's edge
+    // unlike the rest (the first layer cut short where the embedding's kernels meet it, the last
+    // two of a compiled stack with the final norm fused in) joins the repeating kind it shares
+    // most aligned kernels with.
+    let share = |x: &[u32], y: &[u32]| {
+        let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
+        let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
+        from_start.max(from_end)
+    };
+    let repeating: Vec<usize> = (0..firsts.len()).filter(|&k| members[k] >= MIN_KIND_LAYERS).collect();
+    if repeating.len() < 2 || repeating.len() > 26 {
+        return;
+    }
+    for (i, (r, _)) in spans.iter().enumerate() {
+        if members[kind_of[i]] < MIN_KIND_LAYERS {
+            let seq = ids(r);
+            kind_of[i] = *repeating.iter().max_by_key(|&&k| (share(&firsts[k], &seq), std::cmp::Reverse(k))).unwrap_or(&kind_of[i]);
+        }
+    }
+    let mut members = vec![0usize; firsts.len()];
+    for &k in &kind_of {
+        members[k] += 1;
+    }
+    let common = (0..firsts.len()).max_by_key(|&k| (members[k], std::cmp::Reverse(k))).unwrap_or(0);
+    let mut letter = vec![None; firsts.len()];
+    let mut next = b'B';
+    for (i, &k) in kind_of.iter().enumerate() {
+        if k == common {
+            continue;
+        }
+        let l = *letter[k].get_or_insert_with(|| {
+            next += 1;
+            (next - 1) as char
+        });
+        spans[i].1 = format!("{}/{l}", spans[i].1);
+    }
+}
+
+/// The fewest layers a kind of its own holds.
+const MIN_KIND_LAYERS: usize = 3;
+
+/// Share of aligned positions two layers of one kind run the same kernel at.
+const ALIKE_KIND: f64 = 0.8;
+
 /// Type of a feed-forward half: `MOE` or `FC`.
 pub fn ffn_type(mut markers: impl Iterator<Item = Marker>) -> &'static str {
     if markers.any(|m| m == Marker::Moe) {

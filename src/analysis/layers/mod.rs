@@ -259,6 +259,9 @@ fn detect_with(
             None => spans.push((range.clone(), label::layer_type(marks))),
         }
     }
+    if !has_mixer && !options.split_half_layers {
+        label::kinds_by_structure(&tokens, &mut spans);
+    }
     let first = spans[0].0.start;
     let last_end = spans[spans.len() - 1].0.end;
     let mut token_layer = vec![NONE; tokens.len()];
