@@ -33,7 +33,7 @@ pub fn layer_type(markers: impl Iterator<Item = Marker> + Clone) -> String {
 /// Layer kinds told apart by structure where no name says what a layer mixes with (names
 /// opaque, or no rule knows them): a block that repeats with another kernel count or sequence is
 /// another kind. Each layer joins the first kind whose first layer it is like:
-/// lengths within a tenth of each other, and at least [`ALIKE_KIND`] of the longer one's positions
+/// lengths within a tenth of each other, and at least `ALIKE_KIND` (80%) of the longer one's positions
 /// running the same kernel, aligned from the start or from the end (a layer's edges may hold a
 /// kernel of the one before or after). A kind other than the most common one is labelled after the type its markers gave with
 /// `/B`, `/C`… in order of first appearance: a hybrid's 48 linear-attention and 16 full-attention
