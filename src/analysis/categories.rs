@@ -36,6 +36,11 @@ pub struct KernelCategories {
 }
 
 impl KernelCategories {
+    /// Per category id, whether it is a collective's (family `Communication`): decided once per
+    /// category, read per row.
+    pub fn communication_flags(&self) -> Vec<bool> {
+        self.categories.iter().map(|c| c.family == "Communication").collect()
+    }
     /// Category name of GPU row `i`.
     pub fn name(&self, i: usize) -> &str {
         &self.categories[self.of_row[i] as usize].name

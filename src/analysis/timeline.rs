@@ -105,7 +105,7 @@ pub fn timelines(a: &Base) -> Vec<Timeline> {
     devices.dedup();
     let micro = (a.options.micro_idle_us * 1000.0) as i64;
     let cats = &a.categories;
-    let comm_category: Vec<bool> = cats.categories.iter().map(|c| c.family == "Communication").collect();
+    let comm_category = cats.communication_flags();
     devices
         .into_iter()
         .map(|d| {

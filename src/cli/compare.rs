@@ -90,7 +90,11 @@ pub fn run(a: &Args) -> Result<()> {
         keys.iter().chain(level.iter()).chain(tail.iter()).copied().collect()
     };
     let views: [(&str, Vec<&str>, usize); 8] = [
-        ("compare_verdict", vec!["phase", "verdict", "delta_us", "delta_pct", "noise_us", "samples", "a_step_us", "b_step_us"], 20),
+        (
+            "compare_verdict",
+            vec!["phase", "verdict", "delta_us", "delta_pct", "noise_us", "samples", "a_step_us", "b_step_us"],
+            20,
+        ),
         ("compare_budget", vec![], 60),
         ("compare_summary", vec![], 200),
         ("compare_categories", with(&["level", "family", "category"], &[]), 60),

@@ -362,7 +362,8 @@ pub fn gate(base: &Digest, new: &Digest, o: &GateOptions) -> GateReport {
     }
     // The worst phase among those with enough passes to judge (one prefill beside 30 decode steps
     // must not make every generate() trace inconclusive); with none, inconclusive.
-    let judged = |p: &&PhaseResult| p.test.verdict != Verdict::Inconclusive || p.test.base_passes.min(p.test.new_passes) >= MIN_PASSES;
+    let judged =
+        |p: &&PhaseResult| p.test.verdict != Verdict::Inconclusive || p.test.base_passes.min(p.test.new_passes) >= MIN_PASSES;
     let overall = phases.iter().filter(judged).map(|p| p.test.verdict).max().unwrap_or(Verdict::Inconclusive);
     if base.phases.is_empty() && new.phases.is_empty() {
         // Never inconclusive without saying why.

@@ -61,16 +61,25 @@ pub fn tables_of(c: &Comparison, a: &Analysis, b: &Analysis, opts: &CompareOptio
 fn verdict(c: &Comparison) -> Table {
     let mut t = Table::new(
         "compare_verdict",
-        &["phase", "verdict", "delta_us:us", "delta_pct:float", "noise_us:us", "samples", "a_step_us:us", "b_step_us:us", "sentence"],
+        &[
+            "phase",
+            "verdict",
+            "delta_us:us",
+            "delta_pct:float",
+            "noise_us:us",
+            "samples",
+            "a_step_us:us",
+            "b_step_us:us",
+            "sentence",
+        ],
     );
     for d in &c.budget {
         let (a, b) = (d.a.as_ref().map(|p| p.wall_ns), d.b.as_ref().map(|p| p.wall_ns));
-        let delta = a.zip(b).map(|(a, b)| a - b);
         t.push(vec![
             Cell::from(d.phase.as_str()),
             Cell::from(d.judged.change.as_str()),
-            delta.map_or(Cell::Empty, Cell::Micros),
-            delta.zip(b).filter(|(_, b)| *b > 0).map_or(Cell::Empty, |(x, b)| Cell::Float(((1000.0 * x as f64 / b as f64).round()) / 10.0)),
+            d.delta_ns().map_or(Cell::Empty, Cell::Micros),
+            d.delta_pct().map_or(Cell::Empty, |pct| Cell::Float((10.0 * pct).round() / 10.0)),
             d.judged.noise_us.map_or(Cell::Empty, |n| Cell::Micros((n * 1e3).round() as i64)),
             Cell::from(d.samples()),
             a.map_or(Cell::Empty, Cell::Micros),
@@ -100,7 +109,13 @@ fn budget(c: &Comparison) -> Table {
                         None => "capture window".into(),
                     })
                 };
-                format!("median step: A {} of {}, B {} of {}", pass(&d.a), d.a.as_ref().map_or(0, |p| p.steps_us.len()), pass(&d.b), d.b.as_ref().map_or(0, |p| p.steps_us.len()))
+                format!(
+                    "median step: A {} of {}, B {} of {}",
+                    pass(&d.a),
+                    d.a.as_ref().map_or(0, |p| p.steps_us.len()),
+                    pass(&d.b),
+                    d.b.as_ref().map_or(0, |p| p.steps_us.len())
+                )
             } else {
                 r.what.clone()
             };

@@ -125,7 +125,12 @@ fn one_pass_each_is_judged_by_its_layers_else_inconclusive() {
     // The medians are the one pass's kernel time on each side, as the raw events give it.
     let kernel_us = |a: &traceprism::Analysis| {
         let p = &a.phases.passes[0];
-        p.rows.iter().filter(|&&r| a.trace.gpu.kind[r as usize] == traceprism::model::GpuKind::Kernel).map(|&r| a.trace.gpu.dur[r as usize]).sum::<i64>() as f64 / 1e3
+        p.rows
+            .iter()
+            .filter(|&&r| a.trace.gpu.kind[r as usize] == traceprism::model::GpuKind::Kernel)
+            .map(|&r| a.trace.gpu.dur[r as usize])
+            .sum::<i64>() as f64
+            / 1e3
     };
     assert!((d.test.base_median_us - kernel_us(&ab)).abs() < 1.0 && (d.test.new_median_us - kernel_us(&an)).abs() < 1.0);
     assert!(d.test.new_median_us > 1.5 * d.test.base_median_us);
@@ -245,7 +250,7 @@ fn four_tight_steps_a_side_settle_a_five_percent_change() {
     // compare's verdict reads the same rule: slower, by the step's 4.9%.
     let c = traceprism::analysis::compare::compare(&slower, &base, &Default::default()).unwrap();
     let v = c.budget.iter().find(|p| p.phase == "denoise").expect("denoise compared");
-    let pct = 100.0 * v.delta_ns() as f64 / v.b.as_ref().unwrap().wall_ns as f64;
+    let pct = v.delta_pct().expect("both sides have denoising steps");
     eprintln!("{}", c.headline());
     assert_eq!(v.judged.change, traceprism::analysis::compare::noise::Change::Slower);
     assert!((4.0..5.5).contains(&pct), "{pct}");

@@ -325,8 +325,10 @@ fn block_kinds_are_told_apart_by_structure_when_no_name_is_known() {
         let mut kinds: Vec<&str> = (0..a.layers.passes.len()).flat_map(|k| layer_types_in_order(&a, k)).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        let odd: Vec<(usize, Vec<&str>)> =
-            (0..a.layers.passes.len()).map(|k| (k, layer_types_in_order(&a, k))).filter(|(_, o)| o.iter().any(|t| *t != o[0])).collect();
+        let odd: Vec<(usize, Vec<&str>)> = (0..a.layers.passes.len())
+            .map(|k| (k, layer_types_in_order(&a, k)))
+            .filter(|(_, o)| o.iter().any(|t| *t != o[0]))
+            .collect();
         assert_eq!(kinds.len(), 1, "{name}: {kinds:?} {odd:?}");
     }
 }

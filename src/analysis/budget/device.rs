@@ -73,21 +73,19 @@ pub fn device_times(t: &Trace, cats: &KernelCategories) -> Vec<DeviceTime> {
 
 fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i64, i64, Busy)> {
     let g = &t.gpu;
-    // Whether each category is a collective's, decided once per category, not per row.
-    let comm: Vec<bool> = cats.categories.iter().map(|c| c.family == "Communication").collect();
+    let comm = cats.communication_flags();
     let mut compute: Vec<(i64, i64, Busy)> = Vec::new();
     let mut collectives: Vec<(i64, i64)> = Vec::new();
     let mut copy: Vec<(i64, i64)> = Vec::new();
-    let mut covered = i64::MIN;
+    let mut cover = Cover::default();
     for &(s, r) in starts {
         let r = r as usize;
         let e = g.end(r);
         match g.kind[r] {
             GpuKind::Kernel if comm[cats.of_row[r] as usize] => collectives.push((s, e)),
             GpuKind::Kernel => {
-                if e > covered {
-                    compute.push((s.max(covered), e, Busy::Compute(cats.of_row[r])));
-                    covered = e;
+                if let Some((from, to)) = cover.claim(s, e) {
+                    compute.push((from, to, Busy::Compute(cats.of_row[r])));
                 }
             }
             GpuKind::Memcpy | GpuKind::Memset => copy.push((s, e)),
@@ -104,6 +102,31 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
     // Three sorted lists of disjoint spans: the stable sort merges the runs.
     out.sort_by_key(|x| x.0);
     out
+}
+
+/// Compute kernels taken in order of start, each claiming the part of its span no earlier-starting
+/// kernel covered: the rule by which an instant two kernels share goes to the one that started
+/// first (the budget's busy spans, and compare's busy time by kernel).
+#[derive(Debug, Clone, Copy)]
+pub struct Cover {
+    covered: i64,
+}
+
+impl Default for Cover {
+    fn default() -> Self {
+        Cover { covered: i64::MIN }
+    }
+}
+
+impl Cover {
+    /// The part of `[s, e)` (the next kernel by start) nothing before covered, if any.
+    pub fn claim(&mut self, s: i64, e: i64) -> Option<(i64, i64)> {
+        (e > self.covered).then(|| {
+            let from = s.max(self.covered);
+            self.covered = e;
+            (from, e)
+        })
+    }
 }
 
 /// The parts of `a` outside `b` (both sorted, disjoint).

@@ -411,7 +411,10 @@ mod tests {
             node_label("/tmp/torchinductor_root/dn/cdniggnbpjo6ck7jj7d4oel3kskalexpxacrci3ow345jwe33wgw.py(16165): call"),
             "torchinductor/<generated>.py: call"
         );
-        assert_eq!(node_label("triton_poi_fused__to_copy_div_empty_like_zeros_20"), "triton_poi_fused__to_copy_div_empty_like_zeros_#");
+        assert_eq!(
+            node_label("triton_poi_fused__to_copy_div_empty_like_zeros_20"),
+            "triton_poi_fused__to_copy_div_empty_like_zeros_#"
+        );
         assert_eq!(node_label("triton_poi_fused_add_copy__22"), "triton_poi_fused_add_copy__#");
         assert_eq!(node_label("triton_kernel"), "triton_kernel");
     }

@@ -24,13 +24,14 @@
 
 use super::equivalents::class_of;
 use super::noise::{self, Change, Judged, Spread};
+use crate::analysis::budget::device::Cover;
 use crate::analysis::budget::{Part, Step, StepBudget, What};
 use crate::analysis::code::call_paths::generated_fold;
 use crate::analysis::findings::{groups, Group};
 use crate::analysis::layers::Role;
 use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
-use crate::model::{GpuKind, FastMap};
+use crate::model::{FastMap, GpuKind};
 use std::collections::BTreeMap;
 
 /// Confidence of the verdict's noise interval (two-sided).
@@ -94,12 +95,15 @@ pub struct PhaseDiff {
 }
 
 impl PhaseDiff {
-    /// A's step − B's step (ns; 0 when a side lacks the phase).
-    pub fn delta_ns(&self) -> i64 {
-        match (&self.a, &self.b) {
-            (Some(a), Some(b)) => a.wall_ns - b.wall_ns,
-            _ => 0,
-        }
+    /// A's step − B's step (ns; `None` when a side lacks the phase).
+    pub fn delta_ns(&self) -> Option<i64> {
+        Some(self.a.as_ref()?.wall_ns - self.b.as_ref()?.wall_ns)
+    }
+    /// The delta as a percentage of B's step (`None` when a side lacks the phase or B's step
+    /// is empty).
+    pub fn delta_pct(&self) -> Option<f64> {
+        let (a, b) = (self.a.as_ref()?.wall_ns, self.b.as_ref()?.wall_ns);
+        (b > 0).then(|| 100.0 * (a - b) as f64 / b as f64)
     }
     /// The verdict's samples in words: `4 + 4 steps`, `1 + 1 steps (16 + 16 layers)`.
     pub fn samples(&self) -> String {
@@ -122,13 +126,12 @@ pub fn budget_diff(a: &Analysis, b: &Analysis, phase: Option<Phase>, band: f64) 
     let same_gpu = a.trace.meta.device_label() == b.trace.meta.device_label();
     let mut out = Vec::new();
     for (name, kind, g) in &ga {
-        let pa = pick(a, g);
+        let (pa, sa) = pick(a, g);
         let Some((_, _, h)) = gb.iter().find(|x| x.0 == *name) else {
             out.push(one_sided(name, *kind, Some(pa), None));
             continue;
         };
-        let pb = pick(b, h);
-        let (sa, sb) = (chosen_step(g, &pa), chosen_step(h, &pb));
+        let (pb, sb) = pick(b, h);
         let rows = rows(a, sa, b, sb, same_gpu);
         let delta_us = (pa.wall_ns - pb.wall_ns) as f64 / 1e3;
         let judged = noise::judge(delta_us, pb.wall_ns as f64 / 1e3, pa.spread, pb.spread, CONFIDENCE, band);
@@ -136,7 +139,7 @@ pub fn budget_diff(a: &Analysis, b: &Analysis, phase: Option<Phase>, band: f64) 
     }
     for (name, kind, h) in &gb {
         if !ga.iter().any(|x| x.0 == *name) {
-            out.push(one_sided(name, *kind, None, Some(pick(b, h))));
+            out.push(one_sided(name, *kind, None, Some(pick(b, h).0)));
         }
     }
     out
@@ -178,23 +181,18 @@ fn phase_groups(a: &Analysis, phase: Option<Phase>) -> Vec<(String, Option<Phase
     out
 }
 
-/// The group's median step (by window) and its samples.
-fn pick(a: &Analysis, g: &Group) -> Pick {
-    let i = median_index(g);
-    let s = g.steps[i];
+/// The group's median step (by window): its pick (with the samples) and its budget.
+fn pick<'a>(a: &Analysis, g: &Group<'a>) -> (Pick, &'a Step) {
+    let s = g.steps[median_index(g)];
     let steps_us: Vec<f64> = g.steps.iter().map(|s| s.wall_ns() as f64 / 1e3).collect();
     let spread = Spread::of_steps(&steps_us).or_else(|| s.pass.and_then(|p| Spread::of_units(&layer_times_us(a, p))));
-    Pick { device: s.device, pass: s.pass, wall_ns: s.wall_ns(), steps_us, spread }
+    (Pick { device: s.device, pass: s.pass, wall_ns: s.wall_ns(), steps_us, spread }, s)
 }
 
 fn median_index(g: &Group) -> usize {
     let mut order: Vec<usize> = (0..g.steps.len()).collect();
     order.sort_by_key(|&i| (g.steps[i].wall_ns(), i));
     order[(order.len() - 1) / 2]
-}
-
-fn chosen_step<'a>(g: &Group<'a>, p: &Pick) -> &'a Step {
-    g.steps.iter().copied().find(|s| s.pass == p.pass && s.device == p.device && s.wall_ns() == p.wall_ns).unwrap_or(g.steps[0])
 }
 
 /// Each layer's time in pass `p` (µs): its first kernel's start to its last kernel's end.
@@ -222,7 +220,7 @@ type Claims = BTreeMap<String, (String, i64, usize)>;
 /// across GPU models).
 fn claims(a: &Analysis, step: &Step, by_name: bool) -> Claims {
     let (g, cats) = (&a.trace.gpu, &a.categories);
-    let comm: Vec<bool> = cats.categories.iter().map(|c| c.family == "Communication").collect();
+    let comm = cats.communication_flags();
     let mut rows: Vec<(i64, u32)> = (0..g.len())
         .filter(|&r| {
             g.device[r] == step.device
@@ -237,24 +235,28 @@ fn claims(a: &Analysis, step: &Step, by_name: bool) -> Claims {
     rows.sort_unstable();
     let mut key_of: FastMap<(u32, u16), String> = FastMap::default();
     let mut out = Claims::new();
-    let mut covered = i64::MIN;
+    let mut cover = Cover::default();
     for (s, r) in rows {
         let r = r as usize;
         let e = g.end(r);
         let category = &cats.categories[cats.of_row[r] as usize].name;
         let key = key_of
             .entry((g.name[r], cats.of_row[r]))
-            .or_insert_with(|| if by_name { generated_fold(a.trace.name(g.name[r])).into_owned() } else { class_of(category).to_string() })
+            .or_insert_with(|| {
+                if by_name {
+                    generated_fold(a.trace.name(g.name[r])).into_owned()
+                } else {
+                    class_of(category).to_string()
+                }
+            })
             .clone();
         let shown = if by_name { category.clone() } else { class_of(category).to_string() };
         let entry = out.entry(key).or_insert((shown, 0, 0));
         if s >= step.start_ns {
             entry.2 += 1;
         }
-        if e > covered {
-            let (from, to) = (s.max(covered).max(step.start_ns), e.min(step.end_ns));
-            entry.1 += (to - from).max(0);
-            covered = e;
+        if let Some((from, to)) = cover.claim(s, e) {
+            entry.1 += (to.min(step.end_ns) - from.max(step.start_ns)).max(0);
         }
     }
     out
@@ -264,9 +266,7 @@ fn claims(a: &Analysis, step: &Step, by_name: bool) -> Claims {
 fn rows(a: &Analysis, sa: &Step, b: &Analysis, sb: &Step, same_gpu: bool) -> Vec<DiffRow> {
     let mut rows: BTreeMap<(&'static str, String), DiffRow> = BTreeMap::new();
     let mut add = |part: &'static str, what: String, ns: i64, count: usize, side_a: bool| {
-        let r = rows
-            .entry((part, what.clone()))
-            .or_insert(DiffRow { part, what, a_ns: 0, b_ns: 0, a_count: 0, b_count: 0 });
+        let r = rows.entry((part, what.clone())).or_insert(DiffRow { part, what, a_ns: 0, b_ns: 0, a_count: 0, b_count: 0 });
         if side_a {
             r.a_ns += ns;
             r.a_count += count;
@@ -341,21 +341,33 @@ pub fn sentence(d: &PhaseDiff, label_a: &str, label_b: &str) -> String {
     let unit = step_words(d);
     let (Some(a), Some(b)) = (&d.a, &d.b) else {
         let (has, lacks) = if d.a.is_some() { (label_a, label_b) } else { (label_b, label_a) };
-        return format!("{has} has {} {unit}s and {lacks} none: nothing to set them against", d.a.as_ref().or(d.b.as_ref()).map_or(0, |p| p.steps_us.len()));
+        return format!(
+            "{has} has {} {unit}s and {lacks} none: nothing to set them against",
+            d.a.as_ref().or(d.b.as_ref()).map_or(0, |p| p.steps_us.len())
+        );
     };
     let delta = (a.wall_ns - b.wall_ns) as f64 / 1e3;
-    let pct = if b.wall_ns > 0 { 100.0 * delta / (b.wall_ns as f64 / 1e3) } else { 0.0 };
-    let vary = [a.spread, b.spread].iter().flatten().map(|s| s.sd_us).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    let pct = d.delta_pct().unwrap_or(0.0);
+    let vary =
+        [a.spread, b.spread].iter().flatten().map(|s| s.sd_us).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
     let vary_words = match (vary, a.spread.is_some_and(|s| s.from_units) || b.spread.is_some_and(|s| s.from_units)) {
         (Some(v), false) => format!("steps vary by {}", time_words(v, false)),
         (Some(v), true) => format!("{} from its layers' spread", time_words(v, false)),
         (None, _) => "one step a side: its noise unknown".into(),
     };
     let head = match d.judged.change {
-        Change::Slower => format!("{label_a} is slower than {label_b} by {} a {unit} ({pct:+.1}%; {vary_words})", time_words(delta, false)),
-        Change::Faster => format!("{label_a} is faster than {label_b} by {} a {unit} ({pct:+.1}%; {vary_words})", time_words(-delta, false)),
-        Change::Same => format!("{label_a} and {label_b} take the same time a {unit} ({} {pct:+.1}%; {vary_words})", time_words(delta, true)),
-        Change::Inconclusive => format!("{label_a} against {label_b}: {} a {unit} ({pct:+.1}%), inconclusive ({vary_words})", time_words(delta, true)),
+        Change::Slower => {
+            format!("{label_a} is slower than {label_b} by {} a {unit} ({pct:+.1}%; {vary_words})", time_words(delta, false))
+        }
+        Change::Faster => {
+            format!("{label_a} is faster than {label_b} by {} a {unit} ({pct:+.1}%; {vary_words})", time_words(-delta, false))
+        }
+        Change::Same => {
+            format!("{label_a} and {label_b} take the same time a {unit} ({} {pct:+.1}%; {vary_words})", time_words(delta, true))
+        }
+        Change::Inconclusive => {
+            format!("{label_a} against {label_b}: {} a {unit} ({pct:+.1}%), inconclusive ({vary_words})", time_words(delta, true))
+        }
     };
     let terms = top_terms(d, label_a, label_b, 3);
     if terms.is_empty() {
@@ -381,11 +393,21 @@ pub fn top_terms(d: &PhaseDiff, label_a: &str, label_b: &str, n: usize) -> Vec<S
         let more = if by_time.len() > 4 { ", …" } else { "" };
         terms.push((
             delta,
-            format!("kernels only {label} runs {} ({count} a step: {}{more})", time_words(delta as f64 / 1e3, true), names.join(", ")),
+            format!(
+                "kernels only {label} runs {} ({count} a step: {}{more})",
+                time_words(delta as f64 / 1e3, true),
+                names.join(", ")
+            ),
         ));
     }
     for r in d.rows.iter().filter(|r| !matches!(r.part, "step" | "only_a" | "only_b")) {
-        let what = if r.part == "busy" { r.what.clone() } else if r.what.is_empty() { r.part.to_string() } else { format!("{} ({})", r.part, r.what) };
+        let what = if r.part == "busy" {
+            r.what.clone()
+        } else if r.what.is_empty() {
+            r.part.to_string()
+        } else {
+            format!("{} ({})", r.part, r.what)
+        };
         terms.push((r.delta_ns(), format!("{what} {}", time_words(r.delta_ns() as f64 / 1e3, true))));
     }
     terms.sort_by_key(|t| -t.0.abs());

@@ -155,18 +155,13 @@ pub fn pass_of(a: &Analysis, i: usize) -> Option<u32> {
 pub fn labels(a: &Analysis, b: &Analysis, opts: &CompareOptions) -> (String, String) {
     let given = |l: &Option<String>| l.clone().filter(|s| !s.is_empty());
     let (da, db) = (a.trace.meta.device_label(), b.trace.meta.device_label());
-    let fallback_a = || match (&opts.source_a, &opts.source_b) {
-        _ if da != db => da.clone(),
-        (Some(x), Some(y)) => distinct_names(x, y).0,
-        _ => format!("{da} (A)"),
+    let (fallback_a, fallback_b) = match (&opts.source_a, &opts.source_b) {
+        _ if da != db => (da, db),
+        (Some(x), Some(y)) => distinct_names(x, y),
+        _ => (format!("{da} (A)"), format!("{db} (B)")),
     };
-    let fallback_b = || match (&opts.source_a, &opts.source_b) {
-        _ if da != db => db.clone(),
-        (Some(x), Some(y)) => distinct_names(x, y).1,
-        _ => format!("{db} (B)"),
-    };
-    let la = given(&opts.label_a).unwrap_or_else(fallback_a);
-    let lb = given(&opts.label_b).unwrap_or_else(fallback_b);
+    let la = given(&opts.label_a).unwrap_or(fallback_a);
+    let lb = given(&opts.label_b).unwrap_or(fallback_b);
     if la == lb {
         (format!("{la} (A)"), format!("{lb} (B)"))
     } else {
@@ -183,11 +178,10 @@ pub fn distinct_names(a: &str, b: &str) -> (String, String) {
     fn base(p: &str) -> &str {
         let name = p.rsplit(['/', '\\']).next().unwrap_or(p);
         let mut n = name;
-        for end in [".gz", ".json", ".trace", ".pt", ".sqlite", ".pb", ".xplane"] {
-            n = n.strip_suffix(end).unwrap_or(n);
-        }
-        for end in [".json", ".trace", ".pt", ".xplane"] {
-            n = n.strip_suffix(end).unwrap_or(n);
+        while let Some(shorter) =
+            [".gz", ".json", ".trace", ".pt", ".sqlite", ".pb", ".xplane"].iter().find_map(|e| n.strip_suffix(e))
+        {
+            n = shorter;
         }
         n
     }

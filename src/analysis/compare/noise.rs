@@ -62,8 +62,11 @@ impl Spread {
     /// The spread of one step made of `units` (µs each, at least three): their standard
     /// deviation times √units.
     pub fn of_units(units: &[f64]) -> Option<Spread> {
-        (units.len() >= 3)
-            .then(|| Spread { sd_us: sd(units) * (units.len() as f64).sqrt(), samples: units.len(), from_units: true })
+        (units.len() >= 3).then(|| Spread {
+            sd_us: sd(units) * (units.len() as f64).sqrt(),
+            samples: units.len(),
+            from_units: true,
+        })
     }
 }
 

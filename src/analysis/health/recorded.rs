@@ -70,7 +70,7 @@ pub fn whole_graphs_check(t: &Trace) -> Check {
 /// `distributedInfo`: asked for only when the trace ran collectives (a single process needs none).
 pub fn distributed_check(a: &Analysis) -> Check {
     let t = &a.trace;
-    let comm_family: Vec<bool> = a.categories.categories.iter().map(|c| c.family == "Communication").collect();
+    let comm_family = a.categories.communication_flags();
     let collectives =
         a.categories.of_row.iter().filter(|&&c| comm_family.get(c as usize).copied().unwrap_or(false)).count() as u64;
     let (status, found) = match (t.meta.rank, t.meta.world_size) {
@@ -259,37 +259,38 @@ pub const OUTSIDE_LAYERS_WARNING: f64 = 0.10;
 pub fn layer_coverage_check(a: &Analysis) -> Check {
     use crate::analysis::layers::Role;
     let g = &a.trace.gpu;
-    // Per pass: (pre ns, post ns, kernel ns).
-    let mut worst: Option<(usize, f64, i64, i64)> = None;
+    // The pass with the largest share outside its layers: (pass, pre ns, post ns, kernel ns).
+    let mut worst: Option<(usize, i64, i64, i64)> = None;
     let (mut with_layers, mut over) = (0usize, 0usize);
     // Steps only: the work around a diffusion model's steps (its encoders, its VAE) is no stack
     // of the model's layers.
     for (p, pass) in a.phases.passes.iter().enumerate().filter(|(_, p)| p.phase != crate::analysis::phases::Phase::Stage) {
-        let (mut pre, mut post, mut all) = (0i64, 0i64, 0i64);
+        let (mut pre, mut post, mut all, mut has_layers) = (0i64, 0i64, 0i64, false);
         for &r in &pass.rows {
             let r = r as usize;
+            let role = a.layers.role_of_row.get(r);
+            has_layers |= role == Some(&Role::Layer);
             if g.kind[r] != crate::model::GpuKind::Kernel {
                 continue;
             }
             all += g.dur[r];
-            match a.layers.role_of_row.get(r) {
+            match role {
                 Some(Role::Pre) => pre += g.dur[r],
                 Some(Role::Post) => post += g.dur[r],
                 _ => {}
             }
         }
-        let has_layers = pass.rows.iter().any(|&r| a.layers.role_of_row.get(r as usize) == Some(&Role::Layer));
         if !has_layers || all == 0 {
             continue;
         }
         with_layers += 1;
-        let share = (pre + post) as f64 / all as f64;
-        over += usize::from(share > OUTSIDE_LAYERS_WARNING);
-        if worst.is_none_or(|w| share > w.1) {
-            worst = Some((p, share, pre, post));
+        let share = |(_, pre, post, all): (usize, i64, i64, i64)| (pre + post) as f64 / all as f64;
+        over += usize::from(share((p, pre, post, all)) > OUTSIDE_LAYERS_WARNING);
+        if worst.is_none_or(|w| share((p, pre, post, all)) > share(w)) {
+            worst = Some((p, pre, post, all));
         }
     }
-    let Some((p, share, pre, post)) = worst else {
+    let Some((p, pre, post, all)) = worst else {
         return Check {
             check: CheckId::LayerCoverage,
             status: Status::Ok,
@@ -300,7 +301,7 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
         };
     };
     let warn = over > 0;
-    let pct = |ns: i64| if pre + post > 0 { 100.0 * share * ns as f64 / (pre + post) as f64 } else { 0.0 };
+    let pct = |ns: i64| 100.0 * ns as f64 / all as f64;
     Check {
         check: CheckId::LayerCoverage,
         status: if warn { Status::Warning } else { Status::Ok },
@@ -308,7 +309,7 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
         found: format!(
             "{over} of {with_layers} passes with layers hold over {:.0}% of their kernel time outside them; the most: pass {p}, {:.1}% ({:.1}% before the first layer, {:.1}% after the last)",
             100.0 * OUTSIDE_LAYERS_WARNING,
-            100.0 * share,
+            pct(pre + post),
             pct(pre),
             pct(post)
         ),

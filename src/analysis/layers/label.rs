@@ -43,11 +43,15 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
         return;
     }
     let ids = |r: &Range<usize>| -> Vec<u32> { tokens[r.clone()].iter().map(|t| t.id).collect() };
-    let alike = |x: &[u32], y: &[u32]| {
-        let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
+    // Kernels two layers run at the same aligned position, aligned from the start or the end.
+    let share = |x: &[u32], y: &[u32]| {
         let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
         let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
-        long > 0 && (long - short) * 10 <= long && from_start.max(from_end) as f64 >= ALIKE_KIND * long as f64
+        from_start.max(from_end)
+    };
+    let alike = |x: &[u32], y: &[u32]| {
+        let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
+        long > 0 && (long - short) * 10 <= long && share(x, y) as f64 >= ALIKE_KIND * long as f64
     };
     // The kinds' first layers, and each layer's kind.
     let mut firsts: Vec<Vec<u32>> = Vec::new();
@@ -70,11 +74,6 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     // unlike the rest (the first layer cut short where the embedding's kernels meet it, the last
     // two of a compiled stack with the final norm fused in) joins the repeating kind it shares
     // most aligned kernels with.
-    let share = |x: &[u32], y: &[u32]| {
-        let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
-        let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
-        from_start.max(from_end)
-    };
     let repeating: Vec<usize> = (0..firsts.len()).filter(|&k| members[k] >= MIN_KIND_LAYERS).collect();
     if repeating.len() < 2 || repeating.len() > 26 {
         return;
@@ -82,7 +81,8 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     for (i, (r, _)) in spans.iter().enumerate() {
         if members[kind_of[i]] < MIN_KIND_LAYERS {
             let seq = ids(r);
-            kind_of[i] = *repeating.iter().max_by_key(|&&k| (share(&firsts[k], &seq), std::cmp::Reverse(k))).unwrap_or(&kind_of[i]);
+            kind_of[i] =
+                *repeating.iter().max_by_key(|&&k| (share(&firsts[k], &seq), std::cmp::Reverse(k))).unwrap_or(&kind_of[i]);
         }
     }
     let mut members = vec![0usize; firsts.len()];

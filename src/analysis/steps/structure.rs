@@ -137,7 +137,12 @@ fn cycle_at(
                 } else {
                     anchors.push(id);
                 }
-            } else if steps > MIN_STEPS && count % (steps - 1) == 0 && count / (steps - 1) >= 2 && x[0] >= p[1] && fits(&p[1..], x, count / (steps - 1)) {
+            } else if steps > MIN_STEPS
+                && count % (steps - 1) == 0
+                && count / (steps - 1) >= 2
+                && x[0] >= p[1]
+                && fits(&p[1..], x, count / (steps - 1))
+            {
                 explained += count;
                 stacked.push((count / (steps - 1), id, 1));
             }
