@@ -39,7 +39,7 @@ pub fn render_list(found: &[Finding]) -> String {
     let mut o = String::new();
     for (k, f) in found.iter().enumerate() {
         let saves = if f.saving_us > 0.0 {
-            format!("saves {:.1} µs a step ({:.1}% of its wall time)", f.saving_us, f.saving_pct)
+            format!("saves {:.1} µs {} ({:.1}% of its wall time)", f.saving_us, f.per(), f.saving_pct)
         } else {
             "no idle to win back".to_string()
         };

@@ -1,7 +1,8 @@
 //! Links the model: GPU events ↔ runtime launches ↔ CPU ops, and CPU ranges into trees.
 //!
 //! - GPU event → launch: by `correlation`; failing that, by the `ac2g` flow whose finish sits
-//!   on the GPU event and whose start sits on a runtime call. A graph launch shares its
+//!   on the GPU event and whose start sits on a runtime call (of two, the later: the call that
+//!   issued a queued task; the earlier gives it its op). A graph launch shares its
 //!   correlation with every kernel it replays, so all of them link to it.
 //! - CPU ranges → parent: time nesting per thread (innermost enclosing range).
 //! - Launch → CPU op: the innermost enclosing range of kind `cpu_op` on the same thread,
@@ -35,6 +36,7 @@ fn link_model(trace: &mut Trace) {
     let mut launch_op = std::mem::take(&mut trace.launches.cpu_op);
     let mut launch_python = std::mem::take(&mut trace.launches.python);
     let mut gpu_launch = std::mem::take(&mut trace.gpu.launch);
+    let mut queued_by = Vec::new();
     {
         let t = &mut *trace;
         let nthreads = t.threads.len();
@@ -44,12 +46,13 @@ fn link_model(trace: &mut Trace) {
         let nest =
             || nest_ranges_and_launches(&mut t.ops, &t.launches, nthreads, frames_first, &mut launch_op, &mut launch_python);
         let flows = Flows { starts: &t.flow_starts, finishes: &t.flow_finishes, threads: &t.threads };
-        let gpu_to_launches = || link_gpu_to_launches(&t.gpu, &t.launches, &flows, &mut gpu_launch);
+        let gpu_to_launches = || queued_by = link_gpu_to_launches(&t.gpu, &t.launches, &flows, &mut gpu_launch);
         both(rows, gpu_to_launches, nest);
     }
+    trace.gpu.launch = gpu_launch;
+    ops_of_queued(&trace.gpu, &queued_by, &mut launch_op, &mut launch_python);
     trace.launches.cpu_op = launch_op;
     trace.launches.python = launch_python;
-    trace.gpu.launch = gpu_launch;
     link_gpu_to_ops(trace);
 }
 
@@ -60,8 +63,11 @@ struct Flows<'a> {
     threads: &'a [ThreadInfo],
 }
 
-/// Fills `launch_of` (each GPU event's launch) by correlation, then by `ac2g` flows.
-fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &mut [u32]) {
+/// Fills `launch_of` (each GPU event's launch) by correlation, then by launch flows. Where two
+/// flows end on one device task (torch_npu: one from the op that put the task in its queue, one
+/// from the runtime call the queue's worker made), the later call is its launch: the one that
+/// issued it. The earlier is returned beside the row (`(row, earlier launch)`), for its op.
+fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &mut [u32]) -> Vec<(u32, u32)> {
     let by_corr = IdIndex::build(l.correlation.iter().enumerate().map(|(i, &c)| (c, i as u32)));
     let mut missing = Vec::new();
     for (i, (launch, &correlation)) in launch_of.iter_mut().zip(&g.correlation).enumerate() {
@@ -70,12 +76,17 @@ fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &
             None => missing.push(i),
         }
     }
+    let mut queued_by = Vec::new();
     if missing.is_empty() || flows.finishes.is_empty() {
-        return;
+        return queued_by;
     }
-    // Flow fallback: finish (stream, ts) → id → start (pid, tid, ts) → launch on that thread.
+    // Flow fallback: finish (stream, ts) → ids → start (pid, tid, ts) → launch on that thread.
     let f = flows.finishes;
-    let finishes: HashMap<(i64, i64), i64> = (0..f.len()).map(|i| ((f.tid[i], f.ts[i]), f.id[i])).collect();
+    let mut finishes: HashMap<(i64, i64), [i64; 2]> = HashMap::default();
+    for i in 0..f.len() {
+        let ids = finishes.entry((f.tid[i], f.ts[i])).or_insert([f.id[i], f.id[i]]);
+        ids[1] = f.id[i];
+    }
     let s = flows.starts;
     let starts: HashMap<i64, (i64, i64, i64)> = (0..s.len()).map(|i| (s.id[i], (s.pid[i], s.tid[i], s.ts[i]))).collect();
     let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::default();
@@ -83,12 +94,45 @@ fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &
         let t = &flows.threads[l.thread[i] as usize];
         launch_at.insert((t.pid, t.tid, l.ts[i]), i as u32);
     }
+    // A start inside a call rather than at its start (torch_npu's `HostToDevice`, written at the
+    // moment an `AscendCL@aclnnMm` call submits its task): the innermost call around it.
+    let mut by_thread: HashMap<(i64, i64), Vec<u32>> = HashMap::default();
+    for i in 0..l.len() {
+        let t = &flows.threads[l.thread[i] as usize];
+        by_thread.entry((t.pid, t.tid)).or_default().push(i as u32);
+    }
+    for calls in by_thread.values_mut() {
+        calls.sort_by_key(|&c| (l.ts[c as usize], c));
+    }
+    let around = |&(pid, tid, ts): &(i64, i64, i64)| -> Option<u32> {
+        let calls = by_thread.get(&(pid, tid))?;
+        let before = calls.partition_point(|&c| l.ts[c as usize] <= ts);
+        calls[..before].iter().rev().take(64).find(|&&c| l.ts[c as usize].saturating_add(l.dur[c as usize]) >= ts).copied()
+    };
+    let launch_of_flow = |id: &i64| starts.get(id).and_then(|start| launch_at.get(start).copied().or_else(|| around(start)));
     for i in missing {
-        let key = (g.stream[i] as i64, g.ts[i]);
-        if let Some(start) = finishes.get(&key).and_then(|id| starts.get(id)) {
-            if let Some(&li) = launch_at.get(start) {
-                launch_of[i] = li;
+        let Some(ids) = finishes.get(&(g.stream[i] as i64, g.ts[i])) else { continue };
+        let mut found: Vec<u32> = ids.iter().filter_map(launch_of_flow).collect();
+        found.sort_by_key(|&li| (l.ts[li as usize], li));
+        found.dedup();
+        if let Some(&last) = found.last() {
+            launch_of[i] = last;
+            if found.len() > 1 {
+                queued_by.push((i as u32, found[0]));
             }
+        }
+    }
+    queued_by
+}
+
+/// Gives the runtime call that issued a queued task the op (and Python frame) that queued it,
+/// where the call has none of its own (torch_npu's queue worker runs outside every op).
+fn ops_of_queued(g: &GpuEvents, queued_by: &[(u32, u32)], launch_op: &mut [u32], launch_python: &mut [u32]) {
+    for &(row, queued) in queued_by {
+        let issued = g.launch[row as usize] as usize;
+        if launch_op[issued] == NONE {
+            launch_op[issued] = launch_op[queued as usize];
+            launch_python[issued] = launch_python[queued as usize];
         }
     }
 }

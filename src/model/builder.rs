@@ -22,6 +22,9 @@ pub struct TraceBuilder {
     /// complete events carry no `cat` and are runtime calls, where the device's tasks' flows
     /// (`HostToDevice`) start.
     pub(super) runtime_processes: Vec<i64>,
+    /// Processes whose lanes a profiler derived from the device's tasks (torch_npu's `Overlap
+    /// Analysis`): counted, not read (the tasks they summarise are).
+    pub(super) derived_processes: Vec<i64>,
 }
 
 /// Process names under which a profiler writes an accelerator's device tasks with no `cat`:
@@ -31,6 +34,10 @@ const DEVICE_PROCESS_NAMES: &[&str] = &["Ascend Hardware"];
 /// Process names under which a profiler writes an accelerator runtime's calls with no `cat`:
 /// torch_npu's CANN layer (`AscendCL@…`, `Node@launch`).
 const RUNTIME_PROCESS_NAMES: &[&str] = &["CANN"];
+
+/// Process names under which a profiler writes lanes it derived from the device's tasks, with no
+/// `cat`: torch_npu's `Overlap Analysis` (`Computing`, `Communication`, `Free`).
+const DERIVED_PROCESS_NAMES: &[&str] = &["Overlap Analysis"];
 
 /// Flow categories that tie a device's work to the runtime call that launched it: Kineto's
 /// `ac2g`, Ascend's `HostToDevice` (from a CANN `Node@launch` to the task it put on the device),
@@ -88,6 +95,9 @@ fn dest_of_x(cat: &[u8], name: &[u8]) -> Dest {
         b"gpu_memset" | b"Memset" => Dest::Gpu(GpuKind::Memset),
         b"cpu_op" | b"Operator" | b"operator" => Dest::Op(OpKind::CpuOp),
         b"user_annotation" => Dest::Op(OpKind::UserAnnotation),
+        // torch_npu's task queue: the op's thread puts a task in (`Enqueue`), a worker thread
+        // takes it out and calls the runtime (`Dequeue@aclnnMm`): ranges of the host's threads.
+        b"enqueue" | b"dequeue" => Dest::Op(OpKind::UserAnnotation),
         b"python_function" => Dest::Op(OpKind::PythonFunction),
         // Kineto's runtime categories: CUDA, HIP, 2021's capitalised ones, and Intel XPU's (PTI:
         // `urEnqueueKernelLaunch`, whose kernels are `kernel` events as CUDA's are).
@@ -277,6 +287,7 @@ impl TraceBuilder {
             }
         }
         self.mtia_devices_from_process_names();
+        self.runtime_calls_onto_host_threads();
         let t = &mut self.trace;
         t.meta.object_form = object_form;
         super::call_stacks::frames_from_call_stacks(t);
@@ -290,6 +301,39 @@ impl TraceBuilder {
 }
 
 impl TraceBuilder {
+    /// A runtime process's lanes are OS threads of the host process (torch_npu writes CANN's
+    /// calls under their own pid, with the thread's own tid): the calls, and the flows that start
+    /// on them, move onto the host's thread of that tid where there is one, so that a thread's
+    /// ranges and the runtime calls it made are one thread's.
+    fn runtime_calls_onto_host_threads(&mut self) {
+        if self.runtime_processes.is_empty() {
+            return;
+        }
+        let is_runtime = |pid: &i64| self.runtime_processes.contains(pid);
+        let threads = &self.trace.threads;
+        let mut host_of_tid: FastMap<i64, u32> = FastMap::default();
+        for (i, th) in threads.iter().enumerate() {
+            if !is_runtime(&th.pid) && !self.device_processes.contains_key(&th.pid) {
+                host_of_tid.entry(th.tid).or_insert(i as u32);
+            }
+        }
+        let onto: Vec<Option<u32>> =
+            threads.iter().map(|th| if is_runtime(&th.pid) { host_of_tid.get(&th.tid).copied() } else { None }).collect();
+        for th in self.trace.launches.thread.iter_mut() {
+            if let Some(host) = onto[*th as usize] {
+                *th = host;
+            }
+        }
+        let f = &mut self.trace.flow_starts;
+        for i in 0..f.len() {
+            if is_runtime(&f.pid[i]) {
+                if let Some(&host) = host_of_tid.get(&f.tid[i]) {
+                    f.pid[i] = threads[host as usize].pid;
+                }
+            }
+        }
+    }
+
     /// An MTIA trace whose header lists no device (`deviceProperties: []`) still names each
     /// device's process `MTIA N`: those are its devices.
     fn mtia_devices_from_process_names(&mut self) {
@@ -394,6 +438,10 @@ impl TraceBuilder {
             match self.device_processes.get(&pid) {
                 Some(&device) => Dest::ProcessDevice(GpuKind::Kernel, device),
                 None if self.runtime_processes.contains(&pid) => Dest::Launch,
+                None if self.derived_processes.contains(&pid) => {
+                    self.trace.warnings.add(WarningKind::DerivedLanes, index, &ev.name_text());
+                    return None;
+                }
                 None => Dest::Ignore,
             }
         } else {
@@ -587,6 +635,9 @@ impl TraceBuilder {
                 self.process_names.insert(pid, id);
                 if RUNTIME_PROCESS_NAMES.contains(&&**value) && !self.runtime_processes.contains(&pid) {
                     self.runtime_processes.push(pid);
+                }
+                if DERIVED_PROCESS_NAMES.contains(&&**value) && !self.derived_processes.contains(&pid) {
+                    self.derived_processes.push(pid);
                 }
                 if DEVICE_PROCESS_NAMES.contains(&&**value) && !self.device_processes.contains_key(&pid) {
                     let device = self.device_processes.len() as i32;

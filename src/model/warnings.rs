@@ -42,11 +42,14 @@ pub enum WarningKind {
     StreamOverlap,
     /// Kernels of zero duration (found by health).
     ZeroDuration,
+    /// Events of lanes a profiler derived from the device's tasks (torch_npu's `Overlap
+    /// Analysis`), not read: the tasks are.
+    DerivedLanes,
 }
 
 impl WarningKind {
     /// Every kind without data, and `UnreadCategory` with an empty category, in wire-tag order.
-    const TAGGED: [WarningKind; 16] = [
+    const TAGGED: [WarningKind; 17] = [
         WarningKind::EventWithoutTs,
         WarningKind::TsNotANumber,
         WarningKind::NegativeDur,
@@ -63,6 +66,7 @@ impl WarningKind {
         WarningKind::GpuWithoutCpu,
         WarningKind::StreamOverlap,
         WarningKind::ZeroDuration,
+        WarningKind::DerivedLanes,
     ];
 
     /// The sentence tables, JSON and the CLI show for this kind (the key of `warnings.counts`).
@@ -91,6 +95,9 @@ impl WarningKind {
             GpuWithoutCpu => "device events (kernels, copies) with no CPU side (no runtime launch recorded for them)",
             StreamOverlap => "kernels that overlap the previous kernel on their own stream (without programmatic dependent launch a stream runs one kernel at a time: a clock or writer error)",
             ZeroDuration => "kernels of zero duration",
+            DerivedLanes => {
+                "events of lanes the profiler derived from the device's tasks (torch_npu's Overlap Analysis: computing, communication, free), not read: the tasks themselves are"
+            }
         })
     }
 

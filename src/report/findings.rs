@@ -7,7 +7,8 @@ use crate::table::{Cell, Table};
 
 /// One row per finding: `kind`, `scope`, `passes`, `saving_us` (per step), `saving_pct` (of the
 /// step's wall time), `confidence`, `evidence`, `fix`, `check`, and the evidence's window
-/// (`from_us`, `to_us`, in the trace's clock as `passes.start_us`).
+/// (`from_us`, `to_us`, in the trace's clock as `passes.start_us`), and what the saving is per
+/// (`per`: `a step`, or `in the capture window` where the trace holds no whole step).
 pub fn findings(a: &Analysis) -> Table {
     table_of("findings", found(a))
 }
@@ -28,9 +29,11 @@ pub fn table_of(name: &str, found: Vec<Finding>) -> Table {
             "check",
             "from_us:us",
             "to_us:us",
+            "per",
         ],
     );
     for f in found {
+        let per = f.per();
         t.push(vec![
             Cell::from(f.kind.as_str()),
             Cell::from(f.scope),
@@ -43,6 +46,7 @@ pub fn table_of(name: &str, found: Vec<Finding>) -> Table {
             Cell::from(f.check),
             Cell::Micros(f.from_ns),
             Cell::Micros(f.to_ns),
+            Cell::from(per),
         ]);
     }
     t

@@ -218,10 +218,11 @@ fn findings_section(a: &Analysis) -> String {
     for f in &found {
         let _ = write!(
             h,
-            "<li><strong>{} ({}): saves {:.1} µs a step ({:.1}% of it); confidence {}</strong><br>{}<br>fix: {}<br>check: {}</li>",
+            "<li><strong>{} ({}): saves {:.1} µs {} ({:.1}% of it); confidence {}</strong><br>{}<br>fix: {}<br>check: {}</li>",
             esc(f.kind.as_str()),
             esc(&f.scope),
             f.saving_us,
+            f.per(),
             f.saving_pct,
             esc(&f.confidence),
             esc(&f.evidence),

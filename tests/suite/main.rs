@@ -56,6 +56,7 @@ mod table_types;
 mod timeline_lod;
 mod training_steps;
 mod truncation;
+mod unseen;
 mod warm_up;
 mod watch;
 mod workload;

@@ -1,7 +1,7 @@
 //! What one device was busy with, moment by moment: its GPU rows flattened into sorted spans that
 //! do not overlap, each labelled once. Compute kernels first (an instant two kernels share goes to
 //! the one that started first), then collectives no compute covers (exposed communication), then
-//! copies and fills nothing else covers. The holes between spans are the device's idle.
+//! copies and fills nothing else covers (copies to or from pageable host memory apart). The holes between spans are the device's idle.
 
 use crate::analysis::categories::KernelCategories;
 use crate::analysis::timeline::merge;
@@ -16,6 +16,9 @@ pub enum Busy {
     Communication,
     /// A copy or fill with no kernel beside it.
     Copy,
+    /// A copy to or from pageable host memory (the memcpy's kind says `Pageable`) with no kernel
+    /// beside it.
+    PageableCopy,
 }
 
 /// One device's busy spans and its GPU rows by start.
@@ -77,6 +80,7 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
     let mut compute: Vec<(i64, i64, Busy)> = Vec::new();
     let mut collectives: Vec<(i64, i64)> = Vec::new();
     let mut copy: Vec<(i64, i64)> = Vec::new();
+    let mut pageable: Vec<(i64, i64)> = Vec::new();
     let mut cover = Cover::default();
     for &(s, r) in starts {
         let r = r as usize;
@@ -88,17 +92,21 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
                     compute.push((from, to, Busy::Compute(cats.of_row[r])));
                 }
             }
+            GpuKind::Memcpy if t.name(g.name[r]).contains(crate::analysis::budget::syncs::PAGEABLE) => pageable.push((s, e)),
             GpuKind::Memcpy | GpuKind::Memset => copy.push((s, e)),
         }
     }
-    let (collectives, copy) = (merge(collectives), merge(copy));
+    let (collectives, copy, pageable) = (merge(collectives), merge(copy), merge(pageable));
     let compute_union: Vec<(i64, i64)> = compute.iter().map(|&(s, e, _)| (s, e)).collect();
     let comm_exposed = subtract(&collectives, &compute_union);
     let kernels = merge(compute_union.iter().chain(&collectives).copied().collect());
-    let copy_exposed = subtract(&copy, &kernels);
+    // A pageable copy's instant is its own, before another copy's: its fix differs.
+    let pageable_exposed = subtract(&pageable, &kernels);
+    let copy_exposed = subtract(&subtract(&copy, &kernels), &pageable_exposed);
     let mut out = compute;
     out.extend(comm_exposed.into_iter().map(|(s, e)| (s, e, Busy::Communication)));
     out.extend(copy_exposed.into_iter().map(|(s, e)| (s, e, Busy::Copy)));
+    out.extend(pageable_exposed.into_iter().map(|(s, e)| (s, e, Busy::PageableCopy)));
     // Three sorted lists of disjoint spans: the stable sort merges the runs.
     out.sort_by_key(|x| x.0);
     out

@@ -6,7 +6,8 @@
 //!
 //! A range *issues* when a runtime call that launched a GPU row (kernel, copy, fill) lies inside
 //! it on its thread. Short ranges that issue nothing (`aten::view`, `aten::empty`) are part of the
-//! dispatch around them, not an activity of their own: a replay removes them with the launches.
+//! dispatch around them, not an activity of their own: a replay removes them with the launches;
+//! they are issuing spans, so that a thread's gaps between spans are time in nothing recorded.
 
 use crate::model::{Trace, NONE};
 
@@ -22,6 +23,9 @@ pub enum HostState {
     Activity(u32),
     /// Inside ranges that issue GPU work, or inside a runtime call that launches it.
     Issuing,
+    /// Inside a short range that issues nothing (under [`MIN_HOST_ACTIVITY_NS`]): the dispatch
+    /// between launches, recorded.
+    Dispatch,
 }
 
 /// One thread's spans: sorted, not overlapping.
@@ -33,10 +37,28 @@ pub struct ThreadSpans {
     pub end: Vec<i64>,
     /// What the thread was in.
     pub state: Vec<HostState>,
+    /// The outermost range each span began in (row of `trace.ops`; [`NONE`]: a runtime call
+    /// outside every range).
+    pub first_op: Vec<u32>,
+    /// The outermost range each span ended in.
+    pub last_op: Vec<u32>,
+    /// The thread's ordinary dispatch gap (ns): nine in ten stretches between its spans are no
+    /// longer ([`typical_gap`]).
+    pub typical_gap: i64,
+}
+
+/// Where a part of a walk lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// Inside span `k`, in this state.
+    In(HostState),
+    /// In nothing recorded, in the gap that ends at span `k` (`k` = the span count: after the
+    /// last span).
+    Gap(usize),
 }
 
 impl ThreadSpans {
-    fn push(&mut self, from: i64, to: i64, state: HostState) {
+    fn push(&mut self, from: i64, to: i64, state: HostState, op: u32) {
         let from = self.end.last().map_or(from, |&e| from.max(e));
         if to <= from {
             return;
@@ -44,18 +66,28 @@ impl ThreadSpans {
         if let (Some(e), Some(s)) = (self.end.last_mut(), self.state.last()) {
             if *s == state && *e == from {
                 *e = to;
+                *self.last_op.last_mut().expect("one per span") = op;
                 return;
             }
         }
         self.start.push(from);
         self.end.push(to);
         self.state.push(state);
+        self.first_op.push(op);
+        self.last_op.push(op);
     }
 
-    /// Calls `f(from, to, state)` for every part of `[from, to)` inside a span, in time order;
-    /// the parts in no span are left out. `hint` is where the last walk on this thread began
+    /// The whole gap in nothing recorded that ends at span `k` ([`Piece::Gap`]): from the end of
+    /// the span before (`None`: the thread's record begins with it) to the start of span `k`
+    /// (`None`: after the last span).
+    pub fn gap(&self, k: usize) -> (Option<i64>, Option<i64>) {
+        (k.checked_sub(1).map(|p| self.end[p]), self.start.get(k).copied())
+    }
+
+    /// Calls `f(from, to, piece)` for every part of `[from, to)`, inside a span or in a gap
+    /// between spans, in time order. `hint` is where the last walk on this thread began
     /// (`usize::MAX`: none); walks in time order step forward from it instead of searching.
-    pub fn walk(&self, hint: &mut usize, from: i64, to: i64, mut f: impl FnMut(i64, i64, HostState)) {
+    pub fn walk(&self, hint: &mut usize, from: i64, to: i64, mut f: impl FnMut(i64, i64, Piece)) {
         let mut k = if *hint != usize::MAX && *hint <= self.end.len() && (*hint == 0 || self.end[*hint - 1] <= from) {
             let mut k = *hint;
             while k < self.end.len() && self.end[k] <= from {
@@ -66,11 +98,30 @@ impl ThreadSpans {
             self.end.partition_point(|&e| e <= from)
         };
         *hint = k;
+        let mut at = from;
         while k < self.start.len() && self.start[k] < to {
-            f(self.start[k].max(from), self.end[k].min(to), self.state[k]);
+            if self.start[k] > at {
+                f(at, self.start[k], Piece::Gap(k));
+            }
+            f(self.start[k].max(from), self.end[k].min(to), Piece::In(self.state[k]));
+            at = self.end[k].min(to);
             k += 1;
         }
+        if at < to {
+            f(at, to, Piece::Gap(k));
+        }
     }
+}
+
+/// The ordinary gap between a thread's spans (ns): the 90th percentile of the stretches in
+/// nothing recorded between them, 0 for a thread with fewer than two spans.
+fn typical_gap(spans: &ThreadSpans) -> i64 {
+    let mut gaps: Vec<i64> = (1..spans.start.len()).map(|k| spans.start[k] - spans.end[k - 1]).filter(|&g| g > 0).collect();
+    if gaps.is_empty() {
+        return 0;
+    }
+    let k = (gaps.len() * 9 / 10).min(gaps.len() - 1);
+    *gaps.select_nth_unstable(k).1
 }
 
 /// The spans of every thread that launched GPU work (`None` for the others), by thread index.
@@ -170,7 +221,7 @@ fn thread_spans(t: &Trace, rows: &mut [u32], calls: &mut [u32]) -> ThreadSpans {
             if e > until {
                 break;
             }
-            out.push(*pos, e, HostState::Issuing);
+            out.push(*pos, e, HostState::Issuing, rows[open[0]]);
             *pos = (*pos).max(e);
             open.pop();
         }
@@ -186,28 +237,33 @@ fn thread_spans(t: &Trace, rows: &mut [u32], calls: &mut [u32]) -> ThreadSpans {
             let c = calls[calls_at] as usize;
             if open.is_empty() {
                 let to = l.ts[c].saturating_add(l.dur[c]).min(start);
-                out.push(l.ts[c].max(pos), to, HostState::Issuing);
+                out.push(l.ts[c].max(pos), to, HostState::Issuing, NONE);
                 pos = pos.max(to);
             }
             calls_at += 1;
         }
-        if !open.is_empty() {
-            out.push(pos, start, HostState::Issuing);
+        if let Some(&outer) = open.first() {
+            out.push(pos, start, HostState::Issuing, rows[outer]);
         }
         pos = pos.max(start);
         if issues[k] {
             open.push(k);
         } else if ops.dur[rows[k] as usize] >= MIN_HOST_ACTIVITY_NS {
-            out.push(start, stop, HostState::Activity(rows[k]));
+            out.push(start, stop, HostState::Activity(rows[k]), rows[k]);
             pos = pos.max(stop);
             covered_until = stop;
+        } else if open.is_empty() {
+            // A short range that issues nothing is dispatch: recorded, so no gap in the record.
+            out.push(start, stop, HostState::Dispatch, rows[k]);
+            pos = pos.max(stop);
         }
     }
     close_to(&mut open, &mut out, &mut pos, i64::MAX);
     for &c in &calls[calls_at..] {
         let c = c as usize;
-        out.push(l.ts[c].max(pos), l.ts[c].saturating_add(l.dur[c]), HostState::Issuing);
+        out.push(l.ts[c].max(pos), l.ts[c].saturating_add(l.dur[c]), HostState::Issuing, NONE);
     }
+    out.typical_gap = typical_gap(&out);
     out
 }
 

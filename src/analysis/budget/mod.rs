@@ -26,9 +26,9 @@ pub mod host;
 pub mod syncs;
 
 use crate::analysis::base::Base;
-use crate::model::{NameId, NONE};
+use crate::model::{NameId, NONE, NO_NAME};
 use device::{Busy, DeviceTime};
-use host::{HostState, ThreadSpans};
+use host::{HostState, Piece, ThreadSpans};
 use syncs::Syncs;
 
 /// What part of a step a row is.
@@ -101,6 +101,17 @@ pub enum What {
     Call(NameId),
     /// Inside a graph's replay (queued between the kernels one graph launch issued).
     Replay,
+    /// A copy row: copies to or from pageable host memory.
+    Pageable,
+    /// A host row: the launching thread in nothing recorded for longer than its ordinary dispatch
+    /// gap, between a range named `before` and one named `after` ([`NO_NAME`]: none; `example`
+    /// of the row is one such `after` range).
+    Unrecorded {
+        /// The range the thread left.
+        before: NameId,
+        /// The range it entered next.
+        after: NameId,
+    },
 }
 
 /// One row of a step: a part, what it is, its time and where on the timeline.
@@ -119,6 +130,9 @@ pub struct Row {
     /// For a host row: one range of that name (row of `trace.ops`); for sync, the call
     /// (row of `trace.launches`); else [`NONE`].
     pub example: u32,
+    /// For a host row whose range is a Python frame: the longest op or annotation inside that
+    /// frame (row of `trace.ops`), which names the activity; else [`NONE`].
+    pub inner: u32,
 }
 
 /// One step's budget.
@@ -142,7 +156,7 @@ pub struct Step {
     pub longest_queued: (i64, i64),
     /// The synchronising calls whose return started a sync row's stretch (launch rows).
     pub syncs: Vec<u32>,
-    /// Kernels of the pass.
+    /// Kernels of the pass (of a capture window: those that start in it).
     pub kernels: usize,
     /// Kernels linked to their launch.
     pub linked: usize,
@@ -172,6 +186,9 @@ pub struct StepBudget {
     pub steps: Vec<Step>,
     /// Family names ([`What::Family`]).
     pub families: Vec<String>,
+    /// Each launching thread's ordinary gap between ops (ns), by thread index: what a host row
+    /// in nothing recorded is beyond.
+    pub typical_gaps: Vec<(u32, i64)>,
 }
 
 impl StepBudget {
@@ -190,6 +207,8 @@ impl StepBudget {
                 _ => String::new(),
             },
             What::Family(f) => self.families[f as usize].clone(),
+            // A frame: the activity inside it, at the frame's line.
+            What::Range(name) if row.inner != NONE => format!("{} at {}", t.name(t.ops.name[row.inner as usize]), t.name(name)),
             What::Range(name) => {
                 let mut s = t.name(name).to_string();
                 if let Some(site) = python_site(t, row.example) {
@@ -203,10 +222,38 @@ impl StepBudget {
                 if row.example != NONE && t.launches.cpu_op[c] != NONE {
                     s.push_str(&format!(" in {}", t.name(t.ops.name[t.launches.cpu_op[c] as usize])));
                 }
+                if let Some(site) = (row.example != NONE).then(|| user_frame(t, t.launches.python[c])).flatten() {
+                    s.push_str(&format!(" at {site}"));
+                }
                 s
             }
             What::Replay => "between the kernels of a graph replay".into(),
+            What::Pageable => "copies between the GPU and pageable host memory, with no kernel beside them".into(),
+            What::Unrecorded { before, after } => {
+                let mut s = match (before, after) {
+                    (NO_NAME, NO_NAME) => "nothing recorded".to_string(),
+                    (NO_NAME, a) => format!("nothing recorded before {}", t.name(a)),
+                    (b, NO_NAME) => format!("nothing recorded after {}", t.name(b)),
+                    (b, a) => format!("nothing recorded between {} and {}", t.name(b), t.name(a)),
+                };
+                if let Some(site) = python_site(t, row.example) {
+                    s.push_str(&format!(" at {site}"));
+                }
+                s
+            }
         }
+    }
+}
+
+impl StepBudget {
+    /// The ordinary gap between ops of the thread whose stretch in nothing recorded is `row`
+    /// (its `example`'s thread; 0 when unknown).
+    pub fn typical_gap_ns(&self, a: &Base, row: &Row) -> i64 {
+        if row.example == NONE {
+            return 0;
+        }
+        let thread = a.trace.ops.thread[row.example as usize];
+        self.typical_gaps.iter().find(|g| g.0 == thread).map_or(0, |g| g.1)
     }
 }
 
@@ -286,7 +333,52 @@ pub fn step_budget(a: &Base) -> StepBudget {
     let (mut first, mut second) = (Vec::new(), Vec::new());
     crate::support::threads::both(t.gpu.len(), || first = make(&windows[..half]), || second = make(&windows[half..]));
     first.extend(second);
-    StepBudget { steps: first, families }
+    activities_in_frames(t, &mut first);
+    let typical_gaps = spans.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, s.typical_gap))).collect();
+    StepBudget { steps: first, families, typical_gaps }
+}
+
+/// A host row whose range is a Python frame (`train.py(42): <module>`) learns the longest op or
+/// annotation inside it on its thread (`enumerate(DataLoader)#…__next__`, its [`Row::inner`]):
+/// the op says what the host did, the frame where ([`StepBudget::describe`] gives both).
+fn activities_in_frames(t: &crate::model::Trace, steps: &mut [Step]) {
+    use crate::model::OpKind;
+    let ops = &t.ops;
+    let is_frame_row = |r: &Row| {
+        r.part == Part::Host
+            && matches!(r.what, What::Range(_))
+            && r.example != NONE
+            && ops.kind[r.example as usize] == OpKind::PythonFunction
+    };
+    let mut frames: Vec<u32> = steps.iter().flat_map(|s| s.rows.iter()).filter(|r| is_frame_row(r)).map(|r| r.example).collect();
+    if frames.is_empty() {
+        return;
+    }
+    frames.sort_unstable_by_key(|&f| (ops.thread[f as usize], ops.ts[f as usize], f));
+    frames.dedup();
+    // The frames are host activities: on one thread they do not overlap.
+    let mut inner: crate::model::FastMap<u32, u32> = crate::model::FastMap::default();
+    for o in 0..ops.len() {
+        if ops.kind[o] == OpKind::PythonFunction {
+            continue;
+        }
+        let key = (ops.thread[o], ops.ts[o]);
+        let k = frames.partition_point(|&f| (ops.thread[f as usize], ops.ts[f as usize]) <= key);
+        let Some(&f) = k.checked_sub(1).map(|k| &frames[k]) else { continue };
+        let f_ = f as usize;
+        if ops.thread[f_] != ops.thread[o] || ops.end(o) > ops.end(f_) {
+            continue;
+        }
+        let best = inner.entry(f).or_insert(o as u32);
+        if ops.dur[o] > ops.dur[*best as usize] {
+            *best = o as u32;
+        }
+    }
+    for step in steps.iter_mut() {
+        for r in step.rows.iter_mut().filter(|r| is_frame_row(r)) {
+            r.inner = inner.get(&r.example).copied().unwrap_or(NONE);
+        }
+    }
 }
 
 /// The median wait between a launch call's return and its GPU row's start, over the idles of
@@ -344,7 +436,7 @@ impl Rows {
                     r.longest = (from, to);
                 }
             }
-            None => self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example }),
+            None => self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example, inner: NONE }),
         }
     }
 }
@@ -366,17 +458,25 @@ impl Ctx<'_> {
             linked: 0,
             eager: 0,
         };
-        if let Some(p) = pass {
-            for &r in &self.a.phases.passes[p].rows {
-                let r = r as usize;
-                if g.kind[r] != crate::model::GpuKind::Kernel {
-                    continue;
-                }
-                step.kernels += 1;
-                let c = g.launch[r];
-                step.linked += usize::from(c != NONE);
-                step.eager += usize::from(c != NONE && !l.is_graph[c as usize]);
+        // The pass's kernels; a capture window's are those that start in it.
+        let window_rows: Vec<u32>;
+        let kernel_rows: &[u32] = match pass {
+            Some(p) => &self.a.phases.passes[p].rows,
+            None => {
+                let from = self.d.starts.partition_point(|&(s, _)| s < start);
+                window_rows = self.d.starts[from..].iter().take_while(|&&(s, _)| s < end).map(|&(_, r)| r).collect();
+                &window_rows
             }
+        };
+        for &r in kernel_rows {
+            let r = r as usize;
+            if g.kind[r] != crate::model::GpuKind::Kernel {
+                continue;
+            }
+            step.kernels += 1;
+            let c = g.launch[r];
+            step.linked += usize::from(c != NONE);
+            step.eager += usize::from(c != NONE && !l.is_graph[c as usize]);
         }
         let at_row = self.d.starts.partition_point(|&(s, _)| s < start);
         let mut rows = Rows { rows: Vec::new(), at_row, at_thread: (usize::MAX, usize::MAX) };
@@ -394,6 +494,7 @@ impl Ctx<'_> {
                 Busy::Compute(c) => (Part::Busy, What::Family(self.family_of[c as usize])),
                 Busy::Communication => (Part::ExposedCommunication, What::Plain),
                 Busy::Copy => (Part::Copy, What::Plain),
+                Busy::PageableCopy => (Part::Copy, What::Pageable),
             };
             rows.add(part, what, from, to, NONE);
             cursor = cursor.max(to);
@@ -448,22 +549,34 @@ impl Ctx<'_> {
             issuing(rows, from, host_to);
             return;
         };
-        let mut at = from;
         let mut hint = if rows.at_thread.0 == thread { rows.at_thread.1 } else { usize::MAX };
-        spans.walk(&mut hint, from, host_to, |a, b, state| {
-            if a > at {
-                issuing(rows, at, a);
+        let ops = &self.a.trace.ops;
+        let name_of = |op: u32| if op == NONE { NO_NAME } else { ops.name[op as usize] };
+        spans.walk(&mut hint, from, host_to, |a, b, piece| match piece {
+            Piece::In(HostState::Activity(op)) => rows.add(Part::Host, What::Range(ops.name[op as usize]), a, b, op),
+            Piece::In(HostState::Issuing) if between && sync.is_none() => rows.add(Part::Launch, What::Plain, a, b, NONE),
+            Piece::In(HostState::Issuing | HostState::Dispatch) => issuing(rows, a, b),
+            Piece::Gap(_) if between => issuing(rows, a, b),
+            Piece::Gap(k) => {
+                // Nothing recorded: the ordinary dispatch gap is issuing; what a longer gap holds
+                // beyond it is the host's, unrecorded (until a synchronising call, if one began).
+                let (gap_from, gap_to) = spans.gap(k);
+                let (gap_from, gap_to) = (gap_from.unwrap_or(i64::MIN), gap_to.unwrap_or(i64::MAX));
+                let bound = spans.typical_gap.max(host::MIN_HOST_ACTIVITY_NS);
+                if gap_to.saturating_sub(gap_from) <= bound {
+                    issuing(rows, a, b);
+                    return;
+                }
+                let unrecorded_from = gap_from.saturating_add(spans.typical_gap).clamp(a, b);
+                issuing(rows, a, unrecorded_from);
+                let unrecorded_to = sync.map_or(b, |(called, _)| called.clamp(unrecorded_from, b));
+                let before = k.checked_sub(1).map_or(NO_NAME, |p| name_of(spans.last_op[p]));
+                let after_op = spans.first_op.get(k).copied().unwrap_or(NONE);
+                let what = What::Unrecorded { before, after: name_of(after_op) };
+                rows.add(Part::Host, what, unrecorded_from, unrecorded_to, after_op);
+                issuing(rows, unrecorded_to, b);
             }
-            match state {
-                HostState::Activity(op) => rows.add(Part::Host, What::Range(self.a.trace.ops.name[op as usize]), a, b, op),
-                HostState::Issuing if between && sync.is_none() => rows.add(Part::Launch, What::Plain, a, b, NONE),
-                HostState::Issuing => issuing(rows, a, b),
-            }
-            at = b;
         });
         rows.at_thread = (thread, hint);
-        if at < host_to {
-            issuing(rows, at, host_to);
-        }
     }
 }

@@ -26,6 +26,7 @@ pub fn collective_ns(a: &Analysis, p: &Pass) -> i64 {
 /// The exposed-communication finding of `g`, if the exposed time is worth raising
 /// ([`Group::worth`]): the step budget's **exposed_communication** rows.
 pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
+    let (per, ms) = (g.per(), g.median_step());
     let saving_us = g.median_of(|s| s.part_ns(Part::ExposedCommunication));
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
@@ -35,7 +36,7 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
         String::new()
     } else {
         format!(
-            "collectives run {:.1} µs of the median step's {wall_us:.1} µs; ",
+            "collectives run {:.1} µs of {ms}'s {wall_us:.1} µs; ",
             super::median_us(g.passes.iter().map(|p| collective_ns(a, p)))
         )
     };
@@ -57,13 +58,13 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(
-            "{comm}{saving_us:.1} µs of collective time a step with no compute kernel beside it, of a {wall_us:.1} µs step"
+            "{comm}{saving_us:.1} µs of collective time {per} with no compute kernel beside it, of {ms}'s {wall_us:.1} µs"
         ),
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
         confidence: format!("low: an upper bound (full overlap); {}", g.confidence()),
         fix: fix.to_string(),
-        check: format!("less than {:.1} µs of collective time alone a step", saving_us / 2.0),
+        check: format!("less than {:.1} µs of collective time alone {per}", saving_us / 2.0),
         from_ns,
         to_ns,
     })

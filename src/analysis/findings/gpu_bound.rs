@@ -13,6 +13,7 @@ pub const GPU_BOUND_SHARE: f64 = 0.90;
 
 /// The GPU-bound finding of `g`, if its median step is busy enough.
 pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
+    let (per, ms) = (g.per(), g.median_step());
     let wall_us = g.wall_us();
     let busy_us = g.median_of(|s| s.busy_ns());
     if wall_us <= 0.0 || busy_us < GPU_BOUND_SHARE * wall_us {
@@ -56,7 +57,7 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
     let i = g.median_pass(|i| g.steps[i].wall_ns());
     let (from_ns, to_ns) = g.window(i);
     let mut evidence = format!(
-        "the GPU is busy {:.1}% of the median step ({busy_us:.1} of {wall_us:.1} µs): {}",
+        "the GPU is busy {:.1}% of {ms} ({busy_us:.1} of {wall_us:.1} µs): {}",
         100.0 * busy_us / wall_us,
         ranked.join(", ")
     );
@@ -77,7 +78,7 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
         fix: format!(
             "the step is the GPU's work: make the largest share cheaper (fewer or smaller kernels: a faster kernel for the top category, lower precision, larger batches per step) rather than the host; {roof}"
         ),
-        check: "the top family's time a step down, the GPU still busy".into(),
+        check: format!("the top family's time {per} down, the GPU still busy"),
         from_ns,
         to_ns,
     })

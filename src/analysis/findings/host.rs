@@ -36,19 +36,29 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
         device: Some(g.device),
         passes: g.steps.len(),
         subject: String::new(),
-        evidence: format!(
-            "median step {wall_us:.1} µs of wall time for {busy_us:.1} µs of GPU work ({:.0}% busy); the GPU waits {waiting_us:.1} µs while the host issues kernels; {per_step} kernels a step, {:.0}% launched one by one",
-            100.0 * busy_us / wall_us,
-            100.0 * eager as f64 / kernels.max(1) as f64
-        ),
+        evidence: if g.is_capture() {
+            format!(
+                "the capture window: {wall_us:.1} µs of wall time for {busy_us:.1} µs of GPU work ({:.0}% busy); the GPU waits {waiting_us:.1} µs while the host issues kernels; {kernels} kernels start in it, {:.0}% launched one by one",
+                100.0 * busy_us / wall_us,
+                100.0 * eager as f64 / kernels.max(1) as f64
+            )
+        } else {
+            format!(
+                "median step {wall_us:.1} µs of wall time for {busy_us:.1} µs of GPU work ({:.0}% busy); the GPU waits {waiting_us:.1} µs while the host issues kernels; {per_step} kernels a step, {:.0}% launched one by one",
+                100.0 * busy_us / wall_us,
+                100.0 * eager as f64 / kernels.max(1) as f64
+            )
+        },
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
         confidence: g.confidence(),
         fix: fix.to_string(),
         check: format!(
-            "steps of about {:.1} µs (the GPU work plus {:.2} µs a kernel replayed), the GPU at least 85% busy inside them",
+            "{} of about {:.1} µs (the GPU work plus {:.2} µs a kernel replayed), the GPU at least 85% busy inside {}",
+            if g.is_capture() { "the same work in a window" } else { "steps" },
             busy_us + (per_step as f64 * GRAPH_REPLAY_GAP_NS as f64 / 1e3),
-            GRAPH_REPLAY_GAP_NS as f64 / 1e3
+            GRAPH_REPLAY_GAP_NS as f64 / 1e3,
+            if g.is_capture() { "it" } else { "them" }
         ),
         from_ns,
         to_ns,

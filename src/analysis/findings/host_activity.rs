@@ -79,24 +79,24 @@ fn recognise_inside(a: &Analysis, op: usize) -> Option<(&'static Activity, Strin
     })
 }
 
-/// The host-activity findings of `g`: one per range name whose idle is worth raising.
+/// The host-activity findings of `g`: one per range name (or stretch in nothing recorded, by the
+/// ranges around it) whose idle is worth raising.
 pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
+    let (per, ms) = (g.per(), g.median_step());
     let b = a.budget();
-    let mut names: Vec<NameId> = Vec::new();
+    let mut keys: Vec<What> = Vec::new();
     for s in &g.steps {
         for r in s.rows.iter().filter(|r| r.part == Part::Host) {
-            if let What::Range(n) = r.what {
-                if !names.contains(&n) {
-                    names.push(n);
-                }
+            if matches!(r.what, What::Range(_) | What::Unrecorded { .. }) && !keys.contains(&r.what) {
+                keys.push(r.what);
             }
         }
     }
     let wall_us = g.wall_us();
     let mut out = Vec::new();
-    for name in names {
+    for key in keys {
         let ns_of = |s: &crate::analysis::budget::Step| {
-            s.rows.iter().filter(|r| r.part == Part::Host && r.what == What::Range(name)).map(|r| r.ns).sum::<i64>()
+            s.rows.iter().filter(|r| r.part == Part::Host && r.what == key).map(|r| r.ns).sum::<i64>()
         };
         let saving_us = g.median_of(ns_of);
         if !g.worth(saving_us, wall_us) {
@@ -104,44 +104,63 @@ pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
         }
         let i = g.median_pass(|i| ns_of(g.steps[i]));
         let step = g.steps[i];
-        let Some(row) = step.rows.iter().find(|r| r.part == Part::Host && r.what == What::Range(name)) else { continue };
+        let Some(row) = step.rows.iter().find(|r| r.part == Part::Host && r.what == key) else { continue };
         let what = b.describe(a, row);
-        let op = row.example as usize;
-        let range_us = a.trace.ops.dur[op] as f64 / 1e3;
-        let (known, inner) = match recognise(&what) {
-            Some(k) => (Some(k), None),
-            None => recognise_inside(a, op).map_or((None, None), |(k, inner)| (Some(k), Some(inner))),
-        };
-        let what = match inner {
-            Some(inner) => format!("{what}`, in `{inner}"),
-            None => what,
-        };
-        let (fix, check, label) = match known {
-            Some(k) => {
-                let fix = match g.engine {
-                    Engine::Vllm => k.vllm.as_ref().unwrap_or(&k.fix),
-                    Engine::Sglang => k.sglang.as_ref().unwrap_or(&k.fix),
-                    _ => &k.fix,
-                };
-                (fix.clone(), k.check.clone(), format!(" ({})", k.name))
-            }
-            None => (activities().generic.fix.clone(), activities().generic.check.clone(), String::new()),
-        };
         let steps = g.steps.len();
         let present = g.steps.iter().filter(|s| ns_of(s) > 0).count();
+        let share = 100.0 * saving_us / wall_us;
+        let (subject, evidence, fix, check) = match key {
+            What::Range(name) => {
+                let op = row.example as usize;
+                let range_us = a.trace.ops.dur[op] as f64 / 1e3;
+                let (known, inner) = match recognise(&what) {
+                    Some(k) => (Some(k), None),
+                    None => recognise_inside(a, op).map_or((None, None), |(k, inner)| (Some(k), Some(inner))),
+                };
+                let what = match inner {
+                    Some(inner) => format!("{what}`, in `{inner}"),
+                    None => what,
+                };
+                let (fix, check, label) = match known {
+                    Some(k) => {
+                        let fix = match g.engine {
+                            Engine::Vllm => k.vllm.as_ref().unwrap_or(&k.fix),
+                            Engine::Sglang => k.sglang.as_ref().unwrap_or(&k.fix),
+                            _ => &k.fix,
+                        };
+                        (fix.clone(), k.check.clone(), format!(" ({})", k.name))
+                    }
+                    None => (activities().generic.fix.clone(), activities().generic.check.clone(), String::new()),
+                };
+                let evidence = format!(
+                    "the host was in `{what}`{label} for {saving_us:.1} µs of GPU idle {per} ({share:.0}% of {ms}'s {wall_us:.1} µs; in {present} of {steps} steps); in {ms} that range lasted {range_us:.1} µs"
+                );
+                (a.trace.name(name).to_string(), evidence, fix, check)
+            }
+            _ => {
+                let evidence = format!(
+                    "the thread that launches the GPU's work was in {what} for {saving_us:.1} µs of GPU idle {per} ({share:.0}% of {ms}'s {wall_us:.1} µs; in {present} of {steps} steps; its longest stretch {:.1} µs), beyond its ordinary gap between ops of {:.1} µs: no launch waits there, so a replayed graph would not remove it",
+                    (row.longest.1 - row.longest.0) as f64 / 1e3,
+                    b.typical_gap_ns(a, row) as f64 / 1e3
+                );
+                (
+                    what,
+                    evidence,
+                    unrecorded_fix(a, key),
+                    "that stretch named in the step budget (a host row with a range's name), then its own finding".into(),
+                )
+            }
+        };
         out.push(Finding {
             kind: Kind::HostActivity,
             scope: g.scope.clone(),
             phase: g.finding_phase(),
             device: Some(g.device),
             passes: steps,
-            subject: a.trace.name(name).to_string(),
-            evidence: format!(
-                "the host was in `{what}`{label} for {saving_us:.1} µs of GPU idle a step ({:.0}% of the median step's {wall_us:.1} µs; in {present} of {steps} steps); in the median step that range lasted {range_us:.1} µs",
-                100.0 * saving_us / wall_us
-            ),
+            subject,
+            evidence,
             saving_us,
-            saving_pct: 100.0 * saving_us / wall_us,
+            saving_pct: share,
             confidence: g.confidence(),
             fix,
             check,
@@ -150,4 +169,25 @@ pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// What to record so that a stretch in nothing recorded gets a name: the Python frames where the
+/// trace has none, else a range of the user's own around the code between the two ranges.
+fn unrecorded_fix(a: &Analysis, key: What) -> String {
+    let name = |n: NameId| (n != crate::model::NO_NAME).then(|| a.trace.name(n).to_string());
+    let between = match key {
+        What::Unrecorded { before, after } => match (name(before), name(after)) {
+            (Some(b), Some(f)) => format!("between `{b}` and `{f}`"),
+            (None, Some(f)) => format!("before `{f}`"),
+            (Some(b), None) => format!("after `{b}`"),
+            (None, None) => "there".into(),
+        },
+        _ => "there".into(),
+    };
+    let wrap = format!("wrap the code that runs {between} in `with torch.profiler.record_function(\"…\"):`");
+    if a.trace.meta.with_stack {
+        format!("name what the host does {between}: {wrap}, then profile again; the budget names the range and its fix (a data copy, a Python loop, a blocking call)")
+    } else {
+        format!("name what the host does {between}: profile with with_stack=True (the Python frames), or {wrap}; the budget then names the range and its fix (a data copy, a Python loop, a blocking call)")
+    }
 }

@@ -101,7 +101,7 @@ pub const KINDS: [KindSpec; 12] = [
         kind: Kind::ExposedCopy,
         name: "exposed_copy",
         finds: "copies and fills with no kernel beside them",
-        detect: Detect::Each { run: one!(|_, g| copies::exposed_copies(g)), needs_launches: false, steps_only: false },
+        detect: Detect::Each { run: one!(copies::exposed_copies), needs_launches: false, steps_only: false },
     },
     KindSpec {
         kind: Kind::ExposedCommunication,

@@ -94,6 +94,22 @@ pub struct Finding {
     pub to_ns: i64,
 }
 
+impl Finding {
+    /// Whether it was read from a device's capture window (no whole step in the trace): its
+    /// saving is the window's, not a step's.
+    pub fn of_capture_window(&self) -> bool {
+        self.phase.is_none() && self.device.is_some()
+    }
+    /// What its saving is per: `a step`, or `in the capture window`.
+    pub fn per(&self) -> &'static str {
+        if self.of_capture_window() {
+            "in the capture window"
+        } else {
+            "a step"
+        }
+    }
+}
+
 /// `findings --json` and the MCP tool's answer: the trace's path and its findings.
 pub fn findings_json(path: &str, found: &[Finding]) -> serde_json::Value {
     serde_json::json!({ "trace": path, "findings": found })
@@ -140,6 +156,22 @@ impl Group<'_> {
     /// Whether finding `f` was read from this group: its phase and device are the group's.
     pub fn holds(&self, f: &Finding) -> bool {
         f.phase == self.finding_phase() && f.device == Some(self.device)
+    }
+    /// How a figure of one step reads: `a step`, or `in the window` for a capture window.
+    pub fn per(&self) -> &'static str {
+        if self.is_capture() {
+            "in the window"
+        } else {
+            "a step"
+        }
+    }
+    /// The step a figure's share is of: `the median step`, or `the capture window`.
+    pub fn median_step(&self) -> &'static str {
+        if self.is_capture() {
+            "the capture window"
+        } else {
+            "the median step"
+        }
     }
     /// Whether the group is a device's capture window rather than steps.
     pub fn is_capture(&self) -> bool {

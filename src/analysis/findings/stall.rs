@@ -10,6 +10,7 @@ use crate::analysis::Analysis;
 
 /// The stall finding of `g`, if the queued idle is worth raising ([`Group::worth`]).
 pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
+    let ms = g.median_step();
     let saving_us = g.median_of(|w| w.stalled_ns);
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
@@ -42,7 +43,7 @@ pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(
-            "the GPU idles {saving_us:.1} µs of the median step's {wall_us:.1} µs with the next kernel already issued (in waits of at least {:.0} µs); the longest stall {:.1} µs; {host}",
+            "the GPU idles {saving_us:.1} µs of {ms}'s {wall_us:.1} µs with the next kernel already issued (in waits of at least {:.0} µs); the longest stall {:.1} µs; {host}",
             a.options.micro_idle_us,
             (to - from) as f64 / 1e3
         ),

@@ -13,6 +13,7 @@ use crate::support::median::upper_median;
 
 /// The sync finding of `g`, if the refill idle is worth raising ([`Group::worth`]).
 pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
+    let (per, ms) = (g.per(), g.median_step());
     let saving_us = g.median_of(|w| w.part_ns(Part::Sync));
     let wall_us = g.wall_us();
     if !g.worth(saving_us, wall_us) {
@@ -72,7 +73,7 @@ pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(
-            "{per_step:.0} synchronising call(s) a step; after each the GPU waits while the host refills it: {saving_us:.1} µs of the median step's {wall_us:.1} µs; most often ({n}×) {site}{after}"
+            "{per_step:.0} synchronising call(s) {per}; after each the GPU waits while the host refills it: {saving_us:.1} µs of {ms}'s {wall_us:.1} µs; most often ({n}×) {site}{after}"
         ),
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,

@@ -7,6 +7,7 @@ use crate::analysis::budget::Part;
 
 /// The unlinked-idle finding of `g`, if worth raising.
 pub fn unlinked(g: &Group) -> Option<Finding> {
+    let ms = g.median_step();
     let (idle_us, wall_us, row) = g.raised_part(Part::Unlinked)?;
     Some(Finding {
         kind: Kind::UnlinkedIdle,
@@ -16,7 +17,7 @@ pub fn unlinked(g: &Group) -> Option<Finding> {
         passes: g.steps.len(),
         subject: String::new(),
         evidence: format!(
-            "the GPU idles {idle_us:.1} µs of the median step's {wall_us:.1} µs before work whose launch is not in the trace: what held it cannot be told"
+            "the GPU idles {idle_us:.1} µs of {ms}'s {wall_us:.1} µs before work whose launch is not in the trace: what held it cannot be told"
         ),
         saving_us: idle_us,
         saving_pct: 100.0 * idle_us / wall_us,

@@ -431,7 +431,7 @@ fn not_inference_phases(
     // mark no training step.
     // The profiler's own step ranges, where it wrote them, are the steps.
     let profiler = crate::analysis::steps::profiler_steps::profiler_steps(trace);
-    out.passes = if profiler.len() >= 2 {
+    out.passes = if !profiler.is_empty() {
         let segs = crate::analysis::steps::profiler_steps::segments(trace, &profiler);
         // The profiler's ranges name the steps: what the structure alone would cut is moot.
         out.disagreements.clear();

@@ -33,7 +33,7 @@ pub fn profiler_steps(trace: &Trace) -> Vec<(i64, i64)> {
     merged
 }
 
-/// The segments of every device by the `ProfilerStep#N` ranges `steps` (at least two); the
+/// The segments of every device by the `ProfilerStep#N` ranges `steps`; the
 /// second value of each says whether the segment is the part launched before the first range.
 pub fn segments(trace: &Trace, steps: &[(i64, i64)]) -> Vec<(Segment, bool)> {
     let g = &trace.gpu;

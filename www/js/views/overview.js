@@ -89,7 +89,7 @@ export function findingsPanel(table, open) {
     const li = el('li', { attrs: { 'data-kind': at(row, 'kind'), 'data-saving-us': at(row, 'saving_us') } },
       el('div', { class: 'finding-head',
         text: Number(at(row, 'saving_us')) > 0
-          ? `${at(row, 'kind')} (${at(row, 'scope')}): saves ${formatUs(at(row, 'saving_us'))} a step (${Number(at(row, 'saving_pct')).toFixed(1)} % of it); confidence ${at(row, 'confidence')}`
+          ? `${at(row, 'kind')} (${at(row, 'scope')}): saves ${formatUs(at(row, 'saving_us'))} ${at(row, 'per') ?? 'a step'} (${Number(at(row, 'saving_pct')).toFixed(1)} % of it); confidence ${at(row, 'confidence')}`
           : `${at(row, 'kind')} (${at(row, 'scope')}): no idle to win back; confidence ${at(row, 'confidence')}` }),
       el('div', { text: at(row, 'evidence') }),
       el('div', { class: 'fix', text: `fix: ${at(row, 'fix')}` }),
