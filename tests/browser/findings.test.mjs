@@ -48,7 +48,8 @@ test('the step budget draws one bar per step of the CLI table, and a segment ope
   const shown = await page.$eval('[data-testid="step-budget"]', (s) => Number(s.getAttribute('data-steps')));
   assert.equal(shown, steps.size);
   const legend = await page.textContent('[data-testid="step-budget"] .legend');
-  assert.ok(legend?.includes(`host: ${LOOP_LINE}`), legend ?? '');
+  // The row names the activity inside that line and the line: `enumerate(DataLoader)#… at <line>`.
+  assert.ok(legend?.includes('host: enumerate(DataLoader)#') && legend.includes(` at ${LOOP_LINE}`), legend ?? '');
   await page.click('[data-testid="step-budget"] rect[data-stack="0"]');
   await page.waitForFunction(() => location.hash.startsWith('#timeline?'));
   assert.deepEqual(problems, []);
