@@ -53,21 +53,14 @@ fn raw_host_waits(trace: &str, truth: &str, phase: &str) -> Vec<(i64, i64, i64, 
     let launching: Vec<&serde_json::Value> =
         calls.iter().copied().filter(|e| e["args"]["correlation"].as_i64().is_some_and(|c| kernel_corr.contains(&c))).collect();
     let thread = (launching[0]["pid"].clone(), launching[0]["tid"].clone());
-    let mut recorded: Vec<(i64, i64)> = events
+    let recorded: Vec<(i64, i64)> = events
         .iter()
         .filter(|e| e["ph"] == "X" && matches!(e["cat"].as_str(), Some("cpu_op" | "user_annotation" | "python_function")))
         .chain(launching.iter().copied())
         .filter(|e| (e["pid"].clone(), e["tid"].clone()) == thread && ns(&e["dur"]) > 0)
         .map(|e| (ns(&e["ts"]), ns(&e["ts"]) + ns(&e["dur"])))
         .collect();
-    recorded.sort();
-    let mut union: Vec<(i64, i64)> = Vec::new();
-    for (s, e) in recorded {
-        match union.last_mut() {
-            Some(l) if s <= l.1 => l.1 = l.1.max(e),
-            _ => union.push((s, e)),
-        }
-    }
+    let union = union(recorded);
     let mut gaps: Vec<i64> = union.windows(2).map(|w| w[1].0 - w[0].1).collect();
     gaps.sort();
     let typical = gaps[gaps.len() * 9 / 10];

@@ -64,17 +64,6 @@ fn copies_from_pageable_memory_are_named_and_measured_against_the_raw_events() {
             _ => {}
         }
     }
-    let union = |mut v: Vec<(i64, i64)>| {
-        v.sort();
-        let mut out: Vec<(i64, i64)> = Vec::new();
-        for (s, e) in v {
-            match out.last_mut() {
-                Some(l) if s <= l.1 => l.1 = l.1.max(e),
-                _ => out.push((s, e)),
-            }
-        }
-        out
-    };
     let (pageable, kernels) = (union(pageable), union(kernels));
     let b = a.budget();
     let mut checked = 0;

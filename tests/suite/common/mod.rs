@@ -184,3 +184,16 @@ pub const TRACES: &[&str] = &[
     "vllm_moe_tp8_eager_b200.json.gz",
     "vllm_tp4_h100_1000isl_10osl_32con.pt.trace.json.gz",
 ];
+
+/// The union of intervals `(start, end)`: sorted, touching ones merged.
+pub fn union(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    v.sort();
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for (s, e) in v {
+        match out.last_mut() {
+            Some(l) if s <= l.1 => l.1 = l.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
