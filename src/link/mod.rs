@@ -89,13 +89,9 @@ fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &
     }
     let s = flows.starts;
     let starts: HashMap<i64, (i64, i64, i64)> = (0..s.len()).map(|i| (s.id[i], (s.pid[i], s.tid[i], s.ts[i]))).collect();
-    let mut launch_at: HashMap<(i64, i64, i64), u32> = HashMap::default();
-    for i in 0..l.len() {
-        let t = &flows.threads[l.thread[i] as usize];
-        launch_at.insert((t.pid, t.tid, l.ts[i]), i as u32);
-    }
-    // A start inside a call rather than at its start (torch_npu's `HostToDevice`, written at the
-    // moment an `AscendCL@aclnnMm` call submits its task): the innermost call around it.
+    // The call a flow starts on: the innermost call of its thread around the start. Kineto writes
+    // the start at the call's own start; torch_npu's `HostToDevice` inside the call, at the moment
+    // an `AscendCL@aclnnMm` call submits its task.
     let mut by_thread: HashMap<(i64, i64), Vec<u32>> = HashMap::default();
     for i in 0..l.len() {
         let t = &flows.threads[l.thread[i] as usize];
@@ -109,7 +105,7 @@ fn link_gpu_to_launches(g: &GpuEvents, l: &Launches, flows: &Flows, launch_of: &
         let before = calls.partition_point(|&c| l.ts[c as usize] <= ts);
         calls[..before].iter().rev().take(64).find(|&&c| l.ts[c as usize].saturating_add(l.dur[c as usize]) >= ts).copied()
     };
-    let launch_of_flow = |id: &i64| starts.get(id).and_then(|start| launch_at.get(start).copied().or_else(|| around(start)));
+    let launch_of_flow = |id: &i64| starts.get(id).and_then(around);
     for i in missing {
         let Some(ids) = finishes.get(&(g.stream[i] as i64, g.ts[i])) else { continue };
         let mut found: Vec<u32> = ids.iter().filter_map(launch_of_flow).collect();

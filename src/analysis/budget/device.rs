@@ -1,7 +1,8 @@
 //! What one device was busy with, moment by moment: its GPU rows flattened into sorted spans that
 //! do not overlap, each labelled once. Compute kernels first (an instant two kernels share goes to
 //! the one that started first), then collectives no compute covers (exposed communication), then
-//! copies and fills nothing else covers (copies to or from pageable host memory apart). The holes between spans are the device's idle.
+//! copies and fills nothing else covers (copies to or from pageable host memory apart). The holes
+//! between spans are the device's idle.
 
 use crate::analysis::categories::KernelCategories;
 use crate::analysis::timeline::merge;
@@ -92,7 +93,7 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
                     compute.push((from, to, Busy::Compute(cats.of_row[r])));
                 }
             }
-            GpuKind::Memcpy if t.name(g.name[r]).contains(crate::analysis::budget::syncs::PAGEABLE) => pageable.push((s, e)),
+            GpuKind::Memcpy if crate::analysis::budget::syncs::is_pageable_copy(t, r) => pageable.push((s, e)),
             GpuKind::Memcpy | GpuKind::Memset => copy.push((s, e)),
         }
     }

@@ -186,9 +186,9 @@ pub struct StepBudget {
     pub steps: Vec<Step>,
     /// Family names ([`What::Family`]).
     pub families: Vec<String>,
-    /// Each launching thread's ordinary gap between ops (ns), by thread index: what a host row
-    /// in nothing recorded is beyond.
-    pub typical_gaps: Vec<(u32, i64)>,
+    /// Each thread's ordinary gap between ops (ns; 0 for a thread that launched nothing), by
+    /// thread index: what a host row in nothing recorded is beyond.
+    pub typical_gaps: Vec<i64>,
 }
 
 impl StepBudget {
@@ -243,17 +243,14 @@ impl StepBudget {
             }
         }
     }
-}
 
-impl StepBudget {
     /// The ordinary gap between ops of the thread whose stretch in nothing recorded is `row`
     /// (its `example`'s thread; 0 when unknown).
     pub fn typical_gap_ns(&self, a: &Base, row: &Row) -> i64 {
         if row.example == NONE {
             return 0;
         }
-        let thread = a.trace.ops.thread[row.example as usize];
-        self.typical_gaps.iter().find(|g| g.0 == thread).map_or(0, |g| g.1)
+        self.typical_gaps.get(a.trace.ops.thread[row.example as usize] as usize).copied().unwrap_or(0)
     }
 }
 
@@ -334,7 +331,7 @@ pub fn step_budget(a: &Base) -> StepBudget {
     crate::support::threads::both(t.gpu.len(), || first = make(&windows[..half]), || second = make(&windows[half..]));
     first.extend(second);
     activities_in_frames(t, &mut first);
-    let typical_gaps = spans.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, s.typical_gap))).collect();
+    let typical_gaps = spans.iter().map(|s| s.as_ref().map_or(0, |s| s.typical_gap)).collect();
     StepBudget { steps: first, families, typical_gaps }
 }
 

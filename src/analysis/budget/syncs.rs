@@ -28,6 +28,11 @@ pub const SYNC_CALLS: &[&str] = &[
 /// still blocks the host.
 pub const PAGEABLE: &str = "Pageable";
 
+/// Whether GPU row `r` is a copy to or from pageable host memory (its name says [`PAGEABLE`]).
+pub fn is_pageable_copy(t: &crate::model::Trace, r: usize) -> bool {
+    t.gpu.kind[r] == GpuKind::Memcpy && t.name(t.gpu.name[r]).contains(PAGEABLE)
+}
+
 /// The synchronising calls of a trace, by the time each returned.
 pub struct Syncs {
     /// (end ns, launch row), sorted by end.
@@ -49,7 +54,7 @@ impl Syncs {
         }
         for r in 0..t.gpu.len() {
             let launch = t.gpu.launch[r];
-            if t.gpu.kind[r] == GpuKind::Memcpy && launch != NONE && t.name(t.gpu.name[r]).contains(PAGEABLE) {
+            if launch != NONE && is_pageable_copy(t, r) {
                 is_sync[launch as usize] = true;
             }
         }

@@ -4,9 +4,8 @@
 //! the finding says so, with their bandwidth, and its fix is pinned memory.
 
 use super::{Finding, Group, Kind};
-use crate::analysis::budget::{syncs::PAGEABLE, Part, Step, What};
+use crate::analysis::budget::{syncs::is_pageable_copy, Part, Step, What};
 use crate::analysis::Analysis;
-use crate::model::GpuKind;
 
 /// The exposed-copy finding of `g`, if worth raising.
 pub fn exposed_copies(a: &Analysis, g: &Group) -> Option<Finding> {
@@ -61,12 +60,7 @@ pub fn exposed_copies(a: &Analysis, g: &Group) -> Option<Finding> {
 fn pageable_copies(a: &Analysis, step: &Step) -> (usize, i64, i64) {
     let (t, g) = (&a.trace, &a.trace.gpu);
     let rows: Vec<usize> = (0..g.len())
-        .filter(|&r| {
-            g.kind[r] == GpuKind::Memcpy
-                && g.device[r] == step.device
-                && (step.start_ns..step.end_ns).contains(&g.ts[r])
-                && t.name(g.name[r]).contains(PAGEABLE)
-        })
+        .filter(|&r| g.device[r] == step.device && (step.start_ns..step.end_ns).contains(&g.ts[r]) && is_pageable_copy(t, r))
         .collect();
     let (mut bytes, mut busy) = (0i64, 0i64);
     for (k, &r) in t.copies.gpu.iter().enumerate() {
