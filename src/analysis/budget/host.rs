@@ -43,7 +43,7 @@ pub struct ThreadSpans {
     /// The outermost range each span ended in.
     pub last_op: Vec<u32>,
     /// The thread's ordinary dispatch gap (ns): nine in ten stretches between its spans are no
-    /// longer ([`typical_gap`]).
+    /// longer (see `typical_gap`).
     pub typical_gap: i64,
 }
 
