@@ -3,7 +3,7 @@
 //! GPU's idle by what held it.
 
 use super::percent;
-use crate::analysis::budget::{Part, Row, Step};
+use crate::analysis::budget::{Activity, Part, Row, Step};
 use crate::analysis::Analysis;
 use crate::table::{Cell, Table};
 
@@ -14,7 +14,9 @@ const HOST_ROWS: usize = 8;
 const SMALL_SHARE: f64 = 1.0;
 
 /// The columns: `device`, `pass` (empty for a device's capture window), `phase` (`capture`
-/// there), `part`, `what`, `us` (the row's time), `ns` (the same, exact: a step's rows sum to
+/// there), `part`, `what`, the `activity` of its longest stretch (the op or annotation: for a
+/// launch row the op being issued, for a queued row the op whose kernel waited) and its `site`
+/// (the user's `file.py(line)`, where stacks were recorded), `us` (the row's time), `ns` (the same, exact: a step's rows sum to
 /// its `step_ns`), `share_pct`, `intervals`, `step_ns`, and the row's longest stretch
 /// (`from_us`, `to_us`, trace clock) for the timeline.
 pub const COLUMNS: &[&str] = &[
@@ -23,6 +25,8 @@ pub const COLUMNS: &[&str] = &[
     "phase",
     "part",
     "what",
+    "activity",
+    "site",
     "us:us",
     "ns:int",
     "share_pct:float",
@@ -41,13 +45,15 @@ pub fn step_budget(a: &Analysis) -> Table {
             Some(p) => (Cell::from(a.phases.passes[p].index), a.phases.passes[p].phase.as_str()),
             None => (Cell::Empty, "capture"),
         };
-        for (row, what) in shown_rows(a, step) {
+        for (row, what, activity) in shown_rows(a, step) {
             t.push(vec![
                 Cell::Int(step.device as i64),
                 pass.clone(),
                 Cell::from(phase),
                 Cell::from(row.part.as_str()),
                 Cell::from(what),
+                Cell::from(activity.name),
+                activity.site.map_or(Cell::Empty, Cell::from),
                 Cell::Micros(row.ns),
                 Cell::Int(row.ns),
                 Cell::Float((percent(row.ns, step.wall_ns()) * 100.0).round() / 100.0),
@@ -61,12 +67,12 @@ pub fn step_budget(a: &Analysis) -> Table {
     t
 }
 
-/// A step's rows as shown, each with its `what` in words: the small host rows beyond the first
-/// `HOST_ROWS` (8) summed into one.
-pub fn shown_rows(a: &Analysis, step: &Step) -> Vec<(Row, String)> {
+/// A step's rows as shown, each with its `what` in words and its activity: the small host rows
+/// beyond the first `HOST_ROWS` (8) summed into one (of no one activity).
+fn shown_rows(a: &Analysis, step: &Step) -> Vec<(Row, String, Activity)> {
     let b = a.budget();
     let wall = step.wall_ns();
-    let mut out: Vec<(Row, String)> = Vec::new();
+    let mut out: Vec<(Row, String, Activity)> = Vec::new();
     let mut other: Option<(Row, usize)> = None;
     let mut hosts = 0;
     for r in &step.rows {
@@ -83,11 +89,12 @@ pub fn shown_rows(a: &Analysis, step: &Step) -> Vec<(Row, String)> {
                 continue;
             }
         }
-        out.push((r.clone(), b.describe(a, r)));
+        out.push((r.clone(), b.describe(a, r), b.activity(a, r)));
     }
     if let Some((row, n)) = other {
-        let at = out.iter().rposition(|(r, _)| r.part <= Part::Host).map_or(out.len(), |i| i + 1);
-        out.insert(at, (row, format!("other host activity ({n} ranges, each under {SMALL_SHARE}% of the step)")));
+        let at = out.iter().rposition(|(r, _, _)| r.part <= Part::Host).map_or(out.len(), |i| i + 1);
+        let what = format!("other host activity ({n} ranges, each under {SMALL_SHARE}% of the step)");
+        out.insert(at, (row, what, Activity::default()));
     }
     out
 }

@@ -232,3 +232,50 @@ fn ascend_lanes_the_profiler_derived_are_counted_not_asked_about() {
         assert_eq!(w.count(&traceprism::model::WarningKind::UnreadCategory(cat.into())), 0, "{cat} read");
     }
 }
+
+#[test]
+fn launch_and_queued_rows_name_the_op_they_waited_on_and_its_line() {
+    // PyTorch 1.9's ResNet trace: a launch or queued row's longest stretch ends when a kernel
+    // starts. Its activity is the op that launched that kernel: in the raw events, the kernel's
+    // correlation gives its runtime call, and the innermost `Operator` around the call on the
+    // same thread is the op; the row's site is a frame of that op's `Call stack`.
+    let a = analysis("dataloader_workers0_rn50_v100.pt.trace.json.gz");
+    let raw: serde_json::Value =
+        serde_json::from_slice(&plain_fixture("dataloader_workers0_rn50_v100.pt.trace.json.gz")).unwrap();
+    let events = raw["traceEvents"].as_array().unwrap();
+    let of = |cat: &'static str| events.iter().filter(move |e| e["cat"] == cat);
+    let num = |e: &serde_json::Value, k: &str| e[k].as_i64().unwrap_or(-1);
+    let b = a.budget();
+    let (mut checked, mut with_site) = (0, 0);
+    for s in &b.steps {
+        for r in s.rows.iter().filter(|r| matches!(r.part, Part::Launch | Part::Queued)) {
+            let activity = b.activity(&a, r);
+            let to_us = r.longest.1 / 1000;
+            let kernels: Vec<&serde_json::Value> = events
+                .iter()
+                .filter(|e| matches!(e["cat"].as_str(), Some("Kernel" | "Memcpy" | "Memset")) && num(e, "ts") == to_us)
+                .collect();
+            let [kernel] = kernels.as_slice() else { continue };
+            let corr = kernel["args"]["correlation"].as_i64().unwrap();
+            let call = of("Runtime").find(|e| e["args"]["correlation"].as_i64() == Some(corr)).expect("its runtime call");
+            let (ts, end) = (num(call, "ts"), num(call, "ts") + num(call, "dur"));
+            let op = of("Operator")
+                .filter(|o| o["tid"] == call["tid"] && num(o, "ts") <= ts && num(o, "ts") + num(o, "dur") >= end)
+                .max_by_key(|o| num(o, "ts"))
+                .expect("an op around the call");
+            assert_eq!(activity.name, op["name"].as_str().unwrap(), "{:?} row of pass {:?}", r.part, s.pass);
+            if let Some(site) = &activity.site {
+                let stack = op["args"]["Call stack"].as_str().unwrap_or("");
+                assert!(stack.split(';').any(|f| f == site), "{site} not in {stack}");
+                with_site += 1;
+            }
+            checked += 1;
+        }
+        // Every row of the step names an activity.
+        for r in &s.rows {
+            assert!(!b.activity(&a, r).name.is_empty(), "{:?} {:?}", r.part, r.what);
+        }
+    }
+    println!("launch/queued rows checked against the raw events: {checked}, {with_site} with the user's line");
+    assert!(checked >= 10 && with_site >= 5, "{checked} {with_site}");
+}

@@ -11,8 +11,8 @@ use crate::model::{GpuKind, Trace};
 /// What a busy span ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Busy {
-    /// A compute kernel of this category (id into `KernelCategories::categories`).
-    Compute(u16),
+    /// A compute kernel: its category (id into `KernelCategories::categories`) and its GPU row.
+    Compute(u16, u32),
     /// A collective with no compute kernel beside it.
     Communication,
     /// A copy or fill with no kernel beside it.
@@ -42,6 +42,17 @@ impl DeviceTime {
             *at += 1;
         }
         self.starts[*at..].iter().take_while(move |&&(s, _)| s == ts).map(|&(_, r)| r)
+    }
+    /// A GPU row of `kind` (copies: memcpy or memset) that runs at `ts`, the latest to start
+    /// among the 256 that start at or before it; [`crate::model::NONE`] when none does.
+    pub fn row_running_at(&self, g: &crate::model::GpuEvents, ts: i64, copy: bool) -> u32 {
+        let upto = self.starts.partition_point(|&(s, _)| s <= ts);
+        self.starts[upto.saturating_sub(256)..upto]
+            .iter()
+            .rev()
+            .map(|&(_, r)| r)
+            .find(|&r| g.end(r as usize) > ts && (g.kind[r as usize] != GpuKind::Kernel) == copy)
+            .unwrap_or(crate::model::NONE)
     }
     /// Index of the first span that ends after `ts`.
     pub fn first_span_after(&self, ts: i64) -> usize {
@@ -90,7 +101,7 @@ fn spans_of(t: &Trace, cats: &KernelCategories, starts: &[(i64, u32)]) -> Vec<(i
             GpuKind::Kernel if comm[cats.of_row[r] as usize] => collectives.push((s, e)),
             GpuKind::Kernel => {
                 if let Some((from, to)) = cover.claim(s, e) {
-                    compute.push((from, to, Busy::Compute(cats.of_row[r])));
+                    compute.push((from, to, Busy::Compute(cats.of_row[r], r as u32)));
                 }
             }
             GpuKind::Memcpy if crate::analysis::budget::syncs::is_pageable_copy(t, r) => pageable.push((s, e)),

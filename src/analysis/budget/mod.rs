@@ -133,6 +133,20 @@ pub struct Row {
     /// For a host row whose range is a Python frame: the longest op or annotation inside that
     /// frame (row of `trace.ops`), which names the activity; else [`NONE`].
     pub inner: u32,
+    /// The GPU row (of `trace.gpu`) behind the longest stretch: for a busy row, what ran at its
+    /// start; for an idle row, what the idle ended with (what the host was issuing, or what
+    /// waited in the queue); [`NONE`] when unknown. It names the activity of rows that sum many
+    /// ops ([`StepBudget::activity`]).
+    pub gpu: u32,
+}
+
+/// What a row's longest stretch was doing, and where in the user's code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// The op or annotation (`aten::linear`, `enumerate(DataLoader)#…`), else the kernel's name.
+    pub name: String,
+    /// The user's `file.py(line): function`, where stacks were recorded.
+    pub site: Option<String>,
 }
 
 /// One step's budget.
@@ -251,6 +265,38 @@ impl StepBudget {
             return 0;
         }
         self.typical_gaps.get(a.trace.ops.thread[row.example as usize] as usize).copied().unwrap_or(0)
+    }
+
+    /// The activity of a row's longest stretch: for a host row, its range (the op inside a
+    /// Python frame, at the frame), for nothing recorded the range entered next; for a sync row,
+    /// the op the call was made in; for every other row, the op that launched the GPU row behind
+    /// its longest stretch ([`Row::gpu`]; the kernel's name when its launch is not in the trace).
+    /// The site is the user's nearest frame outside PyTorch, where stacks were recorded.
+    pub fn activity(&self, a: &Base, row: &Row) -> Activity {
+        let t = &a.trace;
+        let op_name = |o: u32| t.name(t.ops.name[o as usize]).to_string();
+        let (name, site) = match row.what {
+            What::Range(name) if row.inner != NONE => (op_name(row.inner), Some(t.name(name))),
+            What::Range(name) => (t.name(name).to_string(), python_site(t, row.example)),
+            What::Unrecorded { .. } if row.example != NONE => ("nothing recorded".to_string(), python_site(t, row.example)),
+            What::Call(name) if row.example != NONE => {
+                let c = row.example as usize;
+                let op = t.launches.cpu_op[c];
+                let name = if op == NONE { t.name(name).to_string() } else { op_name(op) };
+                (name, user_frame(t, t.launches.python[c]).or_else(|| python_site(t, op)))
+            }
+            _ if row.gpu != NONE => {
+                let g = row.gpu as usize;
+                let c = t.gpu.launch[g];
+                let op = if c == NONE { NONE } else { t.launches.cpu_op[c as usize] };
+                let name = if op == NONE { crate::support::text::ellipsis(t.name(t.gpu.name[g]), 81) } else { op_name(op) };
+                let site =
+                    if c == NONE { None } else { user_frame(t, t.launches.python[c as usize]).or_else(|| python_site(t, op)) };
+                (name, site)
+            }
+            _ => (String::new(), None),
+        };
+        Activity { name, site: site.map(str::to_string) }
     }
 }
 
@@ -421,19 +467,28 @@ struct Rows {
 }
 
 impl Rows {
-    fn add(&mut self, part: Part, what: What, from: i64, to: i64, example: u32) {
+    /// Adds `[from, to)` to the row of `part` and `what` (made with `example` if new); `gpu`
+    /// is the GPU row behind the stretch, kept when the stretch is the row's longest.
+    /// Whether the stretch became the row's longest.
+    fn add(&mut self, part: Part, what: What, from: i64, to: i64, example: u32, gpu: u32) -> bool {
         if to <= from {
-            return;
+            return false;
         }
         match self.rows.iter_mut().find(|r| r.part == part && r.what == what) {
             Some(r) => {
                 r.ns += to - from;
                 r.intervals += 1;
-                if to - from > r.longest.1 - r.longest.0 {
+                let longest = to - from > r.longest.1 - r.longest.0;
+                if longest {
                     r.longest = (from, to);
+                    r.gpu = gpu;
                 }
+                longest
             }
-            None => self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example, inner: NONE }),
+            None => {
+                self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example, inner: NONE, gpu });
+                true
+            }
         }
     }
 }
@@ -487,13 +542,20 @@ impl Ctx<'_> {
             }
             let Some(&(s, e, busy)) = next else { break };
             let (from, to) = (s.max(cursor), e.min(end));
-            let (part, what) = match busy {
-                Busy::Compute(c) => (Part::Busy, What::Family(self.family_of[c as usize])),
-                Busy::Communication => (Part::ExposedCommunication, What::Plain),
-                Busy::Copy => (Part::Copy, What::Plain),
-                Busy::PageableCopy => (Part::Copy, What::Pageable),
+            let (part, what, gpu) = match busy {
+                Busy::Compute(c, r) => (Part::Busy, What::Family(self.family_of[c as usize]), r),
+                Busy::Communication => (Part::ExposedCommunication, What::Plain, NONE),
+                Busy::Copy => (Part::Copy, What::Plain, NONE),
+                Busy::PageableCopy => (Part::Copy, What::Pageable, NONE),
             };
-            rows.add(part, what, from, to, NONE);
+            // A merged span's row is looked up only when the stretch is its row's longest.
+            if rows.add(part, what, from, to, NONE, gpu) && gpu == NONE {
+                let copy = part == Part::Copy;
+                let r = self.d.row_running_at(g, from, copy);
+                if let Some(row) = rows.rows.iter_mut().find(|r| r.part == part && r.what == what) {
+                    row.gpu = r;
+                }
+            }
             cursor = cursor.max(to);
             k += 1;
         }
@@ -508,7 +570,8 @@ impl Ctx<'_> {
         let between = from >= pass_end;
         let ended_by = self.d.rows_starting_from(&mut rows.at_row, to).find(|&r| g.launch[r as usize] != NONE);
         let Some(r) = ended_by else {
-            rows.add(if between { Part::BetweenSteps } else { Part::Unlinked }, What::Plain, from, to, NONE);
+            let first = self.d.starts.get(rows.at_row).filter(|&&(s, _)| s == to).map_or(NONE, |&(_, r)| r);
+            rows.add(if between { Part::BetweenSteps } else { Part::Unlinked }, What::Plain, from, to, NONE, first);
             return;
         };
         let c = g.launch[r as usize] as usize;
@@ -516,7 +579,7 @@ impl Ctx<'_> {
         let host_to = issued.clamp(from, to);
         if host_to < to {
             let what = if l.is_graph[c] && issued <= from { What::Replay } else { What::Plain };
-            rows.add(Part::Queued, what, host_to, to, NONE);
+            rows.add(Part::Queued, what, host_to, to, NONE, r);
             if to - host_to >= (self.a.options.micro_idle_us * 1e3) as i64 {
                 step.stalled_ns += to - host_to;
             }
@@ -536,10 +599,12 @@ impl Ctx<'_> {
         let plain = if between { Part::BetweenSteps } else { Part::Launch };
         let issuing = |rows: &mut Rows, a: i64, b: i64| match sync {
             Some((called, call)) if called < b => {
-                rows.add(plain, What::Plain, a, called.max(a), NONE);
-                rows.add(Part::Sync, What::Call(l.name[call as usize]), called.max(a), b, call);
+                rows.add(plain, What::Plain, a, called.max(a), NONE, r);
+                rows.add(Part::Sync, What::Call(l.name[call as usize]), called.max(a), b, call, r);
             }
-            _ => rows.add(plain, What::Plain, a, b, NONE),
+            _ => {
+                rows.add(plain, What::Plain, a, b, NONE, r);
+            }
         };
         let thread = l.thread[c] as usize;
         let Some(Some(spans)) = self.spans.get(thread) else {
@@ -550,8 +615,12 @@ impl Ctx<'_> {
         let ops = &self.a.trace.ops;
         let name_of = |op: u32| if op == NONE { NO_NAME } else { ops.name[op as usize] };
         spans.walk(&mut hint, from, host_to, |a, b, piece| match piece {
-            Piece::In(HostState::Activity(op)) => rows.add(Part::Host, What::Range(ops.name[op as usize]), a, b, op),
-            Piece::In(HostState::Issuing) if between && sync.is_none() => rows.add(Part::Launch, What::Plain, a, b, NONE),
+            Piece::In(HostState::Activity(op)) => {
+                rows.add(Part::Host, What::Range(ops.name[op as usize]), a, b, op, r);
+            }
+            Piece::In(HostState::Issuing) if between && sync.is_none() => {
+                rows.add(Part::Launch, What::Plain, a, b, NONE, r);
+            }
             Piece::In(HostState::Issuing | HostState::Dispatch) => issuing(rows, a, b),
             Piece::Gap(_) if between => issuing(rows, a, b),
             Piece::Gap(k) => {
@@ -570,7 +639,7 @@ impl Ctx<'_> {
                 let before = k.checked_sub(1).map_or(NO_NAME, |p| name_of(spans.last_op[p]));
                 let after_op = spans.first_op.get(k).copied().unwrap_or(NONE);
                 let what = What::Unrecorded { before, after: name_of(after_op) };
-                rows.add(Part::Host, what, unrecorded_from, unrecorded_to, after_op);
+                rows.add(Part::Host, what, unrecorded_from, unrecorded_to, after_op, r);
                 issuing(rows, unrecorded_to, b);
             }
         });
