@@ -45,6 +45,7 @@ mod parts;
 mod phases;
 mod post_parse;
 mod ranks;
+mod release;
 mod repair;
 mod roofline;
 mod rule_coverage;
