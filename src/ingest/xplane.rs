@@ -280,6 +280,23 @@ struct Emitter<'s, S: EventSink> {
     index: u64,
 }
 
+/// Where an emitted event sits: its lane (`pid`, `tid`), its time (ns) and the byte offset of the
+/// XEvent it comes from (0 for one made from several).
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    pid: i64,
+    tid: i64,
+    ts: i64,
+    dur: i64,
+    offset: usize,
+}
+
+impl Placed {
+    fn of(e: &Event<'_>, pid: i64, tid: i64) -> Placed {
+        Placed { pid, tid, ts: e.ts_ns, dur: e.dur_ns, offset: e.offset }
+    }
+}
+
 impl<S: EventSink> Emitter<'_, S> {
     fn metadata(&mut self, what: &'static [u8], pid: i64, tid: i64, name: &str) {
         let args = Args { name: Some(Cow::Borrowed(name)), ..Args::default() };
@@ -289,46 +306,36 @@ impl<S: EventSink> Emitter<'_, S> {
         self.index += 1;
     }
 
-    /// One complete (`X`) event.
-    #[allow(clippy::too_many_arguments)]
-    fn complete(
-        &mut self,
-        cat: &[u8],
-        name: Cow<'_, [u8]>,
-        pid: i64,
-        tid: i64,
-        ts: i64,
-        dur: i64,
-        offset: usize,
-        args: Args<'_>,
-    ) {
+    /// One complete (`X`) event at `at`.
+    fn complete(&mut self, cat: &[u8], name: Cow<'_, [u8]>, at: Placed, args: Args<'_>) {
         let ev = RawEvent {
             ph: b'X',
             cat: Cow::Borrowed(cat),
             name,
-            pid: Id::Num(pid),
-            tid: Id::Num(tid),
-            ts: Field::Value(ts),
-            dur: Field::Value(dur),
+            pid: Id::Num(at.pid),
+            tid: Id::Num(at.tid),
+            ts: Field::Value(at.ts),
+            dur: Field::Value(at.dur),
             id: None,
             args,
         };
-        self.sink.event(&ev, self.index, offset as u64);
+        self.sink.event(&ev, self.index, at.offset as u64);
         self.index += 1;
     }
 
     fn event(&mut self, cat: &[u8], e: &Event<'_>, pid: i64, tid: i64, args: Args<'_>) {
-        self.complete(cat, Cow::Borrowed(e.name.as_bytes()), pid, tid, e.ts_ns, e.dur_ns, e.offset, args);
+        self.complete(cat, Cow::Borrowed(e.name.as_bytes()), Placed::of(e, pid, tid), args);
     }
 
     fn hlo_op(&mut self, op: &str, e: &Event<'_>, pid: i64, tid: i64) {
-        self.complete(b"cpu_op", Cow::Borrowed(op.as_bytes()), pid, tid, e.ts_ns, e.dur_ns, e.offset, Args::default());
+        self.complete(b"cpu_op", Cow::Borrowed(op.as_bytes()), Placed::of(e, pid, tid), Args::default());
     }
 
     fn module_annotation(&mut self, run: &ModuleRun<(String, Option<i64>), i64>) {
         let name = format!("XlaModule:{}", run.module.0).into_bytes();
         let dur = run.end.saturating_sub(run.ts);
-        self.complete(b"user_annotation", Cow::Owned(name), HOST_PID, run.thread, run.ts, dur, 0, Args::default());
+        let at = Placed { pid: HOST_PID, tid: run.thread, ts: run.ts, dur, offset: 0 };
+        self.complete(b"user_annotation", Cow::Owned(name), at, Args::default());
     }
 }
 

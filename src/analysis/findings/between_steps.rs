@@ -27,21 +27,15 @@ pub fn step_gaps(g: &Group) -> Option<Finding> {
         Engine::Torch => "prepare the next step while this one runs: no host synchronisation between steps (a .item() or .cpu() on the step's output waits for the GPU; check stopping criteria every few steps); record with_stack=True to name what the host does there",
     };
     Some(Finding {
-        kind: Kind::StepGaps,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence: format!(
             "between consecutive steps the GPU idles a median {gap_us:.1} µs while the host is in nothing recorded, of a {step_us:.1} µs step (window to the next step's start)"
         ),
         saving_us: gap_us,
         saving_pct: 100.0 * gap_us / step_us,
-        confidence: g.confidence(),
         fix: fix.to_string(),
         check: format!("steps following each other within a few µs: about {:.1} µs per step instead of {step_us:.1}", step_us - gap_us),
         from_ns: row.longest.0,
         to_ns: row.longest.1,
+        ..g.finding(Kind::StepGaps)
     })
 }

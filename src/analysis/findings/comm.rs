@@ -51,12 +51,6 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
     let i = g.median_pass(|i| g.steps[i].part_ns(Part::ExposedCommunication));
     let (from_ns, to_ns) = g.window(i);
     Some(Finding {
-        kind: Kind::ExposedCommunication,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence: format!(
             "{comm}{saving_us:.1} µs of collective time {per} with no compute kernel beside it, of {ms}'s {wall_us:.1} µs"
         ),
@@ -67,5 +61,6 @@ pub fn exposed_communication(a: &Analysis, g: &Group) -> Option<Finding> {
         check: format!("less than {:.1} µs of collective time alone {per}", saving_us / 2.0),
         from_ns,
         to_ns,
+        ..g.finding(Kind::ExposedCommunication)
     })
 }

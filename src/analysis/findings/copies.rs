@@ -38,20 +38,15 @@ pub fn exposed_copies(a: &Analysis, g: &Group) -> Option<Finding> {
         )
     };
     Some(Finding {
-        kind: Kind::ExposedCopy,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
         subject: if pageable { "pageable".into() } else { String::new() },
         evidence,
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
-        confidence: g.confidence(),
         fix,
         check: "copies under kernels, the copy row of the step budget near zero".into(),
         from_ns: row.longest.0,
         to_ns: row.longest.1,
+        ..g.finding(Kind::ExposedCopy)
     })
 }
 

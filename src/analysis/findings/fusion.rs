@@ -95,12 +95,6 @@ pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
         Engine::Torch => "fuse the chain: torch.compile(model) (Inductor writes one Triton kernel per chain of pointwise ops), or fused ops (torch.nn.functional.rms_norm, a fused add + norm, SiLU-and-multiply)",
     };
     Some(Finding {
-        kind: Kind::Fusion,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.passes.len(),
-        subject: String::new(),
         evidence: format!(
             "{runs_per_step} runs of {MIN_RUN}+ memory-bound kernels a step ({kernels} kernels; the longest {longest}, from {}); a memory-bound kernel costs at least {floor_us:.2} µs here (10th percentile of {} such kernels)",
             a.trace.name(gpu.name[first as usize]),
@@ -113,5 +107,6 @@ pub fn fusion(a: &Analysis, g: &Group) -> Option<Finding> {
         check: format!("about {} fewer kernels a step", kernels - runs_per_step),
         from_ns: g.passes[i].start_ns,
         to_ns: g.passes[i].end_ns,
+        ..g.finding_over_passes(Kind::Fusion)
     })
 }

@@ -65,22 +65,16 @@ pub fn gpu_bound(a: &Analysis, g: &Group) -> Option<Finding> {
         evidence.push_str(&format!("; by category (share of kernel time): {}", top_cats.join(", ")));
     }
     Some(Finding {
-        kind: Kind::GpuBound,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence,
         saving_us: 0.0,
         saving_pct: 0.0,
-        confidence: g.confidence(),
         fix: format!(
             "the step is the GPU's work: make the largest share cheaper (fewer or smaller kernels: a faster kernel for the top category, lower precision, larger batches per step) rather than the host; {roof}"
         ),
         check: format!("the top family's time {per} down, the GPU still busy"),
         from_ns,
         to_ns,
+        ..g.finding(Kind::GpuBound)
     })
 }
 

@@ -30,12 +30,6 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
     let i = g.median_pass(|i| g.steps[i].wall_ns());
     let (from_ns, to_ns) = g.window(i);
     Some(Finding {
-        kind: Kind::HostBound,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence: if g.is_capture() {
             format!(
                 "the capture window: {wall_us:.1} µs of wall time for {busy_us:.1} µs of GPU work ({:.0}% busy); the GPU waits {waiting_us:.1} µs while the host issues kernels; {kernels} kernels start in it, {:.0}% launched one by one",
@@ -51,7 +45,6 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
         },
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
-        confidence: g.confidence(),
         fix: fix.to_string(),
         check: format!(
             "{} of about {:.1} µs (the GPU work plus {:.2} µs a kernel replayed), the GPU at least 85% busy inside {}",
@@ -62,5 +55,6 @@ pub fn host_bound(g: &Group) -> Option<Finding> {
         ),
         from_ns,
         to_ns,
+        ..g.finding(Kind::HostBound)
     })
 }

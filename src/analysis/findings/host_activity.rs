@@ -152,20 +152,16 @@ pub fn host_activities(a: &Analysis, g: &Group) -> Vec<Finding> {
             }
         };
         out.push(Finding {
-            kind: Kind::HostActivity,
-            scope: g.scope.clone(),
-            phase: g.finding_phase(),
-            device: Some(g.device),
             passes: steps,
             subject,
             evidence,
             saving_us,
             saving_pct: share,
-            confidence: g.confidence(),
             fix,
             check,
             from_ns: row.longest.0,
             to_ns: row.longest.1,
+            ..g.finding(Kind::HostActivity)
         });
     }
     out

@@ -153,6 +153,31 @@ impl Group<'_> {
     pub fn finding_phase(&self) -> Option<Phase> {
         (!self.is_capture()).then_some(self.phase)
     }
+    /// A finding of `kind` read from this group, placed: its scope, phase, device and steps are
+    /// the group's, its confidence the group's; the rest is the detector's to fill.
+    pub fn finding(&self, kind: Kind) -> Finding {
+        Finding {
+            kind,
+            scope: self.scope.clone(),
+            phase: self.finding_phase(),
+            device: Some(self.device),
+            passes: self.steps.len(),
+            subject: String::new(),
+            evidence: String::new(),
+            saving_us: 0.0,
+            saving_pct: 0.0,
+            confidence: self.confidence(),
+            fix: String::new(),
+            check: String::new(),
+            from_ns: 0,
+            to_ns: 0,
+        }
+    }
+    /// [`Group::finding`], its figures from the group's passes (a chain of kernels read in
+    /// every pass) rather than its steps.
+    pub fn finding_over_passes(&self, kind: Kind) -> Finding {
+        Finding { passes: self.passes.len(), ..self.finding(kind) }
+    }
     /// Whether finding `f` was read from this group: its phase and device are the group's.
     pub fn holds(&self, f: &Finding) -> bool {
         f.phase == self.finding_phase() && f.device == Some(self.device)

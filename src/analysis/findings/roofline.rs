@@ -53,7 +53,8 @@ pub fn far_from_roof(a: &Analysis, groups: &[Group]) -> Vec<Finding> {
             .max_by(|x, y| (x.0.total_ns as f64 * (1.0 - x.1 / target)).total_cmp(&(y.0.total_ns as f64 * (1.0 - y.1 / target))))
             .map(|x| (x.0, x.1))
             .unwrap();
-        let mut f = finding(family, peaks, &far, worst, pct, target, saving_us, step_us, steps, rows.len());
+        let far = FarFromRoof { family, far, worst, pct, target, shapes: rows.len() };
+        let mut f = far.finding(peaks, saving_us, step_us, steps);
         // The calls are the trace's, not one step's: the window shown is a median step's.
         if let Some(g) = passes.iter().max_by_key(|g| g.passes.len()) {
             let i = g.median_pass(|i| g.steps[i].wall_ns());
@@ -82,50 +83,54 @@ fn eager_attention(row: &OpRow) -> bool {
     scores || times_v
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finding(
+/// One family's calls far from their roof: the shapes under half the target, the costliest of
+/// them and its share of its roof (%), the target (% of the roof this trace's best calls reach)
+/// and how many shapes the family has.
+struct FarFromRoof<'a> {
     family: Family,
-    peaks: &Peaks,
-    far: &[&(&OpRow, f64)],
-    worst: &OpRow,
+    far: Vec<&'a (&'a OpRow, f64)>,
+    worst: &'a OpRow,
     pct: f64,
     target: f64,
-    saving_us: f64,
-    step_us: f64,
-    steps: usize,
     shapes: usize,
-) -> Finding {
-    let v = worst.against(peaks);
-    let fix = match family {
-        Family::Gemm if eager_attention(worst) => "this batched GEMM is attention computed op by op (scores = Q·Kᵀ over the whole sequence): one fused attention kernel instead, torch.nn.functional.scaled_dot_product_attention (Hugging Face: attn_implementation=\"sdpa\" or \"flash_attention_2\"), which never writes the scores to memory",
-        Family::Attention => "a faster attention kernel for these shapes: FlashAttention / FlashInfer / the engine's attention backend instead of SDPA's math or efficient path (torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION)); on ROCm, aiter or CK flash attention",
-        _ => "a better kernel or tile for these shapes: torch.compile(mode=\"max-autotune\") to tune GEMM tiles, dimensions padded to multiples of 64, FP8 weights for the memory-bound (decode) GEMMs; on ROCm, hipBLASLt (TORCH_BLAS_PREFER_HIPBLASLT=1) with tuned GEMMs (PYTORCH_TUNABLEOP_ENABLED=1)",
-    };
-    Finding {
-        kind: Kind::Roofline,
-        scope: format!("{} calls", family.as_str()),
-        phase: None,
-        device: None,
-        passes: steps,
-        subject: String::new(),
-        evidence: format!(
-            "{} of {shapes} {} shapes run under half the {target:.0}% of the roof this trace's own {} calls reach (time-weighted 90th percentile); the costliest: {} {} × {} calls at {pct:.1}% of its {} roof ({:.1} of {:.1} TFLOP/s)",
-            far.len(),
-            family.as_str(),
-            family.as_str(),
-            worst.name,
-            worst.input_dims,
-            worst.calls,
-            v.bound,
-            worst.tflops(),
-            v.roof_tflops
-        ),
-        saving_us,
-        saving_pct: 100.0 * saving_us / step_us,
-        confidence: "medium: from recorded shapes; the target is what this trace's best calls reach, not a measured faster kernel".to_string(),
-        fix: fix.to_string(),
-        check: format!("the {} shapes above half of {target:.0}% of their roof in the roofline table", family.as_str()),
-        from_ns: 0,
-        to_ns: 0,
+}
+
+impl FarFromRoof<'_> {
+    /// The finding: `saving_us` a step of `step_us`, over `steps` steps.
+    fn finding(&self, peaks: &Peaks, saving_us: f64, step_us: f64, steps: usize) -> Finding {
+        let FarFromRoof { family, ref far, worst, pct, target, shapes } = *self;
+        let v = worst.against(peaks);
+        let fix = match family {
+            Family::Gemm if eager_attention(worst) => "this batched GEMM is attention computed op by op (scores = Q·Kᵀ over the whole sequence): one fused attention kernel instead, torch.nn.functional.scaled_dot_product_attention (Hugging Face: attn_implementation=\"sdpa\" or \"flash_attention_2\"), which never writes the scores to memory",
+            Family::Attention => "a faster attention kernel for these shapes: FlashAttention / FlashInfer / the engine's attention backend instead of SDPA's math or efficient path (torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION)); on ROCm, aiter or CK flash attention",
+            _ => "a better kernel or tile for these shapes: torch.compile(mode=\"max-autotune\") to tune GEMM tiles, dimensions padded to multiples of 64, FP8 weights for the memory-bound (decode) GEMMs; on ROCm, hipBLASLt (TORCH_BLAS_PREFER_HIPBLASLT=1) with tuned GEMMs (PYTORCH_TUNABLEOP_ENABLED=1)",
+        };
+        Finding {
+            kind: Kind::Roofline,
+            scope: format!("{} calls", family.as_str()),
+            phase: None,
+            device: None,
+            passes: steps,
+            subject: String::new(),
+            evidence: format!(
+                "{} of {shapes} {} shapes run under half the {target:.0}% of the roof this trace's own {} calls reach (time-weighted 90th percentile); the costliest: {} {} × {} calls at {pct:.1}% of its {} roof ({:.1} of {:.1} TFLOP/s)",
+                far.len(),
+                family.as_str(),
+                family.as_str(),
+                worst.name,
+                worst.input_dims,
+                worst.calls,
+                v.bound,
+                worst.tflops(),
+                v.roof_tflops
+            ),
+            saving_us,
+            saving_pct: 100.0 * saving_us / step_us,
+            confidence: "medium: from recorded shapes; the target is what this trace's best calls reach, not a measured faster kernel".to_string(),
+            fix: fix.to_string(),
+            check: format!("the {} shapes above half of {target:.0}% of their roof in the roofline table", family.as_str()),
+            from_ns: 0,
+            to_ns: 0,
+        }
     }
 }

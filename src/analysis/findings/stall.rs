@@ -36,12 +36,6 @@ pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
         None => "the host made no runtime call during it".to_string(),
     };
     Some(Finding {
-        kind: Kind::Stalled,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence: format!(
             "the GPU idles {saving_us:.1} µs of {ms}'s {wall_us:.1} µs with the next kernel already issued (in waits of at least {:.0} µs); the longest stall {:.1} µs; {host}",
             a.options.micro_idle_us,
@@ -54,5 +48,6 @@ pub fn stalled(a: &Analysis, g: &Group) -> Option<Finding> {
         check: "no idle longer than a few µs inside the step while a kernel is queued".to_string(),
         from_ns: from,
         to_ns: to,
+        ..g.finding(Kind::Stalled)
     })
 }

@@ -66,21 +66,15 @@ pub fn syncs(a: &Analysis, g: &Group) -> Option<Finding> {
     };
     let (from_ns, to_ns) = g.window(i);
     Some(Finding {
-        kind: Kind::Sync,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence: format!(
             "{per_step:.0} synchronising call(s) {per}; after each the GPU waits while the host refills it: {saving_us:.1} µs of {ms}'s {wall_us:.1} µs; most often ({n}×) {site}{after}"
         ),
         saving_us,
         saving_pct: 100.0 * saving_us / wall_us,
-        confidence: g.confidence(),
         fix: fix.to_string(),
         check: format!("no {} inside the steps, and the GPU's idle after it gone", t.name(call)),
         from_ns,
         to_ns,
+        ..g.finding(Kind::Sync)
     })
 }

@@ -10,12 +10,6 @@ pub fn unlinked(g: &Group) -> Option<Finding> {
     let ms = g.median_step();
     let (idle_us, wall_us, row) = g.raised_part(Part::Unlinked)?;
     Some(Finding {
-        kind: Kind::UnlinkedIdle,
-        scope: g.scope.clone(),
-        phase: g.finding_phase(),
-        device: Some(g.device),
-        passes: g.steps.len(),
-        subject: String::new(),
         evidence: format!(
             "the GPU idles {idle_us:.1} µs of {ms}'s {wall_us:.1} µs before work whose launch is not in the trace: what held it cannot be told"
         ),
@@ -26,5 +20,6 @@ pub fn unlinked(g: &Group) -> Option<Finding> {
         check: "the same idle, now split into host, launch, sync and queued rows".into(),
         from_ns: row.longest.0,
         to_ns: row.longest.1,
+        ..g.finding(Kind::UnlinkedIdle)
     })
 }

@@ -232,80 +232,25 @@ impl TimelineIndex {
             out[..lanes * width].fill(EMPTY);
             return out;
         }
-        let families = self.meta.families.len();
-        let per_px = (to - from) / width as f64;
-        let mut cover = vec![0f32; width * families];
-        let mut busy = vec![0f32; width];
+        let mut columns = Columns::new(from, to, width, self.meta.families.len());
         for (k, spans) in self.spans.iter().enumerate() {
-            cover.fill(0.0);
-            busy.fill(0.0);
+            columns.clear();
             let lo = from as i64 - self.longest[k];
             let first = spans.partition_point(|s| s.0 < lo);
             // Many spans in the window: the lane's pyramid answers in O(columns).
             let visible = spans[first..].partition_point(|s| (s.0 as f64) < to);
             if let Some(p) = self.pyramids[k].as_ref().filter(|_| visible > PYRAMID_SPANS_PER_COLUMN * width) {
-                self.columns_from_pyramid(p, from, per_px, width, &mut cover, &mut busy);
+                columns.add_pyramid(p);
             } else {
-                Self::columns_from_spans(&spans[first..], from, to, per_px, width, families, &mut cover, &mut busy);
+                columns.add_spans(&spans[first..]);
             }
             for c in 0..width {
-                let row = &cover[c * families..(c + 1) * families];
-                let (best, &amount) = row.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("families");
-                out[k * width + c] = if amount > 0.0 { best as u8 } else { EMPTY };
-                out[(lanes + k) * width + c] = ((busy[c] as f64 / per_px).min(1.0) * 255.0).round() as u8;
+                let (family, busy) = columns.column(c);
+                out[k * width + c] = family;
+                out[(lanes + k) * width + c] = busy;
             }
         }
         out
-    }
-
-    /// Each column's coverage per family and busy time, read from a lane's pyramid at the level
-    /// whose bins are at most 1/16 of a column (edge bins count in proportion).
-    fn columns_from_pyramid(&self, p: &Pyramid, from: f64, per_px: f64, width: usize, cover: &mut [f32], busy: &mut [f32]) {
-        let families = self.meta.families.len();
-        let mut local = vec![0f32; p.families.len()];
-        for c in 0..width {
-            local.fill(0.0);
-            let left = from + c as f64 * per_px;
-            p.cover(left, left + per_px, per_px / 16.0, &mut local);
-            for (j, &f) in p.families.iter().enumerate() {
-                cover[c * families + f as usize] += local[j];
-                busy[c] += local[j];
-            }
-        }
-    }
-
-    /// Each column's coverage per family and busy time from the spans themselves.
-    #[allow(clippy::too_many_arguments)]
-    fn columns_from_spans(
-        spans: &[(i64, i64, u8)],
-        from: f64,
-        to: f64,
-        per_px: f64,
-        width: usize,
-        families: usize,
-        cover: &mut [f32],
-        busy: &mut [f32],
-    ) {
-        for &(s, e, fam) in spans {
-            let (s, e) = (s as f64, e as f64);
-            if s >= to {
-                break;
-            }
-            if e <= from {
-                continue;
-            }
-            let (s, e) = (s.max(from), e.min(to));
-            let c0 = ((s - from) / per_px) as usize;
-            let c1 = (((e - from) / per_px) as usize).min(width - 1);
-            for c in c0..=c1.max(c0).min(width - 1) {
-                let left = from + c as f64 * per_px;
-                let part = (e.min(left + per_px) - s.max(left)).max(0.0) as f32;
-                // A span narrower than a pixel still shows.
-                let part = if c0 == c1 { part.max(1e-3) } else { part };
-                busy[c] += part;
-                cover[c * families + fam as usize] += part;
-            }
-        }
     }
 
     /// Lane `lane`'s pyramid flat (`Pyramid::export`), or `None` for an empty lane.
@@ -476,4 +421,77 @@ fn python_stack(a: &Analysis, mut op: u32) -> Vec<String> {
         op = ops.parent[op as usize];
     }
     out
+}
+
+/// A window of pixel columns being filled with one lane's time: per column, the time each
+/// family covers and the time anything runs.
+struct Columns {
+    from: f64,
+    to: f64,
+    per_px: f64,
+    width: usize,
+    families: usize,
+    cover: Vec<f32>,
+    busy: Vec<f32>,
+}
+
+impl Columns {
+    fn new(from: f64, to: f64, width: usize, families: usize) -> Columns {
+        let per_px = (to - from) / width as f64;
+        Columns { from, to, per_px, width, families, cover: vec![0.0; width * families], busy: vec![0.0; width] }
+    }
+
+    fn clear(&mut self) {
+        self.cover.fill(0.0);
+        self.busy.fill(0.0);
+    }
+
+    /// Column `c`: the family covering most of it ([`EMPTY`] where nothing runs) and its busy
+    /// fraction scaled to 0–255.
+    fn column(&self, c: usize) -> (u8, u8) {
+        let row = &self.cover[c * self.families..(c + 1) * self.families];
+        let (best, &amount) = row.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("families");
+        let family = if amount > 0.0 { best as u8 } else { EMPTY };
+        (family, ((self.busy[c] as f64 / self.per_px).min(1.0) * 255.0).round() as u8)
+    }
+
+    /// Coverage read from a lane's pyramid at the level whose bins are at most 1/16 of a column
+    /// (edge bins count in proportion).
+    fn add_pyramid(&mut self, p: &Pyramid) {
+        let mut local = vec![0f32; p.families.len()];
+        for c in 0..self.width {
+            local.fill(0.0);
+            let left = self.from + c as f64 * self.per_px;
+            p.cover(left, left + self.per_px, self.per_px / 16.0, &mut local);
+            for (j, &f) in p.families.iter().enumerate() {
+                self.cover[c * self.families + f as usize] += local[j];
+                self.busy[c] += local[j];
+            }
+        }
+    }
+
+    /// Coverage from the spans themselves (start, end, family; sorted by start).
+    fn add_spans(&mut self, spans: &[(i64, i64, u8)]) {
+        let (from, to, per_px, width) = (self.from, self.to, self.per_px, self.width);
+        for &(s, e, fam) in spans {
+            let (s, e) = (s as f64, e as f64);
+            if s >= to {
+                break;
+            }
+            if e <= from {
+                continue;
+            }
+            let (s, e) = (s.max(from), e.min(to));
+            let c0 = ((s - from) / per_px) as usize;
+            let c1 = (((e - from) / per_px) as usize).min(width - 1);
+            for c in c0..=c1.max(c0).min(width - 1) {
+                let left = from + c as f64 * per_px;
+                let part = (e.min(left + per_px) - s.max(left)).max(0.0) as f32;
+                // A span narrower than a pixel still shows.
+                let part = if c0 == c1 { part.max(1e-3) } else { part };
+                self.busy[c] += part;
+                self.cover[c * self.families + fam as usize] += part;
+            }
+        }
+    }
 }

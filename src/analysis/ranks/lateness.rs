@@ -105,6 +105,21 @@ pub(super) fn busy_intervals(t: &Trace) -> Vec<(i64, i64)> {
     crate::analysis::timeline::merge((0..g.len()).map(|i| (g.ts[i], g.end(i))).filter(|(a, b)| b > a).collect())
 }
 
+/// One rank's window before a collective (its own clock): GPU busy and idle time in it (ns),
+/// and its longest idle gap.
+struct Window {
+    busy: i64,
+    idle: i64,
+    gap: (i64, i64),
+}
+
+/// The busy and idle time (ns) of the median-arriving ranks' windows, averaged: what a rank's
+/// own is measured against.
+struct Typical {
+    busy: f64,
+    idle: f64,
+}
+
 /// Busy time within `[from, to)` and the longest idle gap there, from merged intervals.
 fn busy_in(busy: &[(i64, i64)], from: i64, to: i64) -> (i64, (i64, i64)) {
     let mut total = 0;
@@ -337,20 +352,20 @@ impl Finder<'_> {
                     (from.min(arrivals[r]), arrivals[r])
                 })
                 .collect();
-            let mut stats: Vec<(i64, i64, (i64, i64))> = Vec::with_capacity(n); // busy, idle, gap (own clock)
+            let mut stats: Vec<Window> = Vec::with_capacity(n);
             for (r, &(from, to)) in windows.iter().enumerate() {
                 let offset = self.ranks[r].clock_offset_ns;
-                let (b, gap) = busy_in(&busy[r], from - offset, to - offset);
-                stats.push((b, (to - from) - b, gap));
+                let (busy, gap) = busy_in(&busy[r], from - offset, to - offset);
+                stats.push(Window { busy, idle: (to - from) - busy, gap });
             }
-            let mid = |k: usize| middle.iter().map(|&r| [stats[r].0, stats[r].1][k] as f64).sum::<f64>() / middle.len() as f64;
-            let (busy_mid, idle_mid) = (mid(0), mid(1));
+            let mean = |f: fn(&Window) -> i64| middle.iter().map(|&r| f(&stats[r]) as f64).sum::<f64>() / middle.len() as f64;
+            let typical = Typical { busy: mean(|w| w.busy), idle: mean(|w| w.idle) };
             for r in 0..n {
                 let late = (arrivals[r] as f64 - median_arrival).round() as i64;
                 if late < LATE_FLOOR_NS {
                     continue;
                 }
-                out.push(self.late_row(c, r, late, stats[r], busy_mid, idle_mid, &hosts[r]));
+                out.push(self.late_row(c, r, late, &stats[r], &typical, &hosts[r]));
             }
         }
         out
@@ -370,19 +385,11 @@ impl Finder<'_> {
             .min()
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn late_row(
-        &self,
-        c: &Collective,
-        r: usize,
-        late: i64,
-        (busy, idle, gap): (i64, i64, (i64, i64)),
-        busy_mid: f64,
-        idle_mid: f64,
-        host: &HostTops,
-    ) -> Lateness {
-        let busy_excess = (busy as f64 - busy_mid).round() as i64;
-        let idle_excess = (idle as f64 - idle_mid).round() as i64;
+    /// Rank `r`'s lateness `late` (ns) at collective `c`, split by how its window before the
+    /// collective differs from the typical rank's.
+    fn late_row(&self, c: &Collective, r: usize, late: i64, window: &Window, typical: &Typical, host: &HostTops) -> Lateness {
+        let busy_excess = (window.busy as f64 - typical.busy).round() as i64;
+        let idle_excess = (window.idle as f64 - typical.idle).round() as i64;
         let side = if idle_excess * 3 >= late * 2 {
             LateSide::Host
         } else if busy_excess * 3 >= late * 2 {
@@ -390,6 +397,7 @@ impl Finder<'_> {
         } else {
             LateSide::Mixed
         };
+        let gap = window.gap;
         let t = &self.ranks[r].trace.analysis.trace;
         let thread = launching_thread(t, c.sides[r].row);
         let host_op = (gap.1 > gap.0)

@@ -598,7 +598,8 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
         .into_iter()
         .enumerate()
         .map(|(index, (_, name, occurrence, rows))| {
-            collective(index, name, occurrence, &rows, &numbered, &offsets, &hosts, &params[0])
+            let run = RunSoFar { numbered: &numbered, offsets: &offsets, hosts: &hosts, params: &params[0] };
+            run.collective(index, name, occurrence, &rows)
         })
         .collect();
     let ranks = numbered
@@ -617,56 +618,58 @@ pub fn analyse_run(traces: Vec<RankTrace>, options: RunOptions) -> Result<Run> {
     Ok(Run { ranks, collectives, unmatched, warnings, aligned: options.align, late, jitter_ns })
 }
 
-/// One matched collective (the `occurrence`-th of key `name`, on `rows` of each rank): each
-/// rank's side on the aligned clock, each side's wait for the latest to start, its step, and the
-/// process group and bytes the first rank's launching op recorded.
-#[allow(clippy::too_many_arguments)]
-fn collective(
-    index: usize,
-    name: &str,
-    occurrence: usize,
-    rows: &[usize],
-    numbered: &[Numbered],
-    offsets: &[(i64, i64)],
-    hosts: &[lateness::HostTops],
-    params: &CommLookup,
-) -> Collective {
-    let mut sides: Vec<Side> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, &row)| {
-            let a = &numbered[r].trace.analysis;
-            let g = &a.trace.gpu;
-            Side {
-                row,
-                start_ns: g.ts[row] + offsets[r].0,
-                end_ns: g.end(row) + offsets[r].0,
-                dur_ns: g.dur[row],
-                wait_ns: 0,
-                phase: a.phases.phase_of_row.get(row).copied().flatten(),
-                pass: a.phases.pass_of_row.get(row).copied().unwrap_or(NONE),
-                layer: a.layers.layer_of_row.get(row).copied().unwrap_or(NONE),
-                step: hosts[r].step_at(lateness::host_time(&a.trace, row)),
-            }
-        })
-        .collect();
-    let latest = sides.iter().map(|s| s.start_ns).max().unwrap_or(0);
-    for s in &mut sides {
-        s.wait_ns = latest - s.start_ns;
-    }
-    let first = &numbered[0].trace.analysis.trace;
-    let comm = params.row_of(first, rows[0]);
-    let bytes = comm.and_then(|c| params.bytes(first, c)).or_else(|| message_bytes(first, rows[0]));
-    Collective {
-        index,
-        group: comm.map(|c| params.group(first, c)).unwrap_or_default(),
-        matched_by: if comm.is_some() { "process group" } else { "kernel name" },
-        kind: Kind::of(name),
-        key: name.to_string(),
-        name: first.name(first.gpu.name[rows[0]]).to_string(),
-        occurrence,
-        bytes,
-        sides,
+/// What matching a collective across ranks reads: the ranks in order, each one's clock offset
+/// against rank 0, their host steps, and the process groups' parameters.
+struct RunSoFar<'a> {
+    numbered: &'a [Numbered],
+    offsets: &'a [(i64, i64)],
+    hosts: &'a [lateness::HostTops],
+    params: &'a CommLookup,
+}
+
+impl RunSoFar<'_> {
+    /// One matched collective (the `occurrence`-th of key `name`, on `rows` of each rank): each
+    /// rank's side on the aligned clock, each side's wait for the latest to start, its step, and
+    /// the process group and bytes the first rank's launching op recorded.
+    fn collective(&self, index: usize, name: &str, occurrence: usize, rows: &[usize]) -> Collective {
+        let RunSoFar { numbered, offsets, hosts, params } = *self;
+        let mut sides: Vec<Side> = rows
+            .iter()
+            .enumerate()
+            .map(|(r, &row)| {
+                let a = &numbered[r].trace.analysis;
+                let g = &a.trace.gpu;
+                Side {
+                    row,
+                    start_ns: g.ts[row] + offsets[r].0,
+                    end_ns: g.end(row) + offsets[r].0,
+                    dur_ns: g.dur[row],
+                    wait_ns: 0,
+                    phase: a.phases.phase_of_row.get(row).copied().flatten(),
+                    pass: a.phases.pass_of_row.get(row).copied().unwrap_or(NONE),
+                    layer: a.layers.layer_of_row.get(row).copied().unwrap_or(NONE),
+                    step: hosts[r].step_at(lateness::host_time(&a.trace, row)),
+                }
+            })
+            .collect();
+        let latest = sides.iter().map(|s| s.start_ns).max().unwrap_or(0);
+        for s in &mut sides {
+            s.wait_ns = latest - s.start_ns;
+        }
+        let first = &numbered[0].trace.analysis.trace;
+        let comm = params.row_of(first, rows[0]);
+        let bytes = comm.and_then(|c| params.bytes(first, c)).or_else(|| message_bytes(first, rows[0]));
+        Collective {
+            index,
+            group: comm.map(|c| params.group(first, c)).unwrap_or_default(),
+            matched_by: if comm.is_some() { "process group" } else { "kernel name" },
+            kind: Kind::of(name),
+            key: name.to_string(),
+            name: first.name(first.gpu.name[rows[0]]).to_string(),
+            occurrence,
+            bytes,
+            sides,
+        }
     }
 }
 
