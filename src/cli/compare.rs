@@ -58,14 +58,25 @@ pub fn run(a: &Args) -> Result<()> {
             x.call_paths();
         })
     };
+    let clock = std::time::Instant::now();
     let (ra, rb) = std::thread::scope(|s| {
         let ha = s.spawn(|| derived(super::load_with(pa, a, &a.values("--capture-a"))));
         let rb = derived(super::load_with(pb, a, &a.values("--capture-b")));
         (ha.join().unwrap_or_else(|_| Err(Error::new("analysis thread failed"))), rb)
     });
     let (ta, tb) = (ra?, rb?);
+    let read_ms = clock.elapsed().as_secs_f64() * 1e3;
     let c = traceprism::analysis::compare::compare(ta, tb, &opts)?;
+    let compared_ms = clock.elapsed().as_secs_f64() * 1e3;
     let tables = traceprism::report::compare::tables_of(&c, ta, tb, &opts);
+    if a.verbose {
+        let done_ms = clock.elapsed().as_secs_f64() * 1e3;
+        eprintln!(
+            "compare: both traces read and analysed in {read_ms:.0} ms, compared in {:.0} ms, tables in {:.0} ms",
+            compared_ms - read_ms,
+            done_ms - compared_ms
+        );
+    }
     if let Some(dir) = a.out.as_deref() {
         std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {dir}: {e}")))?;
         for t in &tables {

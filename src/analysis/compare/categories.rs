@@ -11,17 +11,14 @@ use super::{keyed_rows, CompareOptions, LevelRow, Side};
 pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
     let mut out = Vec::new();
     for level in ["family", "category"] {
-        let key = |s: &Side, i: usize| -> (String, String) {
-            let c = &s.analysis.categories;
-            let fam = c.family(i).to_string();
-            if level == "family" {
-                (fam, String::new())
-            } else {
-                (fam, c.name(i).to_string())
-            }
+        // Rows grouped by category id; each category named once.
+        let raw = |s: &Side, i: usize| s.analysis.categories.of_row[i];
+        let key = |s: &Side, c: u16| -> (String, String) {
+            let c = &s.analysis.categories.categories[c as usize];
+            (c.family.clone(), if level == "family" { String::new() } else { c.name.clone() })
         };
-        let mut rows =
-            keyed_rows(a, b, key, |k| vec![level.to_string(), k.0.clone(), k.1.clone()], |s, _| s.pass_divisor(), opts);
+        let show = |k: &(String, String)| vec![level.to_string(), k.0.clone(), k.1.clone()];
+        let mut rows = keyed_rows(a, b, raw, key, show, |s, _| s.pass_divisor(), opts);
         super::sort_by_gap(&mut rows);
         out.extend(rows);
     }

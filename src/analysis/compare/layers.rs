@@ -54,5 +54,5 @@ pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
     let show = |k: &LayerKey| {
         vec![k.0.to_string(), PARTS[k.1 as usize].to_string(), if k.2 == NONE { String::new() } else { k.2.to_string() }]
     };
-    keyed_rows(a, b, layer_key, show, divisor, opts)
+    keyed_rows(a, b, layer_key, |_, k| k, show, divisor, opts)
 }

@@ -309,69 +309,67 @@ pub fn judge(a: Agg, b: Agg, a_div: f64, b_div: f64, opts: &CompareOptions) -> V
     Verdict { ratio, gap_ns, status }
 }
 
-/// Groups the selected rows of a side by `key`.
-pub fn group<K: Ord>(side: &Side, mut key: impl FnMut(usize) -> K) -> BTreeMap<K, Agg> {
-    let mut out = BTreeMap::new();
-    for &i in &side.rows {
-        out.entry(key(i)).or_insert_with(Agg::default).add(side.dur(i));
-    }
-    out
-}
+/// A group of one side's rows: their aggregate and top kernel's name.
+type Grouped = (Agg, String);
 
-/// Pairs two groupings by key: every key of either side once, with an empty [`Agg`] on the
-/// side that lacks it.
-pub fn pair<K: Ord>(a: BTreeMap<K, Agg>, b: BTreeMap<K, Agg>) -> Vec<(K, Agg, Agg)> {
-    let mut out: BTreeMap<K, (Agg, Agg)> = BTreeMap::new();
-    for (k, v) in a {
-        out.entry(k).or_default().0 = v;
-    }
-    for (k, v) in b {
-        out.entry(k).or_default().1 = v;
-    }
-    out.into_iter().map(|(k, (a, b))| (k, a, b)).collect()
-}
-
-/// For each key, the kernel name with most time among the selected rows of `side` (one pass).
-pub fn top_kernels<K: Ord>(side: &Side, mut key: impl FnMut(usize) -> K) -> BTreeMap<K, String> {
+/// The selected rows of a side grouped by `key`: each key's aggregate and its top kernel (the
+/// kernel name with most time under it; ties: the name interned first). Rows are grouped in one
+/// pass by `raw`, a cheap key (an id); `key` names each distinct raw key once, so a level keyed
+/// by strings makes one string per group, not one per row.
+fn grouped<R: std::hash::Hash + Eq + Copy, K: Ord>(
+    side: &Side,
+    raw: impl Fn(&Side, usize) -> R,
+    key: impl Fn(&Side, R) -> K,
+) -> BTreeMap<K, Grouped> {
     let g = &side.analysis.trace.gpu;
-    let mut per: BTreeMap<K, std::collections::HashMap<u32, i64>> = BTreeMap::new();
+    let mut per_raw: crate::model::FastMap<R, (Agg, crate::model::FastMap<u32, i64>)> = Default::default();
     for &i in &side.rows {
-        *per.entry(key(i)).or_default().entry(g.name[i]).or_insert(0) += g.dur[i];
+        let (agg, names) = per_raw.entry(raw(side, i)).or_default();
+        agg.add(side.dur(i));
+        *names.entry(g.name[i]).or_insert(0) += g.dur[i];
     }
-    per.into_iter()
-        .map(|(k, m)| {
-            let top = m.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))).map(|(n, _)| n);
-            (k, top.map(|n| side.analysis.trace.name(n).to_string()).unwrap_or_default())
+    let mut per_key: BTreeMap<K, (Agg, crate::model::FastMap<u32, i64>)> = BTreeMap::new();
+    for (r, (agg, names)) in per_raw {
+        let (total, all) = per_key.entry(key(side, r)).or_default();
+        total.count += agg.count;
+        total.time_ns += agg.time_ns;
+        for (n, t) in names {
+            *all.entry(n).or_insert(0) += t;
+        }
+    }
+    per_key
+        .into_iter()
+        .map(|(k, (agg, names))| {
+            let top = names.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))).map(|(n, _)| n);
+            (k, (agg, top.map(|n| side.analysis.trace.name(n).to_string()).unwrap_or_default()))
         })
         .collect()
 }
 
-/// One row per key present on either side: both sides grouped by `key`, paired, judged with the
-/// per-pass divisors `divisor` gives for that key, and noted with each side's top kernel under it.
-/// Rows come in key order; levels that rank by gap sort them with [`sort_by_gap`].
-pub fn keyed_rows<K: Ord>(
+/// One row per key present on either side: both sides grouped by `raw` then `key` (see
+/// [`grouped`]), paired, judged with the per-pass divisors `divisor` gives for that key, and
+/// noted with each side's top kernel under it. Rows come in key order; levels that rank by gap
+/// sort them with [`sort_by_gap`].
+pub fn keyed_rows<R: std::hash::Hash + Eq + Copy, K: Ord>(
     a: &Side,
     b: &Side,
-    key: impl Fn(&Side, usize) -> K,
+    raw: impl Fn(&Side, usize) -> R,
+    key: impl Fn(&Side, R) -> K,
     show: impl Fn(&K) -> Vec<String>,
     divisor: impl Fn(&Side, &K) -> f64,
     opts: &CompareOptions,
 ) -> Vec<LevelRow> {
-    let (mut ta, mut tb) = (top_kernels(a, |i| key(a, i)), top_kernels(b, |i| key(b, i)));
-    pair(group(a, |i| key(a, i)), group(b, |i| key(b, i)))
-        .into_iter()
-        .map(|(k, xa, xb)| {
+    let mut both: BTreeMap<K, (Grouped, Grouped)> = BTreeMap::new();
+    for (k, v) in grouped(a, &raw, &key) {
+        both.entry(k).or_default().0 = v;
+    }
+    for (k, v) in grouped(b, &raw, &key) {
+        both.entry(k).or_default().1 = v;
+    }
+    both.into_iter()
+        .map(|(k, ((xa, a_note), (xb, b_note)))| {
             let (da, db) = (divisor(a, &k), divisor(b, &k));
-            LevelRow {
-                key: show(&k),
-                a: xa,
-                b: xb,
-                a_div: da,
-                b_div: db,
-                verdict: judge(xa, xb, da, db, opts),
-                a_note: ta.remove(&k).unwrap_or_default(),
-                b_note: tb.remove(&k).unwrap_or_default(),
-            }
+            LevelRow { key: show(&k), a: xa, b: xb, a_div: da, b_div: db, verdict: judge(xa, xb, da, db, opts), a_note, b_note }
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 
 use super::{keyed_rows, CompareOptions, LevelRow, Side};
 use crate::analysis::ops::{owner, Owner, UNLINKED};
+use crate::model::NameId;
 
 /// Vendor-neutral name of a runtime call: `cudaLaunchKernel`, `hipLaunchKernel`, `cuLaunchKernel` → `LaunchKernel`.
 pub fn neutral_runtime_name(name: &str) -> &str {
@@ -19,19 +20,37 @@ pub fn neutral_runtime_name(name: &str) -> &str {
     name
 }
 
-/// Op key of GPU row `i`.
-pub fn op_key(s: &Side, i: usize) -> String {
+/// What owns GPU row `i`, by name: its op's name, its runtime call's name (no enclosing op),
+/// or nothing (no launch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum OwnerName {
+    Op(NameId),
+    Launch(NameId),
+    Unlinked,
+}
+
+fn owner_name(s: &Side, i: usize) -> OwnerName {
     let t = &s.analysis.trace;
     match owner(s.analysis, i) {
-        Owner::Op(op) => t.name(t.ops.name[op as usize]).to_string(),
-        Owner::Launch(l) => format!("launch: {}", neutral_runtime_name(t.name(t.launches.name[l as usize]))),
-        Owner::Unlinked => UNLINKED.to_string(),
+        Owner::Op(op) => OwnerName::Op(t.ops.name[op as usize]),
+        Owner::Launch(l) => OwnerName::Launch(t.launches.name[l as usize]),
+        Owner::Unlinked => OwnerName::Unlinked,
+    }
+}
+
+/// The op key of an owner: the op's name, `launch: GraphLaunch`, or `(unlinked)`.
+fn op_key(s: &Side, o: OwnerName) -> String {
+    let t = &s.analysis.trace;
+    match o {
+        OwnerName::Op(name) => t.name(name).to_string(),
+        OwnerName::Launch(name) => format!("launch: {}", neutral_runtime_name(t.name(name))),
+        OwnerName::Unlinked => UNLINKED.to_string(),
     }
 }
 
 /// One row per op name present on either side, sorted by absolute gap per pass.
 pub fn compare(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<LevelRow> {
-    let mut rows = keyed_rows(a, b, op_key, |k| vec![k.clone()], |s, _| s.pass_divisor(), opts);
+    let mut rows = keyed_rows(a, b, owner_name, op_key, |k| vec![k.clone()], |s, _| s.pass_divisor(), opts);
     super::sort_by_gap(&mut rows);
     rows
 }
