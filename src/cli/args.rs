@@ -279,7 +279,8 @@ pub fn parse_with(args: &[String], command: &str) -> Result<Args> {
     Ok(out)
 }
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
+/// `v` read as a number for `flag`, or an error that names both.
+pub(crate) fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
     v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))
 }
 

@@ -1,14 +1,10 @@
 //! `traceprism compare A B`: where is one trace slower than the other, and why.
 
-use super::args::Args;
+use super::args::{number, Args};
 use super::summary_text::render_table;
 use traceprism::analysis::compare::CompareOptions;
 use traceprism::table::Table;
 use traceprism::{Error, Result};
-
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
-    v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number")))
-}
 
 /// Comparison options from the command line.
 fn options(a: &Args) -> Result<CompareOptions> {
@@ -90,7 +86,8 @@ pub fn run(a: &Args) -> Result<()> {
     if a.json {
         let answer = serde_json::json!({ "headline": c.headline(), "tables": tables });
         let text = serde_json::to_string_pretty(&answer).map_err(|e| Error::new(e.to_string()))?;
-        return emit(text + "\n");
+        super::out(&(text + "\n"));
+        return Ok(());
     }
     if a.out.is_some() && !a.verbose {
         return Ok(());
@@ -127,7 +124,8 @@ pub fn run(a: &Args) -> Result<()> {
     }
     o.push_str(&findings_text(&c.outcomes));
     o.push_str("ratio = A / B per pass; status says how A fares against B. Full tables: --out DIR (CSV) or --json.\n");
-    emit(o)
+    super::out(&o);
+    Ok(())
 }
 
 /// A's findings checked in B (what `compare_findings` holds, from the outcomes the comparison
@@ -158,13 +156,4 @@ fn findings_text(outcomes: &[traceprism::analysis::findings::outcome::Outcome]) 
     }
     o.push('\n');
     o
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: String) -> Result<()> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::new(format!("cannot write output: {e}"))),
-        _ => Ok(()),
-    }
 }

@@ -119,9 +119,8 @@ pub fn run(a: &Args) -> Result<()> {
 pub fn synth(a: &Args) -> Result<()> {
     let path = a.one_trace()?;
     let dir = a.out.as_deref().ok_or_else(|| Error::new("synth-ranks needs --out DIR"))?;
-    let number = |flag: &str, default: f64| -> Result<f64> {
-        a.extra(flag).map_or(Ok(default), |v| v.parse().map_err(|_| Error::new(format!("{flag}: '{v}' is not a number"))))
-    };
+    let number =
+        |flag: &str, default: f64| -> Result<f64> { a.extra(flag).map_or(Ok(default), |v| super::args::number(flag, v)) };
     let mut spec = traceprism::synth::ranks::RunSpec::default();
     spec.ranks = number("--ranks", spec.ranks as f64)? as u32;
     spec.straggler = number("--straggler", spec.straggler as f64)? as u32;

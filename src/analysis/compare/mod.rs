@@ -347,7 +347,7 @@ fn grouped<R: std::hash::Hash + Eq + Copy, K: Ord>(
 }
 
 /// One row per key present on either side: both sides grouped by `raw` then `key` (see
-/// [`grouped`]), paired, judged with the per-pass divisors `divisor` gives for that key, and
+/// `grouped`), paired, judged with the per-pass divisors `divisor` gives for that key, and
 /// noted with each side's top kernel under it. Rows come in key order; levels that rank by gap
 /// sort them with [`sort_by_gap`].
 pub fn keyed_rows<R: std::hash::Hash + Eq + Copy, K: Ord>(
