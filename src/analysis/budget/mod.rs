@@ -280,24 +280,28 @@ impl StepBudget {
             What::Range(name) => (t.name(name).to_string(), python_site(t, row.example)),
             What::Unrecorded { .. } if row.example != NONE => ("nothing recorded".to_string(), python_site(t, row.example)),
             What::Call(name) if row.example != NONE => {
-                let c = row.example as usize;
-                let op = t.launches.cpu_op[c];
+                let op = t.launches.cpu_op[row.example as usize];
                 let name = if op == NONE { t.name(name).to_string() } else { op_name(op) };
-                (name, user_frame(t, t.launches.python[c]).or_else(|| python_site(t, op)))
+                (name, launch_site(t, row.example))
             }
             _ if row.gpu != NONE => {
                 let g = row.gpu as usize;
                 let c = t.gpu.launch[g];
                 let op = if c == NONE { NONE } else { t.launches.cpu_op[c as usize] };
                 let name = if op == NONE { crate::support::text::ellipsis(t.name(t.gpu.name[g]), 81) } else { op_name(op) };
-                let site =
-                    if c == NONE { None } else { user_frame(t, t.launches.python[c as usize]).or_else(|| python_site(t, op)) };
-                (name, site)
+                (name, if c == NONE { None } else { launch_site(t, c) })
             }
             _ => (String::new(), None),
         };
         Activity { name, site: site.map(str::to_string) }
     }
+}
+
+/// The user's frame around runtime call `call`: from its innermost Python frame, else from the op
+/// it was made in.
+fn launch_site(t: &crate::model::Trace, call: u32) -> Option<&str> {
+    let c = call as usize;
+    user_frame(t, t.launches.python[c]).or_else(|| python_site(t, t.launches.cpu_op[c]))
 }
 
 /// The nearest enclosing Python frame of range `op` (not `op` itself) outside PyTorch's package.
@@ -468,28 +472,25 @@ struct Rows {
 
 impl Rows {
     /// Adds `[from, to)` to the row of `part` and `what` (made with `example` if new); `gpu`
-    /// is the GPU row behind the stretch, kept when the stretch is the row's longest.
-    /// Whether the stretch became the row's longest.
-    fn add(&mut self, part: Part, what: What, from: i64, to: i64, example: u32, gpu: u32) -> bool {
+    /// is the GPU row behind the stretch, kept when the stretch is the row's longest. Returns
+    /// the row when the stretch became its longest.
+    fn add(&mut self, part: Part, what: What, from: i64, to: i64, example: u32, gpu: u32) -> Option<&mut Row> {
         if to <= from {
-            return false;
+            return None;
         }
-        match self.rows.iter_mut().find(|r| r.part == part && r.what == what) {
-            Some(r) => {
-                r.ns += to - from;
-                r.intervals += 1;
-                let longest = to - from > r.longest.1 - r.longest.0;
-                if longest {
-                    r.longest = (from, to);
-                    r.gpu = gpu;
-                }
-                longest
-            }
-            None => {
-                self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example, inner: NONE, gpu });
-                true
-            }
+        let Some(k) = self.rows.iter().position(|r| r.part == part && r.what == what) else {
+            self.rows.push(Row { part, what, ns: to - from, intervals: 1, longest: (from, to), example, inner: NONE, gpu });
+            return self.rows.last_mut();
+        };
+        let r = &mut self.rows[k];
+        r.ns += to - from;
+        r.intervals += 1;
+        if to - from <= r.longest.1 - r.longest.0 {
+            return None;
         }
+        r.longest = (from, to);
+        r.gpu = gpu;
+        Some(r)
     }
 }
 
@@ -549,12 +550,8 @@ impl Ctx<'_> {
                 Busy::PageableCopy => (Part::Copy, What::Pageable, NONE),
             };
             // A merged span's row is looked up only when the stretch is its row's longest.
-            if rows.add(part, what, from, to, NONE, gpu) && gpu == NONE {
-                let copy = part == Part::Copy;
-                let r = self.d.row_running_at(g, from, copy);
-                if let Some(row) = rows.rows.iter_mut().find(|r| r.part == part && r.what == what) {
-                    row.gpu = r;
-                }
+            if let Some(row) = rows.add(part, what, from, to, NONE, gpu).filter(|_| gpu == NONE) {
+                row.gpu = self.d.row_running_at(g, from, part == Part::Copy);
             }
             cursor = cursor.max(to);
             k += 1;
