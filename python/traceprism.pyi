@@ -133,10 +133,20 @@ def open(
     capture: Union[_Path, Sequence[_Path], None] = None,
     *,
     threads: Optional[int] = None,
+    phase_method: str = "union",
+    decode_threshold: int = 0,
+    micro_idle_us: float = 10.0,
+    short_kernel_us: float = 10.0,
+    short_kernel_bins: int = 10,
+    topk: int = 0,
+    split_half_layers: bool = False,
+    device: Optional[str] = None,
+    exclude_unlinked: bool = False,
     strict: bool = False,
 ) -> Trace:
     """Reads and analyses a trace: Chrome-trace JSON, plain or gzip, or a JAX ``*.xplane.pb``,
-    told apart by its bytes. The GIL is released while it is read.
+    told apart by its bytes. The GIL is released while it is read. The keywords after ``threads``
+    are the CLI's options (``--phase-method`` is ``phase_method``...), as :func:`options` lists them.
 
     rules: a TOML file of extra kernel-category rules (as ``--rules``).
     capture: a capture trace, a folder with ``execution_details.json``, or a list of them (as
@@ -151,12 +161,21 @@ def read(
     name: str = "<bytes>",
     rules: Optional[_Path] = None,
     *,
+    phase_method: str = "union",
+    decode_threshold: int = 0,
+    micro_idle_us: float = 10.0,
+    short_kernel_us: float = 10.0,
+    short_kernel_bins: int = 10,
+    topk: int = 0,
+    split_half_layers: bool = False,
+    device: Optional[str] = None,
+    exclude_unlinked: bool = False,
     strict: bool = False,
 ) -> Trace:
     """Reads and analyses a trace held in memory (from object storage, say): Chrome-trace JSON,
     plain or gzip, or a JAX XSpace, told apart by its bytes, as :func:`open` does for a file.
     ``name`` stands for the file in messages and in the tables' metadata. The GIL is released
-    while it is read."""
+    while it is read. The keywords are :func:`open`'s."""
 
 def ranks(
     paths: Union[_Path, Sequence[_Path]],
@@ -165,6 +184,15 @@ def ranks(
     *,
     align: bool = True,
     threads: Optional[int] = None,
+    phase_method: str = "union",
+    decode_threshold: int = 0,
+    micro_idle_us: float = 10.0,
+    short_kernel_us: float = 10.0,
+    short_kernel_bins: int = 10,
+    topk: int = 0,
+    split_half_layers: bool = False,
+    device: Optional[str] = None,
+    exclude_unlinked: bool = False,
     strict: bool = False,
 ) -> Run:
     """Reads one run's rank traces (a folder of them, or a list of files), as ``traceprism ranks``.
@@ -177,12 +205,30 @@ def compare(
     phase: str = "all",
     label_a: Optional[str] = None,
     label_b: Optional[str] = None,
-    ratio_threshold: Optional[float] = None,
-    min_gap_us: Optional[float] = None,
-    min_change: Optional[float] = None,
+    ratio_threshold: float = 1.1,
+    min_gap_us: float = 1.0,
+    min_change: float = 0.01,
+    max_align_cells: int = 16000000,
+    rules: Optional[_Path] = None,
+    phase_method: str = "union",
+    decode_threshold: int = 0,
+    micro_idle_us: float = 10.0,
+    short_kernel_us: float = 10.0,
+    short_kernel_bins: int = 10,
+    topk: int = 0,
+    split_half_layers: bool = False,
+    device: Optional[str] = None,
+    exclude_unlinked: bool = False,
+    strict: bool = False,
 ) -> Comparison:
-    """Where A is slower than B and why, as ``traceprism compare A B`` (``phase``: prefill,
-    decode or all)."""
+    """Where A is slower than B and why, as ``traceprism compare A B`` (``phase``: all, prefill,
+    decode...). The comparison's options first, then, for a trace given as a path, :func:`open`'s."""
+
+def options() -> List[Dict[str, Any]]:
+    """Every option :func:`open`, :func:`read`, :func:`ranks` and :func:`compare` take by keyword,
+    as the core declares it (the CLI's flags and MCP's arguments are made from the same
+    declaration): ``{scope, field, keyword, flags, kind, choices, default, doc}``, ``scope``
+    ``analysis`` or ``compare``."""
 
 def table_names() -> List[str]:
     """The names of every table a trace has, in export order."""

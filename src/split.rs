@@ -34,6 +34,37 @@ pub enum Window {
     },
 }
 
+/// A window as a face gives it, one way for all (the CLI's `--pass`, `--phase`, `--from`/`--to`;
+/// the page's `{pass}`, `{phase}`, `{from_us, to_us}`): exactly one of the three.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowGiven {
+    /// A pass's index.
+    pub pass: Option<u32>,
+    /// A phase's name (one phase, not `all`).
+    pub phase: Option<String>,
+    /// Window start, µs since the trace's start.
+    pub from_us: Option<f64>,
+    /// Window end (excluded), µs since the trace's start.
+    pub to_us: Option<f64>,
+}
+
+impl WindowGiven {
+    /// The window, or an error saying what a window is.
+    pub fn window(self) -> Result<Window> {
+        match (self.pass, self.phase, self.from_us, self.to_us) {
+            (Some(n), None, None, None) => Ok(Window::Pass(n)),
+            (None, Some(p), None, None) => Ok(Window::Phase(
+                Phase::select("phase", &p)?.ok_or_else(|| Error::new("phase: one phase, not all (to keep every pass, copy the trace)"))?,
+            )),
+            (None, None, Some(from_us), Some(to_us)) => Ok(Window::Time { from_us, to_us }),
+            _ => Err(Error::new(
+                "a window is one of: a pass (--pass N), a phase (--phase prefill|decode), or a time range (--from US --to US, µs since the trace's start)",
+            )),
+        }
+    }
+}
+
 /// The events [`Splitter`] keeps.
 #[derive(Debug, Clone)]
 pub struct Selection {

@@ -20,7 +20,7 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, watch_names, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, declared_options, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, watch_names, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
 import { trapMessage } from './js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
 import { WORKER_SLICE_BYTES } from './js/constants.js';
@@ -262,6 +262,9 @@ const ops = {
   },
   builtinRules() {
     return builtin_category_rules();
+  },
+  declaredOptions() {
+    return JSON.parse(declared_options());
   },
   async split(data) {
     // The file is read again (an export: analyses never re-read) and only the window's events kept.

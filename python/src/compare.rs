@@ -1,10 +1,13 @@
 //! `traceprism.compare(a, b)` and the `Comparison` it returns.
 
 use crate::errors::{from_json, trace_error};
+use crate::paths::{keywords, refuse_unknown, set_declared};
 use crate::table::{BuiltTables, Table};
-use crate::trace::{open, Trace};
+use crate::trace::{open_with, Trace};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use traceprism::analysis::compare::CompareOptions;
+use traceprism::analysis::options::Declared;
 
 /// Where trace A is slower than trace B, and why: the tables of `traceprism compare A B`.
 #[pyclass(module = "traceprism", frozen)]
@@ -15,40 +18,33 @@ pub struct Comparison {
     headline: String,
 }
 
-/// A trace given as an opened `Trace`, or a path opened here.
-fn trace_of(py: Python<'_>, arg: &Bound<'_, PyAny>) -> PyResult<Py<Trace>> {
+/// A trace given as an opened `Trace`, or a path opened here with `options`.
+fn trace_of(py: Python<'_>, arg: &Bound<'_, PyAny>, options: &traceprism::Options) -> PyResult<Py<Trace>> {
     if let Ok(t) = arg.cast::<Trace>() {
         return Ok(t.clone().unbind());
     }
-    Py::new(py, open(py, arg.extract()?, None, None, None, false)?)
+    Py::new(py, open_with(py, arg.extract()?, options.clone(), None, &[])?)
 }
 
-/// Compares two traces (opened `Trace` objects, or paths), as `traceprism compare A B`.
+/// Compares two traces (opened `Trace` objects, or paths), as `traceprism compare A B`. The
+/// options are the CLI's, by keyword: the comparison's (`phase`, `label_a`, `min_change`...) and,
+/// for a trace given as a path, the analysis's (`rules`, `phase_method`...); see
+/// `traceprism.options()`.
 #[pyfunction]
-#[pyo3(signature = (a, b, *, phase = "all", label_a = None, label_b = None, ratio_threshold = None, min_gap_us = None, min_change = None))]
+#[pyo3(signature = (a, b, **options))]
 pub fn compare(
     py: Python<'_>,
     a: Bound<'_, PyAny>,
     b: Bound<'_, PyAny>,
-    phase: &str,
-    label_a: Option<String>,
-    label_b: Option<String>,
-    ratio_threshold: Option<f64>,
-    min_gap_us: Option<f64>,
-    min_change: Option<f64>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Comparison> {
-    let mut opts = CompareOptions { phase: phase.to_string(), label_a, label_b, ..CompareOptions::default() };
-    if let Some(r) = ratio_threshold {
-        opts.ratio_threshold = r;
-    }
-    if let Some(g) = min_gap_us {
-        opts.min_gap_us = g;
-    }
-    if let Some(m) = min_change {
-        opts.min_change = m;
-    }
+    let mut opts = CompareOptions::default();
+    let rest = set_declared(&mut opts, keywords(options)?)?;
+    let mut analysis = traceprism::Options::default();
+    let rest = set_declared(&mut analysis, rest)?;
+    refuse_unknown(&rest, "compare", &[CompareOptions::DECLARED, traceprism::Options::DECLARED])?;
     opts.validate().map_err(trace_error)?;
-    let (ta, tb) = (trace_of(py, &a)?, trace_of(py, &b)?);
+    let (ta, tb) = (trace_of(py, &a, &analysis)?, trace_of(py, &b, &analysis)?);
     opts.source_a = Some(ta.get().path().to_string());
     opts.source_b = Some(tb.get().path().to_string());
     let (aa, ab) = (ta.get().analysis.clone(), tb.get().analysis.clone());

@@ -29,6 +29,7 @@ fn python_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace::open, m)?)?;
     m.add_function(wrap_pyfunction!(trace::read, m)?)?;
     m.add_function(wrap_pyfunction!(trace::table_names, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::options, m)?)?;
     m.add_function(wrap_pyfunction!(run::ranks, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     Ok(())

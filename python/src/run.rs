@@ -1,13 +1,15 @@
 //! `traceprism.ranks(paths_or_dir)` and the `Run` it returns.
 
 use crate::errors::{from_json, trace_error, warn};
-use crate::paths::{options, path_list};
+use crate::paths::path_list;
 use crate::table::{BuiltTables, Table};
 use crate::trace::Trace;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::path::PathBuf;
 use traceprism::analysis::ranks::RunOptions;
-use traceprism::pipeline::ranks::{rank_files, read_run, run_identity, run_json};
+use traceprism::pipeline::ranks::{rank_files, read_run, run_identity};
+use traceprism::report::ranks::run_json;
 
 /// All ranks of one run: collectives matched, clocks aligned, the straggler named.
 #[pyclass(module = "traceprism", frozen)]
@@ -23,7 +25,7 @@ pub struct Run {
 /// `traceprism ranks`. A rank that cannot be read is left out with a `TraceWarning`; fewer than two
 /// readable ranks raise `TraceError`. The GIL is released while they are read.
 #[pyfunction]
-#[pyo3(signature = (paths, rules = None, capture = None, *, align = true, threads = None, strict = false))]
+#[pyo3(signature = (paths, rules = None, capture = None, *, align = true, threads = None, **options))]
 pub fn ranks(
     py: Python<'_>,
     paths: Bound<'_, PyAny>,
@@ -31,9 +33,9 @@ pub fn ranks(
     capture: Option<Bound<'_, PyAny>>,
     align: bool,
     threads: Option<usize>,
-    strict: bool,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Run> {
-    let options = options(rules, strict)?;
+    let options = crate::paths::options("ranks", rules, options)?;
     let paths = path_list(Some(&paths))?;
     let captures = path_list(capture.as_ref())?;
     let loaded = py
@@ -49,7 +51,7 @@ pub fn ranks(
         warn(py, &format!("{name}: {e} (this rank is left out)"))?;
     }
     let tables = traceprism::report::ranks::run_tables(&loaded.run);
-    let summary = run_json(&loaded, &tables);
+    let summary = run_json(&loaded.run, loaded.left_out.len(), &tables);
     let identity = run_identity(&loaded.run);
     let files = loaded.run.ranks.iter().map(|r| r.trace.file.clone()).collect();
     // The run's tables are made: each rank's analysis now becomes a Trace of its own, so a run is

@@ -1,7 +1,7 @@
 //! `traceprism.open(path)` and the `Trace` it returns.
 
 use crate::errors::{from_json, trace_error, unknown_table, warn};
-use crate::paths::{options, path_list};
+use crate::paths::path_list;
 use crate::table::Table;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -37,22 +37,34 @@ fn names() -> Vec<String> {
 /// (`*.xplane.pb`), told apart by its bytes.
 ///
 /// `rules` is a TOML file of extra kernel-category rules (as `--rules`); `capture` a capture trace,
-/// or a folder with `execution_details.json`, or a list of them (as `--capture`). The GIL is
-/// released while the file is read and analysed.
+/// or a folder with `execution_details.json`, or a list of them (as `--capture`). The other
+/// options are the CLI's, by keyword (`phase_method="hybrid"`, `strict=True`; see
+/// `traceprism.options()`). The GIL is released while the file is read and analysed.
 #[pyfunction]
-#[pyo3(signature = (path, rules = None, capture = None, *, threads = None, strict = false))]
+#[pyo3(signature = (path, rules = None, capture = None, *, threads = None, **options))]
 pub fn open(
     py: Python<'_>,
     path: PathBuf,
     rules: Option<PathBuf>,
     capture: Option<Bound<'_, PyAny>>,
     threads: Option<usize>,
-    strict: bool,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Trace> {
-    let options = options(rules, strict)?;
+    let options = crate::paths::options("open", rules, options)?;
     let captures = path_list(capture.as_ref())?;
+    open_with(py, path, options, threads, &captures)
+}
+
+/// Reads and analyses the trace at `path` with `options`.
+pub(crate) fn open_with(
+    py: Python<'_>,
+    path: PathBuf,
+    options: traceprism::Options,
+    threads: Option<usize>,
+    captures: &[PathBuf],
+) -> PyResult<Trace> {
     let threads = threads.unwrap_or_else(traceprism::read::default_read_threads).max(1);
-    let analysis = py.detach(|| traceprism::analyze_path_with(&path, options, threads, &captures)).map_err(trace_error)?;
+    let analysis = py.detach(|| traceprism::analyze_path_with(&path, options, threads, captures)).map_err(trace_error)?;
     let shown = path.display().to_string();
     if let Some(cut) = &analysis.trace.stats.truncation {
         warn(py, &format!("{shown}: {}", cut.message()))?;
@@ -62,18 +74,18 @@ pub fn open(
 
 /// Reads and analyses a trace held in memory (`bytes`, or a `bytearray`, copied): Chrome-trace
 /// JSON, plain or gzip, or a JAX XSpace, told apart by its bytes, as `open` does for a file.
-/// `name` stands for the file in messages and in the tables' metadata. The GIL is released while it
-/// is read.
+/// `name` stands for the file in messages and in the tables' metadata; the options are `open`'s.
+/// The GIL is released while it is read.
 #[pyfunction]
-#[pyo3(signature = (data, name = "<bytes>", rules = None, *, strict = false))]
+#[pyo3(signature = (data, name = "<bytes>", rules = None, **options))]
 pub fn read(
     py: Python<'_>,
     data: pyo3::pybacked::PyBackedBytes,
     name: &str,
     rules: Option<PathBuf>,
-    strict: bool,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Trace> {
-    let options = options(rules, strict)?;
+    let options = crate::paths::options("read", rules, options)?;
     let analysis = py
         .detach(|| {
             let trace = traceprism::pipeline::read_trace(std::io::Cursor::new(&*data))?;
@@ -84,6 +96,24 @@ pub fn read(
         warn(py, &format!("{name}: {}", cut.message()))?;
     }
     Ok(Trace::from_analysis(analysis, name.to_string()))
+}
+
+/// Every option `open`, `read`, `ranks` and `compare` take by keyword, as the core declares it: a
+/// list of `{field, keyword, flags, kind, choices, default, doc}` (`scope`: `analysis` or `compare`).
+#[pyfunction]
+pub fn options(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    use traceprism::analysis::options::Declared;
+    let mut list = Vec::new();
+    for (scope, decl) in [
+        ("analysis", traceprism::Options::declarations_json()),
+        ("compare", traceprism::analysis::compare::CompareOptions::declarations_json()),
+    ] {
+        for mut d in decl.as_array().cloned().unwrap_or_default() {
+            d["scope"] = serde_json::json!(scope);
+            list.push(d);
+        }
+    }
+    from_json(py, &list)
 }
 
 /// The names of every table a trace has, in export order.

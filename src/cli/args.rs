@@ -1,5 +1,7 @@
 //! Command-line arguments: positional paths plus `--flag [value]` options mapped onto [`Options`].
 
+use traceprism::analysis::compare::CompareOptions;
+use traceprism::analysis::options::{Declaration, Declared, Given};
 use traceprism::{Error, Options, Result};
 
 /// Parsed arguments of one subcommand.
@@ -15,7 +17,10 @@ pub struct Args {
     pub debug_layers: Vec<u32>,
     /// `--threads N`: threads that parse a plain-JSON trace (none: one per core).
     pub threads: Option<usize>,
+    /// The analysis options ([`Options`]'s declared flags, every analysing command).
     pub options: Options,
+    /// The comparison options ([`CompareOptions`]'s declared flags, `compare`).
+    pub compare: CompareOptions,
     /// Flags a subcommand reads itself (`--phase`, `--label-a`...), in the order given.
     pub extra: Vec<(String, String)>,
 }
@@ -65,7 +70,9 @@ impl Flag {
     }
 }
 
-/// Every flag of every command, in one table (as ripgrep's `flags/defs.rs`).
+/// Every flag of every command, in one table (as ripgrep's `flags/defs.rs`), but the options
+/// declared with their structs: [`Options`]' (every analysing command) and [`CompareOptions`]'
+/// (`compare`), read by [`Declared::set_given`].
 const FLAGS: &[Flag] = &[
     // Shared by several commands.
     Flag::once(
@@ -111,7 +118,7 @@ const FLAGS: &[Flag] = &[
         Takers::Only(&["export", "ranks"]),
     ),
     Flag::once(&["--parquet"], Reads::OwnValue, Takers::Only(&["export", "ranks"])),
-    Flag::once(&["--phase"], Reads::OwnValue, Takers::Only(&["flame", "split", "compare"])),
+    Flag::once(&["--phase"], Reads::OwnValue, Takers::Only(&["flame", "split"])),
     Flag {
         names: &["--capture"],
         reads: Reads::OwnValue,
@@ -120,66 +127,6 @@ const FLAGS: &[Flag] = &[
     },
     // Every analysing command's options.
     Flag::once(&["--threads"], Reads::Value(threads), Takers::Analysing),
-    Flag::once(&["--rules"], Reads::Value(rules), Takers::Analysing),
-    Flag::once(
-        &["--micro-idle-us", "--micro_idle_thresh_us"],
-        Reads::Value(|a, f, v| {
-            a.options.micro_idle_us = number(f, &v)?;
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(
-        &["--short-kernel-us"],
-        Reads::Value(|a, f, v| {
-            a.options.short_kernel_us = number(f, &v)?;
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(
-        &["--short-kernel-bins"],
-        Reads::Value(|a, f, v| {
-            a.options.short_kernel_bins = number(f, &v)?;
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(
-        &["--decode-threshold", "--decode_threshold"],
-        Reads::Value(|a, f, v| {
-            a.options.decode_threshold = number(f, &v)?;
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(
-        &["--phase-method"],
-        Reads::Value(|a, _, v| {
-            a.options.phase_method = traceprism::analysis::options::PhaseMethod::parse(&v)?;
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(
-        &["--device"],
-        Reads::Value(|a, _, v| {
-            a.options.device = Some(v);
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(
-        &["--topk"],
-        Reads::Value(|a, f, v| {
-            a.options.topk = number(f, &v)?;
-            Ok(())
-        }),
-        Takers::Analysing,
-    ),
-    Flag::once(&["--split-half-layers"], Reads::Switch(|a| a.options.split_half_layers = true), Takers::Analysing),
-    Flag::once(&["--exclude-unlinked"], Reads::Switch(|a| a.options.include_unlinked = false), Takers::Analysing),
-    Flag::once(&["--strict"], Reads::Switch(|a| a.options.strict = true), Takers::Analysing),
     // One command's own.
     Flag::once(&["--debug-layers"], Reads::Value(debug_layers), Takers::Only(&["layers"])),
     Flag::once(&["--folded"], Reads::OwnSwitch, Takers::Only(&["flame"])),
@@ -189,12 +136,6 @@ const FLAGS: &[Flag] = &[
     Flag::once(&["--from"], Reads::OwnValue, Takers::Only(&["split"])),
     Flag::once(&["--to"], Reads::OwnValue, Takers::Only(&["split"])),
     Flag::once(&["--csv"], Reads::OwnSwitch, Takers::Only(&["table"])),
-    Flag::once(&["--label-a"], Reads::OwnValue, Takers::Only(&["compare"])),
-    Flag::once(&["--label-b"], Reads::OwnValue, Takers::Only(&["compare"])),
-    Flag::once(&["--ratio-threshold"], Reads::OwnValue, Takers::Only(&["compare"])),
-    Flag::once(&["--min-gap-us"], Reads::OwnValue, Takers::Only(&["compare"])),
-    Flag::once(&["--min-change"], Reads::OwnValue, Takers::Only(&["compare"])),
-    Flag::once(&["--max-align-cells"], Reads::OwnValue, Takers::Only(&["compare"])),
     Flag { names: &["--capture-a"], reads: Reads::OwnValue, takers: Takers::Only(&["compare"]), repeatable: true },
     Flag { names: &["--capture-b"], reads: Reads::OwnValue, takers: Takers::Only(&["compare"]), repeatable: true },
     Flag::once(&["--no-align"], Reads::OwnSwitch, Takers::Only(&["ranks"])),
@@ -222,17 +163,54 @@ fn takers(flag: &Flag) -> &'static [&'static str] {
     }
 }
 
+/// What a flag is to the command given it.
+enum Found {
+    /// A flag of [`FLAGS`].
+    Flag(&'static Flag),
+    /// An analysis option, declared in [`Options`].
+    Analysis(&'static Declaration),
+    /// A comparison option, declared in [`CompareOptions`].
+    Compare(&'static Declaration),
+}
+
+impl Found {
+    /// Whether it takes a value after it.
+    fn reads_value(&self) -> bool {
+        match self {
+            Found::Flag(f) => matches!(f.reads, Reads::Value(_) | Reads::OwnValue),
+            Found::Analysis(d) | Found::Compare(d) => !matches!(d.kind, traceprism::analysis::options::Kind::Switch),
+        }
+    }
+    /// Whether it may be given more than once.
+    fn repeatable(&self) -> bool {
+        matches!(self, Found::Flag(f) if f.repeatable)
+    }
+}
+
 /// The flag `name` as `command` reads it (an empty `command` takes every flag); an error naming
 /// the commands that do read it, or saying no command does.
-fn flag_of(command: &str, name: &str) -> Result<&'static Flag> {
+fn flag_of(command: &str, name: &str) -> Result<Found> {
     let spelled: Vec<&Flag> = FLAGS.iter().filter(|f| f.names.contains(&name)).collect();
     if let Some(f) = spelled.iter().find(|f| command.is_empty() || takers(f).contains(&command)) {
-        return Ok(f);
+        return Ok(Found::Flag(f));
     }
-    if spelled.is_empty() {
+    let analysis = Options::DECLARED.iter().find(|d| d.given_by_users() && d.flags.contains(&name));
+    let compare = CompareOptions::DECLARED.iter().find(|d| d.given_by_users() && d.flags.contains(&name));
+    match (analysis, compare) {
+        (Some(d), _) if command.is_empty() || ANALYSING.contains(&command) => return Ok(Found::Analysis(d)),
+        (_, Some(d)) if command.is_empty() || command == "compare" => return Ok(Found::Compare(d)),
+        _ => {}
+    }
+    if spelled.is_empty() && analysis.is_none() && compare.is_none() {
         return Err(Error::new(format!("unknown option {name} (see `traceprism help`)")));
     }
     let mut of: Vec<&str> = spelled.iter().flat_map(|f| takers(f).iter().copied()).collect();
+    if analysis.is_some() {
+        of.extend(ANALYSING);
+    }
+    if compare.is_some() {
+        of.push("compare");
+    }
     of.dedup();
     Err(Error::new(format!("{name} is not an option of `{command}` (it is of: {})", of.join(", "))))
 }
@@ -256,13 +234,12 @@ pub fn parse_with(args: &[String], command: &str) -> Result<Args> {
             None => (a, None),
         };
         let flag = flag_of(command, name)?;
-        if seen.contains(&name) && !flag.repeatable {
+        if seen.contains(&name) && !flag.repeatable() {
             return Err(Error::new(format!("{name} is given more than once; this command takes it once")));
         }
         seen.push(name);
         i += 1;
-        let reads_value = matches!(flag.reads, Reads::Value(_) | Reads::OwnValue);
-        let value = match (reads_value, inline) {
+        let value = match (flag.reads_value(), inline) {
             (false, _) => String::new(),
             (true, Some(v)) => v,
             (true, None) => {
@@ -270,10 +247,14 @@ pub fn parse_with(args: &[String], command: &str) -> Result<Args> {
                 args.get(i - 1).cloned().ok_or_else(|| Error::new(format!("{name} needs a value")))?
             }
         };
-        match flag.reads {
-            Reads::Switch(set) => set(&mut out),
-            Reads::Value(store) => store(&mut out, name, value)?,
-            Reads::OwnSwitch | Reads::OwnValue => out.extra.push((name.to_string(), value)),
+        match flag {
+            Found::Flag(f) => match f.reads {
+                Reads::Switch(set) => set(&mut out),
+                Reads::Value(store) => store(&mut out, name, value)?,
+                Reads::OwnSwitch | Reads::OwnValue => out.extra.push((name.to_string(), value)),
+            },
+            Found::Analysis(_) => out.options.set_given(name, Given::Text(&value))?,
+            Found::Compare(_) => out.compare.set_given(name, Given::Text(&value))?,
         }
     }
     Ok(out)
@@ -293,13 +274,6 @@ fn threads(out: &mut Args, flag: &str, v: String) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// `--rules FILE`: the file's text.
-fn rules(out: &mut Args, _: &str, v: String) -> Result<()> {
-    let text = std::fs::read_to_string(&v).map_err(|e| Error::new(format!("cannot read rules file {v}: {e}")))?;
-    out.options.category_rules = Some(text);
-    Ok(())
 }
 
 /// `--debug-layers 3,7`: pass indices.

@@ -1,34 +1,9 @@
 //! `traceprism compare A B`: where is one trace slower than the other, and why.
 
-use super::args::{number, Args};
+use super::args::Args;
 use super::summary_text::render_table;
-use traceprism::analysis::compare::CompareOptions;
 use traceprism::table::Table;
 use traceprism::{Error, Result};
-
-/// Comparison options from the command line.
-fn options(a: &Args) -> Result<CompareOptions> {
-    let mut o = CompareOptions::default();
-    if let Some(p) = a.extra("--phase") {
-        o.phase = p.to_string();
-    }
-    o.label_a = a.extra("--label-a").map(str::to_string);
-    o.label_b = a.extra("--label-b").map(str::to_string);
-    if let Some(v) = a.extra("--ratio-threshold") {
-        o.ratio_threshold = number("--ratio-threshold", v)?;
-    }
-    if let Some(v) = a.extra("--min-change") {
-        o.min_change = traceprism::gate::parse_share("--min-change", traceprism::gate::GivenShare::Text(v))?;
-    }
-    if let Some(v) = a.extra("--min-gap-us") {
-        o.min_gap_us = number("--min-gap-us", v)?;
-    }
-    if let Some(v) = a.extra("--max-align-cells") {
-        o.max_align_cells = number("--max-align-cells", v)?;
-    }
-    o.validate()?;
-    Ok(o)
-}
 
 /// Keeps some columns of a table (in the given order) for the terminal.
 fn project(t: &Table, cols: &[&str]) -> Table {
@@ -41,7 +16,8 @@ pub fn run(a: &Args) -> Result<()> {
     let [pa, pb] = a.positional.as_slice() else {
         return Err(Error::new("usage: traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]"));
     };
-    let mut opts = options(a)?;
+    let mut opts = a.compare.clone();
+    opts.validate()?;
     opts.source_a = Some(pa.to_string());
     opts.source_b = Some(pb.to_string());
     // Each side is read, analysed and given the results a comparison reads of it (its roofline,

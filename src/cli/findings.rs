@@ -12,7 +12,7 @@ pub fn run(a: &Args) -> Result<()> {
     let analysis = super::load(path, a)?;
     let found = findings(analysis);
     if a.json {
-        let v = traceprism::analysis::findings::findings_json(path, &found);
+        let v = traceprism::report::findings::findings_json(path, &found);
         let text = serde_json::to_string_pretty(&v).map_err(|e| Error::new(e.to_string()))?;
         super::out(&format!("{text}\n"));
         return Ok(());

@@ -14,6 +14,9 @@ mod split;
 mod summary_text;
 mod watch;
 
+use traceprism::analysis::compare::CompareOptions;
+use traceprism::analysis::options::Declared;
+use traceprism::Options;
 use traceprism::{analyze_path_with, Analysis, Error, Result};
 
 /// The usage's first lines, before the commands.
@@ -30,19 +33,12 @@ TRACE is a Chrome-trace JSON file, plain or gzip, a JAX profile (*.xplane.pb, pr
 Systems export (nsys export --type sqlite), told apart by its bytes; `-` reads standard input.
 
 OPTIONS (all analysing commands):
-  --rules FILE             extra kernel-category rules (TOML), applied before the built-in table
-  --phase-method M         union|kernel_names|gemm_params|attention_patterns|framework_apis|operation_frequency|hybrid
-  --decode-threshold N     GEMM M above N is prefill-like (default: from the trace, the largest M
-                           below a 4x gap in its steps' GEMM M, at least 10)
-  --micro-idle-us X        idle gaps shorter than X µs are micro-idle (default 10)
-  --short-kernel-us X      kernels shorter than X µs are short (default 10)
-  --short-kernel-bins N    histogram bins below the short threshold (default 10)
-  --topk N                 limit top-k tables to N rows
-  --split-half-layers      keep attention and MLP halves of dual-norm layers apart
-  --device KEY|PEAKS       roofline device (H100-SXM, MI300X, ... or bf16=989,fp8=1979,hbm=3.35)
-  --exclude-unlinked       leave kernels whose launch is not in the trace out of the op tables
-  --strict                 a trace cut short is an error (default: analyse its complete events, with a warning)
-  --capture FILE|DIR       a capture trace (recorded while the engine captured its CUDA/HIP graphs), or a
+";
+
+/// The usage's options that are not [`traceprism::Options`]' (which are listed from their
+/// declaration).
+const USAGE_READING: &str =
+    "  --capture FILE|DIR       a capture trace (recorded while the engine captured its CUDA/HIP graphs), or a
                            folder with execution_details.json; repeat for several. Kernels replayed from
                            graphs take the op, shapes and module that dispatched them at capture.
                            summary, export, report, table, layers; compare: --capture-a / --capture-b;
@@ -157,8 +153,7 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "compare",
-        usage: "  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR]
-        [--label-a X --label-b Y] [--ratio-threshold 1.1] [--min-gap-us 1]
+        usage: "  traceprism compare A B [--phase prefill|decode|all] [--json] [--out DIR] [COMPARE OPTIONS]
                                                                  where is A slower than B, and why
 ",
         run: |a| compare::run(a).map(|()| 0),
@@ -223,7 +218,12 @@ const COMMANDS: &[Command] = &[
 /// The whole usage text.
 fn usage() -> String {
     let commands: String = COMMANDS.iter().map(|c| c.usage).collect();
-    format!("{USAGE_HEAD}{commands}{USAGE_TAIL}{}", finding_kinds())
+    format!(
+        "{USAGE_HEAD}{commands}{USAGE_TAIL}{}{USAGE_READING}\nCOMPARE OPTIONS (compare):\n{}{}",
+        Options::usage_lines(),
+        CompareOptions::usage_lines(),
+        finding_kinds()
+    )
 }
 
 /// The usage's list of finding kinds, made from the table that declares them.

@@ -4,7 +4,8 @@ use super::args::Args;
 use super::summary_text::render_table;
 use std::path::{Path, PathBuf};
 use traceprism::analysis::ranks::RunOptions;
-use traceprism::pipeline::ranks::{rank_files, read_run, run_identity, run_json};
+use traceprism::pipeline::ranks::{rank_files, read_run, run_identity};
+use traceprism::report::ranks::run_json;
 use traceprism::report::ranks::run_tables;
 use traceprism::table::arrow::RowBatches;
 use traceprism::table::parquet::write_parquet_dir;
@@ -55,7 +56,7 @@ pub fn run(a: &Args) -> Result<()> {
             .map_err(|e| Error::new(format!("cannot write {file}: {e}")))?;
     }
     if a.json {
-        let value = run_json(&loaded, &tables);
+        let value = run_json(&loaded.run, loaded.left_out.len(), &tables);
         super::out(&format!("{}\n", serde_json::to_string_pretty(&value).map_err(|e| Error::new(e.to_string()))?));
         return Ok(());
     }

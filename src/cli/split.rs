@@ -1,9 +1,8 @@
 //! `traceprism split TRACE (--pass N | --phase prefill|decode | --from US --to US) --out FILE`: the
 //! events of one window as a Chrome-trace `.json.gz` (see `traceprism::split`).
 
-use super::args::Args;
-use traceprism::analysis::phases::Phase;
-use traceprism::split::{select, Splitter, Window};
+use super::args::{number, Args};
+use traceprism::split::{select, Splitter, WindowGiven};
 use traceprism::{Error, Result};
 
 /// Writes the chosen window of the trace to `--out FILE`.
@@ -13,20 +12,13 @@ pub fn run(a: &Args) -> Result<()> {
         return Err(Error::new("split reads the trace twice: give a file, not standard input"));
     }
     let file = a.out.as_deref().ok_or_else(|| Error::new("split needs --out FILE (a .json.gz is written)"))?;
-    let number = |flag: &str, v: &str| v.parse::<f64>().map_err(|_| Error::new(format!("{flag}: not a number: {v}")));
-    let window = match (a.extra("--pass"), a.extra("--phase"), a.extra("--from"), a.extra("--to")) {
-        (Some(n), None, None, None) => Window::Pass(n.parse().map_err(|_| Error::new(format!("--pass: not a pass index: {n}")))?),
-        (None, Some(p), None, None) => Window::Phase(
-            Phase::select("--phase", p)?
-                .ok_or_else(|| Error::new("--phase: one phase, not all (to keep every pass, copy the trace)"))?,
-        ),
-        (None, None, Some(from), Some(to)) => Window::Time { from_us: number("--from", from)?, to_us: number("--to", to)? },
-        _ => {
-            return Err(Error::new(
-                "split needs one of --pass N, --phase prefill|decode, or --from US --to US (µs since the trace's start)",
-            ))
-        }
+    let given = WindowGiven {
+        pass: a.extra("--pass").map(|n| number("--pass", n)).transpose()?,
+        phase: a.extra("--phase").map(str::to_string),
+        from_us: a.extra("--from").map(|v| number("--from", v)).transpose()?,
+        to_us: a.extra("--to").map(|v| number("--to", v)).transpose()?,
     };
+    let window = given.window()?;
     let analysis = super::load(path, a)?;
     let selection = select(analysis, &window)?;
     let kernels = selection.kernels;

@@ -66,7 +66,9 @@ pub fn run(a: &Args) -> Result<()> {
 }
 
 /// The phase method used and each method's agreement with the final answer (of the passes it
-/// voted on, by kernel time).
+/// voted on, by kernel time: [`MethodAgreement::agreement_pct_of_voted`], as `phase_methods` gives it).
+///
+/// [`MethodAgreement::agreement_pct_of_voted`]: traceprism::analysis::phases::MethodAgreement::agreement_pct_of_voted
 fn method_agreement(a: &traceprism::Analysis) -> (String, String) {
     let parts: Vec<String> = a
         .phases
@@ -74,7 +76,7 @@ fn method_agreement(a: &traceprism::Analysis) -> (String, String) {
         .iter()
         .map(|m| match m.passes_voted {
             0 => format!("{} (no vote)", m.method),
-            n => format!("{} {}% of {n} passes", m.method, float(100.0 * m.agreed_ns as f64 / m.voted_ns.max(1) as f64)),
+            n => format!("{} {}% of {n} passes", m.method, float(m.agreement_pct_of_voted().unwrap_or(0.0))),
         })
         .collect();
     (a.options.phase_method.as_str().to_string(), parts.join("; "))

@@ -28,12 +28,7 @@ pub enum Metric {
     Wall,
 }
 
-/// A share given as a fraction (`0.03`) or a percentage (`3`, or any value when `percent`: it was
-/// written `3%`): the fraction, when it lies in [0, 1).
-pub fn fraction(x: f64, percent: bool) -> Option<f64> {
-    let x = if percent || x >= 1.0 { x / 100.0 } else { x };
-    (0.0..1.0).contains(&x).then_some(x)
-}
+pub use crate::analysis::options::{fraction, parse_share, GivenShare};
 
 /// How the gate decides.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,16 +47,6 @@ impl Default for GateOptions {
     }
 }
 
-/// A share as a face receives it: the command line's text (`3%`, `0.03`, `3`) or a JSON number
-/// (MCP, the page).
-#[derive(Debug, Clone, Copy)]
-pub enum GivenShare<'a> {
-    /// Text, a `%` suffix meaning percent.
-    Text(&'a str),
-    /// A number: a fraction below 1, a percentage from 1.
-    Number(f64),
-}
-
 impl Metric {
     /// `kernel` or `wall`; anything else is an error naming `key` (the face's name of the option).
     pub fn parse(key: &str, v: &str) -> crate::error::Result<Metric> {
@@ -71,20 +56,6 @@ impl Metric {
             other => Err(crate::error::Error::new(format!("{key}: kernel or wall, not {other}"))),
         }
     }
-}
-
-/// A share checked: a number in [0, 1) once read as a fraction or a percentage; else an error
-/// naming `key`.
-pub fn parse_share(key: &str, given: GivenShare<'_>) -> crate::error::Result<f64> {
-    let (x, percent, shown) = match given {
-        GivenShare::Text(v) => {
-            let (num, pct) = v.strip_suffix('%').map_or((v, false), |n| (n, true));
-            let x: f64 = num.trim().parse().map_err(|_| crate::error::Error::new(format!("{key}: '{v}' is not a number")))?;
-            (x, pct, v.to_string())
-        }
-        GivenShare::Number(x) => (x, false, x.to_string()),
-    };
-    fraction(x, percent).ok_or_else(|| crate::error::Error::new(format!("{key}: {shown} is out of range")))
 }
 
 impl GateOptions {

@@ -31,6 +31,8 @@ impl Stamp {
 struct Entry {
     trace: Stamp,
     captures: Vec<Stamp>,
+    /// The options it was analysed with, as JSON text.
+    options: String,
     analysis: Arc<Analysis>,
     bytes: u64,
     used: u64,
@@ -62,21 +64,30 @@ impl Cache {
         Cache { entries: Vec::new(), budget, clock: 0 }
     }
 
-    /// The analysis of the trace at `path` (with capture traces `captures`), read now or kept.
-    pub fn get(&mut self, path: &str, captures: &[String]) -> Result<Arc<Analysis>> {
+    /// The analysis of the trace at `path` (with capture traces `captures`) under `options`, read
+    /// now or kept.
+    pub fn get(&mut self, path: &str, captures: &[String], options: &Options) -> Result<Arc<Analysis>> {
         let trace = Stamp::of(Path::new(path))?;
         let capture_stamps = captures.iter().map(|c| Stamp::of(Path::new(c))).collect::<Result<Vec<_>>>()?;
+        let key = serde_json::to_string(options).map_err(|e| Error::new(e.to_string()))?;
         self.clock += 1;
-        if let Some(e) = self.entries.iter_mut().find(|e| e.trace == trace && e.captures == capture_stamps) {
+        if let Some(e) = self.entries.iter_mut().find(|e| e.trace == trace && e.captures == capture_stamps && e.options == key) {
             e.used = self.clock;
             return Ok(e.analysis.clone());
         }
         let threads = traceprism::read::default_read_threads();
         let capture_paths: Vec<PathBuf> = captures.iter().map(PathBuf::from).collect();
-        let analysis = Arc::new(traceprism::analyze_path_with(Path::new(path), Options::default(), threads, &capture_paths)?);
+        let analysis = Arc::new(traceprism::analyze_path_with(Path::new(path), options.clone(), threads, &capture_paths)?);
         let bytes = size_of(&analysis);
-        self.entries.retain(|e| e.trace.path != trace.path || e.captures != capture_stamps);
-        self.entries.push(Entry { trace, captures: capture_stamps, analysis: analysis.clone(), bytes, used: self.clock });
+        self.entries.retain(|e| e.trace.path != trace.path || e.captures != capture_stamps || e.options != key);
+        self.entries.push(Entry {
+            trace,
+            captures: capture_stamps,
+            options: key,
+            analysis: analysis.clone(),
+            bytes,
+            used: self.clock,
+        });
         self.evict();
         Ok(analysis)
     }

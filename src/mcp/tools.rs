@@ -3,9 +3,13 @@
 
 use super::cache::Cache;
 use super::page::{page, Filter, Query};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
+use traceprism::analysis::compare::CompareOptions;
+use traceprism::analysis::options::{Declared, Given};
+use traceprism::Options;
 use traceprism::{Error, Result};
 
 /// An answer: a JSON object (given as text and as structured content), or a JSON object with a
@@ -113,19 +117,19 @@ pub const TOOLS: &[Tool] = &[
         name: "summary",
         description: "What a trace holds and what it says: device, workload (llm_inference, training, diffusion), forward passes with their phase (prefill/decode/mixed) and doubt, layers per pass, kernel time by category, top kernels, warnings and the health checks. Start here. Times in µs. Same JSON as `traceprism summary --json`.",
         schema: TraceArgs::schema,
-        call: |v, c| summary(parse("summary", v)?, c),
+        call: |v, c| summary(with_options("summary", v)?, c),
     },
     Tool {
         name: "doctor",
         description: "The trace's health: what the profiler recorded (CPU ops, kernels, shapes, stacks, step annotations, graphs...), what each gap limits, and the exact profiler setting that records it; broken JSON repaired, kernels dropped, events not read. Ask it when an answer looks thin or a summary warns. Same JSON as `traceprism doctor --json`.",
         schema: TraceArgs::schema,
-        call: |v, c| doctor(parse("doctor", v)?, c),
+        call: |v, c| doctor(with_options("doctor", v)?, c),
     },
     Tool {
         name: "findings",
         description: "What to fix first, read from every step's time budget (the `step_budget` table): each cause of lost time the trace shows, by `kind`: host_activity (the host in a named range such as a data loader or scheduler), host_bound (launching kernels one by one), sync (after a synchronising call), stalled (waits with the next kernel queued), step_gaps (idle between steps), exposed_communication and exposed_copy (collectives or copies with nothing beside them), unlinked_idle (idle before work whose launch is not recorded), fusion (unfused chains), roofline (shapes far from the roof), or gpu_bound (a busy step, what ran ranked); ranked by what fixing it would save per step (µs and % of the step), with the figures it rests on, its confidence, the fix in the engine's or PyTorch's terms and what a re-profile should show. Ask it for \"what should I fix first?\". Same JSON as `traceprism findings --json`.",
         schema: TraceArgs::schema,
-        call: |v, c| findings(parse("findings", v)?, c),
+        call: |v, c| findings(with_options("findings", v)?, c),
     },
     Tool {
         name: "tables",
@@ -137,73 +141,106 @@ pub const TOOLS: &[Tool] = &[
         name: "table",
         description: "One table of a trace, a page at a time (default 100 rows, never more than ~48 KB of CSV), optionally filtered on a column and sorted; says the total and matched row counts and the offset of the next page. The text is the page as CSV, the structured content its rows. Times in µs. Same rows as `traceprism table TRACE NAME --csv`.",
         schema: TableArgs::schema,
-        call: |v, c| table(parse("table", v)?, c),
+        call: |v, c| table(with_options("table", v)?, c),
     },
     Tool {
         name: "compare",
         description: "Where trace A is slower than trace B, and why. `headline` says it in one sentence: per phase, A's median step against B's, a verdict (slower, faster, same, inconclusive) against the noise of each side's steps (`compare_verdict`), and the budget rows that add up to the difference (`compare_budget`: busy by category, kernels only one side runs, launch, host, queued, sync...). Then per phase and pass, by category, kernel, op and layer, fusions and the kernels only one side runs (ratio = A / B, gaps in µs per pass). Each table cut to `max_rows` rows (default 25; its full count in `rows_total`). Same tables as `traceprism compare A B --json`.",
         schema: CompareArgs::schema,
-        call: |v, c| compare(parse("compare", v)?, c),
+        call: |v, c| compare(v, c),
     },
     Tool {
         name: "ranks",
         description: "All ranks of one distributed run: collectives matched across ranks (sequence matching; those some rank lacks are named), clocks aligned, each rank's wait, the straggler named with the phase and layer it is late in and whether its host or its GPU made it late, each collective's cost class (transfer, skew, mixed, inconclusive). Give a folder, the rank files, or one Nsight Systems export of several processes. Each table cut to `max_rows` rows (default 25). Same JSON as `traceprism ranks --json`.",
         schema: RanksArgs::schema,
-        call: |v, _| ranks(parse("ranks", v)?),
+        call: |v, _| ranks(with_options("ranks", v)?),
     },
     Tool {
         name: "gate",
         description: "Is NEW slower than BASELINE beyond noise? A statistical verdict per phase and overall: `no_change`, `improvement`, `regression` or `inconclusive` (each an answer, not an error; the CLI exits 0, 0, 1, 2), with the change and its confidence interval. BASELINE may be a trace or a digest (see `digest`). Same JSON as `traceprism gate BASELINE NEW --json`.",
         schema: GateArgs::schema,
-        call: |v, c| gate(parse("gate", v)?, c),
+        call: |v, c| gate(with_options("gate", v)?, c),
     },
     Tool {
         name: "digest",
         description: "A small baseline of a trace for the gate: per phase, each pass's kernel and wall time. Save it to compare later builds against without keeping the trace. The JSON `traceprism digest TRACE --out FILE` writes.",
         schema: TraceArgs::schema,
-        call: |v, c| digest(parse("digest", v)?, c),
+        call: |v, c| digest(with_options("digest", v)?, c),
     },
     Tool {
         name: "layers",
         description: "The transformer layers of each forward pass: layer count, layer-type sequence (dense, MoE, attention kinds) and kernel time per pass, and per layer its mean, min and max time by phase (µs). Same JSON as `traceprism layers TRACE --json`.",
         schema: TraceArgs::schema,
-        call: |v, c| layers(parse("layers", v)?, c),
+        call: |v, c| layers(with_options("layers", v)?, c),
     },
 ];
 
-/// A tool's arguments read into its argument struct; an argument the schema does not name, or of
-/// the wrong type, is refused with the tool's name.
+/// A tool's arguments read into its argument struct, and the analysis options among them (every
+/// keyword [`Options`] declares, as `--rules`, `--phase-method`... are on the command line); an
+/// argument the schema does not name, or of the wrong type, is refused with the tool's name.
 fn parse<A: serde::de::DeserializeOwned>(tool: &str, v: Value) -> Result<A> {
     serde_json::from_value(v).map_err(|e| Error::new(format!("{tool}: {e}")))
 }
 
-/// The arguments of a tool that reads one trace.
-#[derive(Debug, Deserialize)]
+/// The arguments `v` without the keywords of options struct `O`, and those options set from them.
+fn take_options<O: Declared>(tool: &str, v: &mut Value) -> Result<O> {
+    let mut o = O::default();
+    if let Value::Object(m) = v {
+        for d in O::DECLARED.iter().filter(|d| d.given_by_users()) {
+            if let Some(given) = m.remove(&d.keyword()) {
+                o.set_given(&d.keyword(), Given::Json(&given)).map_err(|e| Error::new(format!("{tool}: {e}")))?;
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Arguments with the analysis options.
+fn with_options<A: serde::de::DeserializeOwned>(tool: &str, mut v: Value) -> Result<(A, Options)> {
+    let o = take_options::<Options>(tool, &mut v)?;
+    Ok((parse(tool, v)?, o))
+}
+
+/// The JSON schema of argument struct `A` (from its fields and their docs, subschemas inlined),
+/// with the option keywords of `options` among its properties.
+fn schema_of<A: JsonSchema>(options: &[Map<String, Value>]) -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let mut v = settings.into_generator().into_root_schema_for::<A>().to_value();
+    if let Value::Object(m) = &mut v {
+        m.remove("title");
+        let props = m.entry("properties").or_insert_with(|| json!({}));
+        if let Value::Object(props) = props {
+            for extra in options {
+                props.extend(extra.clone());
+            }
+        }
+    }
+    v
+}
+
+/// The arguments of a tool that reads one trace (and the analysis options).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceArgs {
-    /// The trace's path.
+    /// Path of a torch.profiler trace (.json or .json.gz), a JAX/TensorFlow .xplane.pb, or an Nsight Systems SQLite export (.sqlite).
     trace: String,
-    /// Capture traces (or folders) whose ops the trace's graph replays take.
+    /// Capture traces (or folders) whose ops the trace's CUDA/HIP graph replays take.
     #[serde(default)]
     captures: Vec<String>,
 }
 
 impl TraceArgs {
-    fn properties() -> Map<String, Value> {
-        let v = json!({
-            "trace": {"type": "string", "description": "path of a torch.profiler trace (.json or .json.gz), a JAX/TensorFlow .xplane.pb, or an Nsight Systems SQLite export (.sqlite)"},
-            "captures": {"type": "array", "items": {"type": "string"}, "description": "capture traces (or folders) whose ops the trace's CUDA/HIP graph replays take"},
-        });
-        v.as_object().cloned().unwrap_or_default()
-    }
-    /// The schema: `trace` and `captures`.
+    /// The schema: `trace`, `captures` and the analysis options.
     pub fn schema() -> Value {
-        json!({"type": "object", "properties": Self::properties(), "required": ["trace"]})
+        schema_of::<TraceArgs>(&[Options::schema_properties()])
     }
 }
 
 /// `tables`' arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TablesArgs {
     /// A trace whose tables to list; without it, a built-in example's.
@@ -213,153 +250,162 @@ pub struct TablesArgs {
 impl TablesArgs {
     /// The schema: an optional `trace`.
     pub fn schema() -> Value {
-        json!({"type": "object", "properties": {"trace": {"type": "string", "description": "a trace whose tables to list (optional)"}}})
+        schema_of::<TablesArgs>(&[])
     }
 }
 
-/// `table`'s arguments.
-#[derive(Debug, Deserialize)]
+/// `table`'s arguments (and the analysis options).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableArgs {
+    /// Path of the trace.
     trace: String,
+    /// Capture traces (or folders) whose ops the trace's CUDA/HIP graph replays take.
     #[serde(default)]
     captures: Vec<String>,
-    /// The table's name.
+    /// Table name, from `tables` (kernel_summary, passes, phase_summary, layers, category_summary, health...).
     name: String,
+    /// Keep rows whose `column` equals `equals` (as written in CSV), contains `contains`, or lies in [`min`, `max`].
     filter: Option<FilterArgs>,
+    /// How to sort the rows.
     sort: Option<SortArgs>,
-    /// Rows per page.
+    /// Rows per page (default 100).
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
-    /// The page's first row.
+    /// The page's first row (default 0).
     offset: Option<usize>,
 }
 
 /// Which rows of a table to keep.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilterArgs {
+    /// The column filtered on.
     column: String,
     /// A value as written in CSV (a number is taken as its text).
     equals: Option<Value>,
+    /// Text the value contains.
     contains: Option<String>,
+    /// Smallest value kept.
     min: Option<f64>,
+    /// Largest value kept.
     max: Option<f64>,
 }
 
 /// How to sort a table.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SortArgs {
+    /// The column sorted on.
     column: String,
+    /// Largest first.
     #[serde(default)]
     descending: bool,
 }
 
 impl TableArgs {
-    /// The schema: a trace, a table name, a filter, a sort and a page.
+    /// The schema: a trace, a table name, a filter, a sort, a page and the analysis options.
     pub fn schema() -> Value {
-        let mut props = TraceArgs::properties();
-        let more = json!({
-            "name": {"type": "string", "description": "table name, from `tables` (kernel_summary, passes, phase_summary, layers, category_summary, health...)"},
-            "filter": {"type": "object", "description": "keep rows whose `column` equals `equals` (as written in CSV), contains `contains`, or lies in [`min`, `max`]",
-                "properties": {"column": {"type": "string"}, "equals": {"type": "string"}, "contains": {"type": "string"}, "min": {"type": "number"}, "max": {"type": "number"}}, "required": ["column"]},
-            "sort": {"type": "object", "properties": {"column": {"type": "string"}, "descending": {"type": "boolean"}}, "required": ["column"]},
-            "limit": {"type": "integer", "minimum": 1, "description": "rows per page (default 100)"},
-            "offset": {"type": "integer", "minimum": 0, "description": "first row of the page (default 0)"},
-        });
-        props.extend(more.as_object().cloned().unwrap_or_default());
-        json!({"type": "object", "properties": props, "required": ["trace", "name"]})
+        schema_of::<TableArgs>(&[Options::schema_properties()])
     }
 }
 
-/// `compare`'s arguments.
-#[derive(Debug, Deserialize)]
+/// `compare`'s arguments (and the comparison's and the analyses' options).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompareArgs {
+    /// Path of trace A.
     a: String,
+    /// Path of trace B.
     b: String,
-    phase: Option<String>,
+    /// Rows per table (default 25).
+    #[schemars(range(min = 1))]
     max_rows: Option<usize>,
 }
 
 impl CompareArgs {
-    /// The schema: two traces, a phase, rows per table.
+    /// The schema: two traces, rows per table, the comparison's options (phase, labels,
+    /// thresholds) and the analysis options (both sides).
     pub fn schema() -> Value {
-        json!({"type": "object", "properties": {
-            "a": {"type": "string", "description": "path of trace A"},
-            "b": {"type": "string", "description": "path of trace B"},
-            "phase": {"type": "string", "enum": ["prefill", "decode", "all"], "description": "compare one phase (default all)"},
-            "max_rows": {"type": "integer", "minimum": 1}},
-            "required": ["a", "b"]})
+        schema_of::<CompareArgs>(&[CompareOptions::schema_properties(), Options::schema_properties()])
     }
 }
 
-/// `ranks`' arguments.
-#[derive(Debug, Deserialize)]
+/// `ranks`' arguments (and the analysis options, every rank).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RanksArgs {
+    /// The rank trace files, or one folder holding them.
     paths: Vec<String>,
+    /// Align clocks on the collectives (default true).
     align: Option<bool>,
+    /// Rows per table (default 25).
+    #[schemars(range(min = 1))]
     max_rows: Option<usize>,
 }
 
 impl RanksArgs {
-    /// The schema: the rank files (or a folder), clock alignment, rows per table.
+    /// The schema: the rank files (or a folder), clock alignment, rows per table and the
+    /// analysis options.
     pub fn schema() -> Value {
-        json!({"type": "object", "properties": {
-            "paths": {"type": "array", "items": {"type": "string"}, "description": "the rank trace files, or one folder holding them"},
-            "align": {"type": "boolean", "description": "align clocks on the collectives (default true)"},
-            "max_rows": {"type": "integer", "minimum": 1}},
-            "required": ["paths"]})
+        schema_of::<RanksArgs>(&[Options::schema_properties()])
     }
 }
 
-/// `gate`'s arguments.
-#[derive(Debug, Deserialize)]
+/// `gate`'s arguments (and the analysis options of traces read).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GateArgs {
+    /// A trace or a digest file.
     baseline: String,
+    /// A trace (or a digest).
     new: String,
+    /// Slowdown allowed, a share (0.03) or percent (3); default 3%.
     max_slowdown: Option<f64>,
+    /// Confidence of the verdict, a share (0.99) or percent; default 0.99.
     confidence: Option<f64>,
-    metric: Option<String>,
+    /// Per-pass kernel time (default) or wall time.
+    metric: Option<GateMetric>,
+}
+
+/// The gate's metric, as MCP names it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum GateMetric {
+    Kernel,
+    Wall,
 }
 
 impl GateArgs {
-    /// The schema: a baseline, a new trace, the slowdown allowed, the confidence and the metric.
+    /// The schema: a baseline, a new trace, the slowdown allowed, the confidence, the metric and
+    /// the analysis options.
     pub fn schema() -> Value {
-        json!({"type": "object", "properties": {
-            "baseline": {"type": "string", "description": "a trace or a digest file"},
-            "new": {"type": "string", "description": "a trace (or a digest)"},
-            "max_slowdown": {"type": "number", "description": "slowdown allowed, a share (0.03) or percent (3); default 3%"},
-            "confidence": {"type": "number", "description": "confidence of the verdict, a share (0.99) or percent; default 0.99"},
-            "metric": {"type": "string", "enum": ["kernel", "wall"], "description": "per-pass kernel time (default) or wall time"}},
-            "required": ["baseline", "new"]})
+        schema_of::<GateArgs>(&[Options::schema_properties()])
     }
 }
 
-fn summary(args: TraceArgs, cache: &mut Cache) -> Result<Answer> {
-    let a = cache.get(&args.trace, &args.captures)?;
+fn summary((args, options): (TraceArgs, Options), cache: &mut Cache) -> Result<Answer> {
+    let a = cache.get(&args.trace, &args.captures, &options)?;
     Ok(Answer::Json(to_json(&traceprism::report::summary::summary(&a))?))
 }
 
-fn doctor(args: TraceArgs, cache: &mut Cache) -> Result<Answer> {
-    let a = cache.get(&args.trace, &args.captures)?;
+fn doctor((args, options): (TraceArgs, Options), cache: &mut Cache) -> Result<Answer> {
+    let a = cache.get(&args.trace, &args.captures, &options)?;
     Ok(Answer::Json(traceprism::report::health::doctor_json(&args.trace, &a)))
 }
 
-fn findings(args: TraceArgs, cache: &mut Cache) -> Result<Answer> {
-    let a = cache.get(&args.trace, &args.captures)?;
-    Ok(Answer::Json(traceprism::analysis::findings::findings_json(&args.trace, &traceprism::analysis::findings::findings(&a))))
+fn findings((args, options): (TraceArgs, Options), cache: &mut Cache) -> Result<Answer> {
+    let a = cache.get(&args.trace, &args.captures, &options)?;
+    Ok(Answer::Json(traceprism::report::findings::findings_json(&args.trace, &traceprism::analysis::findings::findings(&a))))
 }
 
-fn layers(args: TraceArgs, cache: &mut Cache) -> Result<Answer> {
-    let a = cache.get(&args.trace, &args.captures)?;
+fn layers((args, options): (TraceArgs, Options), cache: &mut Cache) -> Result<Answer> {
+    let a = cache.get(&args.trace, &args.captures, &options)?;
     Ok(Answer::Json(traceprism::report::layers::layers_json(&a)))
 }
 
-fn digest(args: TraceArgs, cache: &mut Cache) -> Result<Answer> {
-    let a = cache.get(&args.trace, &args.captures)?;
+fn digest((args, options): (TraceArgs, Options), cache: &mut Cache) -> Result<Answer> {
+    let a = cache.get(&args.trace, &args.captures, &options)?;
     let text = traceprism::gate::Digest::of(&a, &traceprism::gate::Digest::source_name(Path::new(&args.trace))).to_json();
     Ok(Answer::Json(serde_json::from_str(&text).map_err(|e| Error::new(e.to_string()))?))
 }
@@ -369,7 +415,7 @@ fn tables(args: TablesArgs, cache: &mut Cache) -> Result<Answer> {
     let kept;
     let a: &traceprism::Analysis = match &args.trace {
         Some(path) => {
-            kept = cache.get(path, &[])?;
+            kept = cache.get(path, &[], &Options::default())?;
             &kept
         }
         None => {
@@ -393,13 +439,13 @@ fn tables(args: TablesArgs, cache: &mut Cache) -> Result<Answer> {
     Ok(Answer::Json(json!({ "tables": list })))
 }
 
-fn table(args: TableArgs, cache: &mut Cache) -> Result<Answer> {
+fn table((args, options): (TableArgs, Options), cache: &mut Cache) -> Result<Answer> {
     let name = args.name.as_str();
     let names = traceprism::report::table_names();
     if !names.contains(&name) {
         return Err(Error::new(format!("no table named '{name}' (tables: {})", names.join(", "))));
     }
-    let a = cache.get(&args.trace, &args.captures)?;
+    let a = cache.get(&args.trace, &args.captures, &options)?;
     let t = traceprism::report::table(&a, name).ok_or_else(|| Error::new(format!("no table named '{name}'")))?;
     let filter = args.filter.map(|f| Filter {
         column: f.column,
@@ -414,15 +460,13 @@ fn table(args: TableArgs, cache: &mut Cache) -> Result<Answer> {
     Ok(Answer::JsonWithText(answer, csv))
 }
 
-fn compare(args: CompareArgs, cache: &mut Cache) -> Result<Answer> {
-    let mut o = traceprism::analysis::compare::CompareOptions::default();
-    if let Some(p) = args.phase {
-        o.phase = p;
-    }
+fn compare(mut v: Value, cache: &mut Cache) -> Result<Answer> {
+    let mut o = take_options::<CompareOptions>("compare", &mut v)?;
+    let (args, options): (CompareArgs, Options) = with_options("compare", v)?;
     o.validate()?;
     o.source_a = Some(args.a.clone());
     o.source_b = Some(args.b.clone());
-    let (ta, tb) = (cache.get(&args.a, &[])?, cache.get(&args.b, &[])?);
+    let (ta, tb) = (cache.get(&args.a, &[], &options)?, cache.get(&args.b, &[], &options)?);
     let c = traceprism::analysis::compare::compare(&ta, &tb, &o)?;
     let tables = traceprism::report::compare::tables_of(&c, &ta, &tb, &o);
     let Value::Array(mut list) = to_json(&tables)? else { return Err(Error::new("compare tables are not a list")) };
@@ -430,7 +474,7 @@ fn compare(args: CompareArgs, cache: &mut Cache) -> Result<Answer> {
     Ok(Answer::Json(json!({ "headline": c.headline(), "tables": list })))
 }
 
-fn ranks(args: RanksArgs) -> Result<Answer> {
+fn ranks((args, options): (RanksArgs, Options)) -> Result<Answer> {
     let paths: Vec<PathBuf> = args.paths.into_iter().map(PathBuf::from).collect();
     if paths.is_empty() {
         return Err(Error::new("ranks needs `paths`: the rank trace files, or one folder holding them"));
@@ -438,27 +482,30 @@ fn ranks(args: RanksArgs) -> Result<Answer> {
     let files = traceprism::pipeline::ranks::rank_files(&paths)?;
     let loaded = traceprism::pipeline::ranks::read_run(
         &files,
-        &traceprism::Options::default(),
+        &options,
         None,
         &[],
         traceprism::analysis::ranks::RunOptions { align: args.align.unwrap_or(true) },
     )?;
     let tables = traceprism::report::ranks::run_tables(&loaded.run);
-    let mut v = traceprism::pipeline::ranks::run_json(&loaded, &tables);
+    let mut v = traceprism::report::ranks::run_json(&loaded.run, loaded.left_out.len(), &tables);
     if let Some(list) = v.get_mut("tables").and_then(Value::as_array_mut) {
         cut_tables(list, args.max_rows.unwrap_or(DEFAULT_MAX_ROWS));
     }
     Ok(Answer::Json(v))
 }
 
-fn gate(args: GateArgs, cache: &mut Cache) -> Result<Answer> {
+fn gate((args, options): (GateArgs, Options), cache: &mut Cache) -> Result<Answer> {
     use traceprism::gate::{Digest, GateOptions, GivenShare};
-    let mut digest_of = |path: &str| Digest::of_file(Path::new(path), || cache.get(path, &[]));
+    let mut digest_of = |path: &str| Digest::of_file(Path::new(path), || cache.get(path, &[], &options));
     let o = GateOptions::from_given(
         ["`max_slowdown`", "`confidence`", "`metric`"],
         args.max_slowdown.map(GivenShare::Number),
         args.confidence.map(GivenShare::Number),
-        args.metric.as_deref(),
+        args.metric.map(|m| match m {
+            GateMetric::Kernel => "kernel",
+            GateMetric::Wall => "wall",
+        }),
     )?;
     let (b, n) = (digest_of(&args.baseline)?, digest_of(&args.new)?);
     Ok(Answer::Json(to_json(&traceprism::gate::gate(&b, &n, &o))?))
@@ -468,29 +515,43 @@ fn gate(args: GateArgs, cache: &mut Cache) -> Result<Answer> {
 mod tests {
     use super::*;
 
-    /// A value of a schema property's type.
+    /// A value of a schema property's type (the first of a list of types): its default, else its
+    /// first choice, else one of its type.
     fn example(property: &Value) -> Value {
-        match property["type"].as_str() {
-            Some("string") => property["enum"].get(0).cloned().unwrap_or(json!("x")),
+        if let Some(v) = property.get("default").filter(|v| !v.is_null()) {
+            return v.clone();
+        }
+        if let Some(first) = property["enum"].get(0) {
+            return first.clone();
+        }
+        let ty = match &property["type"] {
+            Value::Array(list) => list[0].as_str(),
+            t => t.as_str(),
+        };
+        match ty {
+            Some("string") => json!("x"),
             Some("array") => json!(["x"]),
             Some("integer") => json!(1),
             Some("number") => json!(0.5),
             Some("boolean") => json!(true),
             Some("object") => json!({"column": "x"}),
-            other => panic!("no example of type {other:?}"),
+            other => panic!("no example of type {other:?} in {property}"),
         }
     }
 
     #[test]
-    fn every_schema_property_is_a_field_of_its_argument_struct_and_nothing_else_is_taken() {
+    fn every_schema_property_is_read_and_nothing_else_is_taken() {
         type Check = fn(Value) -> Result<()>;
         let checks: [(&str, Check); 6] = [
-            ("trace", |v| parse::<TraceArgs>("t", v).map(drop)),
+            ("trace", |v| with_options::<TraceArgs>("t", v).map(drop)),
             ("tables", |v| parse::<TablesArgs>("t", v).map(drop)),
-            ("table", |v| parse::<TableArgs>("t", v).map(drop)),
-            ("compare", |v| parse::<CompareArgs>("t", v).map(drop)),
-            ("ranks", |v| parse::<RanksArgs>("t", v).map(drop)),
-            ("gate", |v| parse::<GateArgs>("t", v).map(drop)),
+            ("table", |v| with_options::<TableArgs>("t", v).map(drop)),
+            ("compare", |mut v| {
+                take_options::<CompareOptions>("t", &mut v)?;
+                with_options::<CompareArgs>("t", v).map(drop)
+            }),
+            ("ranks", |v| with_options::<RanksArgs>("t", v).map(drop)),
+            ("gate", |v| with_options::<GateArgs>("t", v).map(drop)),
         ];
         let schemas = [
             TraceArgs::schema(),
@@ -502,13 +563,16 @@ mod tests {
         ];
         for ((what, check), schema) in checks.iter().zip(schemas) {
             let props = schema["properties"].as_object().unwrap();
-            let full: Map<String, Value> = props.iter().map(|(k, p)| (k.clone(), example(p))).collect();
+            // A file option's example must be a file that exists.
+            let rules = concat!(env!("CARGO_MANIFEST_DIR"), "/src/rules/categories.toml");
+            let value = |k: &str, p: &Value| if k == "rules" { json!(rules) } else { example(p) };
+            let full: Map<String, Value> = props.iter().map(|(k, p)| (k.clone(), value(k, p))).collect();
             check(Value::Object(full.clone())).unwrap_or_else(|e| panic!("{what}: every property read: {e}"));
             let mut extra = full;
             extra.insert("no_such_argument".into(), json!(1));
             assert!(check(Value::Object(extra)).is_err(), "{what}: an argument not in the schema is refused");
             for required in schema["required"].as_array().into_iter().flatten() {
-                let mut lacking: Map<String, Value> = props.iter().map(|(k, p)| (k.clone(), example(p))).collect();
+                let mut lacking: Map<String, Value> = props.iter().map(|(k, p)| (k.clone(), value(k, p))).collect();
                 lacking.remove(required.as_str().unwrap());
                 assert!(check(Value::Object(lacking)).is_err(), "{what}: {required} is required");
             }
@@ -518,5 +582,29 @@ mod tests {
         unique.dedup();
         assert_eq!(names.len(), 10);
         assert_eq!(unique, names);
+    }
+
+    #[test]
+    fn every_analysing_tool_takes_the_rules_and_the_phase_method_and_the_full_phase_choice() {
+        for t in TOOLS.iter().filter(|t| t.name != "tables") {
+            let schema = (t.schema)();
+            let props = &schema["properties"];
+            assert_eq!(props["rules"]["type"], "string", "{}: rules", t.name);
+            let methods = props["phase_method"]["enum"].as_array().unwrap_or_else(|| panic!("{}: phase_method", t.name));
+            let names: Vec<&str> = methods.iter().filter_map(Value::as_str).collect();
+            assert_eq!(names, traceprism::analysis::options::PhaseMethod::names());
+        }
+        let compare = CompareArgs::schema();
+        let phases: Vec<&str> =
+            compare["properties"]["phase"]["enum"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(phases, traceprism::analysis::steps::Phase::selectable());
+        // An option reaches the analysis: the hybrid method is what the analysis ran.
+        let mut v = json!({"trace": "x", "phase_method": "hybrid", "exclude_unlinked": true});
+        let o = take_options::<Options>("t", &mut v).unwrap();
+        assert_eq!(o.phase_method, traceprism::analysis::options::PhaseMethod::Hybrid);
+        assert!(!o.include_unlinked);
+        assert_eq!(v, json!({"trace": "x"}));
+        let e = take_options::<Options>("summary", &mut json!({"phase_method": "vibes"})).unwrap_err().to_string();
+        assert!(e.starts_with("summary: phase_method: unknown value 'vibes' (one of: union, hybrid,"), "{e}");
     }
 }

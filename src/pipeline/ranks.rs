@@ -163,20 +163,3 @@ pub fn run_identity(run: &Run) -> Vec<(String, String)> {
         ("traceprism.ranks".to_string(), run.ranks.len().to_string()),
     ]
 }
-
-/// `ranks --json`: the run's counts, finding, warnings and every table.
-pub fn run_json(loaded: &LoadedRun, tables: &[crate::table::Table]) -> serde_json::Value {
-    let run = &loaded.run;
-    serde_json::json!({
-        "ranks": run.ranks.len(),
-        "collectives_matched": run.collectives.len(),
-        "unmatched_collective_names": run.unmatched_names(),
-        "collectives_missing_on_some_ranks": run.missing_collectives(),
-        "ranks_left_out": loaded.left_out.len(),
-        "aligned": run.aligned,
-        "finding": run.finding(),
-        "cost_finding": run.cost_finding(),
-        "warnings": run.warnings,
-        "tables": tables,
-    })
-}

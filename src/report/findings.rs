@@ -13,6 +13,11 @@ pub fn findings(a: &Analysis) -> Table {
     table_of("findings", found(a))
 }
 
+/// `findings --json` and the MCP tool's answer: the trace's path and its findings.
+pub fn findings_json(path: &str, found: &[Finding]) -> serde_json::Value {
+    serde_json::json!({ "trace": path, "findings": found })
+}
+
 /// A findings table named `name` (`findings`, or `run_findings` for a run's ranks).
 pub fn table_of(name: &str, found: Vec<Finding>) -> Table {
     let mut t = Table::new(

@@ -1,32 +1,39 @@
-//! `layers` and `layer_summary` tables, and the terminal layer view.
+//! `layers` and `layer_summary` tables, `layers --json`, and the passes and segments the
+//! terminal layer view (`cli/layers.rs`) is drawn from.
 
 use crate::analysis::layers::Role;
 use crate::analysis::Analysis;
 use crate::model::{GpuKind, NONE};
 use crate::table::{format_micros, Cell, Table};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// One pass as the layer tables see it: index, phase name, GPU rows in time order.
-struct PassView<'a> {
-    index: u32,
-    phase: &'static str,
-    rows: &'a [u32],
+pub struct PassView<'a> {
+    /// The pass's index.
+    pub index: u32,
+    /// Its phase's name.
+    pub phase: &'static str,
+    /// Its GPU rows, in time order.
+    pub rows: &'a [u32],
 }
 
-fn passes(a: &Analysis) -> Vec<PassView<'_>> {
+/// Every pass of the layer finder, in order.
+pub fn passes(a: &Analysis) -> Vec<PassView<'_>> {
     a.layers.passes.iter().map(|p| PassView { index: p.index, phase: p.phase.as_str(), rows: &p.rows[..] }).collect()
 }
 
 /// A run of rows of one pass with one (role, layer).
-struct Segment {
-    role: Role,
-    layer: u32,
-    rows: Vec<u32>,
+pub struct Segment {
+    /// `pre`, `layer` or `post`.
+    pub role: Role,
+    /// The layer's index ([`NONE`] outside layers).
+    pub layer: u32,
+    /// Its kernels' GPU rows.
+    pub rows: Vec<u32>,
 }
 
 /// Splits a pass's rows into pre / layer 0..N / post segments (kernels only).
-fn segments(a: &Analysis, rows: &[u32]) -> Vec<Segment> {
+pub fn segments(a: &Analysis, rows: &[u32]) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     for &r in rows {
         let i = r as usize;
@@ -49,7 +56,8 @@ fn families(a: &Analysis) -> Vec<String> {
     f
 }
 
-fn time(a: &Analysis, rows: &[u32]) -> i64 {
+/// The GPU time (ns) of `rows`.
+pub fn time(a: &Analysis, rows: &[u32]) -> i64 {
     rows.iter().map(|&r| a.trace.gpu.dur[r as usize]).sum()
 }
 
@@ -151,7 +159,7 @@ pub fn layer_summary(a: &Analysis) -> Table {
 }
 
 /// Runs of equal items: `[(item, count)]`.
-fn runs<T: PartialEq + Clone>(items: &[T]) -> Vec<(T, usize)> {
+pub fn runs<T: PartialEq + Clone>(items: &[T]) -> Vec<(T, usize)> {
     let mut out: Vec<(T, usize)> = Vec::new();
     for x in items {
         match out.last_mut() {
@@ -191,73 +199,3 @@ pub fn layers_json(a: &Analysis) -> serde_json::Value {
         "layer_summary": layer_summary(a),
     })
 }
-
-/// Terminal view (`traceprism layers TRACE [--debug-layers 0,1,2]`): layers per pass, the layer
-/// type sequence, per-layer time for the first pass of each phase, and the kernels of the chosen
-/// layers (in the first pass of each phase).
-pub fn layers_view(a: &Analysis, debug_layers: &[u32]) -> String {
-    let mut out = String::new();
-    let all = passes(a);
-    if a.layers.whole_trace_pass {
-        let _ = writeln!(out, "no forward passes found: the whole trace is read as one pass");
-    }
-    let counts = runs(&a.layers.layers_per_pass);
-    let counts: Vec<String> = counts.iter().map(|(l, n)| format!("{l} x {n}")).collect();
-    let _ = writeln!(out, "passes: {}   layers per pass (layers x passes, in pass order): {}", all.len(), counts.join(", "));
-    let mut seen_phase: Vec<&str> = Vec::new();
-    for pass in &all {
-        if seen_phase.contains(&pass.phase) {
-            continue;
-        }
-        seen_phase.push(pass.phase);
-        let segs = segments(a, pass.rows);
-        let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
-        let _ = writeln!(
-            out,
-            "\n{} pass {} ({} kernels, {} us):",
-            pass.phase,
-            pass.index,
-            segs.iter().map(|s| s.rows.len()).sum::<usize>(),
-            format_micros(total)
-        );
-        let types: Vec<String> =
-            segs.iter().filter(|s| s.role == Role::Layer).map(|s| a.layers.layer_type(s.rows[0] as usize).to_string()).collect();
-        let seq: Vec<String> = runs(&types).iter().map(|(t, n)| format!("{t} x{n}")).collect();
-        let _ = writeln!(out, "  layer types: {}", if seq.is_empty() { "(no layers found)".into() } else { seq.join(", ") });
-        let _ = writeln!(
-            out,
-            "  {:>5} {:>6} {:<8} {:>7} {:>12} {:>6}  first kernel",
-            "role", "layer", "type", "kernels", "time_us", "share"
-        );
-        for s in &segs {
-            let t = time(a, &s.rows);
-            let first = a.trace.name(a.trace.gpu.name[s.rows[0] as usize]);
-            let _ = writeln!(
-                out,
-                "  {:>5} {:>6} {:<8} {:>7} {:>12} {:>5.1}%  {}",
-                s.role.as_str(),
-                if s.layer != NONE { s.layer.to_string() } else { "-".into() },
-                a.layers.layer_type(s.rows[0] as usize),
-                s.rows.len(),
-                format_micros(t),
-                if total > 0 { 100.0 * t as f64 / total as f64 } else { 0.0 },
-                short(first, 70)
-            );
-            if s.role == Role::Layer && debug_layers.contains(&s.layer) {
-                for &r in &s.rows {
-                    let i = r as usize;
-                    let _ = writeln!(
-                        out,
-                        "        {:>10}  {:<24} {}",
-                        format_micros(a.trace.gpu.dur[i]),
-                        short(a.categories.name(i), 24),
-                        short(a.trace.name(a.trace.gpu.name[i]), 100)
-                    );
-                }
-            }
-        }
-    }
-    out
-}
-
-use crate::support::text::ellipsis as short;

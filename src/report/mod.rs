@@ -25,7 +25,6 @@ pub mod svg;
 pub mod timeline;
 
 pub use html::html_report;
-pub use layers::layers_view;
 
 use crate::analysis::Analysis;
 use crate::table::{write_table, CsvWriter, Table};

@@ -141,7 +141,7 @@ pub fn phase_methods(a: &Analysis) -> Table {
             Cell::Float(m.weight),
             Cell::from(m.passes_voted),
             Cell::Float(pct(m.voted_ns, m.all_ns)),
-            if m.passes_voted == 0 { Cell::Empty } else { Cell::Float(pct(m.agreed_ns, m.voted_ns)) },
+            if m.passes_voted == 0 { Cell::Empty } else { Cell::Float(m.agreement_pct_of_voted().unwrap_or(0.0)) },
             Cell::Float(pct(m.agreed_ns, m.all_ns)),
             Cell::from(p.method.as_str()),
         ]);

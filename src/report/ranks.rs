@@ -10,6 +10,23 @@ use crate::model::NONE;
 use crate::table::{Cell, Table};
 use std::collections::BTreeMap;
 
+/// `ranks --json` (and MCP's and Python's answer): the run's counts, finding, warnings and every
+/// table; `left_out`: the ranks that could not be read.
+pub fn run_json(run: &Run, left_out: usize, tables: &[Table]) -> serde_json::Value {
+    serde_json::json!({
+        "ranks": run.ranks.len(),
+        "collectives_matched": run.collectives.len(),
+        "unmatched_collective_names": run.unmatched_names(),
+        "collectives_missing_on_some_ranks": run.missing_collectives(),
+        "ranks_left_out": left_out,
+        "aligned": run.aligned,
+        "finding": run.finding(),
+        "cost_finding": run.cost_finding(),
+        "warnings": run.warnings,
+        "tables": tables,
+    })
+}
+
 /// Every table of a run, in export order.
 pub fn run_tables(run: &Run) -> Vec<Table> {
     vec![

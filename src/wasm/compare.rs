@@ -2,6 +2,7 @@
 
 use super::{js_error, to_js, Analyzer};
 use crate::analysis::compare::CompareOptions;
+use crate::analysis::options::Declared;
 use crate::report;
 use wasm_bindgen::prelude::*;
 
@@ -18,11 +19,7 @@ pub struct Comparison {
 /// each side's GPU name, or on one GPU model to what tells `source_a` and `source_b` apart).
 #[wasm_bindgen]
 pub fn compare(a: &Analyzer, b: &Analyzer, options_json: &str) -> Result<Comparison, JsValue> {
-    let opts: CompareOptions = if options_json.trim().is_empty() {
-        CompareOptions::default()
-    } else {
-        serde_json::from_str(options_json).map_err(|e| js_error(format!("bad compare options: {e}")))?
-    };
+    let opts = CompareOptions::from_json(options_json).map_err(js_error)?;
     opts.validate().map_err(js_error)?;
     let (aa, ab) = (a.analysis()?, b.analysis()?);
     let c = crate::analysis::compare::compare(aa, ab, &opts).map_err(js_error)?;

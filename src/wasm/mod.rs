@@ -7,6 +7,7 @@
 //! analyzers ([`compare`]) are the same functions `traceprism export --xlsx`, `report --html` and
 //! `compare` call.
 
+use crate::analysis::options::Declared;
 use crate::analysis::{Analysis, Options};
 use crate::read::Reader;
 use crate::report;
@@ -90,11 +91,7 @@ impl Analyzer {
     /// bytes, handed back so they are not looked at again; without it the first bytes pushed tell.
     #[wasm_bindgen(constructor)]
     pub fn new(options_json: &str, sniffed: JsValue) -> Result<Analyzer, JsValue> {
-        let options: Options = if options_json.trim().is_empty() {
-            Options::default()
-        } else {
-            serde_json::from_str(options_json).map_err(|e| js_error(format!("bad options: {e}")))?
-        };
+        let options = Options::from_json(options_json).map_err(js_error)?;
         let reader = match parts::Sniffed::format(sniffed)? {
             Some(format) => Box::new(Reader::with_format(format, options.gzip_crc)),
             None => {
@@ -270,24 +267,9 @@ impl Analyzer {
     /// `{"phase": "prefill"|"decode"|"mixed"}` or `{"from_us": A, "to_us": B}` (µs since the
     /// trace's start). Push the file's bytes into it again, then `finish` gives the `.json.gz`.
     pub fn splitter(&self, window_json: &str) -> Result<TraceSplitter, JsValue> {
-        #[derive(serde::Deserialize)]
-        struct W {
-            pass: Option<u32>,
-            phase: Option<String>,
-            from_us: Option<f64>,
-            to_us: Option<f64>,
-        }
-        let w: W = serde_json::from_str(window_json).map_err(|e| js_error(format!("bad window: {e}")))?;
-        let window = match (w.pass, w.phase, w.from_us, w.to_us) {
-            (Some(n), None, None, None) => crate::split::Window::Pass(n),
-            (None, Some(p), None, None) => crate::split::Window::Phase(
-                crate::analysis::phases::Phase::select("phase", &p)
-                    .map_err(|e| js_error(e.to_string()))?
-                    .ok_or_else(|| js_error("phase: one phase, not all"))?,
-            ),
-            (None, None, Some(from_us), Some(to_us)) => crate::split::Window::Time { from_us, to_us },
-            _ => return Err(js_error("a window is {pass}, {phase} or {from_us, to_us}")),
-        };
+        let given: crate::split::WindowGiven =
+            serde_json::from_str(window_json).map_err(|e| js_error(format!("bad window: {e}")))?;
+        let window = given.window().map_err(js_error)?;
         let selection = crate::split::select(self.analysis()?, &window).map_err(js_error)?;
         Ok(TraceSplitter { kernels: selection.kernels as u32, inner: Some(crate::split::Splitter::new(selection)) })
     }
@@ -371,6 +353,17 @@ impl Analyzer {
 #[wasm_bindgen]
 pub fn builtin_category_rules() -> String {
     crate::rules::categories::BUILTIN.to_string()
+}
+
+/// The options the page's settings are made from, as declared: `{analysis: [...], compare: [...]}`,
+/// each a list of `{field, keyword, flags, kind, choices, default, doc}` (JSON text).
+#[wasm_bindgen]
+pub fn declared_options() -> String {
+    serde_json::json!({
+        "analysis": Options::declarations_json(),
+        "compare": crate::analysis::compare::CompareOptions::declarations_json(),
+    })
+    .to_string()
 }
 
 /// What the page's SQLite module is asked of an Nsight Systems export (text: one line per table,

@@ -151,6 +151,42 @@ test('two traces of one GPU model are told apart by their file names, in the fie
   assert.match(headline, /^workers0 is slower than workers4 by /);
   const hover = await page.getAttribute('[data-compare-budget] rect[data-hover]', 'data-hover');
   assert.ok(hover && hover.includes('workers0') && !hover.includes('V100'), hover ?? '');
+  // The fields are the compare options the core declares: one per flag of the CLI's COMPARE OPTIONS.
+  const usage = cli('help').toString('utf8');
+  const flags = [...usage.split('\nCOMPARE OPTIONS (compare):\n')[1].split('FINDING KINDS')[0].matchAll(/^  (--[a-z-]+)/gm)].map((m) => m[1]);
+  assert.ok(flags.includes('--min-change') && flags.includes('--max-align-cells'), flags.join(' '));
+  for (const f of flags) assert.ok(await page.$(`#compare-${f.slice(2).replaceAll('-', '_')}`), `a field for ${f}`);
+  // A declared option the page did not offer before reaches the core: min_change makes the verdict the CLI's.
+  await page.fill('#compare-min_change', '0.5');
+  await page.press('#compare-min_change', 'Tab');
+  const wide = cliCsvs('compare', w0, w4, '--min-change', '0.5');
+  const sentence = cli('compare', w0, w4, '--min-change', '0.5').toString('utf8').split('\n')[0];
+  assert.notEqual(sentence, headline, 'the option changes the verdict');
+  await page.waitForFunction((want) => document.querySelector('[data-view="compare"][data-rendered] [data-compare-headline]')?.textContent === want, sentence, { polling: 250 });
+  await page.waitForSelector('[data-view="compare"][data-rendered] table[data-table="compare_verdict"]', { state: 'attached' });
+  assertSameAsCli(await displayed(page, 'compare_verdict'), wide.get('compare_verdict'), 'compare_verdict --min-change 0.5');
+  assert.deepEqual(requests, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the header\'s phase method is the core\'s declared choice and reaches the analysis, as --phase-method does', async () => {
+  const EXAMPLE = path.join(ROOT, 'fixtures/sglang_qwen3-8b_decode_graph_mi300x.json.gz');
+  const { page, problems, requests } = await openPage('#phases');
+  await page.waitForFunction(() => document.querySelectorAll('#phase-method-input option').length > 0, null, { timeout: 120_000 });
+  const choices = await page.$$eval('#phase-method-input option', (os) => os.map((o) => o.value));
+  const line = cli('help').toString('utf8').split('--phase-method')[1].split('--decode-threshold')[0];
+  assert.equal(`(${choices.join('|')})`, line.match(/\(([a-z_|]+)\)/)[0], 'the choices of the CLI\'s usage');
+  assert.equal(await page.inputValue('#phase-method-input'), 'union', 'the declared default');
+  await page.selectOption('#phase-method-input', 'kernel_names');
+  await dropFile(page, EXAMPLE);
+  await waitReady(page);
+  // The phases view folds its tables below the charts: the table is there, not shown.
+  await page.waitForSelector('[data-view="phases"][data-rendered] table[data-table="phase_methods"]', { state: 'attached', timeout: 120_000 });
+  const want = cliCsvs('export', EXAMPLE, '--phase-method', 'kernel_names');
+  const shown = await displayed(page, 'phase_methods');
+  assertSameAsCli(shown, want.get('phase_methods'), 'phase_methods --phase-method kernel_names');
+  assert.ok(shown.rows.every((r) => r[shown.head.indexOf('final_method')] === 'kernel_names'));
   assert.deepEqual(requests, []);
   assert.deepEqual(problems, []);
   await page.close();

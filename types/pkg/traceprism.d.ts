@@ -35,6 +35,8 @@ export function digest(a: Analyzer, source: string): string;
 export function gate(baseJson: string, newJson: string, optionsJson: string): any;
 export function watch_window(digestJson: string, file: string): any;
 export function builtin_category_rules(): string;
+/** The options the page's settings are made from, as the core declares them (JSON text: {analysis, compare}). */
+export function declared_options(): string;
 export function nsys_requests(): string;
 export function failed_allocation_bytes(): number;
 export function allocate_for_test(megabytes: number): number;

@@ -232,6 +232,8 @@ function compareContext(trace) {
   // candidate digest against a baseline digest.
   digestOf: (slot) => trace.session.call('digest', { slot, source: slot === 'b' ? store.second?.fileName || 'b' : trace.fileName }),
   gate: (base, candidate, options) => trace.session.call('gate', { base, candidate, options }),
+  // The options the core declares: the compare view's fields are made from them.
+  declaredOptions: async () => store.declared || (store.declared = await trace.session.call('declaredOptions')),
   saveDigest: (text, name) => saveFile(`${baseName(name)}.digest.json`, text, 'application/json'),
   saveText: (text, fileName, type) => saveFile(fileName, text, type),
   compareTable: (name) => {

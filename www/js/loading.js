@@ -8,6 +8,7 @@ import { formatBytes, formatCount } from './format.js';
 import { readHash, writeHash } from './routing.js';
 import { userRules } from './rules-text.js';
 import { emptyRun } from './store.js';
+import { choicesOf, declaredField } from './settings.js';
 import { readStalled, GZIP_CRC_AUTO_MAX_BYTES, PROGRESS_PAINT_MS } from './constants.js';
 import { $, setState, showError, showInputStatus, setProgress } from './status.js';
 import { captureEntries, splitCaptures } from './captures.js';
@@ -180,6 +181,19 @@ export function createLoading(page) {
  */
 
 /**
+ * The header's phase-method setting, made from the core's declaration of it: its choices, its
+ * default selected and its doc as the title.
+ * @param {import('./worker-ops.js').DeclaredOptions} declared
+ */
+function fillPhaseMethods(declared) {
+  const d = declaredField(declared.analysis, 'phase_method');
+  const select = /** @type {HTMLSelectElement} */ ($('phase-method-input'));
+  if (!d || select.options.length) return;
+  $('phase-method-setting').title = d.doc;
+  select.append(...choicesOf(d).map((c) => el('option', { value: c.value, text: c.value, selected: c.selected })));
+}
+
+/**
  * The options every load passes to the core (the page's settings and the user's rules) for a
  * file of `bytes`: the gzip CRC-32 is checked as the setting says (`auto`: files under 1 GB).
  * @param {number} [bytes]
@@ -188,7 +202,8 @@ function loadOptions(bytes = 0) {
   const rules = userRules();
   const crc = /** @type {HTMLSelectElement} */ ($('crc-input')).value;
   const gzipCrc = crc === 'on' || (crc === 'auto' && bytes < GZIP_CRC_AUTO_MAX_BYTES);
-  return { strict: $('strict-input').checked, gzip_crc: gzipCrc, ...(rules.trim() ? { category_rules: rules } : {}) };
+  const method = /** @type {HTMLSelectElement} */ ($('phase-method-input')).value;
+  return { strict: $('strict-input').checked, gzip_crc: gzipCrc, ...(method ? { phase_method: method } : {}), ...(rules.trim() ? { category_rules: rules } : {}) };
 }
 
 /**
@@ -396,6 +411,7 @@ async function openFiles(p, dropped, slot) {
 function startCore(p) {
   const { store, timing } = p;
   const session = (store.core = new Session());
+  if (!store.declared) session.call('declaredOptions').then((d) => { store.declared = d; fillPhaseMethods(d); }, () => {});
   timing.warm = null;
   session.warmed.then((ms) => {
     if (store.core === session) {

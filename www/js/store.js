@@ -41,6 +41,8 @@ export class Store {
     this.drawing = 0;
     /** The worker session that owns the core (replaced after a cancel; set as the page starts). @type {import('./session.js').Session} */
     this.core = /** @type {any} */ (null);
+    /** The options the core declares (the page's settings are made from them), once the core said. @type {import('./worker-ops.js').DeclaredOptions|null} */
+    this.declared = null;
     /** Trace A, the one the views show: {session, fileName, blob, summary, tables...}. @type {any} */
     this.trace = null;
     /** The second trace of a comparison: {fileName, summary} once analysed in the worker's slot `b`. @type {any} */

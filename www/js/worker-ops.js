@@ -12,6 +12,11 @@ export {};
 /** What the analyses say of a finished trace. */
 /** @typedef {{summary: any, tables: string[], views: any, memory?: number}} Finished */
 /** @typedef {{window?: any, cut?: string}} WatchedFile */
+/**
+ * An option as the core declares it (`declared_options`): the page's settings are made from these.
+ * @typedef {{field: string, keyword: string, flags: string[], kind: string, choices: string[]|null, default: any, doc: string}} DeclaredOption
+ */
+/** @typedef {{analysis: DeclaredOption[], compare: DeclaredOption[]}} DeclaredOptions */
 
 /**
  * Each op: `[arguments, answer]`.
@@ -32,6 +37,7 @@ export {};
  *   timelineHit: [InSlot & {lane: number, at: number, slack: number}, any],
  *   setRules: [InSlot & {toml: string}, {summary: any, tables: string[], views: any}],
  *   builtinRules: [{}, string],
+ *   declaredOptions: [{}, DeclaredOptions],
  *   split: [InSlot & {window: object, file: Blob}, ArrayBuffer],
  *   workbook: [InSlot, ArrayBuffer],
  *   html: [InSlot, string],

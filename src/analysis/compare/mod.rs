@@ -28,52 +28,41 @@ pub mod noise;
 pub mod ops;
 pub mod overall;
 
+use super::options::{Declared, Kind};
 use super::phases::Phase;
 use super::Analysis;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::NONE;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// User-settable options of a comparison (CLI flags and the page's settings map onto these).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct CompareOptions {
-    /// Which kernels to compare: `all`, `prefill`, `decode` or `mixed` (by each kernel's phase).
-    pub phase: String,
-    /// Display label of side A (default: its GPU name).
-    pub label_a: Option<String>,
-    /// Display label of side B (default: its GPU name).
-    pub label_b: Option<String>,
-    /// A is `slower` when A/B exceeds this ratio, `faster` when below its inverse.
-    pub ratio_threshold: f64,
-    /// Differences smaller than this (µs per pass) are `similar` whatever the ratio.
-    pub min_gap_us: f64,
-    /// A step change under this share of B's step is `same` in `compare_verdict`, however
-    /// steady the steps (0.01 = 1%).
-    pub min_change: f64,
-    /// Side A's file name: labels the side when both ran on one GPU model.
-    pub source_a: Option<String>,
-    /// Side B's file name.
-    pub source_b: Option<String>,
-    /// Largest alignment matrix (cells = kernels of A × kernels of B) per aligned block; longer
-    /// blocks are aligned on their first kernels only (said in the summary).
-    pub max_align_cells: usize,
-}
-
-impl Default for CompareOptions {
-    fn default() -> Self {
-        CompareOptions {
-            phase: "all".into(),
-            label_a: None,
-            label_b: None,
-            ratio_threshold: 1.1,
-            min_gap_us: 1.0,
-            min_change: 0.01,
-            source_a: None,
-            source_b: None,
-            max_align_cells: 16_000_000,
-        }
+crate::declare_options! {
+    /// User-settable options of a comparison, declared once (see [`Declared`]): the CLI's flags,
+    /// MCP's schema, the Python keywords and the page's settings are made from it.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct CompareOptions {
+        /// Which kernels to compare, by each kernel's phase.
+        phase: String = "all".into(), Kind::Choice(Phase::selectable), ["--phase"] "P";
+        /// Side A's label in tables (default: its GPU name).
+        label_a: Option<String> = None, Kind::Text, ["--label-a"] "NAME";
+        /// Side B's label in tables (default: its GPU name).
+        label_b: Option<String> = None, Kind::Text, ["--label-b"] "NAME";
+        /// A is `slower` when A/B exceeds this ratio, `faster` when below its inverse.
+        ratio_threshold: f64 = 1.1, Kind::Number, ["--ratio-threshold"] "R",
+            check |r| r.is_finite() && *r >= 1.0 => "must be a number >= 1";
+        /// Differences smaller than this (µs per pass) are `similar` whatever the ratio.
+        min_gap_us: f64 = 1.0, Kind::Number, ["--min-gap-us"] "X",
+            check |g| g.is_finite() && *g >= 0.0 => "must be a number >= 0";
+        /// A step change under this share of B's step is `same` in `compare_verdict`, however steady the steps (0.01 or 1%).
+        min_change: f64 = 0.01, Kind::Share, ["--min-change"] "S",
+            check |m| m.is_finite() && (0.0..1.0).contains(m) => "must be a share in [0, 1)";
+        /// Largest alignment matrix (kernels of A x kernels of B) per aligned block; longer blocks are aligned on their first kernels (said in the summary).
+        max_align_cells: usize = 16_000_000, Kind::Count, ["--max-align-cells"] "N";
+        /// Side A's file name: labels the side when both ran on one GPU model.
+        source_a: Option<String> = None, Kind::Internal, [] "";
+        /// Side B's file name.
+        source_b: Option<String> = None, Kind::Internal, [] "";
     }
 }
 
@@ -82,19 +71,10 @@ impl CompareOptions {
     pub fn phase_filter(&self) -> Result<Option<Phase>> {
         Phase::select("phase", &self.phase)
     }
-    /// Checks the thresholds.
+    /// Checks the phase and the thresholds.
     pub fn validate(&self) -> Result<()> {
         self.phase_filter()?;
-        if !(self.ratio_threshold.is_finite() && self.ratio_threshold >= 1.0) {
-            return Err(Error::new(format!("ratio threshold must be a number >= 1 (got {})", self.ratio_threshold)));
-        }
-        if !(self.min_change.is_finite() && (0.0..1.0).contains(&self.min_change)) {
-            return Err(Error::new(format!("minimum change must be a share in [0, 1) (got {})", self.min_change)));
-        }
-        if !(self.min_gap_us.is_finite() && self.min_gap_us >= 0.0) {
-            return Err(Error::new(format!("minimum gap must be a number >= 0 µs (got {})", self.min_gap_us)));
-        }
-        Ok(())
+        self.check_fields()
     }
 }
 

@@ -110,11 +110,6 @@ impl Finding {
     }
 }
 
-/// `findings --json` and the MCP tool's answer: the trace's path and its findings.
-pub fn findings_json(path: &str, found: &[Finding]) -> serde_json::Value {
-    serde_json::json!({ "trace": path, "findings": found })
-}
-
 /// The gap a graph replay leaves between two kernels of one stream: the median of 7,938 gaps
 /// inside the CUDA-graph replays of `vllm_tp4_h100_1000isl_10osl_32con` (H100, 0.417 µs; MI300X
 /// replays in the fixtures show none at their timestamps' resolution, B300's overlap).

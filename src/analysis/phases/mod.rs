@@ -101,6 +101,14 @@ pub struct MethodAgreement {
     pub all_ns: i64,
 }
 
+impl MethodAgreement {
+    /// The share (%) of the kernel time it voted on where its vote is the final phase; `None`
+    /// when it voted on no pass.
+    pub fn agreement_pct_of_voted(&self) -> Option<f64> {
+        (self.passes_voted > 0 && self.voted_ns > 0).then(|| 100.0 * self.agreed_ns as f64 / self.voted_ns as f64)
+    }
+}
+
 impl Phases {
     /// Each method's agreement with the final phases (`phase_methods`, the CLI's verbose lines).
     pub fn method_agreement(&self) -> Vec<MethodAgreement> {

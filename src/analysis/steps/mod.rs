@@ -51,6 +51,10 @@ impl Phase {
     pub fn parse(s: &str) -> Option<Phase> {
         Phase::ALL.into_iter().find(|p| p.as_str() == s)
     }
+    /// Every name [`Phase::select`] takes: `all` and each phase's.
+    pub fn selectable() -> Vec<&'static str> {
+        std::iter::once("all").chain(Phase::ALL.iter().map(|p| p.as_str())).collect()
+    }
     /// The phase a user selects (the CLI's `--phase`, MCP's `phase`, the page's window), the one
     /// reading every face uses: `all` or nothing is every phase (`None`); a phase's table name,
     /// in any case, is that phase; anything else is an error naming `key` and the choices.

@@ -8,12 +8,17 @@ import { tableView } from '../table-view.js';
 import { titleOf } from './common.js';
 import { gateSection } from '../gate-section.js';
 import { diffIcicle } from '../icicle.js';
+import { compareDefaults, compareFields } from '../settings.js';
 
 /** What of the page this view uses (app.js makes its context of these concerns alone). */
 export const uses = ['trace', 'route', 'compare', 'page'];
 
-/** Compare options the user set in this page session (labels are per pair of files). */
-const settings = { phase: 'all', ratio_threshold: 1.1, min_gap_us: 1, label_a: '', label_b: '', source_a: '', source_b: '' };
+/**
+ * Compare options the user set in this page session (labels are per pair of files), from the
+ * core's declaration of them on first use.
+ * @type {Record<string, any>|null}
+ */
+let settings = null;
 
 /**
  * The phases a comparison can select: `all`, then prefill and decode (always offered, as before),
@@ -118,6 +123,8 @@ export async function compare(ctx, root) {
 
   // Labels are the core's (the GPU names, or on one GPU model what tells the file names apart)
   // until the user types one (reset when the pair of files changes).
+  const declared = await ctx.declaredOptions();
+  if (!settings) settings = compareDefaults(declared.compare);
   const pair = `${ctx.fileName}\u0000${b.fileName}`;
   if (labelsFor !== pair) {
     settings.label_a = '';
@@ -127,15 +134,25 @@ export async function compare(ctx, root) {
     labelsFor = pair;
   }
   const rerender = () => ctx.rerender();
-  const field = (label, node) => el('label', { class: 'field' }, el('span', { text: label }), node);
-  const text = (key) => el('input', { type: 'text', value: settings[key], id: `compare-${key}`, on: { change: (e) => { settings[key] = e.target.value; rerender(); } } });
-  const num = (key, min, step) => el('input', { type: 'number', value: String(settings[key]), min: String(min), step: String(step), id: `compare-${key}`, on: { change: (e) => { const v = Number(e.target.value); if (Number.isFinite(v)) { settings[key] = v; rerender(); } } } });
-  const phase = el('select', { id: 'compare-phase', on: { change: (e) => { settings.phase = e.target.value; rerender(); } } },
-    // The phases both traces have (prefill / decode for LLM inference, denoise / stage for diffusion).
-    phaseChoices(a.summary, b.summary, settings.phase).map((p) => el('option', { value: p, text: p, selected: p === settings.phase })));
+  const set = settings;
+  const field = (label, title, node) => el('label', { class: 'field', title }, el('span', { text: label }), node);
+  // One field per option the core declares, as it declares it (the phase: those both traces have).
+  // A field draws the view again only when its value changed (a field removed while focused
+  // fires `change` again as the view is redrawn).
+  const update = (field, v) => { if (set[field] !== v) { set[field] = v; rerender(); } };
+  const input = (f) => {
+    const id = `compare-${f.field}`;
+    if (f.input === 'select') {
+      return el('select', { id, on: { change: (e) => update(f.field, e.target.value) } },
+        // The phases both traces have (prefill / decode for LLM inference, denoise / stage for diffusion).
+        phaseChoices(a.summary, b.summary, set[f.field]).map((p) => el('option', { value: p, text: p, selected: p === set[f.field] })));
+    }
+    if (f.input === 'text') return el('input', { type: 'text', value: set[f.field], id, on: { change: (e) => update(f.field, e.target.value) } });
+    return el('input', { type: 'number', value: String(set[f.field]), id, step: 'any', ...(f.min === undefined ? {} : { min: String(f.min) }),
+      on: { change: (e) => { const v = Number(e.target.value); if (Number.isFinite(v)) update(f.field, v); } } });
+  };
   root.append(el('div', { class: 'compare-options' },
-    field('label A', text('label_a')), field('label B', text('label_b')), field('phase', phase),
-    field('ratio threshold', num('ratio_threshold', 1, 0.05)), field('min gap (µs/pass)', num('min_gap_us', 0, 1)),
+    ...compareFields(declared.compare).map((f) => field(f.label, f.title, input(f))),
     el('button', { type: 'button', id: 'compare-export-all', text: 'Export compare tables (.zip)', on: { click: () => ctx.exportCompareZip() } })));
 
   const result = await ctx.compare({ ...settings });

@@ -2,69 +2,56 @@
 //! these), and the names of the phase methods they choose among: a leaf every analysis takes
 //! them from without climbing to `analysis/mod.rs`.
 
+mod declared;
+
+pub use declared::{fraction, parse_share, Declaration, Declared, Given, GivenShare, Kind};
+
+use crate::declare_options;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
-/// User-settable options for all analyses (CLI flags and the page's settings map onto these).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Options {
-    /// Extra kernel-category rules (TOML text, same format as `rules/categories.toml`), applied first.
-    pub category_rules: Option<String>,
-    /// Gaps between GPU work shorter than this count as micro-idle (µs).
-    pub micro_idle_us: f64,
-    /// Kernels shorter than this are "short" (µs).
-    pub short_kernel_us: f64,
-    /// Number of histogram bins below `short_kernel_us`.
-    pub short_kernel_bins: usize,
-    /// GEMM M above this is prefill-like; 0 (the default) = from the trace's own GEMMs (see
-    /// `phases::adaptive_threshold`), never below `phase_signals.toml`'s `decode_threshold`.
-    pub decode_threshold: i64,
-    /// How each pass's phase is decided from the methods' votes (written as its name: `union`,
-    /// `hybrid` or one method's, in the page's settings and the Python face too).
-    pub phase_method: PhaseMethod,
-    /// Keep attention and MLP halves of dual-norm layers as separate layers.
-    pub split_half_layers: bool,
-    /// Row limit for top-k tables (0 = no limit).
-    pub topk: usize,
-    /// Roofline device: a key of `rules/devices.toml` (`H100-SXM`, `MI300X`...) or custom peaks
-    /// `bf16=989,fp8=1979,fp32=67,hbm=3.35` (TFLOP/s, TB/s). `None`: from `deviceProperties`.
-    pub device: Option<String>,
-    /// Keep kernels with no launch in the trace (`(unlinked)`) in the op tables.
-    pub include_unlinked: bool,
-    /// Refuse a trace cut short (an error with its byte offset) instead of analysing what was read.
-    pub strict: bool,
-    /// Check each gzip member's CRC-32 (the CLI always does; the page may skip it for large files).
-    pub gzip_crc: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            category_rules: None,
-            micro_idle_us: 10.0,
-            short_kernel_us: 10.0,
-            short_kernel_bins: 10,
-            decode_threshold: 0,
-            phase_method: PhaseMethod::Union,
-            split_half_layers: false,
-            topk: 0,
-            device: None,
-            include_unlinked: true,
-            strict: false,
-            gzip_crc: true,
-        }
+declare_options! {
+    /// User-settable options for all analyses, declared once: the CLI's flags and usage, MCP's
+    /// schema, the Python keywords and the page's settings are made from this declaration
+    /// ([`Declared`]).
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Options {
+        /// Extra kernel-category rules (TOML, as `rules/categories.toml`), applied before the built-in table.
+        category_rules: Option<String> = None, Kind::FileText, ["--rules"] "FILE";
+        /// How each pass's phase is decided: the union of the methods' votes, the hybrid weighing, or one method alone.
+        phase_method: PhaseMethod = PhaseMethod::Union, Kind::Choice(PhaseMethod::names), ["--phase-method"] "M";
+        /// GEMM M above this is prefill-like; 0 = from the trace (the largest M below a 4x gap in its steps' GEMM M, at least 10).
+        decode_threshold: i64 = 0, Kind::Integer, ["--decode-threshold", "--decode_threshold"] "N",
+            check |v| *v >= 0 => "must be 0 (from the trace) or more";
+        /// Idle gaps between GPU work shorter than this are micro-idle (µs).
+        micro_idle_us: f64 = 10.0, Kind::Number, ["--micro-idle-us", "--micro_idle_thresh_us"] "X",
+            check |v| v.is_finite() && *v >= 0.0 => "must be a number >= 0";
+        /// Kernels shorter than this are short (µs).
+        short_kernel_us: f64 = 10.0, Kind::Number, ["--short-kernel-us"] "X",
+            check |v| v.is_finite() && *v > 0.0 => "must be a number > 0";
+        /// Histogram bins below the short-kernel threshold.
+        short_kernel_bins: usize = 10, Kind::Count, ["--short-kernel-bins"] "N",
+            check |v| *v >= 1 => "must be 1 or more";
+        /// Rows of top-k tables (0 = every row).
+        topk: usize = 0, Kind::Count, ["--topk"] "N";
+        /// Keep the attention and MLP halves of dual-norm layers apart.
+        split_half_layers: bool = false, Kind::Switch, ["--split-half-layers"] "";
+        /// Roofline device: a key of `rules/devices.toml` (H100-SXM, MI300X, ...) or peaks `bf16=989,fp8=1979,fp32=67,hbm=3.35` (TFLOP/s, TB/s); none: from the trace's `deviceProperties`.
+        device: Option<String> = None, Kind::Text, ["--device"] "KEY|PEAKS";
+        /// Keep kernels whose launch is not in the trace (`(unlinked)`) in the op tables; the flag leaves them out.
+        include_unlinked: bool = true, Kind::Switch, ["--exclude-unlinked"] "";
+        /// A trace cut short is an error (with its byte offset) instead of analysed up to its last complete event, with a warning.
+        strict: bool = false, Kind::Switch, ["--strict"] "";
+        /// Check each gzip member's CRC-32 (the page's setting; the CLI always checks).
+        gzip_crc: bool = true, Kind::Switch, [] "";
     }
 }
 
 impl Options {
-    /// Rejects option values no analysis understands, naming the valid ones.
+    /// Rejects option values no analysis understands, naming the option and the valid values.
     pub fn validate(&self) -> Result<()> {
-        let positive = self.short_kernel_us > 0.0 && self.micro_idle_us >= 0.0;
-        if !positive {
-            return Err(crate::error::Error::new("short-kernel and micro-idle thresholds must be positive numbers"));
-        }
-        Ok(())
+        self.check_fields()
     }
 }
 
@@ -91,14 +78,17 @@ impl PhaseMethod {
             PhaseMethod::Only(m) => m.as_str(),
         }
     }
+    /// Every name [`PhaseMethod::parse`] takes: `union`, `hybrid` and each method's.
+    pub fn names() -> Vec<&'static str> {
+        ["union", "hybrid"].into_iter().chain(METHODS.iter().map(|m| m.as_str())).collect()
+    }
     /// A name as `--phase-method` takes it; an unknown one is an error naming every choice.
     pub fn parse(s: &str) -> Result<PhaseMethod> {
         match s {
             "union" => Ok(PhaseMethod::Union),
             "hybrid" => Ok(PhaseMethod::Hybrid),
             other => Method::parse(other).map(PhaseMethod::Only).ok_or_else(|| {
-                let known: Vec<&str> = ["union", "hybrid"].into_iter().chain(METHODS.iter().map(|m| m.as_str())).collect();
-                crate::error::Error::new(format!("unknown phase method '{other}' (one of: {})", known.join(", ")))
+                crate::error::Error::new(format!("unknown phase method '{other}' (one of: {})", PhaseMethod::names().join(", ")))
             }),
         }
     }
