@@ -23,7 +23,7 @@ echo "== front-end types (tsc --checkJs) and unit tests (node --test) (at ${SECO
 npm run --silent typecheck
 npm run --silent test:unit
 echo "== page build (at ${SECONDS} s)"
-npm run --silent build
+TRACEPRISM_PAGE_PROFILE=ci npm run --silent build
 echo "== browser tests (at ${SECONDS} s)"
 npm run --silent test:browser
 echo "== all tests passed in ${SECONDS} s (after setup)"
