@@ -36,7 +36,7 @@ use crate::model::NONE;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-crate::declare_options! {
+super::options::declare_options! {
     /// User-settable options of a comparison, declared once (see [`Declared`]): the CLI's flags,
     /// MCP's schema, the Python keywords and the page's settings are made from it.
     #[derive(Debug, Clone, Serialize, Deserialize)]

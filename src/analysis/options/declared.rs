@@ -1,5 +1,5 @@
 //! Options declared once: each field of an options struct is written once, in
-//! [`declare_options!`](crate::declare_options), with its doc, type, default, the keyword and flag users give it, the kind
+//! `declare_options!`, with its doc, type, default, the keyword and flag users give it, the kind
 //! of value it takes and its check. Every face reads that one declaration: the CLI's flags and
 //! usage, MCP's schema, the Python keywords and the page's settings ([`Declared`]).
 
@@ -48,7 +48,7 @@ impl Kind {
     }
 }
 
-/// One option as [`declare_options!`](crate::declare_options) declares it.
+/// One option as `declare_options!` declares it.
 #[derive(Debug, Clone, Copy)]
 pub struct Declaration {
     /// The struct's field: its key in the JSON form (the page's and the wasm API's).
@@ -79,13 +79,13 @@ impl Declaration {
     }
 }
 
-/// An options struct made by [`declare_options!`](crate::declare_options): its declarations, and setting its fields by the
+/// An options struct made by `declare_options!`: its declarations, and setting its fields by the
 /// names users give them.
 pub trait Declared: Serialize + DeserializeOwned + Default {
     /// Every option, in declaration order.
     const DECLARED: &'static [Declaration];
 
-    /// Each field's own check ([`declare_options!`](crate::declare_options)'s `check`), with an error naming the option.
+    /// Each field's own check (`declare_options!`'s `check`), with an error naming the option.
     fn check_fields(&self) -> Result<()>;
 
     /// The option a user names by keyword, field or CLI spelling.
@@ -308,7 +308,6 @@ pub fn parse_share(key: &str, given: GivenShare<'_>) -> Result<f64> {
 /// Declares an options struct once: each field with its doc comment, type, default, kind, CLI
 /// spellings, the usage's value name and optionally a check (`check |v| ... => "message"`).
 /// Makes the struct, its `Default` and its [`Declared`] implementation.
-#[macro_export]
 macro_rules! declare_options {
     (
         $(#[$meta:meta])*
@@ -353,3 +352,5 @@ macro_rules! declare_options {
         }
     };
 }
+
+pub(crate) use declare_options;

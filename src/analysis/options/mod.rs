@@ -4,10 +4,9 @@
 
 mod declared;
 
-pub use declared::{fraction, parse_share, Declaration, Declared, Given, GivenShare, Kind};
-
-use crate::declare_options;
 use crate::error::Result;
+pub(crate) use declared::declare_options;
+pub use declared::{fraction, parse_share, Declaration, Declared, Given, GivenShare, Kind};
 use serde::{Deserialize, Serialize};
 
 declare_options! {
