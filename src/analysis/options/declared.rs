@@ -85,8 +85,17 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
     /// Every option, in declaration order.
     const DECLARED: &'static [Declaration];
 
-    /// Each field's own check (`declare_options!`'s `check`), with an error naming the option.
-    fn check_fields(&self) -> Result<()>;
+    /// What is wrong with field `field`'s value by its own check (`declare_options!`'s `check`),
+    /// or `None`.
+    fn check_field(&self, field: &str) -> Option<String>;
+
+    /// Every field's own check, with an error naming the first option that fails it.
+    fn check_fields(&self) -> Result<()> {
+        match Self::DECLARED.iter().find_map(|d| self.check_field(d.field).map(|m| (d, m))) {
+            Some((d, message)) => Err(Error::new(format!("{}: {message}", d.keyword()))),
+            None => Ok(()),
+        }
+    }
 
     /// The option a user names by keyword, field or CLI spelling.
     fn declaration(name: &str) -> Option<&'static Declaration> {
@@ -111,7 +120,10 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
         };
         current.insert(d.field.to_string(), value);
         *self = serde_json::from_value(Value::Object(current)).map_err(|e| Error::new(format!("{shown}: {e}")))?;
-        self.check_fields()
+        match self.check_field(d.field) {
+            Some(message) => Err(Error::new(format!("{shown}: {message}"))),
+            None => Ok(()),
+        }
     }
 
     /// The struct from its JSON form (the page's, the wasm API's): missing fields take defaults, an
@@ -338,16 +350,15 @@ macro_rules! declare_options {
                     value_name: $value_name,
                 }, )*
             ];
-            fn check_fields(&self) -> $crate::error::Result<()> {
+            fn check_field(&self, field: &str) -> Option<String> {
                 $( $(
-                    let check: fn(&$ty) -> bool = $check;
-                    if !check(&self.$field) {
-                        let d = <Self as $crate::analysis::options::Declared>::declaration(stringify!($field));
-                        let name = d.map_or_else(|| stringify!($field).to_string(), |d| d.keyword());
-                        return Err($crate::error::Error::new(format!("{name}: {} (got {:?})", $message, self.$field)));
+                    if field == stringify!($field) {
+                        let check: fn(&$ty) -> bool = $check;
+                        return (!check(&self.$field)).then(|| format!("{} (got {:?})", $message, self.$field));
                     }
                 )? )*
-                Ok(())
+                let _ = field;
+                None
             }
         }
     };

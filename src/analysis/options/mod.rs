@@ -145,7 +145,47 @@ impl Method {
 
 #[cfg(test)]
 mod tests {
-    use super::{Method, Options, PhaseMethod};
+    use super::{Declared, Given, Kind, Method, Options, PhaseMethod};
+
+    #[test]
+    fn an_option_is_set_by_flag_alias_or_keyword_and_named_as_given_when_wrong() {
+        let mut o = Options::default();
+        o.set_given("--micro-idle-us", Given::Text("4")).unwrap();
+        o.set_given("--micro_idle_thresh_us", Given::Text("5")).unwrap();
+        assert_eq!(o.micro_idle_us, 5.0);
+        o.set_given("topk", Given::Json(&serde_json::json!(7))).unwrap();
+        assert_eq!(o.topk, 7);
+        // A switch given turns its default over, whichever side that is.
+        o.set_given("--exclude-unlinked", Given::Text("")).unwrap();
+        o.set_given("strict", Given::Json(&serde_json::json!(true))).unwrap();
+        assert!(!o.include_unlinked && o.strict);
+        let e = o.set_given("--micro_idle_thresh_us", Given::Text("-1")).unwrap_err().to_string();
+        assert_eq!(e, "--micro_idle_thresh_us: must be a number >= 0 (got -1.0)");
+        let e = o.set_given("--topk", Given::Text("x")).unwrap_err().to_string();
+        assert_eq!(e, "--topk: 'x' is not a whole number");
+        let e = o.set_given("gzip_crc", Given::Json(&serde_json::json!(false))).unwrap_err().to_string();
+        assert!(e.starts_with("unknown option 'gzip_crc' (options: rules, phase_method,"), "{e}");
+        // The JSON form refuses a field no option declares.
+        let e = Options::from_json(r#"{"micro_idle": 3}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `micro_idle`"), "{e}");
+    }
+
+    #[test]
+    fn every_declared_option_is_a_field_of_the_json_form_and_shows_in_schema_and_usage() {
+        let defaults = serde_json::to_value(Options::default()).unwrap();
+        let fields: Vec<&str> = defaults.as_object().unwrap().keys().map(String::as_str).collect();
+        let declared: Vec<&str> = Options::DECLARED.iter().map(|d| d.field).collect();
+        assert_eq!(fields.len(), declared.len());
+        assert!(declared.iter().all(|f| fields.contains(f)), "{declared:?} against {fields:?}");
+        let (schema, usage) = (Options::schema_properties(), Options::usage_lines());
+        for d in Options::DECLARED.iter().filter(|d| d.given_by_users()) {
+            assert!(schema.contains_key(&d.keyword()), "{}", d.field);
+            assert!(usage.contains(&format!("  {}", d.flags[0])), "{}", d.field);
+            assert!(!d.doc().is_empty(), "{}", d.field);
+        }
+        assert_eq!(schema["phase_method"]["enum"], serde_json::json!(PhaseMethod::names()));
+        assert!(matches!(Options::declaration("--rules").map(|d| d.kind), Some(Kind::FileText)));
+    }
 
     #[test]
     fn the_phase_method_is_parsed_once_and_travels_as_its_name() {
