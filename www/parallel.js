@@ -8,18 +8,13 @@
 // that range itself, so the model and any error message never depend on the guess.
 import { find_event_start, Inflater } from './pkg/traceprism.js';
 import {
-  PARALLEL_MIN_BYTES, GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
+  PARALLEL_MIN_BYTES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
   INFLATE_STEP_BYTES, WORKER_SLICE_BYTES, FIRST_SLICE_BYTES, READS_AHEAD, WINDOW_BYTES, WINDOW_BEFORE,
   RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS, RANGE_MIN_BYTES, GRANT_AHEAD_BYTES,
 } from './js/constants.js';
 import { RangeClaims } from './js/ranges.js';
+import { gzipPipeline as wantsGzipPipeline } from './js/gzip-pipeline.js';
 
-/** Whether a gzip file is inflated by a helper: `mode` is 'always', 'never' or 'auto' (by cores). */
-export function useGzipPipeline(mode = 'auto') {
-  if (mode === 'always') return true;
-  if (mode === 'never') return false;
-  return ((self.navigator && navigator.hardwareConcurrency) || 2) >= GZIP_PIPELINE_MIN_CORES;
-}
 
 /** Reads the file for this worker's own ranges (started with the worker, on first use). */
 let reader = null;
@@ -440,7 +435,7 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms, crc = true
 
 /**
  * Reads `file` into `analyzer` (fresh, nothing pushed yet; `sniffed`: what the core said of the
- * file's first bytes, `{format, form}`), using the helpers of `pool` for a large plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `useGzipPipeline`;
+ * file's first bytes, `{format, form}`), using the helpers of `pool` for a large plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `js/gzip-pipeline.js`;
  * `crc`: whether the gzip CRC-32 is checked). `onProgress({bytesRead, total, events})` is called as any worker advances.
  * Resolves to `{workers, parts, adopted, ms}`: workers that parsed, parts handed to helpers, parts
  * kept, and where this worker's time went (ms: plan, own range, read wait, push, wait for parts,
@@ -452,7 +447,7 @@ export async function readFile(analyzer, file, sniffed, pool, onProgress, gzipPi
   const total = file.size;
   const { format, form } = sniffed;
   const helpers = pool ? pool.available() : [];
-  if (format === 'gzip' && total >= GZIP_PIPELINE_MIN_BYTES && helpers.length > 0 && useGzipPipeline(gzipPipeline)) {
+  if (format === 'gzip' && helpers.length > 0 && wantsGzipPipeline(total, gzipPipeline, (self.navigator && navigator.hardwareConcurrency) || 2)) {
     const ms = { plan: performance.now() - t0 };
     try {
       const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms, crc);

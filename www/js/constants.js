@@ -76,11 +76,6 @@ export const PAGE_SLICE_BYTES = 32 << 20;
  */
 export const WORKER_READ_MIN_BYTES = PARALLEL_MIN_BYTES;
 /**
- * Gzip files at least this large are handed over whole too: a helper worker inflates them while
- * the worker parses (parallel.js, `readGzip`).
- */
-export const WORKER_READ_MIN_GZIP_BYTES = GZIP_PIPELINE_MIN_BYTES;
-/**
  * While a file is read, a progress note comes every slice (16-32 MB, well under a second). If none
  * comes for this long before the whole file is read, the reading has stopped (seen with a 14 GB
  * trace: a worker stops answering at the tab's memory ceiling without an error): the page stops

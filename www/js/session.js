@@ -2,7 +2,8 @@
 // The worker holds two slots: `a` (the trace the views show) and `b` (the second trace of a
 // comparison). `start` drops the previous trace of a slot; `close` terminates the worker (cancel).
 
-import { PAGE_SLICE_BYTES, FIRST_SLICE_BYTES, WORKER_READ_MIN_BYTES, WORKER_READ_MIN_GZIP_BYTES, GZIP_PIPELINE_MIN_CORES } from './constants.js';
+import { PAGE_SLICE_BYTES, FIRST_SLICE_BYTES, WORKER_READ_MIN_BYTES } from './constants.js';
+import { gzipPipeline as wantsGzipPipeline } from './gzip-pipeline.js';
 
 /** @typedef {import('../pkg/traceprism.js').Sniffed} Sniffed What the core said of a file's first bytes. */
 
@@ -91,12 +92,10 @@ export class Session {
     if (captures.length) await this.call('captures', { slot, files: captures });
     // A gzip file gains from the worker's own read only with a helper to inflate it (the helpers
     // start with the page, so a cold page has one too). `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the
-    // worker's choice by core count (parallel.js, `useGzipPipeline`).
+    // worker's choice by core count (one decision for both: gzip-pipeline.js).
     const mode = globalThis.traceprismGzipPipeline || 'auto';
-    const cores = navigator.hardwareConcurrency || 2;
-    const wanted = mode === 'always' || (mode === 'auto' && cores >= GZIP_PIPELINE_MIN_CORES);
     const { format } = sniffed;
-    const gzipPipeline = wanted && blob.size >= WORKER_READ_MIN_GZIP_BYTES && format === 'gzip';
+    const gzipPipeline = format === 'gzip' && wantsGzipPipeline(blob.size, mode, navigator.hardwareConcurrency || 2);
     // An Nsight Systems export goes through the worker's SQLite module.
     if (format === 'nsys') {
       return this.call('loadNsys', { slot, options, sniffed, file: blob }, [], ({ bytesRead, total, events }) => {
