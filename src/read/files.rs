@@ -54,6 +54,9 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
                 if matches!(format, Format::ChromeJson(_) | Format::Unknown) {
                     return read_mapped(&map, threads, format);
                 }
+                // Gzip, an XSpace, an Nsight export: read as a stream, told what it is.
+                drop(map);
+                return read_trace_of(file, Some(format));
             }
         }
     }
@@ -150,11 +153,17 @@ fn push_mapped(map: &memmap2::Mmap, from: usize, to: usize, mut feed: impl FnMut
 
 /// Reads a whole trace (not linked yet) from any `std::io::Read` (a file, stdin) in 16 MiB blocks. Natively, gzip
 /// input is inflated on a second thread while this one parses.
-pub fn read_trace(mut source: impl std::io::Read + Send) -> Result<Trace> {
+pub fn read_trace(source: impl std::io::Read + Send) -> Result<Trace> {
+    read_trace_of(source, None)
+}
+
+/// [`read_trace`] of a source whose format is known already (`Some`: what [`sniff()`] said of its
+/// first bytes), else told from its first block.
+fn read_trace_of(mut source: impl std::io::Read + Send, known: Option<Format>) -> Result<Trace> {
     let mut first = vec![0u8; 16 << 20];
     let n = read_some(&mut source, &mut first)?;
     first.truncate(n);
-    let format = sniff(&first);
+    let format = known.unwrap_or_else(|| sniff(&first));
     #[cfg(not(target_arch = "wasm32"))]
     if format == Format::Gzip {
         return super::gzip_pipeline::read(first, source, Sharing::WhenBehind);
