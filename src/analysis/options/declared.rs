@@ -111,19 +111,21 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
             let known: Vec<String> = Self::DECLARED.iter().filter(|d| d.given_by_users()).map(Declaration::keyword).collect();
             return Err(Error::new(format!("unknown option '{name}' (options: {})", known.join(", "))));
         };
-        let shown = name.to_string();
+        let shown = name;
         let default_on = serde_json::to_value(Self::default()).ok().and_then(|v| v[d.field].as_bool()).unwrap_or(false);
-        let value = json_of(d, &shown, given, default_on)?;
+        let value = json_of(d, shown, given, default_on)?;
         let mut current = match serde_json::to_value(&*self) {
             Ok(Value::Object(m)) => m,
             _ => return Err(Error::new("options do not serialise to an object")),
         };
         current.insert(d.field.to_string(), value);
-        *self = serde_json::from_value(Value::Object(current)).map_err(|e| Error::new(format!("{shown}: {e}")))?;
-        match self.check_field(d.field) {
-            Some(message) => Err(Error::new(format!("{shown}: {message}"))),
-            None => Ok(()),
+        let next: Self = serde_json::from_value(Value::Object(current)).map_err(|e| Error::new(format!("{shown}: {e}")))?;
+        // Kept only once it passes its check: a refused value leaves the options as they were.
+        if let Some(message) = next.check_field(d.field) {
+            return Err(Error::new(format!("{shown}: {message}")));
         }
+        *self = next;
+        Ok(())
     }
 
     /// The struct from its JSON form (the page's, the wasm API's): missing fields take defaults, an

@@ -161,6 +161,7 @@ mod tests {
         assert!(!o.include_unlinked && o.strict);
         let e = o.set_given("--micro_idle_thresh_us", Given::Text("-1")).unwrap_err().to_string();
         assert_eq!(e, "--micro_idle_thresh_us: must be a number >= 0 (got -1.0)");
+        assert_eq!(o.micro_idle_us, 5.0, "a refused value leaves the option as it was");
         let e = o.set_given("--topk", Given::Text("x")).unwrap_err().to_string();
         assert_eq!(e, "--topk: 'x' is not a whole number");
         let e = o.set_given("gzip_crc", Given::Json(&serde_json::json!(false))).unwrap_err().to_string();
