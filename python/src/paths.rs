@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use traceprism::analysis::options::{Declaration, Declared, Given};
+use traceprism::analysis::options::{Declaration, Declared};
 use traceprism::Options;
 
 /// One path, or every path of a list or tuple (`None`: none).
@@ -56,17 +56,10 @@ fn json_of(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     Err(PyTypeError::new_err(format!("option value {v} is not a bool, number, text or path")))
 }
 
-/// Sets on `o` each keyword it declares ([`Declared`]: the CLI's flag names in snake case), and
-/// hands back the others.
+/// Sets on `o` each keyword it declares (the CLI's flag names in snake case), and hands back the
+/// others ([`Declared::take_keywords`]).
 pub fn set_declared<O: Declared>(o: &mut O, given: Vec<(String, Value)>) -> PyResult<Vec<(String, Value)>> {
-    let mut rest = Vec::new();
-    for (k, v) in given {
-        match O::DECLARED.iter().find(|d| d.given_by_users() && d.keyword() == k) {
-            Some(_) => o.set_given(&k, Given::Json(&v)).map_err(trace_error)?,
-            None => rest.push((k, v)),
-        }
-    }
-    Ok(rest)
+    o.take_keywords(given).map_err(trace_error)
 }
 
 /// The keywords nothing declared: a `TypeError` naming the first and every keyword taken.

@@ -65,7 +65,12 @@ pub(crate) fn open_with(
 ) -> PyResult<Trace> {
     let threads = threads.unwrap_or_else(traceprism::read::default_read_threads).max(1);
     let analysis = py.detach(|| traceprism::analyze_path_with(&path, options, threads, captures)).map_err(trace_error)?;
-    let shown = path.display().to_string();
+    read_as(py, analysis, path.display().to_string())
+}
+
+/// The `Trace` of an analysis read from `shown` (a path, or `read`'s name), after a
+/// `TraceWarning` if the trace was cut short.
+fn read_as(py: Python<'_>, analysis: Analysis, shown: String) -> PyResult<Trace> {
     if let Some(cut) = &analysis.trace.stats.truncation {
         warn(py, &format!("{shown}: {}", cut.message()))?;
     }
@@ -92,10 +97,7 @@ pub fn read(
             Analysis::new(trace, options)
         })
         .map_err(trace_error)?;
-    if let Some(cut) = &analysis.trace.stats.truncation {
-        warn(py, &format!("{name}: {}", cut.message()))?;
-    }
-    Ok(Trace::from_analysis(analysis, name.to_string()))
+    read_as(py, analysis, name.to_string())
 }
 
 /// Every option `open`, `read`, `ranks` and `compare` take by keyword, as the core declares it: a

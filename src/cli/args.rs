@@ -1,7 +1,7 @@
 //! Command-line arguments: positional paths plus `--flag [value]` options mapped onto [`Options`].
 
 use traceprism::analysis::compare::CompareOptions;
-use traceprism::analysis::options::{Declaration, Declared, Given};
+use traceprism::analysis::options::{Declaration, Declared, Given, Kind};
 use traceprism::{Error, Options, Result};
 
 /// Parsed arguments of one subcommand.
@@ -178,7 +178,7 @@ impl Found {
     fn reads_value(&self) -> bool {
         match self {
             Found::Flag(f) => matches!(f.reads, Reads::Value(_) | Reads::OwnValue),
-            Found::Analysis(d) | Found::Compare(d) => !matches!(d.kind, traceprism::analysis::options::Kind::Switch),
+            Found::Analysis(d) | Found::Compare(d) => !matches!(d.kind, Kind::Switch),
         }
     }
     /// Whether it may be given more than once.

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use traceprism::analysis::compare::CompareOptions;
-use traceprism::analysis::options::{Declared, Given};
+use traceprism::analysis::options::Declared;
 use traceprism::Options;
 use traceprism::{Error, Result};
 
@@ -175,27 +175,25 @@ pub const TOOLS: &[Tool] = &[
     },
 ];
 
-/// A tool's arguments read into its argument struct, and the analysis options among them (every
-/// keyword [`Options`] declares, as `--rules`, `--phase-method`... are on the command line); an
-/// argument the schema does not name, or of the wrong type, is refused with the tool's name.
+/// A tool's arguments read into its argument struct; an argument the schema does not name, or of
+/// the wrong type, is refused with the tool's name.
 fn parse<A: serde::de::DeserializeOwned>(tool: &str, v: Value) -> Result<A> {
     serde_json::from_value(v).map_err(|e| Error::new(format!("{tool}: {e}")))
 }
 
-/// The arguments `v` without the keywords of options struct `O`, and those options set from them.
+/// Options struct `O` set from the keywords of arguments `v` it declares (as `--rules`,
+/// `--phase-method`... are on the command line), which are taken out of `v`.
 fn take_options<O: Declared>(tool: &str, v: &mut Value) -> Result<O> {
     let mut o = O::default();
     if let Value::Object(m) = v {
-        for d in O::DECLARED.iter().filter(|d| d.given_by_users()) {
-            if let Some(given) = m.remove(&d.keyword()) {
-                o.set_given(&d.keyword(), Given::Json(&given)).map_err(|e| Error::new(format!("{tool}: {e}")))?;
-            }
-        }
+        let given: Vec<(String, Value)> = std::mem::take(m).into_iter().collect();
+        let rest = o.take_keywords(given).map_err(|e| Error::new(format!("{tool}: {e}")))?;
+        *m = rest.into_iter().collect();
     }
     Ok(o)
 }
 
-/// Arguments with the analysis options.
+/// A tool's arguments and the analysis options among them.
 fn with_options<A: serde::de::DeserializeOwned>(tool: &str, mut v: Value) -> Result<(A, Options)> {
     let o = take_options::<Options>(tool, &mut v)?;
     Ok((parse(tool, v)?, o))

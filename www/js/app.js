@@ -21,7 +21,7 @@ import { Store } from './store.js';
 import { RULES_KEY, userRules } from './rules-text.js';
 import { Session } from './session.js';
 import { $, setState, showError } from './status.js';
-import { createLoading } from './loading.js';
+import { createLoading, declaredOptions } from './loading.js';
 
 /** Every view's module: its renderer (named as the view) and the concerns it uses. */
 const VIEW_MODULES = /** @type {Record<string, any>} */ ({ rules: rulesView, timeline: timelineView, overview: overviewView, categories: categoriesView, phases: phasesView, layers: layersView, ops: opsView, kernels: kernelsView, report: reportView, code: codeView, compare: compareView, ranks: ranksView, watch: watchView });
@@ -233,7 +233,7 @@ function compareContext(trace) {
   digestOf: (slot) => trace.session.call('digest', { slot, source: slot === 'b' ? store.second?.fileName || 'b' : trace.fileName }),
   gate: (base, candidate, options) => trace.session.call('gate', { base, candidate, options }),
   // The options the core declares: the compare view's fields are made from them.
-  declaredOptions: async () => store.declared || (store.declared = await trace.session.call('declaredOptions')),
+  declaredOptions: () => declaredOptions(store),
   saveDigest: (text, name) => saveFile(`${baseName(name)}.digest.json`, text, 'application/json'),
   saveText: (text, fileName, type) => saveFile(fileName, text, type),
   compareTable: (name) => {

@@ -181,6 +181,17 @@ export function createLoading(page) {
  */
 
 /**
+ * The options the core declares, asked of the core once (again after a failure): the header's
+ * phase method and the compare view's fields are made from them.
+ * @param {import('./store.js').Store} store
+ * @returns {Promise<import('./worker-ops.js').DeclaredOptions>}
+ */
+export function declaredOptions(store) {
+  if (!store.declared) store.declared = store.core.call('declaredOptions').catch((e) => { store.declared = null; throw e; });
+  return store.declared;
+}
+
+/**
  * The header's phase-method setting, made from the core's declaration of it: its choices, its
  * default selected and its doc as the title.
  * @param {import('./worker-ops.js').DeclaredOptions} declared
@@ -411,7 +422,7 @@ async function openFiles(p, dropped, slot) {
 function startCore(p) {
   const { store, timing } = p;
   const session = (store.core = new Session());
-  if (!store.declared) session.call('declaredOptions').then((d) => { store.declared = d; fillPhaseMethods(d); }, () => {});
+  declaredOptions(store).then(fillPhaseMethods, () => {});
   timing.warm = null;
   session.warmed.then((ms) => {
     if (store.core === session) {

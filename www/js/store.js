@@ -41,7 +41,7 @@ export class Store {
     this.drawing = 0;
     /** The worker session that owns the core (replaced after a cancel; set as the page starts). @type {import('./session.js').Session} */
     this.core = /** @type {any} */ (null);
-    /** The options the core declares (the page's settings are made from them), once the core said. @type {import('./worker-ops.js').DeclaredOptions|null} */
+    /** The options the core declares (the page's settings are made from them), once asked (loading.js, `declaredOptions`). @type {Promise<import('./worker-ops.js').DeclaredOptions>|null} */
     this.declared = null;
     /** Trace A, the one the views show: {session, fileName, blob, summary, tables...}. @type {any} */
     this.trace = null;

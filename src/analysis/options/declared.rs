@@ -97,6 +97,11 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
         }
     }
 
+    /// The defaults in the JSON form: each field's default by its name.
+    fn defaults() -> Value {
+        serde_json::to_value(Self::default()).unwrap_or(Value::Null)
+    }
+
     /// The option a user names by keyword, field or CLI spelling.
     fn declaration(name: &str) -> Option<&'static Declaration> {
         Self::DECLARED.iter().find(|d| d.field == name || d.flags.contains(&name) || d.keyword() == name)
@@ -111,21 +116,34 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
             let known: Vec<String> = Self::DECLARED.iter().filter(|d| d.given_by_users()).map(Declaration::keyword).collect();
             return Err(Error::new(format!("unknown option '{name}' (options: {})", known.join(", "))));
         };
-        let shown = name;
-        let default_on = serde_json::to_value(Self::default()).ok().and_then(|v| v[d.field].as_bool()).unwrap_or(false);
-        let value = json_of(d, shown, given, default_on)?;
+        let value = json_of(d, name, given, Self::defaults()[d.field].as_bool().unwrap_or(false))?;
         let mut current = match serde_json::to_value(&*self) {
             Ok(Value::Object(m)) => m,
             _ => return Err(Error::new("options do not serialise to an object")),
         };
         current.insert(d.field.to_string(), value);
-        let next: Self = serde_json::from_value(Value::Object(current)).map_err(|e| Error::new(format!("{shown}: {e}")))?;
+        let next: Self = serde_json::from_value(Value::Object(current)).map_err(|e| Error::new(format!("{name}: {e}")))?;
         // Kept only once it passes its check: a refused value leaves the options as they were.
         if let Some(message) = next.check_field(d.field) {
-            return Err(Error::new(format!("{shown}: {message}")));
+            return Err(Error::new(format!("{name}: {message}")));
         }
         *self = next;
         Ok(())
+    }
+
+    /// Sets every keyword of `given` (MCP's arguments, Python's keywords, in the order given) that
+    /// these options declare ([`Declaration::keyword`]), and hands back the others, in order, for
+    /// the caller's own arguments or another options struct.
+    fn take_keywords(&mut self, given: Vec<(String, Value)>) -> Result<Vec<(String, Value)>> {
+        let mut rest = Vec::new();
+        for (k, v) in given {
+            if Self::DECLARED.iter().any(|d| d.given_by_users() && d.keyword() == k) {
+                self.set_given(&k, Given::Json(&v))?;
+            } else {
+                rest.push((k, v));
+            }
+        }
+        Ok(rest)
     }
 
     /// The struct from its JSON form (the page's, the wasm API's): missing fields take defaults, an
@@ -142,7 +160,7 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
     /// The options users give, as the properties of a JSON schema (MCP's tools): keyword, type,
     /// description, default and choices.
     fn schema_properties() -> Map<String, Value> {
-        let defaults = serde_json::to_value(Self::default()).unwrap_or(Value::Null);
+        let defaults = Self::defaults();
         let mut props = Map::new();
         for d in Self::DECLARED.iter().filter(|d| d.given_by_users()) {
             let mut p = match d.kind {
@@ -172,7 +190,7 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
     /// Every option as a list of `{field, keyword, flags, kind, choices, default, doc}`: what the
     /// page builds its settings from and `traceprism.options()` gives Python.
     fn declarations_json() -> Value {
-        let defaults = serde_json::to_value(Self::default()).unwrap_or(Value::Null);
+        let defaults = Self::defaults();
         let list: Vec<Value> = Self::DECLARED
             .iter()
             .map(|d| {
@@ -189,7 +207,7 @@ pub trait Declared: Serialize + DeserializeOwned + Default {
 
     /// The usage's lines for these options: each flag, its value and its doc with the default.
     fn usage_lines() -> String {
-        let defaults = serde_json::to_value(Self::default()).unwrap_or(Value::Null);
+        let defaults = Self::defaults();
         let mut out = String::new();
         for d in Self::DECLARED.iter().filter(|d| d.given_by_users()) {
             let head = match d.kind {
