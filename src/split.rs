@@ -13,8 +13,8 @@
 use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 use crate::error::{Error, Result};
-use crate::ingest::{sniff, Format, GzipDecoder};
 use crate::model::NONE;
+use crate::read::formats::Inflating;
 use std::io::Write;
 
 /// What to keep.
@@ -156,8 +156,8 @@ struct PhTs {
 /// a gzip-compressed Chrome trace.
 pub struct Splitter {
     selection: Selection,
-    gzip: Option<Box<GzipDecoder>>,
-    started: bool,
+    /// The source's text (inflated when it is gzip).
+    input: Inflating,
     scan: Scan,
     out: flate2::write::GzEncoder<Vec<u8>>,
     /// Writes secret-looking metadata values as `REDACTED` (issue 30: a split is shared).
@@ -196,8 +196,7 @@ impl Splitter {
     pub fn new(selection: Selection) -> Self {
         Splitter {
             selection,
-            gzip: None,
-            started: false,
+            input: Inflating::default(),
             scan: Scan::default(),
             out: flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6)),
             redactor: Default::default(),
@@ -209,29 +208,17 @@ impl Splitter {
 
     /// Feeds the next bytes of the source file.
     pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
-        if !self.started && !chunk.is_empty() {
-            self.started = true;
-            if sniff(chunk) == Format::Gzip {
-                self.gzip = Some(Box::default());
-            }
-        }
-        match self.gzip.take() {
-            Some(mut gz) => {
-                let result = gz.push(chunk, &mut |text| self.text(text));
-                self.gzip = Some(gz);
-                result
-            }
-            None => self.text(chunk),
-        }
+        let mut input = std::mem::take(&mut self.input);
+        let result = input.push(chunk, &mut |text| self.text(text));
+        self.input = input;
+        result
     }
 
     /// Ends the input; returns the `.json.gz` bytes.
     pub fn finish(mut self) -> Result<Vec<u8>> {
-        if let Some(mut gz) = self.gzip.take() {
-            let end = gz.finish(&mut |text| self.text(text))?;
-            if let Some(what) = end {
-                return Err(Error::new(format!("cannot split a truncated trace: {what}")));
-            }
+        let mut input = std::mem::take(&mut self.input);
+        if let Some(what) = input.finish(&mut |text| self.text(text))? {
+            return Err(Error::new(format!("cannot split a truncated trace: {what}")));
         }
         if !self.scan.array_done {
             return Err(Error::new("cannot split: the trace's event array does not end (truncated trace?)"));

@@ -143,7 +143,7 @@ impl Digest {
         let cannot = |e: std::io::Error| crate::error::Error::new(format!("cannot read {}: {e}", path.display()));
         let mut head = [0u8; 64];
         let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).map_err(cannot)?;
-        if crate::ingest::sniff(&head[..n]) != crate::ingest::Format::Digest {
+        if crate::read::sniff(&head[..n]) != crate::ingest::Format::Digest {
             return Ok(None);
         }
         let bytes = std::fs::read(path).map_err(cannot)?;
@@ -155,7 +155,7 @@ impl Digest {
 
     /// Reads a digest; `None` when `bytes` are not one (a trace).
     pub fn parse(bytes: &[u8]) -> Option<crate::error::Result<Digest>> {
-        if crate::ingest::sniff(bytes) != crate::ingest::Format::Digest {
+        if crate::read::sniff(bytes) != crate::ingest::Format::Digest {
             return None;
         }
         Some(

@@ -55,7 +55,7 @@ fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
     for f in files {
         let mut head = [0u8; 16];
         let is_sqlite = std::fs::File::open(f).and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head)).is_ok()
-            && crate::ingest::sniff(&head) == crate::ingest::Format::NsysSqlite;
+            && crate::read::sniff(&head) == crate::ingest::Format::NsysSqlite;
         #[cfg(feature = "nsys")]
         if is_sqlite {
             let bytes = std::fs::read(f).map_err(|e| Error::new(format!("cannot read {}: {e}", f.display())))?;
@@ -75,8 +75,8 @@ fn rank_sources(files: &[PathBuf]) -> Result<Vec<RankSource>> {
 /// Reads, links and analyses one process of an Nsight Systems export (`bytes`: told by
 /// [`rank_sources`] already, so the reader is handed the format).
 fn analyze_process(bytes: &[u8], process: i64, options: Options) -> Result<crate::analysis::Analysis> {
-    let mut reader = crate::read::Reader::with_format(crate::ingest::Format::NsysSqlite, true);
-    reader.only_process(process);
+    let settings = crate::read::ReadSettings { nsys_process: Some(process), ..Default::default() };
+    let mut reader = crate::read::Reader::of(crate::ingest::Format::NsysSqlite, settings);
     reader.push(bytes)?;
     let mut trace = reader.finish()?;
     crate::link::link(&mut trace);

@@ -10,7 +10,9 @@ use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
 use super::source::read_some;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
-use crate::ingest::{likely_event_start, sniff, DocumentForm, Format};
+use super::{reading, sniff, Reading};
+#[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
+use crate::ingest::{likely_event_start, DocumentForm, Format};
 use crate::model::Trace;
 
 /// Threads [`read_path_on`] uses: one per core, up to [`MAX_READ_THREADS`].
@@ -51,7 +53,7 @@ pub fn read_path_on(path: &std::path::Path, threads: usize) -> Result<Trace> {
             // mmap-based reader accepts for speed.
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
                 let format = sniff(&map);
-                if matches!(format, Format::ChromeJson(_) | Format::Unknown) {
+                if reading(format) == Reading::InParts {
                     return read_mapped(&map, threads, format);
                 }
                 // Gzip, an XSpace, an Nsight export: read as a stream, told what it is.
@@ -165,7 +167,7 @@ fn read_trace_of(mut source: impl std::io::Read + Send, known: Option<Format>) -
     first.truncate(n);
     let format = known.unwrap_or_else(|| sniff(&first));
     #[cfg(not(target_arch = "wasm32"))]
-    if format == Format::Gzip {
+    if reading(format) == Reading::Inflated {
         return super::gzip_pipeline::read(first, source, Sharing::WhenBehind);
     }
     let mut reader = Reader::with_format(format, true);

@@ -5,10 +5,11 @@
 //! only if its own stream stops exactly at that boundary; otherwise it parses the rest of the block
 //! again, in order, so the model and any error message never depend on the guess.
 
+use super::sniff;
 use super::source::read_some;
 use super::{Part, PartReader, Reader};
 use crate::error::{Error, Result};
-use crate::ingest::{likely_event_start, sniff, DocumentForm, GzipDecoder, Output};
+use crate::ingest::{likely_event_start, DocumentForm, GzipDecoder, Output};
 use crate::model::Trace;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 

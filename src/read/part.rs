@@ -1,7 +1,7 @@
 //! One byte range of a plain-JSON trace, parsed on its own (another thread, another Web Worker)
 //! from a guessed event start, then handed to the [`super::Reader`] that read the text before it.
 //!
-//! The guess ([`super::likely_event_start`]) is never trusted: [`super::Reader::adopt_part`] keeps
+//! The guess ([`crate::ingest::likely_event_start`]) is never trusted: [`super::Reader::adopt_part`] keeps
 //! a [`Part`] only if the reader's own stream stopped exactly at an event boundary where the part
 //! begins; otherwise the caller parses that range again, in order, so the model (and any error
 //! message, with its byte offset) never depends on the guess.

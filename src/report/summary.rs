@@ -241,6 +241,9 @@ pub struct Summary {
     pub world_size: Option<i64>,
     /// What was read: bytes, events, kept and skipped.
     pub input: ReadStats,
+    /// What the read bytes held, as people name it (`JSON`, `XSpace protobuf`, `Nsight Systems
+    /// SQLite`): the page's "file / … size" fact, which names no format itself.
+    pub input_text: &'static str,
     /// Events by kind.
     pub counts: Counts,
     /// Summed kernel time, ms.
@@ -465,6 +468,7 @@ pub fn summary(a: &Analysis) -> Summary {
         rank: t.meta.rank,
         world_size: t.meta.world_size,
         input: t.stats.clone(),
+        input_text: t.stats.format.label(),
         counts,
         kernel_time_ms: kernel_time as f64 / 1e6,
         gpu_time_ms: gpu_ns as f64 / 1e6,

@@ -201,13 +201,17 @@ pub fn find_event_start(window: &[u8], from: u32) -> i32 {
     crate::ingest::likely_event_start(window, from as usize).map_or(-1, |p| p as i32)
 }
 
-/// What [`sniff`] tells the page of a file: `format` (`"gzip"`, `"json"`, `"xspace"`, `"nsys"`,
-/// `"nsys_rows"`, `"digest"` or `"unknown"`) and, for JSON, `form` (`"array"` or `"object"`). The
-/// page hands it back to [`super::Analyzer::new`] and to the helpers, which never ask again.
+/// What [`sniff`] tells the worker of a file: `format` (`"gzip"`, `"json"`, `"xspace"`, `"nsys"`,
+/// `"nsys_rows"`, `"digest"` or `"unknown"`), for JSON its `form` (`"array"` or `"object"`), and
+/// how it is read (`reading`: `"parts"`, `"inflate"`, `"rows"` or `"stream"`, see
+/// [`crate::read::Reading`]): the worker picks its strategy by `reading` alone. It hands the
+/// answer back to [`super::Analyzer::new`] and to the helpers, which never ask again.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Sniffed {
     format: String,
     form: Option<String>,
+    #[serde(default)]
+    reading: Option<String>,
 }
 
 impl Sniffed {
@@ -223,11 +227,15 @@ impl Sniffed {
     }
 }
 
-/// What a file is from its first bytes (64 are plenty), as [`crate::ingest::sniff`] decides for
-/// every reader: `{format, form}` ([`Sniffed`]). The page asks here once per file, never sniffs on
-/// its own, and hands the answer on.
+/// What a file is from its first bytes (64 are plenty), as [`crate::read::sniff`] decides for
+/// every reader: `{format, form, reading}` ([`Sniffed`]). The worker asks here once per file and
+/// hands the answer on; the page's own scripts never ask.
 #[wasm_bindgen]
 pub fn sniff(head: &[u8]) -> Result<JsValue, JsValue> {
-    let format = crate::ingest::sniff(head);
-    super::to_js(&Sniffed { format: format.as_str().into(), form: format.form().map(|f| f.as_str().into()) })
+    let format = crate::read::sniff(head);
+    super::to_js(&Sniffed {
+        format: format.as_str().into(),
+        form: format.form().map(|f| f.as_str().into()),
+        reading: Some(crate::read::reading(format).as_str().into()),
+    })
 }

@@ -429,13 +429,29 @@ fn sniff_calls(code: &str) -> usize {
         .count()
 }
 
-/// What an input is, the page decides once, through the core (`ingest::sniff`): no script of the
-/// page tests a file's magic bytes itself (gzip's 0x1f 0x8b, a JSON document's first brace), and
-/// the wasm `sniff` is called only by the worker's `sniff` op, for a watched folder's file (which
-/// the page never asked about) and by the inflating helper (what the gzip stream holds: a question
-/// about other bytes).
+/// The core's names of input formats (`ingest::Format::as_str`), quoted as a script would test them.
+const FORMAT_NAMES: &[&str] = &["gzip", "json", "xspace", "nsys", "nsys_rows", "nsys_sqlite"];
+
+/// The formats `code` names as strings (`'gzip'`, `"xspace"`), or by a sniff's answer
+/// (`.format`, `sniffed`).
+fn formats_named_in(code: &str) -> Vec<String> {
+    let mut named: Vec<String> = FORMAT_NAMES
+        .iter()
+        .flat_map(|name| [format!("'{name}'"), format!("\"{name}\"")])
+        .filter(|quoted| code.contains(quoted.as_str()))
+        .collect();
+    named.extend([".format ===", "sniffed"].iter().filter(|w| code.contains(*w)).map(|w| w.to_string()));
+    named
+}
+
+/// What an input is and how it is read, the worker decides, through the core (`read::sniff`: the
+/// format and its `reading`), once per file. The page's scripts (everything outside `www/worker/`)
+/// hand the worker whole files and name no format: no magic bytes, no format name, no sniff. On the
+/// worker's side the wasm `sniff` is called twice: once for every file (`sniffFile`) and once by
+/// the inflating helper (what a gzip stream holds: a question about other bytes); no script tests
+/// magic bytes itself.
 #[test]
-fn the_page_asks_what_a_file_is_once() {
+fn the_page_names_no_format_and_the_worker_asks_once() {
     let www = Path::new(env!("CARGO_MANIFEST_DIR")).join("www");
     let mut files = Vec::new();
     js_files(&www, &mut files);
@@ -443,30 +459,50 @@ fn the_page_asks_what_a_file_is_once() {
     let mut found = Vec::new();
     let mut total_calls = 0;
     for f in &files {
-        let code = std::fs::read_to_string(f).expect("readable");
+        let code = without_js_comments(&std::fs::read_to_string(f).expect("readable"));
         let rel = f.strip_prefix(&www).expect("under www").display().to_string();
         for magic in bytes_tested_in(&code) {
             found.push(format!("{rel} tests bytes itself ({magic})"));
         }
         let calls = sniff_calls(&code);
         total_calls += calls;
+        let worker_side = rel.starts_with("worker/");
         let allowed = match rel.as_str() {
-            "worker.js" => 2,
-            "part-worker.js" => 1,
+            "worker/worker.js" | "worker/part-worker.js" => 1,
             _ => 0,
         };
         if calls > allowed {
             found.push(format!("{rel} calls the core's sniff {calls} times (at most {allowed})"));
         }
+        if !worker_side {
+            for named in formats_named_in(&code) {
+                found.push(format!("{rel} is a page script and names a format ({named})"));
+            }
+        }
     }
-    assert_eq!(total_calls, 3, "the worker's op, a watched file, the inflated stream");
+    assert_eq!(total_calls, 2, "every file once in the worker, and the inflated stream");
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
-/// The checker finds a script that tests gzip's magic bytes itself, and tells a call of the
-/// core's sniff from its definitions.
+/// A script's code without its `//` line comments and `/* */` blocks (JSDoc may explain formats).
+fn without_js_comments(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("/*") {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].find("*/").map_or("", |end| &rest[at + end + 2..]);
+    }
+    out.push_str(rest);
+    out.lines().map(|l| l.find("// ").map_or(l, |i| &l[..i])).collect::<Vec<_>>().join("\n")
+}
+
+/// The checker finds a script that tests gzip's magic bytes itself or names a format, and tells a
+/// call of the core's sniff from its definitions.
 #[test]
 fn the_checker_sees_magic_bytes_and_sniff_calls() {
+    assert_eq!(formats_named_in("if (sniffed.format === 'gzip') {}"), ["'gzip'", ".format ===", "sniffed"]);
+    assert!(formats_named_in("session.call('digest', {}); // 'gzip' in a comment").contains(&"'gzip'".to_string()));
+    assert!(formats_named_in(&without_js_comments("call('digest'); // 'gzip'\n/* 'nsys' */ x")).is_empty());
     assert_eq!(bytes_tested_in("const gz = head[0] === 0x1f && head[1] === 0x8b;"), ["0x1f", "0x8b"]);
     assert!(bytes_tested_in("const gz = sniffed.format === 'gzip';").is_empty());
     assert_eq!(sniff_calls("async sniff(blob) {} sniff({ head }) { return sniff(head); } s.sniff(b); sniff(x)"), 2);

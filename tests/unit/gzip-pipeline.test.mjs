@@ -1,7 +1,7 @@
 // One decision, for the page and the worker, of whether a gzip file is inflated by a helper worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gzipPipeline } from '../../www/js/gzip-pipeline.js';
+import { gzipPipeline } from '../../www/worker/gzip-pipeline.js';
 import { GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES } from '../../www/js/constants.js';
 
 test('a gzip file is piped from its size threshold on, with the cores for a helper or when asked', () => {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { expectedModelBytes, tooLargeMessage, estimateGzipJsonBytes, WASM_MEMORY_LIMIT, USABLE_SHARE } from '../../www/js/limits.js';
+import { expectedModelBytes, tooLargeMessage, estimateGzipJsonBytes, WASM_MEMORY_LIMIT, USABLE_SHARE } from '../../www/worker/limits.js';
 
 test('a trace that fits says nothing; one that cannot fit says why and what reads it', () => {
   assert.equal(tooLargeMessage('big.json', 1e9), null, '1 GB of JSON fits');

@@ -45,6 +45,8 @@ export function allocate_for_test(megabytes: number): number;
 export interface Sniffed {
   format: 'gzip' | 'json' | 'xspace' | 'nsys' | 'nsys_rows' | 'digest' | 'unknown';
   form: 'array' | 'object' | null;
+  /** How the core reads it (read::Reading): the worker's strategy. */
+  reading: 'parts' | 'inflate' | 'rows' | 'stream';
 }
 export function sniff(head: Uint8Array): Sniffed;
 export function watch_names(names: string[]): { candidate: boolean; group: string | null }[];

@@ -40,8 +40,8 @@ export const INFLATE_READ_BYTES = 1 << 20;
 /** Compressed bytes inflated per step, so the text of one step stays small (flow control acts between steps). */
 export const INFLATE_STEP_BYTES = 256 << 10;
 /**
- * Bytes a worker reads from the file per push when it reads the file itself (large files, and the
- * helpers' ranges); the page's own slices to the worker are PAGE_SLICE_BYTES.
+ * Bytes a worker reads from the file per push (the worker reads every file itself; the helpers
+ * their ranges).
  */
 export const WORKER_SLICE_BYTES = 16 << 20;
 /**
@@ -64,17 +64,6 @@ export const WINDOW_BEFORE = 256;
 export const RECYCLE_AFTER_BYTES = 128 << 20;
 export const RECYCLE_DELAY_MS = 3000;
 
-/**
- * Bytes per slice handed to the worker (transferred, not copied). In Chromium on the 58 MB llama
- * trace the worker's total push time fell with larger slices (medians of 5 loads on a busy 2-core
- * machine: 2 MB ~340-420 ms, 4 MB ~330-380, 16 MB ~255-320, 32 MB ~230-245).
- */
-export const PAGE_SLICE_BYTES = 32 << 20;
-/**
- * Files at least this large are handed to the worker whole (a File is posted, not its bytes): it
- * reads them itself and parses a large plain-JSON file with its helper workers (parallel.js).
- */
-export const WORKER_READ_MIN_BYTES = PARALLEL_MIN_BYTES;
 /**
  * While a file is read, a progress note comes every slice (16-32 MB, well under a second). If none
  * comes for this long before the whole file is read, the reading has stopped (seen with a 14 GB

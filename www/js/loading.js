@@ -12,7 +12,6 @@ import { choicesOf, declaredField } from './settings.js';
 import { readStalled, GZIP_CRC_AUTO_MAX_BYTES, PROGRESS_PAINT_MS } from './constants.js';
 import { $, setState, showError, showInputStatus, setProgress } from './status.js';
 import { captureEntries, splitCaptures } from './captures.js';
-import { estimateGzipJsonBytes, tooLargeMessage } from './limits.js';
 
 const EXAMPLE = 'examples/sglang_qwen3-8b_decode_graph_mi300x.json.gz';
 
@@ -66,17 +65,14 @@ export function createLoading(page) {
       showError(message);
       setState('error');
     };
-    // What the file is, asked of the core once and handed on to every reader of it.
-    let sniffed;
+    // A trace that cannot fit in the page is refused at once, before reading for minutes.
+    let refusal;
     try {
-      sniffed = await session.sniff(blob);
+      refusal = await session.admit([{ file: blob, name: fileName }]);
     } catch (err) {
       if (store.current(stamp) && err.message !== 'cancelled') refuse(`Could not read ${fileName}: ${err.message}`);
       return;
     }
-    if (!store.current(stamp)) return;
-    // A trace that cannot fit in the page is refused at once, before reading for minutes.
-    const refusal = await sizeRefusal([{ blob, name: fileName, sniffed }]);
     if (!store.current(stamp)) return;
     if (refusal) return refuse(refusal);
     let captures;
@@ -107,7 +103,7 @@ export function createLoading(page) {
     // a second, and each redraw costs the page's threads time the workers could use).
     let painted = -Infinity;
     try {
-      const result = await session.load(blob, sniffed, loadOptions(blob.size), ({ bytesRead, total, events }) => {
+      const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
         if (!store.current(stamp)) return;
         const now = performance.now();
         read.at = now;
@@ -218,25 +214,6 @@ function loadOptions(bytes = 0) {
 }
 
 /**
- * Why `blobs` cannot be opened in one page (their models would not fit in wasm32's 4 GiB), or
- * null: known from their sizes at once (a gzip file's from how its start inflates).
- * @param {{blob: Blob, name: string, sniffed: import('./session.js').Sniffed}[]} files
- */
-async function sizeRefusal(files) {
-  let json = 0, estimated = false;
-  for (const { blob, sniffed } of files) {
-    const gz = sniffed.format === 'gzip';
-    json += gz ? await estimateGzipJsonBytes(blob) : blob.size;
-    estimated ||= gz;
-  }
-  const name = files.length === 1 ? files[0].name : `these ${files.length} traces together`;
-  // Plain JSON is read in ranges by one worker per core; a gzip file is parsed by one worker.
-  const inRanges = !estimated && (navigator.hardwareConcurrency || 1) >= 2;
-  // Tests of what happens past the limit turn the check off.
-  return globalThis.traceprismNoSizeLimit ? null : tooLargeMessage(name, json, estimated, inRanges);
-}
-
-/**
  * Loads the traces of several ranks of one run into the worker (each as any trace is loaded,
  * then moved into the run) and analyses the run. A rank that cannot be read is named and left
  * out; the others are still analysed.
@@ -247,9 +224,7 @@ async function loadRun(p, files) {
   const { store, timing, showView, updateTabs } = p;
   if (document.body.dataset.state === 'loading' || store.core.broken) p.restartCore();
   const session = store.core;
-  // What each file is, asked of the core once and handed on to its load.
-  const sniffs = await Promise.all(files.map((f) => session.sniff(f)));
-  const refusal = await sizeRefusal(files.map((f, i) => ({ blob: f, name: f.name, sniffed: sniffs[i] })));
+  const refusal = await session.admit(files.map((f) => ({ file: f, name: f.name })));
   if (refusal) {
     showError(refusal);
     setState('error');
@@ -277,7 +252,7 @@ async function loadRun(p, files) {
     for (let i = 0; i < files.length; i++) {
       const f = files[i];
       try {
-        await session.load(f, sniffs[i], loadOptions(f.size), ({ bytesRead, total, events }) => {
+        await session.load(f, loadOptions(f.size), ({ bytesRead, total, events }) => {
           if (store.current(stamp)) say(`rank file ${i + 1} of ${files.length}, ${f.name}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
         }, `r${i}`);
         await session.call('runAdd', { slot: `r${i}`, name: f.name });
@@ -339,8 +314,7 @@ async function loadSecond(p, blob, fileName) {
     if (node) node.textContent = text;
   };
   try {
-    const sniffed = await session.sniff(blob);
-    const result = await session.load(blob, sniffed, loadOptions(blob.size), ({ bytesRead, total, events }) => {
+    const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
       if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     }, 'b');
     if (!store.current(stamp)) return;

@@ -1,16 +1,13 @@
-// The Web Worker that owns the wasm core, and how a file is fed to it slice by slice.
+// The page's end of the Web Worker that owns the wasm core (www/worker/): requests and their
+// answers. The page hands the worker whole files; what a file is and how it is read is the
+// worker's business.
 // The worker holds two slots: `a` (the trace the views show) and `b` (the second trace of a
-// comparison). `start` drops the previous trace of a slot; `close` terminates the worker (cancel).
-
-import { PAGE_SLICE_BYTES, FIRST_SLICE_BYTES, WORKER_READ_MIN_BYTES } from './constants.js';
-import { gzipPipeline as wantsGzipPipeline } from './gzip-pipeline.js';
-
-/** @typedef {import('../pkg/traceprism.js').Sniffed} Sniffed What the core said of a file's first bytes. */
+// comparison). `load` replaces a slot's trace; `close` terminates the worker (cancel).
 
 /** A worker running the core; up to two analysed traces (slots `a` and `b`). */
 export class Session {
   constructor() {
-    this.worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+    this.worker = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module' });
     this.pending = new Map();
     this.nextId = 1;
     this.closed = false;
@@ -72,63 +69,37 @@ export class Session {
   }
 
   /**
-   * What `blob` is, from its first bytes, as the core decides (`ingest::sniff`): asked once per
-   * file, then handed to `load` (and by it to every worker that reads the file).
+   * Opens `blob` in the core's `slot` and analyses it: the worker tells what the file is and how
+   * to read it (the page never asks). `onProgress({bytesRead, total, events})` is called as the
+   * worker reads. Resolves to `{summary, tables, views, memory}`, with `parallel` (how workers
+   * shared the reading) or `nsys` (what the SQLite module did).
    * @param {Blob} blob
-   * @returns {Promise<Sniffed>}
+   * @param {object} options the analysis options (`loading.js` `loadOptions`)
+   * @param {((p: {bytesRead: number, total: number, events: number}) => void) | null} [onProgress]
+   * @param {string} [slot]
+   * @param {{file: Blob, name: string, batch?: number|null, mode?: string|null}[]} [captures]
+   * @returns {Promise<import('./worker-ops.js').Opened>}
    */
-  async sniff(blob) {
-    return this.call('sniff', { head: await blob.slice(0, 64).arrayBuffer() });
+  async load(blob, options, onProgress = null, slot = 'a', captures = []) {
+    // Capture traces first: the worker keeps them for the slot until the trace is finished.
+    if (captures.length) await this.call('captures', { slot, files: captures });
+    // `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the
+    // worker's choice of inflating on a helper by core count.
+    const gzipPipeline = globalThis.traceprismGzipPipeline || 'auto';
+    return this.call('open', { slot, options, file: blob, gzipPipeline }, [], ({ bytesRead, total, events }) => {
+      onProgress?.({ bytesRead, total, events });
+    });
   }
 
   /**
-   * Streams `blob` (which `sniff` said is `sniffed`) into the core's `slot` and analyses it. `onProgress({bytesRead, total, events})`
-   * is called after every slice. Resolves to `{summary, tables, memory}` (plus `parallel:
-   * {workers, parts, adopted}` when the worker read the file itself).
-   * @returns {Promise<import('./worker-ops.js').Finished & {parallel?: any, nsys?: any}>}
+   * Why `files` cannot be opened in the page together (their models would not fit in its
+   * memory), or null; the worker tells, from what each file is and its size.
+   * @param {{file: Blob, name: string}[]} files
+   * @returns {Promise<string | null>}
    */
-  async load(blob, sniffed, options, onProgress, slot = 'a', captures = []) {
-    // Capture traces first: the worker keeps them for the slot until the trace is finished.
-    if (captures.length) await this.call('captures', { slot, files: captures });
-    // A gzip file gains from the worker's own read only with a helper to inflate it (the helpers
-    // start with the page, so a cold page has one too). `globalThis.traceprismGzipPipeline` ('always' / 'never'; tests and benchmarks) overrides the
-    // worker's choice by core count (one decision for both: gzip-pipeline.js).
-    const mode = globalThis.traceprismGzipPipeline || 'auto';
-    const { format } = sniffed;
-    const gzipPipeline = format === 'gzip' && wantsGzipPipeline(blob.size, mode, navigator.hardwareConcurrency || 2);
-    // An Nsight Systems export goes through the worker's SQLite module.
-    if (format === 'nsys') {
-      return this.call('loadNsys', { slot, options, sniffed, file: blob }, [], ({ bytesRead, total, events }) => {
-        onProgress?.({ bytesRead, total, events });
-      });
-    }
-    // A JAX profile (protobuf) is read whole by the core: the parallel readers split JSON text.
-    const xspace = format === 'xspace';
-    if ((blob.size >= WORKER_READ_MIN_BYTES || gzipPipeline) && !xspace) {
-      return this.call('load', { slot, options, sniffed, file: blob, gzipPipeline: mode }, [], ({ bytesRead, total, events }) => {
-        onProgress?.({ bytesRead, total, events });
-      });
-    }
-    await this.call('start', { slot, options, sniffed, fileBytes: blob.size });
-    const total = blob.size;
-    // Two slices in flight: the worker always has the next one queued while the page reads the
-    // one after it, so it never waits for the page.
-    const inFlight = [];
-    let offset = 0;
-    while (offset < total) {
-      const end = Math.min(offset + (offset === 0 ? FIRST_SLICE_BYTES : PAGE_SLICE_BYTES), total);
-      const buffer = await blob.slice(offset, end).arrayBuffer();
-      if (this.closed) throw new Error('cancelled');
-      offset = end;
-      const pushed = this.call('push', { slot, buffer }, [buffer]).then((progress) => {
-        onProgress?.({ bytesRead: end, total, events: progress.events, jsonBytes: progress.json_bytes });
-      });
-      pushed.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
-      inFlight.push(pushed);
-      if (inFlight.length >= 2) await inFlight.shift();
-    }
-    for (const pushed of inFlight) await pushed;
-    return this.call('finish', { slot });
+  admit(files) {
+    // Tests of what happens past the limit turn the check off.
+    return this.call('admit', { files, noLimit: Boolean(globalThis.traceprismNoSizeLimit) });
   }
 
   /** Stops the worker at once; pending requests reject with "cancelled". */

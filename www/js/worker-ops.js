@@ -3,14 +3,15 @@
 // arguments and resolves to its answer, and the worker's `ops` (worker.js) must handle exactly
 // these ops with these arguments. A slot is `a` (the trace the views show, the default), `b` (the
 // second trace of a comparison) or `rN` (a rank of a run). The worker posts `{id, progress}` while
-// `load`, `loadNsys` and `push` read.
+// `open` reads. No op takes or answers a file's format: the worker tells it, from the file.
 export {};
 
-/** @typedef {import('../pkg/traceprism.js').Sniffed} Sniffed */
 /** @typedef {{slot?: string}} InSlot */
 /** @typedef {{columns: string[], rows: any[][], [more: string]: any}} TableData */
 /** What the analyses say of a finished trace. */
 /** @typedef {{summary: any, tables: string[], views: any, memory?: number}} Finished */
+/** A file opened: what `Finished` says, with how workers shared its reading or what the SQLite module did. */
+/** @typedef {Finished & {parallel?: any, nsys?: any}} Opened */
 /** @typedef {{window?: any, cut?: string}} WatchedFile */
 /**
  * An option as the core declares it (`declared_options`): the page's settings are made from these.
@@ -21,13 +22,9 @@ export {};
 /**
  * Each op: `[arguments, answer]`.
  * @typedef {{
- *   sniff: [{head: ArrayBuffer}, Sniffed],
- *   start: [InSlot & {options: object, sniffed?: Sniffed, fileBytes?: number, file?: Blob}, null],
- *   push: [InSlot & {buffer: ArrayBuffer}, {bytes_in: number, json_bytes: number, events: number}],
+ *   admit: [{files: {file: Blob, name: string}[], noLimit: boolean}, string | null],
+ *   open: [InSlot & {options: object, file: Blob, gzipPipeline?: string}, Opened],
  *   captures: [InSlot & {files: {file: Blob, name: string, batch?: number|null, mode?: string|null}[]}, {name: string, graphs: number}[]],
- *   finish: [InSlot, Finished],
- *   load: [InSlot & {options: object, sniffed: Sniffed, file: Blob, gzipPipeline?: string}, Finished & {parallel: any}],
- *   loadNsys: [InSlot & {options: object, sniffed: Sniffed, file: Blob}, Finished & {nsys: any}],
  *   table: [InSlot & {name: string}, TableData],
  *   csv: [InSlot & {name: string}, string],
  *   rollup: [InSlot, any],

@@ -7,8 +7,8 @@
 use super::event::{parse_event, EventKeys};
 use super::scan::{self, skip_ws, Step, Stop};
 use crate::error::{Error, Result};
+use crate::ingest::format::DocumentForm;
 use crate::ingest::interchange::{EventSink, RawEvent};
-use crate::ingest::sniff::DocumentForm;
 use crate::support::codec::{WireReader, WireWriter};
 
 /// The document form a stream in the event array of a bare array (or not) reads.
@@ -363,9 +363,9 @@ impl JsonStream {
                 }
                 // The document's start: what came before `i` was blank (a CRLF-rewritten XSpace
                 // opens with the carriage return put before its first 0x0A).
-                _ => match crate::ingest::sniff::reencoded_xspace_at(buf) {
-                    Some(k) => Err(Stop::Bad(crate::ingest::sniff::REENCODED_XSPACE, k)),
-                    None => Err(Stop::Bad(crate::ingest::sniff::not_a_trace(&buf[i..]), i)),
+                _ => match crate::ingest::format::reencoded_xspace_at(buf) {
+                    Some(k) => Err(Stop::Bad(crate::ingest::format::REENCODED_XSPACE, k)),
+                    None => Err(Stop::Bad(crate::ingest::format::not_a_trace(&buf[i..]), i)),
                 },
             },
             State::ObjectKey { first } => {

@@ -177,7 +177,7 @@ export async function overview(ctx, root) {
     fact('phase', s.workload === 'diffusion' ? 'steps · stages' : 'phase · forward passes', phaseText(s), s.passes),
     fact('layers', s.workload === 'diffusion' ? 'blocks' : 'layers', layersText(s), (s.layers_per_pass || [])[0]),
     fact('events', 'events read', formatCount(input.events), input.events),
-    fact('size', { xspace: 'file / XSpace size', nsys_sqlite: 'file / SQLite size' }[input.format] || 'file / JSON size', `${formatBytes(input.bytes_in)} / ${formatBytes(input.json_bytes)}`, input.bytes_in),
+    fact('size', `file / ${s.input_text || 'text'} size`, `${formatBytes(input.bytes_in)} / ${formatBytes(input.json_bytes)}`, input.bytes_in),
     fact('cpu_ops', 'CPU ops · runtime calls', `${formatCount(c.cpu_ops)} · ${formatCount(c.runtime_calls)}${c.graph_launches ? ` (${formatCount(c.graph_launches)} graph)` : ''}`, c.cpu_ops),
     fact('memcpy', 'memcpy · memset', `${formatCount(c.memcpy)} · ${formatCount(c.memset)}${c.memcpy_bytes ? ` (${formatBytes(c.memcpy_bytes)} copied)` : ''}`, c.memcpy),
     s.links ? fact('links', 'kernels linked to a launch', `${(s.links.launch_link_pct ?? 0).toFixed(1)} %`, s.links.launch_link_pct) : null));

@@ -6,14 +6,14 @@
 // parts in order: the core keeps a part only if its own stream stopped exactly at an event
 // boundary where the part starts; otherwise (a wrong guess, a helper error) it reads and parses
 // that range itself, so the model and any error message never depend on the guess.
-import { find_event_start, Inflater } from './pkg/traceprism.js';
+import { find_event_start, Inflater } from '../pkg/traceprism.js';
 import {
   PARALLEL_MIN_BYTES, INFLATE_BLOCK_BYTES, INFLATE_READ_BYTES,
   INFLATE_STEP_BYTES, WORKER_SLICE_BYTES, FIRST_SLICE_BYTES, READS_AHEAD, WINDOW_BYTES, WINDOW_BEFORE,
   RECYCLE_AFTER_BYTES, RECYCLE_DELAY_MS, RANGE_MIN_BYTES, GRANT_AHEAD_BYTES,
-} from './js/constants.js';
-import { RangeClaims } from './js/ranges.js';
-import { gzipPipeline as wantsGzipPipeline } from './js/gzip-pipeline.js';
+} from '../js/constants.js';
+import { RangeClaims } from '../js/ranges.js';
+import { gzipPipeline as wantsGzipPipeline } from './gzip-pipeline.js';
 
 
 /** Reads the file for this worker's own ranges (started with the worker, on first use). */
@@ -435,7 +435,9 @@ async function readGzip(analyzer, file, pool, helper, onProgress, ms, crc = true
 
 /**
  * Reads `file` into `analyzer` (fresh, nothing pushed yet; `sniffed`: what the core said of the
- * file's first bytes, `{format, form}`), using the helpers of `pool` for a large plain-JSON file, or one helper to inflate a large gzip file (`gzipPipeline`: see `js/gzip-pipeline.js`;
+ * file's first bytes, `{format, form, reading}`), using the helpers of `pool` for a large file read
+ * in parts (`reading` `parts`), or one helper to inflate a large compressed file (`inflate`;
+ * `gzipPipeline`: see `gzip-pipeline.js`;
  * `crc`: whether the gzip CRC-32 is checked). `onProgress({bytesRead, total, events})` is called as any worker advances.
  * Resolves to `{workers, parts, adopted, ms}`: workers that parsed, parts handed to helpers, parts
  * kept, and where this worker's time went (ms: plan, own range, read wait, push, wait for parts,
@@ -445,9 +447,9 @@ export async function readFile(analyzer, file, sniffed, pool, onProgress, gzipPi
   const t0 = performance.now();
   startReader();
   const total = file.size;
-  const { format, form } = sniffed;
+  const { reading, form } = sniffed;
   const helpers = pool ? pool.available() : [];
-  if (format === 'gzip' && helpers.length > 0 && wantsGzipPipeline(total, gzipPipeline, (self.navigator && navigator.hardwareConcurrency) || 2)) {
+  if (reading === 'inflate' && helpers.length > 0 && wantsGzipPipeline(total, gzipPipeline, (self.navigator && navigator.hardwareConcurrency) || 2)) {
     const ms = { plan: performance.now() - t0 };
     try {
       const { blocks, adopted } = await readGzip(analyzer, file, pool, helpers[0], onProgress, ms, crc);
@@ -458,7 +460,7 @@ export async function readFile(analyzer, file, sniffed, pool, onProgress, gzipPi
       throw err;
     }
   }
-  const parallel = format === 'json' && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
+  const parallel = reading === 'parts' && total >= PARALLEL_MIN_BYTES && helpers.length > 0;
   // The file's bytes are handed out while the workers run (js/ranges.js): this worker parses from
   // the front, in order, a slice at a time; each helper parses ranges from the back, the next one
   // posted to it before it has finished the one before (see GRANT_AHEAD_BYTES), so it never waits

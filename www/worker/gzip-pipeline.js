@@ -1,7 +1,7 @@
 // Whether a gzip file is inflated by a helper worker while the core's worker parses it: decided
 // here once, for the page (which then hands the worker the whole file) and for the worker (which
 // then starts the helper).
-import { GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES } from './constants.js';
+import { GZIP_PIPELINE_MIN_BYTES, GZIP_PIPELINE_MIN_CORES } from '../js/constants.js';
 
 /**
  * Whether a gzip file of `bytes` is inflated by a helper: from `GZIP_PIPELINE_MIN_BYTES` on,

@@ -62,3 +62,24 @@ export async function estimateGzipJsonBytes(blob, sample = 4 << 20) {
   if (head.size >= blob.size) return out;
   return (out / head.size) * blob.size;
 }
+
+/**
+ * Why `files` cannot be opened in one page together (their models would not fit in wasm32's
+ * 4 GiB), or null: known from their sizes at once, a compressed file's from how its start
+ * inflates. `sniffed`: what the core said of each (`reading`: how it is read).
+ * @param {{file: Blob, name: string, sniffed: {reading: string}}[]} files
+ * @param {number} cores the machine's cores (plain JSON is read in ranges by one worker per core)
+ * @returns {Promise<string | null>}
+ */
+export async function sizeRefusal(files, cores) {
+  let json = 0, estimated = false;
+  for (const { file, sniffed } of files) {
+    const inflated = sniffed.reading === 'inflate';
+    json += inflated ? await estimateGzipJsonBytes(file) : file.size;
+    estimated ||= inflated;
+  }
+  const name = files.length === 1 ? files[0].name : `these ${files.length} traces together`;
+  // Text read in ranges by one worker per core needs less memory than text parsed by one worker.
+  const inRanges = cores >= 2 && files.every(({ sniffed }) => sniffed.reading === 'parts');
+  return tooLargeMessage(name, json, estimated, inRanges);
+}

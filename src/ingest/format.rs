@@ -1,12 +1,12 @@
-//! What an input is, decided once from its first bytes ([`sniff`]): every reader, face and the
-//! page (through wasm) asks here, and hands the answer on (a [`Format`] carries everything the
-//! bytes told, the JSON document's form too) instead of asking again. And what a file that is not a trace looks like, so the error
-//! can say so ("a zip archive", "an SQLite database") instead of only "not JSON".
+//! The formats an input can be ([`Format`]: what `crate::read::sniff` says of its first bytes,
+//! carrying everything they told, the JSON document's form too) and the magic bytes that tell some
+//! of them. And what a file that is not a trace looks like, so the error can say so ("a zip
+//! archive", "an SQLite database") instead of only "not JSON".
 
 /// What an input is, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// gzip-compressed: [`sniff`] the inflated bytes for what is inside.
+    /// gzip-compressed: the inflated bytes tell what is inside.
     Gzip,
     /// Chrome-trace JSON, in either of its forms (`{"traceEvents": ...}` or a bare `[...]`).
     ChromeJson(DocumentForm),
@@ -67,26 +67,6 @@ impl Format {
     }
 }
 
-/// What `head` (an input's first bytes, 64 are plenty) is. Only the magic bytes are looked at:
-/// whether the rest is well formed is each reader's to say.
-pub fn sniff(head: &[u8]) -> Format {
-    if super::inflate::is_gzip(head) {
-        Format::Gzip
-    } else if looks_like_sqlite(head) {
-        Format::NsysSqlite
-    } else if super::nsys::looks_like_rows(head) {
-        Format::NsysRows
-    } else if super::xplane::looks_like_xspace(head) {
-        Format::Xspace
-    } else if looks_like_digest(head) {
-        Format::Digest
-    } else if let Some(form) = document_form(head) {
-        Format::ChromeJson(form)
-    } else {
-        Format::Unknown
-    }
-}
-
 /// The first bytes of every SQLite database (an Nsight Systems export is one).
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
@@ -94,7 +74,7 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 const DIGEST_START: &[u8] = b"{\"traceprism_digest\"";
 
 /// Whether `head` starts like a traceprism digest.
-fn looks_like_digest(head: &[u8]) -> bool {
+pub fn looks_like_digest(head: &[u8]) -> bool {
     let start = head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len());
     head[start..].starts_with(DIGEST_START)
 }
@@ -188,21 +168,7 @@ pub fn not_a_trace(start: &[u8]) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{sniff, DocumentForm, Format};
-
-    #[test]
-    fn each_format_is_told_by_its_first_bytes() {
-        assert_eq!(sniff(b"\x1f\x8b\x08\x00"), Format::Gzip);
-        assert_eq!(sniff(b"SQLite format 3\0rest"), Format::NsysSqlite);
-        assert_eq!(sniff(b"\xEF\xBB\xBF  {\"traceEvents\": []}"), Format::ChromeJson(DocumentForm::Object));
-        assert_eq!(sniff(b"[{\"ph\": \"X\"}"), Format::ChromeJson(DocumentForm::BareArray));
-        assert_eq!(sniff(b"  {\"traceprism_digest\": 1"), Format::Digest);
-        // An XSpace: plane (field 1, length 9), its id (field 1), then its name "/device:GPU:0".
-        assert_eq!(sniff(b"\x0a\x09\x08\x01\x12\x05/devi"), Format::Xspace);
-        assert_eq!(sniff(b"PK\x03\x04"), Format::Unknown);
-        assert_eq!(sniff(b""), Format::Unknown);
-        assert!(Format::NsysRows.is_nsys() && !Format::Gzip.is_nsys());
-    }
+    use super::{DocumentForm, Format};
 
     #[test]
     fn a_format_named_is_the_format_read_back() {

@@ -7,10 +7,13 @@
 // Its ops, with their arguments and answers, are declared once in js/worker-ops.js (`tsc` holds
 // `ops` below and every `Session.call` to them).
 //
-// `load` reads a File itself (posting `{id, progress}` as it goes): a large plain-JSON file is cut
-// into ranges parsed at once by this worker and its helper workers (parallel.js, part-worker.js);
-// a large gzip file is inflated by a helper worker while this one parses the text (parallel.js
-// `readGzip`); anything else is read slice by slice here.
+// The page opens a file with one request, `open`, and never asks what the file is: this worker asks
+// the core (`sniff`: the format, and how it is read), then reads the File itself, posting `{id,
+// progress}` as it goes. How depends only on the core's `reading`: `parts`, text cut into ranges
+// parsed at once by this worker and its helper workers (parallel.js, part-worker.js); `inflate`, a
+// large compressed file inflated by a helper while this one parses (parallel.js `readGzip`);
+// `rows`, a database the SQLite module makes row bytes of; `stream`, slice by slice here. `admit`
+// says beforehand whether files fit in the page's memory (limits.js).
 //
 // Right after the module is instantiated the worker warms the core up, so the engine compiles the
 // wasm code (lazily, on first call) and the rule sets are built while the user is still picking a
@@ -20,10 +23,11 @@
 // unoptimised). Each step runs only if no request has arrived yet; a request arriving during a step
 // waits for that step alone. When done or interrupted the worker posts `{warmed: ms}` once (no id);
 // when done uninterrupted it first starts its helper workers and waits for their own warm-up.
-import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, declared_options, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, watch_names, warm_up_part, warm_up_rules } from './pkg/traceprism.js';
-import { trapMessage } from './js/trap.js';
+import init, { Analyzer, CaptureTrace, RankRun, allocate_for_test, builtin_category_rules, compare, declared_options, digest, gate, watch_window, failed_allocation_bytes, nsys_requests, sniff, warm_up, watch_names, warm_up_part, warm_up_rules } from '../pkg/traceprism.js';
+import { trapMessage } from '../js/trap.js';
 import { HelperPool, readFile, startReader, workerCount } from './parallel.js';
-import { WORKER_SLICE_BYTES } from './js/constants.js';
+import { WORKER_SLICE_BYTES } from '../js/constants.js';
+import { sizeRefusal } from './limits.js';
 
 /** Warm-up rounds after the rule sets: decode steps of each synthetic trace (~25 kB of JSON a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
@@ -89,7 +93,7 @@ ready.then(async () => {
  */
 let sqlite = null;
 function sqliteEngine() {
-  sqlite ??= import('./pkg-sqlite/traceprism_sqlite.js').then(async (m) => {
+  sqlite ??= import('../pkg-sqlite/traceprism_sqlite.js').then(async (m) => {
     await m.default();
     return m;
   });
@@ -101,16 +105,17 @@ function sqliteEngine() {
 }
 
 /**
- * Pushes a whole file into an analyzer. An Nsight Systems export (SQLite) goes through the SQLite
- * module, which makes row bytes of the tables the core reads (`nsys_requests`); the core reads
- * those as it reads any trace. Anything else goes in slices. Returns, for an export, what the
- * module did: `{sqlite, rowBytes, ms: {engine, rows}}`; else null.
+ * Pushes a whole file into an analyzer, on this worker alone. A database (`reading` `rows`: an
+ * Nsight Systems export) goes through the SQLite module, which makes row bytes of the tables the
+ * core reads (`nsys_requests`); the core reads those as it reads any trace. Anything else goes in
+ * slices. Returns, for a database, what the module did: `{sqlite, rowBytes, ms: {engine, rows}}`;
+ * else null.
  * @param {any} a an Analyzer (made with `sniffed`)
  * @param {Blob} file
- * @param {{format: string}} sniffed what the core said of the file's first bytes
+ * @param {import('../pkg/traceprism.js').Sniffed} sniffed what the core said of the file's first bytes
  */
 async function pushFile(a, file, sniffed) {
-  if (sniffed.format === 'nsys') {
+  if (sniffed.reading === 'rows') {
     const t0 = performance.now();
     const engine = await sqliteEngine();
     const t1 = performance.now();
@@ -191,31 +196,61 @@ function dropCaptures(slot) {
 }
 
 /**
- * What `file` is, from its first bytes (for a file the page did not ask about: a watched folder's).
+ * What `file` is, from its first bytes, as the core decides: the format and how it is read. Asked
+ * once per file, here; the answer goes with the file to every reader of it.
  * @param {Blob} file
+ * @returns {Promise<import('../pkg/traceprism.js').Sniffed>}
  */
 async function sniffFile(file) {
   return sniff(new Uint8Array(await file.slice(0, 64).arrayBuffer()));
 }
 
-/** Each op the page may send (js/worker-ops.js declares them, with their arguments and answers). @type {import('./js/worker-ops.js').WorkerHandlers} */
+/**
+ * A fresh analyzer in `slot` (the slot's previous trace dropped) for a file of `fileBytes` that
+ * the core said is `sniffed`.
+ */
+function startSlot(slot, options, sniffed, bytes) {
+  fileBytes = bytes;
+  dropSlot(slot);
+  const a = new Analyzer(JSON.stringify(options || {}), sniffed);
+  analyzers.set(slot, a);
+  return a;
+}
+
+/** Ends the reading of `slot`'s trace (its capture traces added) and analyses it. */
+function finishSlot(slot) {
+  const a = analyzer({ slot });
+  for (const c of pendingCaptures.get(slot) || []) a.add_capture(c);
+  dropCaptures(slot);
+  const summary = a.finish();
+  return { summary, tables: a.table_names(), views: a.table_views(), memory: memoryBytes() };
+}
+
+/** Each op the page may send (js/worker-ops.js declares them, with their arguments and answers). @type {import('../js/worker-ops.js').WorkerHandlers} */
 const ops = {
-  // What a file is, from its first bytes: the core decides (`ingest::sniff`), once per file; the
-  // page hands the answer back with the file (`sniffed`) and never sniffs on its own.
-  sniff({ head }) {
-    return sniff(new Uint8Array(head));
+  // Whether these files fit in the page's memory together: the refusal to show, or null.
+  async admit({ files, noLimit }) {
+    if (noLimit) return null;
+    const sniffed = await Promise.all(files.map(({ file }) => sniffFile(file)));
+    return sizeRefusal(files.map((f, i) => ({ ...f, sniffed: sniffed[i] })), (self.navigator && navigator.hardwareConcurrency) || 1);
   },
-  start(data) {
-    fileBytes = data.fileBytes ?? data.file?.size ?? null;
+  // Opens a file into a slot: what it is, how to read it (see the top of this file), the reading
+  // (with progress notes), and the analysis. `nsys` tells what the SQLite module did, `parallel`
+  // how the file was read by several workers.
+  async open(data, id) {
     const slot = slotOf(data);
-    dropSlot(slot);
-    analyzers.set(slot, new Analyzer(JSON.stringify(data.options || {}), data.sniffed));
-    return null;
-  },
-  push(data) {
-    const a = analyzer(data);
-    a.push(new Uint8Array(data.buffer));
-    return a.progress();
+    const { file, options } = data;
+    const sniffed = await sniffFile(file);
+    const a = startSlot(slot, options, sniffed, file.size);
+    const progress = (p) => self.postMessage({ id, progress: p });
+    if (sniffed.reading === 'rows') {
+      progress({ bytesRead: 0, total: file.size, events: 0 });
+      const nsys = await pushFile(a, file, sniffed);
+      progress({ bytesRead: file.size, total: file.size, events: a.progress().events });
+      return { ...finishSlot(slot), nsys };
+    }
+    const parallel = await readFile(a, file, sniffed, pool, progress, data.gzipPipeline, options?.gzip_crc !== false);
+    return { ...finishSlot(slot), parallel };
   },
   // Capture traces for a slot's next trace: read whole (they are small), kept until it finishes.
   async captures({ slot, files }) {
@@ -227,14 +262,6 @@ const ops = {
       read.push(c);
     }
     return read.map((c, i) => ({ name: files[i].name, graphs: c.graphs() }));
-  },
-  finish(data) {
-    const a = analyzer(data);
-    const slot = slotOf(data);
-    for (const c of pendingCaptures.get(slot) || []) a.add_capture(c);
-    dropCaptures(slot);
-    const summary = a.finish();
-    return { summary, tables: a.table_names(), views: a.table_views(), memory: memoryBytes() };
   },
   table(data) {
     return analyzer(data).table(data.name);
@@ -398,21 +425,6 @@ const ops = {
   // large for the tab ends the same way). The page never sends it.
   testAllocate({ megabytes }) {
     return allocate_for_test(megabytes);
-  },
-  // An Nsight Systems export (SQLite), read through the SQLite module (see `pushFile`).
-  async loadNsys(data, id) {
-    ops.start(data);
-    const a = analyzer(data);
-    self.postMessage({ id, progress: { bytesRead: 0, total: data.file.size, events: 0 } });
-    const nsys = await pushFile(a, data.file, data.sniffed);
-    self.postMessage({ id, progress: { bytesRead: data.file.size, total: data.file.size, events: a.progress().events } });
-    return { ...ops.finish(data), nsys };
-  },
-  async load(data, id) {
-    ops.start(data);
-    const a = analyzer(data);
-    const parallel = await readFile(a, data.file, data.sniffed, pool, (progress) => self.postMessage({ id, progress }), data.gzipPipeline, data.options?.gzip_crc !== false);
-    return { ...ops.finish(data), parallel };
   },
 };
 

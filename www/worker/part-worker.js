@@ -12,9 +12,9 @@
 //
 // Right after start it warms the parse and inflate paths up (the same rounds as the main worker), giving way to
 // the first job; then it posts {warmed: ms}.
-import init, { TextPart, sniff, find_event_start, warm_up_inflate, warm_up_part } from './pkg/traceprism.js';
+import init, { TextPart, sniff, find_event_start, warm_up_inflate, warm_up_part } from '../pkg/traceprism.js';
 import { SliceReader, inflateFile } from './parallel.js';
-import { INFLATE_BLOCKS_AHEAD, SHARE_INFLATED_BLOCKS, WORKER_SLICE_BYTES, READS_AHEAD } from './js/constants.js';
+import { INFLATE_BLOCKS_AHEAD, SHARE_INFLATED_BLOCKS, WORKER_SLICE_BYTES, READS_AHEAD } from '../js/constants.js';
 
 /** Warm-up rounds: decode steps of the synthetic trace parsed as a part (~25 kB a step). */
 const WARM_UP_STEPS = [3, 40, 40, 40, 40, 40];
