@@ -56,6 +56,38 @@ test('files are read once, whole, after two quiet polls', async () => {
   assert.equal(s.windows.length, 2);
 });
 
+test('a file gone between the listing and its reading is absent from that poll, not an error', async () => {
+  const files = new Map([['w0.json.gz', { size: 10, lastModified: 1 }], ['w1.json.gz', { size: 6, lastModified: 1 }]]);
+  let vanishing = true;
+  const s = emptyWatch();
+  s.handle = {
+    async *entries() {
+      for (const [name, f] of files) {
+        // w1 is listed but renamed away before it is read, as a browser's swap file is.
+        const getFile = async () => {
+          if (name === 'w1.json.gz' && vanishing) throw Object.assign(new Error('A requested file or directory could not be found'), { name: 'NotFoundError' });
+          return { name, ...f };
+        };
+        yield [name, { kind: 'file', getFile }];
+      }
+    },
+  };
+  const reads = [];
+  const readFile = async (/** @type {any} */ file, /** @type {string} */ name) => {
+    reads.push(name);
+    return { window: { file: name } };
+  };
+  for (let k = 0; k < 3; k++) await pollOnce(s, { names, readFile });
+  assert.deepEqual(reads, ['w0.json.gz']);
+  assert.deepEqual(s.notes, [], 'a file never seen whole is not noted as deleted');
+  vanishing = false;
+  for (let k = 0; k < 3; k++) await pollOnce(s, { names, readFile });
+  assert.deepEqual(reads, ['w0.json.gz', 'w1.json.gz'], 'read once it stays');
+  // Any other failure of the folder still reaches the caller.
+  s.handle = { async *entries() { yield ['x.json', { kind: 'file', getFile: async () => { throw new Error('permission denied'); } }]; } };
+  await assert.rejects(pollOnce(s, { names, readFile }), /permission denied/);
+});
+
 test('with ranks, a window is read once all its rank files are quiet', async () => {
   const files = new Map([['s1_rank0.json', { size: 10, lastModified: 1 }]]);
   const s = emptyWatch();

@@ -53,7 +53,14 @@ export async function pollOnce(s, io) {
     const present = new Map();
     for (const [i, [name, entry]] of entries.entries()) {
       if (!taken[i].candidate) continue;
-      present.set(name, await entry.getFile());
+      // A file listed may be gone a moment later (the browser's own `.crswap` swap file renamed
+      // on close, an editor's temporary file): it is absent from this poll, not an error.
+      const file = await entry.getFile().catch((/** @type {any} */ err) => {
+        if (err && err.name === 'NotFoundError') return null;
+        throw err;
+      });
+      if (!file) continue;
+      present.set(name, file);
       s.groups.set(name, taken[i].group);
     }
     for (const [name, f] of s.seen) {
@@ -143,8 +150,15 @@ async function readRankWindows(s, ready, readRun) {
 export function startWatch(s, handle, io, intervalMs = 2000) {
   stopWatch(s);
   Object.assign(s, { windows: [], seen: new Map(), groups: new Map(), notes: [], handle });
-  s.timer = setInterval(() => { pollOnce(s, io); }, intervalMs);
-  pollOnce(s, io);
+  // A poll that fails (the folder's permission withdrawn, the folder gone) is said once, not thrown
+  // every interval; the next poll tries again.
+  const poll = () => pollOnce(s, io).catch((/** @type {any} */ err) => {
+    const note = `the folder cannot be read: ${(err && err.message) || err}`;
+    if (s.notes[s.notes.length - 1] !== note) s.notes.push(note);
+    s.onChange?.();
+  });
+  s.timer = setInterval(poll, intervalMs);
+  poll();
 }
 
 /** The trend: decode step median and p90 and prefill per window, as lines on one time axis. */
