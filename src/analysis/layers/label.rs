@@ -70,24 +70,42 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     for &k in &kind_of {
         members[k] += 1;
     }
-    // A kind is a block that repeats, at least MIN_KIND_LAYERS times: a layer at the stack's edge
-    // unlike the rest (the first layer cut short where the embedding's kernels meet it, the last
-    // two of a compiled stack with the final norm fused in) joins the repeating kind it shares
-    // most aligned kernels with.
+    // A kind is a block that repeats, at least MIN_KIND_LAYERS times in the pass, or a block of
+    // its own kind at an edge of the stack (a dense first layer before the MoE layers, a last block
+    // built otherwise). A layer of a kind that does not repeat joins the repeating kind it shares
+    // most aligned kernels with, unless it is the stack's first or last layer and a variant of no
+    // repeating kind. (In the middle of a stack a layer unlike the rest is its neighbours' kind with
+    // kernels added: a MoE layer whose routing launched more.) A variant of a kind is a piece of it
+    // (every kernel the kind's at the aligned place, from the start or the end: the first layer
+    // cut short where the embedding's kernels meet it), or the kind with a few kernels changed
+    // (its length within a quarter of the kind's and half the kind's kernels at aligned places:
+    // the last layers of a compiled stack with the final norm fused in). A layer that is a variant
+    // of none at an edge (a dense block, 65 kernels beside MoE layers of 115) stays a kind of its own.
+    let variant = |x: &[u32], y: &[u32]| {
+        let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
+        let aligned = share(x, y);
+        long > 0 && (aligned == short || ((long - short) * 4 <= long && aligned * 2 >= long))
+    };
     let repeating: Vec<usize> = (0..firsts.len()).filter(|&k| members[k] >= MIN_KIND_LAYERS).collect();
-    if repeating.len() < 2 || repeating.len() > 26 {
+    if repeating.is_empty() || repeating.len() > 26 {
         return;
     }
     for (i, (r, _)) in spans.iter().enumerate() {
         if members[kind_of[i]] < MIN_KIND_LAYERS {
             let seq = ids(r);
-            kind_of[i] =
-                *repeating.iter().max_by_key(|&&k| (share(&firsts[k], &seq), std::cmp::Reverse(k))).unwrap_or(&kind_of[i]);
+            let nearest = repeating.iter().copied().max_by_key(|&k| (share(&firsts[k], &seq), std::cmp::Reverse(k)));
+            let edge = i == 0 || i + 1 == spans.len();
+            if let Some(k) = nearest.filter(|&k| !edge || variant(&firsts[k], &seq)) {
+                kind_of[i] = k;
+            }
         }
     }
     let mut members = vec![0usize; firsts.len()];
     for &k in &kind_of {
         members[k] += 1;
+    }
+    if members.iter().filter(|&&m| m > 0).count() < 2 {
+        return;
     }
     let common = (0..firsts.len()).max_by_key(|&k| (members[k], std::cmp::Reverse(k))).unwrap_or(0);
     let mut letter = vec![None; firsts.len()];
@@ -104,7 +122,7 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     }
 }
 
-/// The fewest layers a kind of its own holds.
+/// The fewest layers a kind of its own holds, but for a block at an edge of the stack (one is enough).
 const MIN_KIND_LAYERS: usize = 3;
 
 /// Share of aligned positions two layers of one kind run the same kernel at.
