@@ -3,14 +3,15 @@
 
 // Parts of the text read at once are native only.
 #[cfg(not(target_arch = "wasm32"))]
-use super::Sharing;
+use super::gzip_pipeline::Sharing;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
-use super::{PartReader, Reader};
+use super::part::PartReader;
+use super::reader::Reader;
 use crate::error::{Error, Result};
 // Parts of the text read at once are native only.
-use super::source::read_some;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
-use super::{reading, sniff, Reading};
+use super::formats::{reading, sniff, Reading};
+use super::source::read_some;
 #[cfg_attr(target_arch = "wasm32", allow(unused_imports))]
 use crate::ingest::{likely_event_start, DocumentForm, Format};
 use crate::model::Trace;

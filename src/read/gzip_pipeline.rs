@@ -5,9 +5,10 @@
 //! only if its own stream stops exactly at that boundary; otherwise it parses the rest of the block
 //! again, in order, so the model and any error message never depend on the guess.
 
-use super::sniff;
+use super::formats::sniff;
+use super::part::{Part, PartReader};
+use super::reader::Reader;
 use super::source::read_some;
-use super::{Part, PartReader, Reader};
 use crate::error::{Error, Result};
 use crate::ingest::{likely_event_start, DocumentForm, GzipDecoder, Output};
 use crate::model::Trace;

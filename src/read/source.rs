@@ -21,7 +21,7 @@ pub(super) fn read_some(source: &mut impl std::io::Read, buf: &mut [u8]) -> Resu
 /// The text of a whole small input held in memory (a truth file, a trace to rewrite): inflated
 /// when [`crate::read::sniff()`] says gzip, else as it is.
 pub fn whole_text(bytes: Vec<u8>) -> Result<Vec<u8>> {
-    match super::sniff(&bytes) {
+    match super::formats::sniff(&bytes) {
         crate::ingest::Format::Gzip => crate::ingest::gunzip(&bytes),
         _ => Ok(bytes),
     }

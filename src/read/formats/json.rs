@@ -7,7 +7,7 @@ use super::{FormatKind, FormatReader, ReadSettings, Reading};
 use crate::error::{Error, Result};
 use crate::ingest::{document_form, DocumentForm, Format, JsonStream, TextEnd, Truncation, OPEN_ARRAY_NOTE};
 use crate::model::{Trace, TraceBuilder};
-use crate::read::Part;
+use crate::read::part::Part;
 
 /// Chrome-trace JSON, and what no other kind tells (its reader names what the input looks like).
 pub struct ChromeJson;
@@ -85,7 +85,7 @@ impl JsonReader {
     #[cfg(not(target_arch = "wasm32"))]
     fn feed_parallel(&mut self, chunk: &[u8]) -> Result<()> {
         use crate::ingest::likely_event_start;
-        use crate::read::PartReader;
+        use crate::read::part::PartReader;
         const MIN_SPLIT: usize = 1 << 20;
         let split = if chunk.len() >= MIN_SPLIT { likely_event_start(chunk, chunk.len() / 2) } else { None };
         let Some(p) = split else { return self.json.feed(chunk, &mut self.builder) };
