@@ -24,6 +24,18 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format an input can be (each form of Chrome JSON apart).
+    pub const ALL: [Format; 8] = [
+        Format::Gzip,
+        Format::ChromeJson(DocumentForm::Object),
+        Format::ChromeJson(DocumentForm::BareArray),
+        Format::Xspace,
+        Format::NsysSqlite,
+        Format::NsysRows,
+        Format::Digest,
+        Format::Unknown,
+    ];
+
     /// The format's name as faces and the page spell it (`gzip`, `json`, `xspace`, `nsys`,
     /// `nsys_rows`, `unknown`).
     pub fn as_str(self) -> &'static str {
@@ -172,17 +184,7 @@ mod tests {
 
     #[test]
     fn a_format_named_is_the_format_read_back() {
-        let all = [
-            Format::Gzip,
-            Format::ChromeJson(DocumentForm::Object),
-            Format::ChromeJson(DocumentForm::BareArray),
-            Format::Xspace,
-            Format::NsysSqlite,
-            Format::NsysRows,
-            Format::Digest,
-            Format::Unknown,
-        ];
-        for f in all {
+        for f in Format::ALL {
             assert_eq!(Format::from_names(f.as_str(), f.form().map(DocumentForm::as_str)), Some(f));
         }
         assert_eq!(Format::from_names("json", Some("list")), None);

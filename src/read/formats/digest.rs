@@ -49,8 +49,6 @@ impl FormatReader for DigestRefused {
         self
     }
 
-    fn input_cut(&mut self, _: String) {}
-
     fn finish(self: Box<Self>, _: u64) -> Result<Trace> {
         Err(Error::new(NOT_A_TRACE))
     }

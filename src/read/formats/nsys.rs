@@ -60,8 +60,6 @@ impl FormatReader for NsysReader {
         self
     }
 
-    fn input_cut(&mut self, _: String) {}
-
     fn finish(self: Box<Self>, _: u64) -> Result<Trace> {
         let mut builder = TraceBuilder::default();
         // Row bytes stand for the database they were made of: its size is the input's.
