@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { expectedModelBytes, tooLargeMessage, estimateGzipJsonBytes, WASM_MEMORY_LIMIT, USABLE_SHARE } from '../../www/worker/limits.js';
+import { expectedModelBytes, tooLargeMessage, estimateGzipJsonBytes, sizeRefusal, WASM_MEMORY_LIMIT, USABLE_SHARE } from '../../www/worker/limits.js';
 
 test('a trace that fits says nothing; one that cannot fit says why and what reads it', () => {
   assert.equal(tooLargeMessage('big.json', 1e9), null, '1 GB of JSON fits');
@@ -30,4 +30,26 @@ test('a gzip file\'s JSON size is estimated from how its start inflates', async 
   assert.equal(whole, text.length, 'read whole: exact');
   const sampled = await estimateGzipJsonBytes(new Blob([gz]), Math.floor(gz.length / 4));
   assert.ok(Math.abs(sampled - text.length) / text.length < 0.25, `estimate ${sampled} of ${text.length}`);
+});
+
+test('files opened together are judged together, by how the core says each is read', async () => {
+  /** A stand-in for a File of `size` bytes the core said is read `reading`. */
+  const file = (name, size, reading) => ({ file: /** @type {any} */ ({ size }), name, sniffed: { reading } });
+  // 14 GB of plain JSON fits when read in ranges on two cores, not on one.
+  assert.equal(await sizeRefusal([file('a.json', 14e9, 'parts')], 2), null);
+  assert.match(await sizeRefusal([file('a.json', 14e9, 'parts')], 1), /a\.json holds 14\.0 GB/);
+  // Two traces of 9 GB each: each fits alone, 18 GB together does not (a comparison, a run).
+  assert.equal(await sizeRefusal([file('a.json', 9e9, 'parts')], 2), null);
+  const pair = await sizeRefusal([file('a.json', 9e9, 'parts'), file('b.json', 9e9, 'parts')], 2);
+  assert.match(pair, /^a\.json and b\.json together hold 18\.0 GB of JSON: their models/);
+  assert.match(pair, /traceprism compare a\.json b\.json/);
+  const three = await sizeRefusal(['r0', 'r1', 'r2'].map((r) => file(`${r}.json`, 7e9, 'parts')), 2);
+  assert.match(three, /^these 3 traces \(r0\.json, r1\.json, r2\.json\) together hold 21\.0 GB/);
+  assert.match(three, /traceprism ranks r0\.json r1\.json r2\.json/);
+  // A file read in order (a protobuf) is parsed by one worker: the pair is judged at one worker's rate.
+  assert.equal(await sizeRefusal([file('a.json', 6e9, 'parts'), file('b.xplane.pb', 6e9, 'parts')], 2), null);
+  assert.notEqual(await sizeRefusal([file('a.json', 6e9, 'parts'), file('b.xplane.pb', 6e9, 'stream')], 2), null);
+  // A compressed file is estimated from how its start inflates.
+  const gz = zlib.gzipSync(Buffer.from('{"traceEvents": []}'));
+  assert.equal(await sizeRefusal([{ file: new Blob([gz]), name: 'small.json.gz', sniffed: { reading: 'inflate' } }], 2), null);
 });

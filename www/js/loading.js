@@ -292,7 +292,10 @@ async function reanalyseRun(p, align) {
   await showView();
 }
 
-/** Loads the second trace of a comparison into the worker's slot `b` (trace A stays). * @param {Loading} p the page and its loading functions
+/**
+ * Loads the second trace of a comparison into the worker's slot `b` (trace A stays; the two are
+ * refused at once if they cannot fit in the page together).
+ * @param {Loading} p the page and its loading functions
  */
 async function loadSecond(p, blob, fileName) {
   const { store, showView } = p;
@@ -314,6 +317,9 @@ async function loadSecond(p, blob, fileName) {
     if (node) node.textContent = text;
   };
   try {
+    // Trace A stays in the page: the two must fit in its memory together.
+    const refusal = await session.admit([{ file: store.trace.blob, name: store.trace.fileName }, { file: blob, name: fileName }]);
+    if (refusal) throw new Error(refusal);
     const result = await session.load(blob, loadOptions(blob.size), ({ bytesRead, total, events }) => {
       if (store.current(stamp)) say(`${fileName}: ${formatBytes(bytesRead)} of ${formatBytes(total)} read · ${formatCount(events)} events`);
     }, 'b');

@@ -78,8 +78,24 @@ export async function sizeRefusal(files, cores) {
     json += inflated ? await estimateGzipJsonBytes(file) : file.size;
     estimated ||= inflated;
   }
-  const name = files.length === 1 ? files[0].name : `these ${files.length} traces together`;
   // Text read in ranges by one worker per core needs less memory than text parsed by one worker.
   const inRanges = cores >= 2 && files.every(({ sniffed }) => sniffed.reading === 'parts');
-  return tooLargeMessage(name, json, estimated, inRanges);
+  if (files.length === 1) return tooLargeMessage(files[0].name, json, estimated, inRanges);
+  return tooLargeTogetherMessage(files.map((f) => f.name), json, estimated, inRanges);
+}
+
+/**
+ * Why several traces cannot be open in one page together (a comparison, the ranks of a run), or
+ * null: as `tooLargeMessage`, for their JSON text together.
+ * @param {string[]} names
+ * @param {number} jsonBytes their JSON text's size together
+ * @param {boolean} estimated whether `jsonBytes` is an estimate
+ * @param {boolean} inRanges whether several workers read each in ranges
+ */
+export function tooLargeTogetherMessage(names, jsonBytes, estimated, inRanges) {
+  const need = expectedModelBytes(jsonBytes, inRanges);
+  if (need <= WASM_MEMORY_LIMIT * USABLE_SHARE) return null;
+  const gb = (b) => (b / 1e9).toFixed(1);
+  const listed = names.length === 2 ? names.join(' and ') : `these ${names.length} traces (${names.join(', ')})`;
+  return `${listed} together hold ${estimated ? 'about ' : ''}${gb(jsonBytes)} GB of JSON: their models would need about ${gb(need)} GB of the page's memory, and a page's WebAssembly memory stops at 4 GiB (wasm32), so the read would fail or stall. The traceprism command-line tool reads them: traceprism compare ${names.slice(0, 2).join(' ')}, or traceprism ranks ${names.join(' ')}.`;
 }
