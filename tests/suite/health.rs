@@ -371,9 +371,35 @@ fn layer_coverage_is_the_truths_share_outside_the_layers() {
         assert_eq!(check.status, Status::Ok, "{}", check.found);
         assert!(check.found.contains(&format!("{worst:.1}%")), "{} vs truth {worst:.1}%", check.found);
     }
-    // The hybrid's decode steps: 14.5% after the last layer, every step (its LM head over a large
-    // vocabulary at batch 4): a warning that names the pass.
-    let a = analysis("vllm_qwen35_hybrid_nvfp4_decode_gb10.pt.trace.json.gz");
+    // The hybrid's decode steps: 14.5% after the last layer, every step: a warning that names the
+    // pass and the longest kernel outside the layers, so a reader tells a head from a lost block.
+    // There it is the LM head: the raw JSON's longest kernel after the pass's last in-layer kernel
+    // is a bf16 GEMM its `aten::mm` launched (the head is not quantized like the layers).
+    let name = "vllm_qwen35_hybrid_nvfp4_decode_gb10.pt.trace.json.gz";
+    let a = analysis(name);
     let check = health(&a).into_iter().find(|k| k.check == CheckId::LayerCoverage).unwrap();
     assert_eq!((check.status, check.count), (Status::Warning, 10), "{}", check.found);
+    let pass: usize = check.found.split("the most: pass ").nth(1).and_then(|r| r.split(',').next()).unwrap().parse().unwrap();
+    let rows = &a.phases.passes[pass].rows;
+    let last_in_layer = rows.iter().rposition(|&r| a.layers.layer_of_row[r as usize] != traceprism::model::NONE).unwrap();
+    let (t0, t1) = (a.trace.gpu.ts[rows[last_in_layer] as usize], a.trace.gpu.ts[*rows.last().unwrap() as usize]);
+    let doc: serde_json::Value = serde_json::from_slice(&common::plain_fixture(name)).unwrap();
+    let longest = doc["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "kernel")
+        .filter(|e| {
+            let ts = e["ts"].as_f64().unwrap() * 1e3;
+            ts > t0 as f64 + 1.0 && ts <= t1 as f64 + 1.0
+        })
+        .max_by(|x, y| x["dur"].as_f64().unwrap().total_cmp(&y["dur"].as_f64().unwrap()))
+        .unwrap();
+    assert!(longest["name"].as_str().unwrap().contains("gemm"), "{longest}");
+    let ms = longest["dur"].as_f64().unwrap() / 1e3;
+    assert!(
+        check.found.contains(&format!("(after the last layer): aten::mm (GEMM-CUTLASS), {ms:.2} ms")),
+        "{} vs {ms:.2} ms",
+        check.found
+    );
 }

@@ -259,13 +259,16 @@ pub const OUTSIDE_LAYERS_WARNING: f64 = 0.10;
 pub fn layer_coverage_check(a: &Analysis) -> Check {
     use crate::analysis::layers::Role;
     let g = &a.trace.gpu;
-    // The pass with the largest share outside its layers: (pass, pre ns, post ns, kernel ns).
+    // The pass with the largest share outside its layers: (pass, pre ns, post ns, kernel ns), and
+    // its longest kernel outside them (row, before the first layer).
     let mut worst: Option<(usize, i64, i64, i64)> = None;
+    let mut worst_longest: Option<(usize, bool)> = None;
     let (mut with_layers, mut over) = (0usize, 0usize);
     // Steps only: the work around a diffusion model's steps (its encoders, its VAE) is no stack
     // of the model's layers.
     for (p, pass) in a.phases.passes.iter().enumerate().filter(|(_, p)| p.phase != crate::analysis::phases::Phase::Stage) {
         let (mut pre, mut post, mut all, mut has_layers) = (0i64, 0i64, 0i64, false);
+        let mut longest: Option<(usize, bool)> = None;
         for &r in &pass.rows {
             let r = r as usize;
             let role = a.layers.role_of_row.get(r);
@@ -277,7 +280,10 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
             match role {
                 Some(Role::Pre) => pre += g.dur[r],
                 Some(Role::Post) => post += g.dur[r],
-                _ => {}
+                _ => continue,
+            }
+            if longest.is_none_or(|(l, _)| g.dur[r] > g.dur[l]) {
+                longest = Some((r, role == Some(&Role::Pre)));
             }
         }
         if !has_layers || all == 0 {
@@ -288,6 +294,7 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
         over += usize::from(share((p, pre, post, all)) > OUTSIDE_LAYERS_WARNING);
         if worst.is_none_or(|w| share((p, pre, post, all)) > share(w)) {
             worst = Some((p, pre, post, all));
+            worst_longest = longest;
         }
     }
     let Some((p, pre, post, all)) = worst else {
@@ -302,12 +309,25 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
     };
     let warn = over > 0;
     let pct = |ns: i64| 100.0 * ns as f64 / all as f64;
+    // What the largest piece outside the layers is, so that a reader tells a large head (a GEMM
+    // launched by the head's matmul after the final norm) from a block the finder missed.
+    let longest = match worst_longest {
+        Some((r, before)) if warn => format!(
+            "; its longest kernel outside them ({} layer): {} ({}), {:.2} ms, {:.1}% of the pass",
+            if before { "before the first" } else { "after the last" },
+            a.trace.cpu_op_name(r).unwrap_or("no CPU op"),
+            a.categories.name(r),
+            g.dur[r] as f64 / 1e6,
+            pct(g.dur[r])
+        ),
+        _ => String::new(),
+    };
     Check {
         check: CheckId::LayerCoverage,
         status: if warn { Status::Warning } else { Status::Ok },
         count: over as u64,
         found: format!(
-            "{over} of {with_layers} passes with layers hold over {:.0}% of their kernel time outside them; the most: pass {p}, {:.1}% ({:.1}% before the first layer, {:.1}% after the last)",
+            "{over} of {with_layers} passes with layers hold over {:.0}% of their kernel time outside them; the most: pass {p}, {:.1}% ({:.1}% before the first layer, {:.1}% after the last){longest}",
             100.0 * OUTSIDE_LAYERS_WARNING,
             pct(pre + post),
             pct(pre),
