@@ -365,3 +365,38 @@ fn block_kinds_are_told_apart_by_structure_when_no_name_is_known() {
         .collect::<Vec<_>>();
     eprintln!("deepseek_mla_moe, name-blind, pass 0: {deepseek:?}");
 }
+
+/// Flux.1's denoising step is 19 double-stream blocks then 38 single-stream blocks. With names
+/// the attention kernel anchors all 57; with names opaque the cycle counts the double-stream
+/// blocks (their kernels explain most of the step) and the single-stream stack after them is found
+/// by searching the rest of the pass again. Which blocks are layers must not depend on which
+/// attention kernel a block calls (issue 69, item 1): a step whose whole pass is a denoising step
+/// reads the recorded reading's 57 layers, as 19 of one kind then 38 of another.
+#[test]
+fn a_second_stack_of_another_kind_is_layers_too_when_no_name_is_known() {
+    let name = "xdit_flux1_4steps_mi300x.json.gz";
+    let named = analysis(name);
+    let steps: Vec<u32> = named
+        .phases
+        .passes
+        .iter()
+        .zip(&named.layers.layers_per_pass)
+        .filter(|(p, _)| p.phase != Phase::Stage)
+        .map(|(_, &l)| l)
+        .collect();
+    assert!(steps.len() == 4 && steps.iter().all(|&l| l == 57), "as recorded: {steps:?}");
+    let blind = analyse_bytes(&name_blind(name).0);
+    let per_pass = &blind.layers.layers_per_pass;
+    eprintln!("{name}, name-blind: layers per pass {per_pass:?}");
+    // The first and last passes also hold the stages around the steps (the text encoders, the
+    // VAE): no name tells them apart there. The steps between are whole.
+    let inner: Vec<usize> = (1..per_pass.len().saturating_sub(1)).collect();
+    assert!(!inner.is_empty(), "{per_pass:?}");
+    for k in inner {
+        assert_eq!(per_pass[k], 57, "pass {k}: {per_pass:?}");
+        let order = layer_types_in_order(&blind, k);
+        let (double, single) = order.split_at(19);
+        assert!(double.iter().all(|t| *t == double[0]) && single.iter().all(|t| *t == single[0]), "pass {k}: {order:?}");
+        assert_ne!(double[0], single[0], "pass {k}: two kinds");
+    }
+}

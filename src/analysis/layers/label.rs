@@ -43,25 +43,33 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
         return;
     }
     let ids = |r: &Range<usize>| -> Vec<u32> { tokens[r.clone()].iter().map(|t| t.id).collect() };
-    // Kernels two layers run at the same aligned position, aligned from the start or the end.
+    // Kernels two layers run at the same aligned position, aligned from the start or the end, or
+    // both: their common opening and common ending together (a layer with one kernel more or
+    // changed in its middle, as some of Flux.1's single-stream blocks launch, still shares all the
+    // others).
     let share = |x: &[u32], y: &[u32]| {
         let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
         let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
-        from_start.max(from_end)
+        let opening = x.iter().zip(y).take_while(|(a, b)| a == b).count();
+        let ending = x.iter().rev().zip(y.iter().rev()).take_while(|(a, b)| a == b).count();
+        let both = (opening + ending).min(x.len().min(y.len()));
+        from_start.max(from_end).max(both)
     };
     let alike = |x: &[u32], y: &[u32]| {
         let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
         long > 0 && (long - short) * 10 <= long && share(x, y) as f64 >= ALIKE_KIND * long as f64
     };
-    // The kinds' first layers, and each layer's kind.
+    // The kinds' first layers, and each layer's kind: the first kind one of whose layers it is
+    // like (not only its first: a stack's first layer may open with the kernels between two stacks).
     let mut firsts: Vec<Vec<u32>> = Vec::new();
     let mut kind_of: Vec<usize> = Vec::with_capacity(spans.len());
-    for (r, _) in spans.iter() {
-        let seq = ids(r);
-        match firsts.iter().position(|f| alike(f, &seq)) {
+    let seqs: Vec<Vec<u32>> = spans.iter().map(|(r, _)| ids(r)).collect();
+    for (i, seq) in seqs.iter().enumerate() {
+        let like = (0..i).find(|&j| alike(&seqs[j], seq)).map(|j| kind_of[j]);
+        match like {
             Some(k) => kind_of.push(k),
             None => {
-                firsts.push(seq);
+                firsts.push(seq.clone());
                 kind_of.push(firsts.len() - 1);
             }
         }

@@ -91,7 +91,33 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     if let Some(start) = layer_before(&positions, &layers) {
         layers.insert(0, start..layers[0].start);
     }
+    stack_of_another_kind_after(tokens, never_start_on, &mut layers);
     Repeat { layers, anchor: Some(cycle.anchor), explained: cycle.kernels as f64 / n as f64 }
+}
+
+/// Fewest layers a stack of another kind after the first holds.
+const OTHER_STACK_LAYERS: usize = 3;
+/// Share of the rest of the pass a stack of another kind must explain.
+const OTHER_STACK_EXPLAINS: f64 = 0.5;
+
+/// A stack of blocks of another kind after the stack found (a diffusion transformer's 38
+/// single-stream blocks after its 19 double-stream ones, a decoder after an encoder): the cycle
+/// counts the kind whose kernels explain most of the pass, so the rest of the pass after its last
+/// layer is searched again, in the same way. A repeat there of at least [`OTHER_STACK_LAYERS`]
+/// layers that explains most of that rest is layers too (and the rest after it is searched in turn);
+/// the kernels between the two stacks open the first layer of the second. What is left after the
+/// last stack (final norm, head, sampling) stays post-layer work.
+fn stack_of_another_kind_after(tokens: &[Token], never_start_on: &[Marker], layers: &mut Vec<Range<usize>>) {
+    let Some(end) = layers.last().map(|r| r.end) else { return };
+    let rest = &tokens[end.min(tokens.len())..];
+    let found = find_layers(rest, never_start_on);
+    if found.layers.len() < OTHER_STACK_LAYERS || found.explained < OTHER_STACK_EXPLAINS {
+        return;
+    }
+    let shifted = found.layers.iter().map(|r| r.start + end..r.end + end);
+    let first = layers.len();
+    layers.extend(shifted);
+    layers[first].start = end;
 }
 
 /// Names that must agree on where a layer before the first starts.
