@@ -32,11 +32,33 @@ export function expectedModelBytes(jsonBytes, inRanges = true) {
  * @param {boolean} [inRanges] whether several workers read it in ranges
  */
 export function tooLargeMessage(fileName, jsonBytes, estimated = false, inRanges = true) {
-  const need = expectedModelBytes(jsonBytes, inRanges);
-  if (need <= WASM_MEMORY_LIMIT * USABLE_SHARE) return null;
-  const gb = (b) => (b / 1e9).toFixed(1);
-  return `${fileName} holds ${estimated ? 'about ' : ''}${gb(jsonBytes)} GB of JSON: its model would need about ${gb(need)} GB of the page's memory, and a page's WebAssembly memory stops at 4 GiB (wasm32), so the read would fail or stall. The traceprism command-line tool reads it: traceprism summary ${fileName}. Or split it first: traceprism split ${fileName} --pass N --out pass.json.gz.`;
+  const need = needOverLimit(jsonBytes, inRanges);
+  if (need === null) return null;
+  return `${fileName} holds ${sizeText(jsonBytes, estimated)} of JSON: its model would need about ${gb(need)} of the page's memory, ${CEILING} The traceprism command-line tool reads it: traceprism summary ${fileName}. Or split it first: traceprism split ${fileName} --pass N --out pass.json.gz.`;
 }
+
+/**
+ * The memory the model of `jsonBytes` of JSON would need, when that is more than the page can
+ * give it; null when it fits.
+ * @param {number} jsonBytes
+ * @param {boolean} inRanges
+ */
+function needOverLimit(jsonBytes, inRanges) {
+  const need = expectedModelBytes(jsonBytes, inRanges);
+  return need <= WASM_MEMORY_LIMIT * USABLE_SHARE ? null : need;
+}
+
+/** Why a model over the limit cannot be read, as both messages say it. */
+const CEILING = "and a page's WebAssembly memory stops at 4 GiB (wasm32), so the read would fail or stall.";
+
+/** @param {number} bytes */
+const gb = (bytes) => `${(bytes / 1e9).toFixed(1)} GB`;
+
+/**
+ * @param {number} jsonBytes
+ * @param {boolean} estimated
+ */
+const sizeText = (jsonBytes, estimated) => `${estimated ? 'about ' : ''}${gb(jsonBytes)}`;
 
 /**
  * The JSON size of a gzip file, estimated from how much its first bytes inflate to
@@ -93,9 +115,8 @@ export async function sizeRefusal(files, cores) {
  * @param {boolean} inRanges whether several workers read each in ranges
  */
 export function tooLargeTogetherMessage(names, jsonBytes, estimated, inRanges) {
-  const need = expectedModelBytes(jsonBytes, inRanges);
-  if (need <= WASM_MEMORY_LIMIT * USABLE_SHARE) return null;
-  const gb = (b) => (b / 1e9).toFixed(1);
+  const need = needOverLimit(jsonBytes, inRanges);
+  if (need === null) return null;
   const listed = names.length === 2 ? names.join(' and ') : `these ${names.length} traces (${names.join(', ')})`;
-  return `${listed} together hold ${estimated ? 'about ' : ''}${gb(jsonBytes)} GB of JSON: their models would need about ${gb(need)} GB of the page's memory, and a page's WebAssembly memory stops at 4 GiB (wasm32), so the read would fail or stall. The traceprism command-line tool reads them: traceprism compare ${names.slice(0, 2).join(' ')}, or traceprism ranks ${names.join(' ')}.`;
+  return `${listed} together hold ${sizeText(jsonBytes, estimated)} of JSON: their models would need about ${gb(need)} of the page's memory, ${CEILING} The traceprism command-line tool reads them: traceprism compare ${names.slice(0, 2).join(' ')}, or traceprism ranks ${names.join(' ')}.`;
 }
