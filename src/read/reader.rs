@@ -23,7 +23,7 @@ pub struct Progress {
 /// format is told once ([`formats::sniff()`], by the reader itself or by the caller) and read by that
 /// format's reader ([`formats`]).
 pub struct Reader {
-    /// The format's reader; taken out only while it is swapped for its contents' reader.
+    /// The format's reader (none until the first bytes or a format are given).
     format: Option<Box<dyn FormatReader>>,
     settings: ReadSettings,
     bytes_in: u64,
@@ -68,6 +68,12 @@ impl Reader {
         self.format.get_or_insert_with(|| Box::new(Detect::new(settings)))
     }
 
+    /// The format's reader taken out of this one (as [`Reader::reader`] gives it).
+    fn take_reader(&mut self) -> Box<dyn FormatReader> {
+        let settings = self.settings;
+        self.format.take().unwrap_or_else(|| Box::new(Detect::new(settings)))
+    }
+
     /// Feeds the next chunk of the file (compressed or not).
     pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
         if chunk.is_empty() {
@@ -108,11 +114,9 @@ impl Reader {
     /// reader reads what the stream holds), on this thread only (the threaded native readers
     /// run their own parallelism around it).
     pub fn push_json(&mut self, text: &[u8], compressed_bytes: u64) -> Result<()> {
-        self.reader();
-        let reader = self.format.take().expect("opened above").contents();
-        let reader = self.format.insert(reader);
+        let contents = self.take_reader().contents();
         self.bytes_in += compressed_bytes;
-        reader.push(text, true)
+        self.format.insert(contents).push(text, true)
     }
 
     /// Progress so far.
@@ -139,7 +143,6 @@ impl Reader {
             return Err(Error::new("empty input: the file has no bytes"));
         }
         let bytes_in = self.bytes_in;
-        self.reader();
-        self.format.take().expect("opened above").finish(bytes_in)
+        self.take_reader().finish(bytes_in)
     }
 }

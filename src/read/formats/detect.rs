@@ -60,8 +60,8 @@ impl FormatReader for Detect {
         self.reader(b"").input_cut(what);
     }
 
-    fn finish(mut self: Box<Self>, bytes_in: u64) -> Result<Trace> {
-        self.reader(b"");
-        self.reader.take().expect("opened above").finish(bytes_in)
+    fn finish(self: Box<Self>, bytes_in: u64) -> Result<Trace> {
+        let settings = self.settings;
+        self.reader.unwrap_or_else(|| open(Format::Unknown, settings)).finish(bytes_in)
     }
 }
