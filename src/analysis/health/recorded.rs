@@ -254,21 +254,36 @@ pub fn coverage_check(a: &Analysis) -> Check {
 /// embedding, final norm, head and sampling: a block the layer finder did not take for a layer.
 pub const OUTSIDE_LAYERS_WARNING: f64 = 0.10;
 
+/// A pass's kernel time outside its layers: before the first (`pre`, ns), after the last (`post`),
+/// of all its kernel time (`all`), and its longest kernel there (a GPU row).
+struct Outside {
+    pass: usize,
+    pre: i64,
+    post: i64,
+    all: i64,
+    longest: Option<usize>,
+}
+
+impl Outside {
+    /// The share of the pass's kernel time outside its layers.
+    fn share(&self) -> f64 {
+        (self.pre + self.post) as f64 / self.all as f64
+    }
+}
+
 /// `layer_coverage`: each pass's share of kernel time before its first layer (`pre`) and after its
 /// last (`post`); a warning when any pass's is above [`OUTSIDE_LAYERS_WARNING`], naming the worst.
 pub fn layer_coverage_check(a: &Analysis) -> Check {
     use crate::analysis::layers::Role;
     let g = &a.trace.gpu;
-    // The pass with the largest share outside its layers: (pass, pre ns, post ns, kernel ns), and
-    // its longest kernel outside them (row, before the first layer).
-    let mut worst: Option<(usize, i64, i64, i64)> = None;
-    let mut worst_longest: Option<(usize, bool)> = None;
+    // The pass with the largest share outside its layers.
+    let mut worst: Option<Outside> = None;
     let (mut with_layers, mut over) = (0usize, 0usize);
     // Steps only: the work around a diffusion model's steps (its encoders, its VAE) is no stack
     // of the model's layers.
     for (p, pass) in a.phases.passes.iter().enumerate().filter(|(_, p)| p.phase != crate::analysis::phases::Phase::Stage) {
-        let (mut pre, mut post, mut all, mut has_layers) = (0i64, 0i64, 0i64, false);
-        let mut longest: Option<(usize, bool)> = None;
+        let mut this = Outside { pass: p, pre: 0, post: 0, all: 0, longest: None };
+        let mut has_layers = false;
         for &r in &pass.rows {
             let r = r as usize;
             let role = a.layers.role_of_row.get(r);
@@ -276,28 +291,26 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
             if g.kind[r] != crate::model::GpuKind::Kernel {
                 continue;
             }
-            all += g.dur[r];
+            this.all += g.dur[r];
             match role {
-                Some(Role::Pre) => pre += g.dur[r],
-                Some(Role::Post) => post += g.dur[r],
+                Some(Role::Pre) => this.pre += g.dur[r],
+                Some(Role::Post) => this.post += g.dur[r],
                 _ => continue,
             }
-            if longest.is_none_or(|(l, _)| g.dur[r] > g.dur[l]) {
-                longest = Some((r, role == Some(&Role::Pre)));
+            if this.longest.is_none_or(|l| g.dur[r] > g.dur[l]) {
+                this.longest = Some(r);
             }
         }
-        if !has_layers || all == 0 {
+        if !has_layers || this.all == 0 {
             continue;
         }
         with_layers += 1;
-        let share = |(_, pre, post, all): (usize, i64, i64, i64)| (pre + post) as f64 / all as f64;
-        over += usize::from(share((p, pre, post, all)) > OUTSIDE_LAYERS_WARNING);
-        if worst.is_none_or(|w| share((p, pre, post, all)) > share(w)) {
-            worst = Some((p, pre, post, all));
-            worst_longest = longest;
+        over += usize::from(this.share() > OUTSIDE_LAYERS_WARNING);
+        if worst.as_ref().is_none_or(|w| this.share() > w.share()) {
+            worst = Some(this);
         }
     }
-    let Some((p, pre, post, all)) = worst else {
+    let Some(Outside { pass: p, pre, post, all, longest }) = worst else {
         return Check {
             check: CheckId::LayerCoverage,
             status: Status::Ok,
@@ -311,10 +324,10 @@ pub fn layer_coverage_check(a: &Analysis) -> Check {
     let pct = |ns: i64| 100.0 * ns as f64 / all as f64;
     // What the largest piece outside the layers is, so that a reader tells a large head (a GEMM
     // launched by the head's matmul after the final norm) from a block the finder missed.
-    let longest = match worst_longest {
-        Some((r, before)) if warn => format!(
+    let longest = match longest {
+        Some(r) if warn => format!(
             "; its longest kernel outside them ({} layer): {} ({}), {:.2} ms, {:.1}% of the pass",
-            if before { "before the first" } else { "after the last" },
+            if a.layers.role_of_row[r] == Role::Pre { "before the first" } else { "after the last" },
             a.trace.cpu_op_name(r).unwrap_or("no CPU op"),
             a.categories.name(r),
             g.dur[r] as f64 / 1e6,
