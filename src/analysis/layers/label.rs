@@ -61,15 +61,15 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     };
     // The kinds' first layers, and each layer's kind: the first kind one of whose layers it is
     // like (not only its first: a stack's first layer may open with the kernels between two stacks).
-    let mut firsts: Vec<Vec<u32>> = Vec::new();
-    let mut kind_of: Vec<usize> = Vec::with_capacity(spans.len());
     let seqs: Vec<Vec<u32>> = spans.iter().map(|(r, _)| ids(r)).collect();
+    let mut firsts: Vec<&[u32]> = Vec::new();
+    let mut kind_of: Vec<usize> = Vec::with_capacity(spans.len());
     for (i, seq) in seqs.iter().enumerate() {
         let like = (0..i).find(|&j| alike(&seqs[j], seq)).map(|j| kind_of[j]);
         match like {
             Some(k) => kind_of.push(k),
             None => {
-                firsts.push(seq.clone());
+                firsts.push(seq);
                 kind_of.push(firsts.len() - 1);
             }
         }
@@ -98,12 +98,11 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     if repeating.is_empty() || repeating.len() > 26 {
         return;
     }
-    for (i, (r, _)) in spans.iter().enumerate() {
+    for (i, seq) in seqs.iter().enumerate() {
         if members[kind_of[i]] < MIN_KIND_LAYERS {
-            let seq = ids(r);
-            let nearest = repeating.iter().copied().max_by_key(|&k| (share(&firsts[k], &seq), std::cmp::Reverse(k)));
+            let nearest = repeating.iter().copied().max_by_key(|&k| (share(firsts[k], seq), std::cmp::Reverse(k)));
             let edge = i == 0 || i + 1 == spans.len();
-            if let Some(k) = nearest.filter(|&k| !edge || variant(&firsts[k], &seq)) {
+            if let Some(k) = nearest.filter(|&k| !edge || variant(firsts[k], seq)) {
                 kind_of[i] = k;
             }
         }
