@@ -273,3 +273,69 @@ fn sliding_window_and_full_attention_layers_are_told_apart() {
     assert_eq!(order.len(), 36);
     assert!(order.chunks(2).all(|c| c == ["SWA_MOE", "MHA_MOE"]), "{order:?}");
 }
+
+/// What one layer of a text-encoder stage runs, read from its kernel names: its attention (the
+/// CLIP encoders' flash attention, T5's softmax) and its activation (CLIP-L's quick-GELU is a
+/// sigmoid, CLIP-G's a GELU, T5's gelu_new a tanh). `None` unless the layer runs exactly one
+/// attention kernel.
+fn encoder_signature(a: &Analysis, rows: &[u32]) -> Option<(&'static str, &'static str)> {
+    let names: Vec<&str> = rows.iter().map(|&r| a.trace.name(a.trace.gpu.name[r as usize])).collect();
+    let attention: Vec<&str> = names
+        .iter()
+        .filter_map(|n| match () {
+            _ if *n == "attn_fwd" => Some("flash"),
+            _ if n.contains("softmax_warp_forward") => Some("softmax"),
+            _ => None,
+        })
+        .collect();
+    let activation =
+        ["sigmoid_kernel", "GeluCUDAKernelImpl", "tanh_kernel"].into_iter().find(|k| names.iter().any(|n| n.contains(k)))?;
+    (attention.len() == 1).then_some((attention[0], activation))
+}
+
+/// Stacks of another kind before the first (issue 69, item 1): a diffusion pipeline's text
+/// encoders run before the stack that explains most of their pass. Flux.1 encodes with CLIP-L (12
+/// layers) then T5-XXL (24); SD3.5 with CLIP-L (12), CLIP-G (32) and T5-XXL (24), once for the
+/// prompt and once for the negative prompt. Every attention kernel of the stage pass (raw kernel
+/// names: `attn_fwd` for CLIP, a softmax for T5) is in a layer, each layer holds exactly one, and
+/// the layer kinds group the layers exactly as their attention and activation kernels do: the
+/// names of all of them say `MHA_FC`, so the kinds come from the stacks' structure. Before, Flux's
+/// CLIP lay in `pre`, and SD3.5's stage read as 2 "layers" of 1,634 kernels.
+#[test]
+fn text_encoder_stacks_before_the_first_are_layers_of_their_own_kinds() {
+    for (name, expected) in [
+        ("xdit_flux1_4steps_mi300x.json.gz", vec![(12, ("flash", "sigmoid_kernel")), (24, ("softmax", "tanh_kernel"))]),
+        (
+            "xdit_sd35_large_4steps_mi300x.json.gz",
+            [(12, ("flash", "sigmoid_kernel")), (32, ("flash", "GeluCUDAKernelImpl")), (24, ("softmax", "tanh_kernel"))]
+                .repeat(2),
+        ),
+    ] {
+        let a = common::analysis(name);
+        let k = a.layers.passes.iter().position(|p| p.phase == traceprism::analysis::phases::Phase::Stage).expect("a stage pass");
+        let rows = &a.layers.passes[k].rows;
+        let mut by_layer: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for &r in rows {
+            by_layer.entry(a.layers.layer_of_row[r as usize]).or_default().push(r);
+        }
+        let outside = by_layer.remove(&traceprism::model::NONE).unwrap_or_default();
+        let attention_outside = outside
+            .iter()
+            .filter(|&&r| {
+                let n = a.trace.name(a.trace.gpu.name[r as usize]);
+                n == "attn_fwd" || n.contains("softmax_warp_forward")
+            })
+            .count();
+        assert_eq!(attention_outside, 0, "{name}: an attention kernel outside the layers");
+        let signatures: Vec<_> = by_layer.values().map(|rows| encoder_signature(&a, rows)).collect();
+        let want: Vec<_> = expected.iter().flat_map(|&(n, s)| std::iter::repeat_n(Some(s), n)).collect();
+        assert_eq!(signatures, want, "{name}: layers by their attention and activation");
+        let types = common::layer_types_in_order(&a, k);
+        for i in 0..types.len() {
+            for j in i + 1..types.len() {
+                assert_eq!(types[i] == types[j], signatures[i] == signatures[j], "{name}, layers {i} and {j}: {types:?}");
+            }
+        }
+        println!("{name}: stage pass {k}, {} layers, {} kernels outside them", types.len(), outside.len());
+    }
+}

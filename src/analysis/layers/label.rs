@@ -171,7 +171,7 @@ mod tests {
     use super::*;
 
     fn t(id: u32, marker: Marker) -> Token {
-        Token { id, marker }
+        Token { id, marker, ns: 1 }
     }
 
     #[test]

@@ -231,7 +231,7 @@ fn detect_with(
         .iter()
         .map(|&k| {
             let r = rows[k] as usize;
-            Token { id: trace.gpu.name[r], marker: cls.marker(trace, categories, r) }
+            Token { id: trace.gpu.name[r], marker: cls.marker(trace, categories, r), ns: trace.gpu.dur[r].max(0) as u64 }
         })
         .collect();
     let found = repeat::find_layers(&tokens, &cls.markers.never_start_on);
@@ -259,7 +259,9 @@ fn detect_with(
             None => spans.push((range.clone(), label::layer_type(marks))),
         }
     }
-    if !has_mixer && !options.split_half_layers {
+    // Kinds by structure where names do not say them: every kernel name opaque, or stacks of
+    // several kinds whose names say the same (Flux's CLIP and T5 text encoders are both `MHA_FC`).
+    if (!has_mixer || found.stacks > 1) && !options.split_half_layers {
         label::kinds_by_structure(&tokens, &mut spans);
     }
     let first = spans[0].0.start;

@@ -19,6 +19,11 @@
 //!    uniform layer tail, and stops where the last layer is followed by the post-layer work.
 //! 3. **End of the last layer**: it is aligned with the layer before it (from its start and from
 //!    each once-per-layer kernel), and ends where it stops matching; the rest is post-layer work.
+//! 4. **Stacks of other kinds**: the part of the pass before the stack found and the part after it
+//!    are searched in the same way (a text encoder before the diffusion transformer, single-stream
+//!    blocks after double-stream ones), and so is each unit of a repeat too short to be a stack
+//!    (two runs of three text encoders). A repeat found there that does the pass's work is layers
+//!    too; [`Repeat::stacks`] says how many stacks the layers make.
 //!
 //! Nothing here knows a model: a model never seen works if its layers repeat.
 
@@ -34,6 +39,9 @@ pub struct Token {
     pub id: u32,
     /// What the kernel does inside a layer.
     pub marker: Marker,
+    /// How long the kernel ran (ns): a stack of layers does the pass's work, a repeat of
+    /// tiny kernels before it (a batch's metadata built once per cache group) does not.
+    pub ns: u64,
 }
 
 impl Token {
@@ -55,6 +63,10 @@ pub struct Repeat {
     pub anchor: Option<u32>,
     /// Share of the pass's kernels that belong to the detected cycle (0..1): a confidence.
     pub explained: f64,
+    /// How many stacks of layers the layers make: 1 for a decoder, 2 for Flux's text encoders
+    /// (CLIP, then T5), 4 for SD3.5's (two runs of CLIP, then T5). Layers of different stacks may be
+    /// of different kinds though their names say the same.
+    pub stacks: usize,
 }
 
 /// The smallest number of layers the detector reports.
@@ -87,18 +99,42 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
     if let Some(&last) = starts.last() {
         layers.push(last..end.max(last + 1).min(n));
     }
-    drop_unlike_ends(tokens, &mut layers);
-    if let Some(start) = layer_before(&positions, &layers) {
-        layers.insert(0, start..layers[0].start);
+    // Units that are runs of stacks give way to the stacks' layers, trimmed inside each unit
+    // already; the ends of a stack of layers are trimmed here.
+    let mut stacks = 1;
+    match stacks_within(tokens, never_start_on, &layers) {
+        Some((inner, within)) => (layers, stacks) = (inner, within),
+        None => {
+            drop_unlike_ends(tokens, &mut layers);
+            if let Some(start) = layer_before(&positions, &layers) {
+                layers.insert(0, start..layers[0].start);
+            }
+        }
     }
-    stack_of_another_kind_after(tokens, never_start_on, &mut layers);
-    Repeat { layers, anchor: Some(cycle.anchor), explained: cycle.kernels as f64 / n as f64 }
+    stacks += stack_of_another_kind_before(tokens, never_start_on, &mut layers);
+    stacks += stack_of_another_kind_after(tokens, never_start_on, &mut layers);
+    Repeat { layers, anchor: Some(cycle.anchor), explained: cycle.kernels as f64 / n as f64, stacks }
 }
 
 /// Fewest layers a stack of another kind after the first holds.
 const OTHER_STACK_LAYERS: usize = 3;
 /// Share of the rest of the pass a stack of another kind must explain.
-const OTHER_STACK_EXPLAINS: f64 = 0.5;
+const OTHER_STACK_EXPLAINS: f64 = 0.4;
+/// Share of the whole pass's GPU time a stack of another kind must hold.
+const OTHER_STACK_TIME: f64 = 0.01;
+
+/// Whether `found`, a repeat in `part` of the pass `tokens`, is a stack of layers of another kind:
+/// at least [`OTHER_STACK_LAYERS`] layers, explaining at least [`OTHER_STACK_EXPLAINS`] of the part's
+/// kernels and holding at least [`OTHER_STACK_TIME`] of the pass's GPU time (an encoder's layers do
+/// the pass's work; a batch's metadata, built three times in a row out of 1 µs integer kernels,
+/// repeats as well but does none of it).
+fn is_another_stack(found: &Repeat, part: &[Token], tokens: &[Token]) -> bool {
+    let time = |t: &[Token]| t.iter().map(|t| t.ns).sum::<u64>();
+    let stack: u64 = found.layers.iter().map(|r| time(&part[r.clone()])).sum();
+    found.layers.len() >= OTHER_STACK_LAYERS
+        && found.explained >= OTHER_STACK_EXPLAINS
+        && stack as f64 >= OTHER_STACK_TIME * time(tokens) as f64
+}
 
 /// A stack of blocks of another kind after the stack found (a diffusion transformer's 38
 /// single-stream blocks after its 19 double-stream ones, a decoder after an encoder): the cycle
@@ -106,18 +142,68 @@ const OTHER_STACK_EXPLAINS: f64 = 0.5;
 /// layer is searched again, in the same way. A repeat there of at least [`OTHER_STACK_LAYERS`]
 /// layers that explains most of that rest is layers too (and the rest after it is searched in turn);
 /// the kernels between the two stacks open the first layer of the second. What is left after the
-/// last stack (final norm, head, sampling) stays post-layer work.
-fn stack_of_another_kind_after(tokens: &[Token], never_start_on: &[Marker], layers: &mut Vec<Range<usize>>) {
-    let Some(end) = layers.last().map(|r| r.end) else { return };
+/// last stack (final norm, head, sampling) stays post-layer work. Returns how many stacks it added.
+fn stack_of_another_kind_after(tokens: &[Token], never_start_on: &[Marker], layers: &mut Vec<Range<usize>>) -> usize {
+    let Some(end) = layers.last().map(|r| r.end) else { return 0 };
     let rest = &tokens[end.min(tokens.len())..];
     let found = find_layers(rest, never_start_on);
-    if found.layers.len() < OTHER_STACK_LAYERS || found.explained < OTHER_STACK_EXPLAINS {
-        return;
+    if !is_another_stack(&found, rest, tokens) {
+        return 0;
     }
     let shifted = found.layers.iter().map(|r| r.start + end..r.end + end);
     let first = layers.len();
     layers.extend(shifted);
     layers[first].start = end;
+    found.stacks
+}
+
+/// A stack of blocks of another kind before the stack found (a text encoder's layers before the
+/// encoder or decoder that explains more of the pass: Flux's CLIP before its T5): the part of the
+/// pass before the first layer is searched in the same way, and a repeat there that is a stack
+/// (see [`stack_of_another_kind_after`]) is layers too. The kernels between the two stacks (the
+/// first stack's final norm and pooling, the second's embedding) open the first layer of the
+/// second, as they do after; what is left before the first stack (its embedding) stays pre-layer
+/// work. Returns how many stacks it added.
+fn stack_of_another_kind_before(tokens: &[Token], never_start_on: &[Marker], layers: &mut Vec<Range<usize>>) -> usize {
+    let Some(start) = layers.first().map(|r| r.start) else { return 0 };
+    let before = &tokens[..start.min(tokens.len())];
+    let found = find_layers(before, never_start_on);
+    if !is_another_stack(&found, before, tokens) {
+        return 0;
+    }
+    let end = found.layers.last().map_or(start, |r| r.end);
+    layers[0].start = end;
+    layers.splice(0..0, found.layers);
+    found.stacks
+}
+
+/// The layers of a repeat too short to be a stack (fewer than [`OTHER_STACK_LAYERS`] units), when
+/// its units are whole runs of stacks: a diffusion pipeline encodes the prompt and the negative
+/// prompt alike, each run three text encoders of 12, 32 and 24 layers, and read as it comes that is
+/// a stack of two "layers" of 1,634 kernels. Each unit is searched for layers in the same way; when
+/// one holds a stack (see [`is_another_stack`]), the stacks found are the layers, in order, and the
+/// kernels between two of them open the first layer of the second, as between any two stacks.
+/// Returns the layers and how many stacks they make.
+fn stacks_within(tokens: &[Token], never_start_on: &[Marker], units: &[Range<usize>]) -> Option<(Vec<Range<usize>>, usize)> {
+    if units.len() >= OTHER_STACK_LAYERS {
+        return None;
+    }
+    let mut layers: Vec<Range<usize>> = Vec::new();
+    let mut stacks = 0;
+    for unit in units {
+        let part = &tokens[unit.clone()];
+        let found = find_layers(part, never_start_on);
+        if !is_another_stack(&found, part, tokens) {
+            continue;
+        }
+        let first = layers.len();
+        stacks += found.stacks;
+        layers.extend(found.layers.iter().map(|r| r.start + unit.start..r.end + unit.start));
+        if let Some(before) = first.checked_sub(1).map(|l| layers[l].end) {
+            layers[first].start = before;
+        }
+    }
+    (!layers.is_empty()).then_some((layers, stacks))
 }
 
 /// Names that must agree on where a layer before the first starts.
@@ -153,9 +239,11 @@ fn layer_before(positions: &HashMap<u32, Vec<usize>>, layers: &[Range<usize>]) -
     }
     let (&start, &votes) = starts.iter().max_by_key(|&(&s, &v)| (v, std::cmp::Reverse(s)))?;
     // The layer before is at least a quarter of a layer long (not an embedding that reuses a
-    // norm), and the witnesses mostly agree on its start.
+    // norm) and at most twice as long (not a whole stack of another kind, searched for as such),
+    // and the witnesses mostly agree on its start.
     let typical = layers[layers.len() / 2].len();
-    (witnesses >= LAYER_BEFORE_WITNESSES && votes * 2 > witnesses && first - start >= typical / 4).then_some(start)
+    let long = first - start;
+    (witnesses >= LAYER_BEFORE_WITNESSES && votes * 2 > witnesses && long >= typical / 4 && long <= 2 * typical).then_some(start)
 }
 
 /// A kernel present in this share of the middle layers is one every layer runs.
@@ -166,7 +254,8 @@ const LIKE_A_LAYER: f64 = 0.5;
 /// Drops a first or last "layer" that runs too few of the kernels every other layer runs in its
 /// first half (its token mixer's half): the embedding before the layers, or the final norm, LM
 /// head and sampler after them, caught by a cycle whose anchor also runs there (a norm used for
-/// the final norm too). They become pre- and post-layer work. A first layer whose feed-forward
+/// the final norm too), and one more than twice the others' length. They become pre-
+/// and post-layer work. A first layer whose feed-forward
 /// differs from the stack's (a dense MLP before MoE layers) runs the same first half and stays.
 fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
     if layers.len() < 4 {
@@ -183,6 +272,9 @@ fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
             *seen.entry(k).or_insert(0) += 1;
         }
     }
+    let mut lengths: Vec<usize> = middle.iter().map(|r| r.len()).collect();
+    lengths.sort_unstable();
+    let typical = lengths[lengths.len() / 2];
     let common: Vec<u64> =
         seen.into_iter().filter(|&(_, c)| c as f64 >= EVERY_LAYER * middle.len() as f64).map(|(k, _)| k).collect();
     if common.len() < 2 {
@@ -192,10 +284,14 @@ fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
         let have = keys(r);
         common.iter().filter(|k| have.contains(k)).count() as f64 >= LIKE_A_LAYER * common.len() as f64
     };
-    if !like(&layers[layers.len() - 1]) {
+    // A first or last "layer" more than twice as long as the middle ones is no layer either: the
+    // anchor ran once more outside the stack (in a stack of another kind before or after it, whose
+    // layers are searched for as such).
+    let short = |r: &Range<usize>| r.len() <= 2 * typical;
+    if !like(&layers[layers.len() - 1]) || !short(&layers[layers.len() - 1]) {
         layers.pop();
     }
-    if !like(&layers[0]) {
+    if !like(&layers[0]) || !short(&layers[0]) {
         layers.remove(0);
     }
 }
@@ -513,7 +609,7 @@ mod tests {
     #[test]
     fn two_attentions_sharing_one_mlp_count_as_one_block() {
         use super::super::markers::Marker as M;
-        let tok = |id: u32, marker: M| Token { id, marker };
+        let tok = |id: u32, marker: M| Token { id, marker, ns: 1 };
         // Per block: norm, qkv, attention (time), proj, norm, qkv, attention (space), proj,
         // norm, fc1, GELU, fc2.
         let block = [
@@ -566,7 +662,7 @@ mod tests {
                     'v' => Marker::Activation,
                     _ => Marker::Plain,
                 };
-                Token { id: c as u32, marker }
+                Token { id: c as u32, marker, ns: 1 }
             })
             .collect()
     }
@@ -615,7 +711,7 @@ mod tests {
         let want: Vec<_> = (0..6).map(|k| 1 + 8 * k..9 + 8 * k).collect();
         let named = toks(&s);
         assert_eq!(find_layers(&named, &[]).layers, want, "named");
-        let blind: Vec<Token> = named.iter().map(|t| Token { id: t.id, marker: Marker::Plain }).collect();
+        let blind: Vec<Token> = named.iter().map(|t| Token { id: t.id, marker: Marker::Plain, ns: t.ns }).collect();
         assert_eq!(find_layers(&blind, &[]).layers.len(), 6, "name-blind");
     }
 
@@ -658,7 +754,7 @@ mod tests {
         // With no name known, the group's segments between activations look like layers: one
         // layer per mixer, each with its MLP (where the norm between two layers goes, no name
         // says: here it closes the layer before).
-        let blind: Vec<Token> = named.iter().map(|t| Token { id: t.id, marker: Marker::Plain }).collect();
+        let blind: Vec<Token> = named.iter().map(|t| Token { id: t.id, marker: Marker::Plain, ns: t.ns }).collect();
         let layers = find_layers(&blind, &[]).layers;
         assert_eq!(layers.len(), 16, "name-blind");
         for (l, r) in layers.iter().enumerate() {
