@@ -339,3 +339,39 @@ fn text_encoder_stacks_before_the_first_are_layers_of_their_own_kinds() {
         println!("{name}: stage pass {k}, {} layers, {} kernels outside them", types.len(), outside.len());
     }
 }
+
+/// A last block of its own kind (issue 69, item 2, at the end of a stack): SD3.5 Large's 38 joint
+/// blocks end with one whose context stream stops after its projections (diffusers builds block
+/// `num_layers - 1` with `context_pre_only`), so it launches 10 GEMM kernels (`Cijk_…` in the raw
+/// names) where each of the others launches 14. With names and name-blind, every denoising step
+/// reads 37 blocks of one kind and a last block of another, not a block cut short.
+#[test]
+fn a_last_block_of_its_own_kind_is_a_kind_of_its_own() {
+    let name = "xdit_sd35_large_4steps_mi300x.json.gz";
+    let a = common::analysis(name);
+    let steps: Vec<usize> = (0..a.layers.passes.len())
+        .filter(|&k| a.layers.passes[k].phase == traceprism::analysis::phases::Phase::Denoise)
+        .collect();
+    assert_eq!(steps.len(), 4, "{name}: denoising steps");
+    for &k in &steps {
+        let mut gemms = vec![0usize; 38];
+        for &r in &a.layers.passes[k].rows {
+            let l = a.layers.layer_of_row[r as usize];
+            if l != traceprism::model::NONE && a.trace.name(a.trace.gpu.name[r as usize]).starts_with("Cijk_") {
+                gemms[l as usize] += 1;
+            }
+        }
+        assert!(gemms[..37].iter().all(|&g| g == 14) && gemms[37] == 10, "pass {k}: GEMMs per block {gemms:?}");
+        let types = common::layer_types_in_order(&a, k);
+        assert_eq!(types.len(), 38, "pass {k}");
+        assert!(types[..37].iter().all(|t| *t == types[0]) && types[37] != types[0], "pass {k}: {types:?}");
+    }
+    // Name-blind, the steps fold into one pass with the stages; each step's 38 blocks still end
+    // with one of a kind of its own.
+    let blind = common::analyse_bytes(&crate::name_blind::name_blind(name).0);
+    let order = common::layer_types_in_order(&blind, 0);
+    let ends: Vec<usize> =
+        (1..order.len()).filter(|&i| order[i] != order[i - 1] && i + 1 < order.len() && order[i + 1] != order[i]).collect();
+    assert_eq!(ends.len(), 3, "three lone blocks between steps, name-blind: {order:?}");
+    assert_ne!(order[order.len() - 1], order[order.len() - 2], "the last step's last block: {order:?}");
+}

@@ -43,18 +43,6 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
         return;
     }
     let ids = |r: &Range<usize>| -> Vec<u32> { tokens[r.clone()].iter().map(|t| t.id).collect() };
-    // Kernels two layers run at the same aligned position, aligned from the start or the end, or
-    // both: their common opening and common ending together (a layer with one kernel more or
-    // changed in its middle, as some of Flux.1's single-stream blocks launch, still shares all the
-    // others).
-    let share = |x: &[u32], y: &[u32]| {
-        let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
-        let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
-        let opening = x.iter().zip(y).take_while(|(a, b)| a == b).count();
-        let ending = x.iter().rev().zip(y.iter().rev()).take_while(|(a, b)| a == b).count();
-        let both = (opening + ending).min(x.len().min(y.len()));
-        from_start.max(from_end).max(both)
-    };
     let alike = |x: &[u32], y: &[u32]| {
         let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
         long > 0 && (long - short) * 10 <= long && share(x, y) as f64 >= ALIKE_KIND * long as f64
@@ -89,11 +77,6 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     // (its length within a quarter of the kind's and half the kind's kernels at aligned places:
     // the last layers of a compiled stack with the final norm fused in). A layer that is a variant
     // of none at an edge (a dense block, 65 kernels beside MoE layers of 115) stays a kind of its own.
-    let variant = |x: &[u32], y: &[u32]| {
-        let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
-        let aligned = share(x, y);
-        long > 0 && (aligned == short || ((long - short) * 4 <= long && aligned * 2 >= long))
-    };
     let repeating: Vec<usize> = (0..firsts.len()).filter(|&k| members[k] >= MIN_KIND_LAYERS).collect();
     if repeating.is_empty() || repeating.len() > 26 {
         return;
@@ -131,6 +114,39 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
 
 /// The fewest layers a kind of its own holds, but for a block at an edge of the stack (one is enough).
 const MIN_KIND_LAYERS: usize = 3;
+
+/// Kernels two layers run at the same aligned position, aligned from the start or the end, or
+/// both: their common opening and common ending together (a layer with one kernel more or changed
+/// in its middle, as some of Flux.1's single-stream blocks launch, still shares all the others).
+fn share(x: &[u32], y: &[u32]) -> usize {
+    let from_start = x.iter().zip(y).filter(|(a, b)| a == b).count();
+    let from_end = x.iter().rev().zip(y.iter().rev()).filter(|(a, b)| a == b).count();
+    let opening = x.iter().zip(y).take_while(|(a, b)| a == b).count();
+    let ending = x.iter().rev().zip(y.iter().rev()).take_while(|(a, b)| a == b).count();
+    let both = (opening + ending).min(x.len().min(y.len()));
+    from_start.max(from_end).max(both)
+}
+
+/// Whether one layer is a variant of another's kind (see [`kinds_by_structure`]): a piece of it,
+/// or it with a few kernels changed.
+fn variant(x: &[u32], y: &[u32]) -> bool {
+    let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
+    let aligned = share(x, y);
+    long > 0 && (aligned == short || ((long - short) * 4 <= long && aligned * 2 >= long))
+}
+
+/// Whether the first and the last layer of a pass are each a block of their own kind: no variant
+/// of the layer next to it (SD3.5's last joint block, which has no context branch after it, runs 21
+/// kernels where the others run 28 or 29), rather than a layer of the stack cut short where the
+/// work before or after it meets it.
+pub fn edges_of_their_own(tokens: &[Token], spans: &[(Range<usize>, String)]) -> [bool; 2] {
+    let n = spans.len();
+    if n < MIN_KIND_LAYERS {
+        return [false; 2];
+    }
+    let ids = |k: usize| -> Vec<u32> { tokens[spans[k].0.clone()].iter().map(|t| t.id).collect() };
+    [!variant(&ids(0), &ids(1)), !variant(&ids(n - 1), &ids(n - 2))]
+}
 
 /// Share of aligned positions two layers of one kind run the same kernel at.
 const ALIKE_KIND: f64 = 0.8;
@@ -211,9 +227,10 @@ mod tests {
 /// Tells apart the kinds of blocks of a diffusion transformer's step (Flux runs 19 dual-stream
 /// blocks, then 38 single-stream ones; the kinds launch different numbers of GEMMs). Consecutive
 /// layers with the same GEMM count form a run; a run of one layer (a boundary layer cut a few
-/// kernels off) joins the run before it. With two or more runs, each layer's type gets its run's
-/// GEMM count: `MHA_FC·10gemm`, `MHA_FC·4gemm`.
-pub fn block_kinds(types: &mut [String], gemms: &[u32]) {
+/// kernels off) joins the run before it, unless it is the first or the last layer and `own` (from
+/// [`edges_of_their_own`]) says that one is a block of its own kind. With two or more runs, each
+/// layer's type gets its run's GEMM count: `MHA_FC·10gemm`, `MHA_FC·4gemm`.
+pub fn block_kinds(types: &mut [String], gemms: &[u32], own: [bool; 2]) {
     let mut runs: Vec<(usize, usize, u32)> = Vec::new(); // (first, end, gemms)
     for (l, &g) in gemms.iter().enumerate() {
         match runs.last_mut() {
@@ -221,11 +238,12 @@ pub fn block_kinds(types: &mut [String], gemms: &[u32]) {
             _ => runs.push((l, l + 1, g)),
         }
     }
+    let n = gemms.len();
     let mut merged: Vec<(usize, usize, u32)> = Vec::new();
     for run in runs {
         match merged.last_mut() {
-            Some(last) if run.1 - run.0 < 2 => last.1 = run.1,
-            Some(last) if last.1 - last.0 < 2 && last.0 == 0 => *last = (last.0, run.1, run.2),
+            Some(last) if run.1 - run.0 < 2 && !(own[1] && run.1 == n) => last.1 = run.1,
+            Some(last) if last.1 - last.0 < 2 && last.0 == 0 && !own[0] => *last = (last.0, run.1, run.2),
             Some(last) if last.2 == run.2 => last.1 = run.1,
             _ => merged.push(run),
         }
@@ -245,11 +263,11 @@ mod block_tests {
     #[test]
     fn two_kinds_of_blocks_are_told_apart_and_a_cut_boundary_layer_joins_its_run() {
         let mut types = vec!["MHA_FC".to_string(); 7];
-        super::block_kinds(&mut types, &[6, 6, 6, 5, 2, 2, 2]);
+        super::block_kinds(&mut types, &[6, 6, 6, 5, 2, 2, 2], [false; 2]);
         assert_eq!(types[..4], ["MHA_FC·6gemm"; 4].map(String::from));
         assert_eq!(types[4..], ["MHA_FC·2gemm"; 3].map(String::from));
         let mut same = vec!["ATTN".to_string(); 3];
-        super::block_kinds(&mut same, &[4, 4, 4]);
+        super::block_kinds(&mut same, &[4, 4, 4], [false; 2]);
         assert_eq!(same, ["ATTN"; 3].map(String::from));
     }
 }

@@ -148,15 +148,11 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
         |p| p.rows.len(),
         |some| {
             let mut classifier = Classifier::new(&markers);
-            some.iter().map(|p| detect_with(&mut classifier, trace, categories, &p.rows, options)).collect()
+            some.iter().map(|p| detect_with(&mut classifier, trace, categories, p, options)).collect()
         },
     );
-    for (pass, mut found) in passes.iter().zip(found) {
+    for (pass, found) in passes.iter().zip(found) {
         let rows = &pass.rows[..];
-        if pass.phase == Phase::Denoise {
-            let gemms = gemms_per_layer(categories, rows, &found);
-            label::block_kinds(&mut found.types, &gemms);
-        }
         let ids: Vec<u16> = found.types.iter().map(|t| out.type_id(t)).collect();
         for (k, &row) in rows.iter().enumerate() {
             let r = row as usize;
@@ -189,7 +185,8 @@ fn gemms_per_layer(categories: &KernelCategories, rows: &[u32], found: &PassLaye
 /// Detects the layers of ONE pass given its GPU rows in time order.
 pub fn detect_in_pass(trace: &Trace, categories: &KernelCategories, rows: &[u32], options: &Options) -> PassLayers {
     let markers = Markers::builtin();
-    detect_with(&mut Classifier::new(&markers), trace, categories, rows, options)
+    let pass = LayerPass { index: 0, phase: Phase::Unknown, rows: rows.to_vec() };
+    detect_with(&mut Classifier::new(&markers), trace, categories, &pass, options)
 }
 
 /// Marker of each (name, category) pair, computed once.
@@ -217,9 +214,10 @@ fn detect_with(
     cls: &mut Classifier,
     trace: &Trace,
     categories: &KernelCategories,
-    rows: &[u32],
+    pass: &LayerPass,
     options: &Options,
 ) -> PassLayers {
+    let rows = &pass.rows[..];
     let n_rows = rows.len();
     let mut out =
         PassLayers { layer_of: vec![NONE; n_rows], role_of: vec![Role::None; n_rows], types: Vec::new(), explained: 0.0 };
@@ -291,6 +289,11 @@ fn detect_with(
         out.layer_of[k] = layer;
         out.role_of[k] = role;
     }
+    let edges = label::edges_of_their_own(&tokens, &spans);
     out.types = spans.into_iter().map(|(_, t)| t).collect();
+    if pass.phase == Phase::Denoise {
+        let gemms = gemms_per_layer(categories, rows, &out);
+        label::block_kinds(&mut out.types, &gemms, edges);
+    }
     out
 }
