@@ -375,3 +375,41 @@ fn a_last_block_of_its_own_kind_is_a_kind_of_its_own() {
     assert_eq!(ends.len(), 3, "three lone blocks between steps, name-blind: {order:?}");
     assert_ne!(order[order.len() - 1], order[order.len() - 2], "the last step's last block: {order:?}");
 }
+
+/// A pass cut short where the profiler started: `hf_qwen15_05b_base_forward_h100` opens with 436
+/// kernels of an earlier forward (`fixtures/README.md`), its first layer cut in its MLP. Its
+/// norms and MLP kernels run once more than its attention, so no two names ran exactly once per
+/// layer, and the pass read as 20 "layers" alternating 5 and 37 kernels. The attention count is
+/// the layer count: every flash-attention kernel of the pass (raw kernel names) is in a layer,
+/// each layer holds one, and each holds the same number of kernels as the next forward's layers.
+#[test]
+fn a_pass_cut_short_at_the_profilers_start_reads_whole_layers() {
+    let a = common::analysis("hf_qwen15_05b_base_forward_h100.json.gz");
+    let flash = |r: u32| a.trace.name(a.trace.gpu.name[r as usize]).contains("flash_fwd_kernel");
+    let per_layer = |k: usize| {
+        let mut kernels: std::collections::BTreeMap<u32, (usize, usize)> = Default::default();
+        let mut outside = 0;
+        for &r in &a.layers.passes[k].rows {
+            let l = a.layers.layer_of_row[r as usize];
+            if l == traceprism::model::NONE {
+                outside += flash(r) as usize;
+                continue;
+            }
+            let e = kernels.entry(l).or_default();
+            e.0 += 1;
+            e.1 += flash(r) as usize;
+        }
+        (kernels.into_values().collect::<Vec<_>>(), outside)
+    };
+    assert_eq!(a.layers.passes.len(), 2);
+    let (whole, _) = per_layer(1);
+    assert_eq!(whole.len(), 24, "the whole forward: {whole:?}");
+    let (cut, outside) = per_layer(0);
+    assert_eq!(outside, 0, "a flash-attention kernel outside the layers of the cut pass");
+    assert_eq!(cut.len(), 10, "{cut:?}");
+    assert!(
+        cut.iter().all(|&(n, f)| f == 1 && n == whole[1].0),
+        "kernels and attention per layer {cut:?}, a whole layer {:?}",
+        whole[1]
+    );
+}

@@ -93,8 +93,17 @@ pub fn find_layers(tokens: &[Token], never_start_on: &[Marker]) -> Repeat {
         Some(id) => vec![id],
         None => cycle.members.clone(),
     };
-    let (starts, forward_end) = layer_bounds(tokens, &positions, &members, never_start_on);
-    let end = forward_end.unwrap_or_else(|| last_layer_end(tokens, &starts, &members, &positions));
+    // Names that run once more than the cycle, in a layer cut short at the pass's edge, are
+    // placed by their occurrences in the whole layers.
+    let in_cycle = if cycle.cut.is_empty() {
+        std::borrow::Cow::Borrowed(&positions)
+    } else {
+        let mut trimmed = positions.clone();
+        trimmed.extend(cycle.cut.iter().cloned());
+        std::borrow::Cow::Owned(trimmed)
+    };
+    let (starts, forward_end) = layer_bounds(tokens, &in_cycle, &members, never_start_on);
+    let end = forward_end.unwrap_or_else(|| last_layer_end(tokens, &starts, &members, &in_cycle));
     let mut layers: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
     if let Some(&last) = starts.last() {
         layers.push(last..end.max(last + 1).min(n));
@@ -299,8 +308,11 @@ fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
 /// A candidate cycle: its anchor and the names that repeat with it.
 struct Cycle {
     anchor: u32,
-    /// Names occurring exactly once per cycle (anchor included).
+    /// Names occurring exactly once per cycle (anchor included), in order of first use.
     members: Vec<u32>,
+    /// Members that run once more, in a layer cut short where the pass begins or ends (a profiler
+    /// started or stopped mid-forward), with their occurrences in the whole layers.
+    cut: Vec<(u32, Vec<usize>)>,
     /// Kernels explained by the cycle (see [`best_cycle`]).
     kernels: usize,
     count: usize,
@@ -344,10 +356,26 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> 
             if ((p[count - 1] - p[0]) as f64) < MIN_SPAN * n as f64 {
                 continue;
             }
-            let members: Vec<u32> = ids.iter().copied().filter(|x| interleaves(p, &positions[x])).collect();
+            let mut members: Vec<u32> = ids.iter().copied().filter(|x| interleaves(p, &positions[x])).collect();
+            // Where the markers count the token mixers, names that run once more than they do
+            // are members too when one occurrence less interleaves with the anchor: a layer cut
+            // short at the pass's edge ran them, but not its mixer. (Their kernels count among
+            // `others` already: `count + 1` is within the tolerance.)
+            let more = by_count.get(&(count + 1)).filter(|_| count == mixers);
+            let cut: Vec<(u32, Vec<usize>)> = more.map_or_else(Vec::new, |more| {
+                more.iter()
+                    .filter_map(|&x| {
+                        let q = &positions[&x];
+                        [&q[1..], &q[..count]].into_iter().find(|whole| interleaves(p, whole)).map(|whole| (x, whole.to_vec()))
+                    })
+                    .collect()
+            });
             let kernels = members.len() * count + others;
-            if members.len() >= 2 && best.as_ref().is_none_or(|b| kernels > b.kernels) {
-                best = Some(Cycle { anchor: a, members, kernels, count });
+            if members.len() + cut.len() >= 2 && best.as_ref().is_none_or(|b| kernels > b.kernels) {
+                members.extend(cut.iter().map(|(x, _)| *x));
+                let first_use = |x: &u32| cut.iter().find(|(y, _)| y == x).map_or(positions[x][0], |(_, q)| q[0]);
+                members.sort_by_key(first_use);
+                best = Some(Cycle { anchor: a, members, cut, kernels, count });
             }
         }
         candidates.extend(best);
@@ -357,12 +385,20 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> 
     // how many layers there are, and that many layers is a fair explanation, believe them. This
     // keeps hybrid models (3 linear-attention layers per full-attention layer) from being read as
     // blocks of 4 layers.
+    // A cycle that is one only thanks to names of a layer cut short (see `Cycle::cut`) must
+    // explain nearly as much as the best, and is never taken but for the mixers' count: where a
+    // block runs two attentions (the FSDP training window `nsys/mfu_2gpu_after`), the count of
+    // attention runs is no layer count, and a few names one occurrence off must not make it one.
+    let floor = |c: &Cycle| if c.members.len() - c.cut.len() < 2 { NEAR_BEST } else { MIXER_FLOOR };
     if mixers >= MIN_LAYERS {
-        if let Some(i) = candidates.iter().position(|c| c.count == mixers && c.kernels as f64 >= MIXER_FLOOR * top as f64) {
+        if let Some(i) = candidates.iter().position(|c| c.count == mixers && c.kernels as f64 >= floor(c) * top as f64) {
             return Some(candidates.swap_remove(i));
         }
     }
-    candidates.into_iter().filter(|c| c.kernels as f64 >= NEAR_BEST * top as f64).max_by_key(|c| c.count)
+    candidates
+        .into_iter()
+        .filter(|c| c.members.len() - c.cut.len() >= 2 && c.kernels as f64 >= NEAR_BEST * top as f64)
+        .max_by_key(|c| c.count)
 }
 
 /// A cycle whose count equals the number of token-mixer blocks needs to explain only this share
