@@ -704,6 +704,26 @@ mod tests {
     }
 
     #[test]
+    fn a_stack_of_another_kind_before_the_first_is_layers_if_it_does_the_work() {
+        // A text encoder's 4 layers, then a transformer's 8: the cycle counts the 8 (more
+        // kernels), and the part before them is searched again.
+        let (enc, dec) = ("NQcQnQuQ", "nqaqnqvqdq");
+        let kinds: Vec<&str> = std::iter::repeat_n(enc, 4).chain(std::iter::repeat_n(dec, 8)).collect();
+        let s = format!("e{}nlS", kinds.concat());
+        let found = find_layers(&toks(&s), &[]);
+        assert_eq!(found.layers, end_to_end(&kinds, 1));
+        assert_eq!(found.stacks, 2);
+        // A repeat of tiny kernels before the stack (metadata built three times) holds none of
+        // the pass's time: it stays pre-layer work.
+        let mut tokens = toks(&format!("{}{}nlS", "ijkm".repeat(3), dec.repeat(8)));
+        for t in tokens.iter_mut().skip(12) {
+            t.ns = 1000;
+        }
+        let found = find_layers(&tokens, &[]);
+        assert_eq!((found.layers.len(), found.layers[0].start, found.stacks), (8, 12, 1));
+    }
+
+    #[test]
     fn a_tie_among_the_other_layers_stops_the_walk() {
         // Before the layers at 6 and 9 come `b` and `c`: no majority, so the walk back from the
         // first layer (at 3, preceded by `b`) must not take `b` as the layers' shared start.
