@@ -78,12 +78,12 @@ fn passes_and_layers_come_from_structure_when_no_name_is_known() {
         }
         phases_found.dedup();
         eprintln!(
-            "{trace:<38} {:>7} {:>7} {:>14} {:>9} {:>9.2}% {:>9}  phases in order: {}",
+            "{trace:<38} {:>7} {:>7} {:>14} {:>9} {:>10} {:>9}  phases in order: {}",
             phases.passes_found,
             t.forward_passes.unwrap_or(0),
             format!("{per_pass:?}"),
             want_layers,
-            100.0 * layers.accuracy(),
+            layers.accuracy_text(),
             if wrong.is_empty() { "yes" } else { "NO" },
             phases_found.join(", ")
         );

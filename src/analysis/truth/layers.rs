@@ -59,6 +59,16 @@ pub struct LayerScore {
 }
 
 impl LayerScore {
+    /// The share of in-layer kernels with the right layer index, as text: `n/a` where the truth
+    /// labels no kernel's layer (the compiled Llama's truth: Inductor's kernels span layers).
+    pub fn accuracy_text(&self) -> String {
+        if self.in_layer == 0 {
+            "n/a".to_string()
+        } else {
+            format!("{:.2}%", 100.0 * self.accuracy())
+        }
+    }
+
     /// Share of in-layer kernels with the right layer index (0..1).
     pub fn accuracy(&self) -> f64 {
         if self.in_layer == 0 {
@@ -72,6 +82,18 @@ impl LayerScore {
 impl fmt::Display for LayerScore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let counts: Vec<String> = self.layer_counts.iter().map(|(l, n)| format!("{l} layers x {n} passes")).collect();
+        if self.in_layer == 0 {
+            return write!(
+                f,
+                "layers: the truth labels no kernel's layer (only its count per pass), \
+                 layers/pass exact in {}/{} passes (truth {}; detected {}), unmatched truth kernels {}",
+                self.passes_exact,
+                self.passes,
+                self.truth_layers,
+                counts.join(", "),
+                self.unmatched
+            );
+        }
         write!(
             f,
             "layers: {:.2}% of in-layer kernels right ({}/{}), outside-layer kernels right {}/{}, \
