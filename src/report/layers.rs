@@ -2,6 +2,7 @@
 //! terminal layer view (`cli/layers.rs`) is drawn from.
 
 use crate::analysis::layers::Role;
+use crate::analysis::phases::Phase;
 use crate::analysis::Analysis;
 use crate::model::{GpuKind, NONE};
 use crate::table::{format_micros, Cell, Table};
@@ -109,14 +110,18 @@ struct LayerStats {
     shares: Vec<f64>,
 }
 
-/// Keyed by (phase in order of first appearance, layer index).
+/// Keyed by (group in order of first appearance, layer index). A group is a phase, whose passes
+/// repeat one stack (decode steps, denoising steps), but each stage pass is a group of its own:
+/// a diffusion pipeline's text encoders and its VAE are both `stage`, and their layer 0s are no
+/// two readings of one layer.
 fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
     let mut stats: BTreeMap<(usize, u32), LayerStats> = BTreeMap::new();
-    let mut phase_order: Vec<&'static str> = Vec::new();
+    let mut group_order: Vec<(&'static str, Option<u32>)> = Vec::new();
     for pass in passes(a) {
-        let rank = phase_order.iter().position(|p| *p == pass.phase).unwrap_or_else(|| {
-            phase_order.push(pass.phase);
-            phase_order.len() - 1
+        let group = (pass.phase, (pass.phase == Phase::Stage.as_str()).then_some(pass.index));
+        let rank = group_order.iter().position(|g| *g == group).unwrap_or_else(|| {
+            group_order.push(group);
+            group_order.len() - 1
         });
         let segs = segments(a, pass.rows);
         let total: i64 = segs.iter().map(|s| time(a, &s.rows)).sum();
@@ -135,7 +140,8 @@ fn layer_stats(a: &Analysis) -> BTreeMap<(usize, u32), LayerStats> {
     stats
 }
 
-/// `layer_summary`: per layer index across the passes of one phase: mean/min/max time, share of pass time.
+/// `layer_summary`: per layer index across the passes of one phase (each stage pass on its own):
+/// mean/min/max time, share of pass time.
 pub fn layer_summary(a: &Analysis) -> Table {
     let mut table = Table::new(
         "layer_summary",

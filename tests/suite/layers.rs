@@ -413,3 +413,29 @@ fn a_pass_cut_short_at_the_profilers_start_reads_whole_layers() {
         whole[1]
     );
 }
+
+/// `layer_summary` sums a layer index over the passes of one phase, but a diffusion pipeline's
+/// stage passes are different networks (Flux: the text encoders, then the VAE), so each stage pass
+/// is summarised on its own: no stage row stands for two passes, and the stage rows are each stage
+/// pass's layers, in order.
+#[test]
+fn layer_summary_keeps_each_stage_pass_apart() {
+    let a = common::analysis("xdit_flux1_4steps_mi300x.json.gz");
+    let stage_layers: Vec<u32> = a
+        .layers
+        .passes
+        .iter()
+        .zip(&a.layers.layers_per_pass)
+        .filter(|(p, _)| p.phase == traceprism::analysis::phases::Phase::Stage)
+        .map(|(_, &l)| l)
+        .collect();
+    assert_eq!(stage_layers.len(), 2, "text encoders and VAE");
+    let t = traceprism::report::table(&a, "layer_summary").expect("layer_summary table");
+    let csv = t.to_csv();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let stage: Vec<&Vec<&str>> = rows.iter().filter(|r| r[0] == "stage").collect();
+    assert!(stage.iter().all(|r| r[3] == "1"), "a stage row over two passes: {stage:?}");
+    let indices: Vec<u32> = stage.iter().map(|r| r[1].parse().unwrap()).collect();
+    let want: Vec<u32> = stage_layers.iter().flat_map(|&n| 0..n).collect();
+    assert_eq!(indices, want);
+}
