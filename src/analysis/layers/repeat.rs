@@ -248,11 +248,9 @@ fn layer_before(positions: &HashMap<u32, Vec<usize>>, layers: &[Range<usize>]) -
     }
     let (&start, &votes) = starts.iter().max_by_key(|&(&s, &v)| (v, std::cmp::Reverse(s)))?;
     // The layer before is at least a quarter of a layer long (not an embedding that reuses a
-    // norm) and at most twice as long (not a whole stack of another kind, searched for as such),
-    // and the witnesses mostly agree on its start.
+    // norm), and the witnesses mostly agree on its start.
     let typical = layers[layers.len() / 2].len();
-    let long = first - start;
-    (witnesses >= LAYER_BEFORE_WITNESSES && votes * 2 > witnesses && long >= typical / 4 && long <= 2 * typical).then_some(start)
+    (witnesses >= LAYER_BEFORE_WITNESSES && votes * 2 > witnesses && first - start >= typical / 4).then_some(start)
 }
 
 /// A kernel present in this share of the middle layers is one every layer runs.
@@ -263,8 +261,7 @@ const LIKE_A_LAYER: f64 = 0.5;
 /// Drops a first or last "layer" that runs too few of the kernels every other layer runs in its
 /// first half (its token mixer's half): the embedding before the layers, or the final norm, LM
 /// head and sampler after them, caught by a cycle whose anchor also runs there (a norm used for
-/// the final norm too), and one more than twice the others' length. They become pre-
-/// and post-layer work. A first layer whose feed-forward
+/// the final norm too). They become pre- and post-layer work. A first layer whose feed-forward
 /// differs from the stack's (a dense MLP before MoE layers) runs the same first half and stays.
 fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
     if layers.len() < 4 {
@@ -281,9 +278,6 @@ fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
             *seen.entry(k).or_insert(0) += 1;
         }
     }
-    let mut lengths: Vec<usize> = middle.iter().map(|r| r.len()).collect();
-    lengths.sort_unstable();
-    let typical = lengths[lengths.len() / 2];
     let common: Vec<u64> =
         seen.into_iter().filter(|&(_, c)| c as f64 >= EVERY_LAYER * middle.len() as f64).map(|(k, _)| k).collect();
     if common.len() < 2 {
@@ -293,14 +287,10 @@ fn drop_unlike_ends(tokens: &[Token], layers: &mut Vec<Range<usize>>) {
         let have = keys(r);
         common.iter().filter(|k| have.contains(k)).count() as f64 >= LIKE_A_LAYER * common.len() as f64
     };
-    // A first or last "layer" more than twice as long as the middle ones is no layer either: the
-    // anchor ran once more outside the stack (in a stack of another kind before or after it, whose
-    // layers are searched for as such).
-    let short = |r: &Range<usize>| r.len() <= 2 * typical;
-    if !like(&layers[layers.len() - 1]) || !short(&layers[layers.len() - 1]) {
+    if !like(&layers[layers.len() - 1]) {
         layers.pop();
     }
-    if !like(&layers[0]) || !short(&layers[0]) {
+    if !like(&layers[0]) {
         layers.remove(0);
     }
 }
