@@ -391,18 +391,9 @@ fn a_second_stack_of_another_kind_is_layers_too_when_no_name_is_known() {
     // The first and last passes also hold the stages around the steps (the text encoders, the
     // VAE): no name tells them apart there. The first reads CLIP's 12 layers and T5's 24 before
     // the first step's 19 + 38 blocks, four stacks of four kinds, in order.
-    let runs = |order: &[&str]| {
-        let mut runs: Vec<usize> = Vec::new();
-        for (i, t) in order.iter().enumerate() {
-            match runs.last_mut() {
-                Some(n) if order[i - 1] == *t => *n += 1,
-                _ => runs.push(1),
-            }
-        }
-        runs
-    };
     let first = layer_types_in_order(&blind, 0);
-    assert_eq!(runs(&first), [12, 24, 19, 38], "pass 0: {first:?}");
+    let runs: Vec<usize> = traceprism::report::layers::runs(&first).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(runs, [12, 24, 19, 38], "pass 0: {first:?}");
     let mut kinds = first.clone();
     kinds.sort_unstable();
     kinds.dedup();

@@ -42,14 +42,13 @@ pub fn kinds_by_structure(tokens: &[Token], spans: &mut [(Range<usize>, String)]
     if spans.len() < 3 {
         return;
     }
-    let ids = |r: &Range<usize>| -> Vec<u32> { tokens[r.clone()].iter().map(|t| t.id).collect() };
     let alike = |x: &[u32], y: &[u32]| {
         let (short, long) = (x.len().min(y.len()), x.len().max(y.len()));
         long > 0 && (long - short) * 10 <= long && share(x, y) as f64 >= ALIKE_KIND * long as f64
     };
     // The kinds' first layers, and each layer's kind: the first kind one of whose layers it is
     // like (not only its first: a stack's first layer may open with the kernels between two stacks).
-    let seqs: Vec<Vec<u32>> = spans.iter().map(|(r, _)| ids(r)).collect();
+    let seqs: Vec<Vec<u32>> = spans.iter().map(|(r, _)| ids(tokens, r)).collect();
     let mut firsts: Vec<&[u32]> = Vec::new();
     let mut kind_of: Vec<usize> = Vec::with_capacity(spans.len());
     for (i, seq) in seqs.iter().enumerate() {
@@ -144,8 +143,13 @@ pub fn edges_of_their_own(tokens: &[Token], spans: &[(Range<usize>, String)]) ->
     if n < MIN_KIND_LAYERS {
         return [false; 2];
     }
-    let ids = |k: usize| -> Vec<u32> { tokens[spans[k].0.clone()].iter().map(|t| t.id).collect() };
+    let ids = |k: usize| ids(tokens, &spans[k].0);
     [!variant(&ids(0), &ids(1)), !variant(&ids(n - 1), &ids(n - 2))]
+}
+
+/// The kernel ids of a layer.
+fn ids(tokens: &[Token], layer: &Range<usize>) -> Vec<u32> {
+    tokens[layer.clone()].iter().map(|t| t.id).collect()
 }
 
 /// Share of aligned positions two layers of one kind run the same kernel at.

@@ -148,7 +148,7 @@ pub fn detect_passes(trace: &Trace, categories: &KernelCategories, passes: &[Lay
         |p| p.rows.len(),
         |some| {
             let mut classifier = Classifier::new(&markers);
-            some.iter().map(|p| detect_with(&mut classifier, trace, categories, p, options)).collect()
+            some.iter().map(|p| detect_with(&mut classifier, trace, categories, &p.rows, p.phase, options)).collect()
         },
     );
     for (pass, found) in passes.iter().zip(found) {
@@ -185,8 +185,7 @@ fn gemms_per_layer(categories: &KernelCategories, rows: &[u32], found: &PassLaye
 /// Detects the layers of ONE pass given its GPU rows in time order.
 pub fn detect_in_pass(trace: &Trace, categories: &KernelCategories, rows: &[u32], options: &Options) -> PassLayers {
     let markers = Markers::builtin();
-    let pass = LayerPass { index: 0, phase: Phase::Unknown, rows: rows.to_vec() };
-    detect_with(&mut Classifier::new(&markers), trace, categories, &pass, options)
+    detect_with(&mut Classifier::new(&markers), trace, categories, rows, Phase::Unknown, options)
 }
 
 /// Marker of each (name, category) pair, computed once.
@@ -214,10 +213,10 @@ fn detect_with(
     cls: &mut Classifier,
     trace: &Trace,
     categories: &KernelCategories,
-    pass: &LayerPass,
+    rows: &[u32],
+    phase: Phase,
     options: &Options,
 ) -> PassLayers {
-    let rows = &pass.rows[..];
     let n_rows = rows.len();
     let mut out =
         PassLayers { layer_of: vec![NONE; n_rows], role_of: vec![Role::None; n_rows], types: Vec::new(), explained: 0.0 };
@@ -289,9 +288,11 @@ fn detect_with(
         out.layer_of[k] = layer;
         out.role_of[k] = role;
     }
-    let edges = label::edges_of_their_own(&tokens, &spans);
+    // A denoising step's block kinds come from GEMM counts (`label::block_kinds`); its edge
+    // layers are asked while the spans are here.
+    let edges = (phase == Phase::Denoise).then(|| label::edges_of_their_own(&tokens, &spans));
     out.types = spans.into_iter().map(|(_, t)| t).collect();
-    if pass.phase == Phase::Denoise {
+    if let Some(edges) = edges {
         let gemms = gemms_per_layer(categories, rows, &out);
         label::block_kinds(&mut out.types, &gemms, edges);
     }

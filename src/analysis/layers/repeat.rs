@@ -132,9 +132,10 @@ const OTHER_STACK_EXPLAINS: f64 = 0.4;
 /// Share of the whole pass's GPU time a stack of another kind must hold.
 const OTHER_STACK_TIME: f64 = 0.01;
 
-/// Whether `found`, a repeat in `part` of the pass `tokens`, is a stack of layers of another kind:
-/// at least [`OTHER_STACK_LAYERS`] layers, explaining at least [`OTHER_STACK_EXPLAINS`] of the part's
-/// kernels and holding at least [`OTHER_STACK_TIME`] of the pass's GPU time (an encoder's layers do
+/// Whether `found`, a repeat in `part` of `tokens` (the pass, or the part of it being searched),
+/// is a stack of layers of another kind: at least [`OTHER_STACK_LAYERS`] layers, explaining at
+/// least [`OTHER_STACK_EXPLAINS`] of the part's kernels and holding at least [`OTHER_STACK_TIME`]
+/// of the GPU time of `tokens` (an encoder's layers do
 /// the pass's work; a batch's metadata, built three times in a row out of 1 µs integer kernels,
 /// repeats as well but does none of it).
 fn is_another_stack(found: &Repeat, part: &[Token], tokens: &[Token]) -> bool {
@@ -159,11 +160,19 @@ fn stack_of_another_kind_after(tokens: &[Token], never_start_on: &[Marker], laye
     if !is_another_stack(&found, rest, tokens) {
         return 0;
     }
-    let shifted = found.layers.iter().map(|r| r.start + end..r.end + end);
-    let first = layers.len();
-    layers.extend(shifted);
-    layers[first].start = end;
+    append_stack(layers, &found.layers, end);
     found.stacks
+}
+
+/// Appends the layers of a stack found at token offset `offset`; the kernels between the last
+/// layer so far and the stack open its first layer.
+fn append_stack(layers: &mut Vec<Range<usize>>, stack: &[Range<usize>], offset: usize) {
+    let joined_at = layers.last().map(|r| r.end);
+    let first = layers.len();
+    layers.extend(stack.iter().map(|r| r.start + offset..r.end + offset));
+    if let (Some(end), Some(opening)) = (joined_at, layers.get_mut(first)) {
+        opening.start = end;
+    }
 }
 
 /// A stack of blocks of another kind before the stack found (a text encoder's layers before the
@@ -205,12 +214,8 @@ fn stacks_within(tokens: &[Token], never_start_on: &[Marker], units: &[Range<usi
         if !is_another_stack(&found, part, tokens) {
             continue;
         }
-        let first = layers.len();
         stacks += found.stacks;
-        layers.extend(found.layers.iter().map(|r| r.start + unit.start..r.end + unit.start));
-        if let Some(before) = first.checked_sub(1).map(|l| layers[l].end) {
-            layers[first].start = before;
-        }
+        append_stack(&mut layers, &found.layers, unit.start);
     }
     (!layers.is_empty()).then_some((layers, stacks))
 }
@@ -308,6 +313,14 @@ struct Cycle {
     count: usize,
 }
 
+impl Cycle {
+    /// Whether the cycle is one only thanks to the names of a layer cut short: fewer than two
+    /// names run exactly once per layer.
+    fn needs_cut(&self) -> bool {
+        self.members.len() - self.cut.len() < 2
+    }
+}
+
 /// A candidate number of layers within this share of the best-explaining one counts as equally
 /// good; the largest such wins (half the true count explains as much as the true count does).
 const NEAR_BEST: f64 = 0.9;
@@ -379,16 +392,13 @@ fn best_cycle(positions: &HashMap<u32, Vec<usize>>, n: usize, mixers: usize) -> 
     // explain nearly as much as the best, and is never taken but for the mixers' count: where a
     // block runs two attentions (the FSDP training window `nsys/mfu_2gpu_after`), the count of
     // attention runs is no layer count, and a few names one occurrence off must not make it one.
-    let floor = |c: &Cycle| if c.members.len() - c.cut.len() < 2 { NEAR_BEST } else { MIXER_FLOOR };
+    let floor = |c: &Cycle| if c.needs_cut() { NEAR_BEST } else { MIXER_FLOOR };
     if mixers >= MIN_LAYERS {
         if let Some(i) = candidates.iter().position(|c| c.count == mixers && c.kernels as f64 >= floor(c) * top as f64) {
             return Some(candidates.swap_remove(i));
         }
     }
-    candidates
-        .into_iter()
-        .filter(|c| c.members.len() - c.cut.len() >= 2 && c.kernels as f64 >= NEAR_BEST * top as f64)
-        .max_by_key(|c| c.count)
+    candidates.into_iter().filter(|c| !c.needs_cut() && c.kernels as f64 >= NEAR_BEST * top as f64).max_by_key(|c| c.count)
 }
 
 /// A cycle whose count equals the number of token-mixer blocks needs to explain only this share

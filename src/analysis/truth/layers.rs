@@ -83,26 +83,21 @@ impl fmt::Display for LayerScore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let counts: Vec<String> = self.layer_counts.iter().map(|(l, n)| format!("{l} layers x {n} passes")).collect();
         if self.in_layer == 0 {
-            return write!(
+            write!(f, "layers: the truth labels no kernel's layer (only its count per pass)")?;
+        } else {
+            write!(
                 f,
-                "layers: the truth labels no kernel's layer (only its count per pass), \
-                 layers/pass exact in {}/{} passes (truth {}; detected {}), unmatched truth kernels {}",
-                self.passes_exact,
-                self.passes,
-                self.truth_layers,
-                counts.join(", "),
-                self.unmatched
-            );
+                "layers: {:.2}% of in-layer kernels right ({}/{}), outside-layer kernels right {}/{}",
+                100.0 * self.accuracy(),
+                self.in_layer_right,
+                self.in_layer,
+                self.outside_right,
+                self.outside
+            )?;
         }
         write!(
             f,
-            "layers: {:.2}% of in-layer kernels right ({}/{}), outside-layer kernels right {}/{}, \
-             layers/pass exact in {}/{} passes (truth {}; detected {}), unmatched truth kernels {}",
-            100.0 * self.accuracy(),
-            self.in_layer_right,
-            self.in_layer,
-            self.outside_right,
-            self.outside,
+            ", layers/pass exact in {}/{} passes (truth {}; detected {}), unmatched truth kernels {}",
             self.passes_exact,
             self.passes,
             self.truth_layers,
